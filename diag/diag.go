@@ -1,0 +1,271 @@
+// Package diag holds the diagnostic type shared by every stage of croql:
+// the parser reports syntax diagnostics, the type checker logic
+// diagnostics and warnings, and the CLI and the editor lint print them.
+//
+// Positions are byte offsets into the source; [Source] turns them into
+// 1-based lines and columns (in runes and in UTF-16 code units, the unit
+// LSP clients count in) only when a diagnostic is shown.
+package diag
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// Span is a half-open byte range [Start, End) of the source text.
+type Span struct {
+	Start int `json:"start"`
+	End   int `json:"end"`
+}
+
+// Len is the number of bytes the span covers.
+func (s Span) Len() int { return s.End - s.Start }
+
+// Join returns the smallest span covering both s and t.
+func (s Span) Join(t Span) Span {
+	return Span{Start: min(s.Start, t.Start), End: max(s.End, t.End)}
+}
+
+// Severity orders diagnostics by how much they matter.
+type Severity int
+
+// The severities, most severe first.
+const (
+	Error Severity = iota
+	Warning
+	Info
+)
+
+func (s Severity) String() string {
+	switch s {
+	case Error:
+		return "error"
+	case Warning:
+		return "warning"
+	default:
+		return "info"
+	}
+}
+
+// MarshalText writes the severity as "error", "warning" or "info".
+func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// The platform's two error classes, and the class of every warning.
+const (
+	// ClassSyntax is the platform's code for text that does not parse.
+	ClassSyntax = "croqlInvalidSyntax"
+	// ClassLogic is the platform's code for text that parses but names an
+	// unknown field, has the wrong type, context or edition.
+	ClassLogic = "croqlInvalidLogic"
+	// ClassWarning marks a diagnostic that does not stop the query.
+	ClassWarning = "croqlWarning"
+)
+
+// Fix is one suggested edit: replace the source bytes of Span by Text.
+type Fix struct {
+	Span Span   `json:"span"`
+	Text string `json:"text"`
+}
+
+// Diagnostic is one finding about a query.
+//
+// Code is the platform class (ClassSyntax, ClassLogic) for errors and
+// ClassWarning for warnings; Rule is the stable, specific identifier of the
+// finding (for example "double-equals" or "unknown-field"), which tests and
+// tools match on.
+type Diagnostic struct {
+	Severity Severity `json:"severity"`
+	Code     string   `json:"code"`
+	Rule     string   `json:"rule"`
+	Span     Span     `json:"span"`
+	Message  string   `json:"message"`
+	// Hint says what to write instead, when that is not already in Message.
+	Hint string `json:"hint,omitempty"`
+	// Fixes are edits an editor may offer ("did you mean").
+	Fixes []Fix `json:"fixes,omitempty"`
+}
+
+// Errorf builds an error diagnostic of the given class and rule.
+func Errorf(class, rule string, span Span, format string, args ...any) Diagnostic {
+	return Diagnostic{Severity: Error, Code: class, Rule: rule, Span: span, Message: fmt.Sprintf(format, args...)}
+}
+
+// Warnf builds a warning diagnostic.
+func Warnf(rule string, span Span, format string, args ...any) Diagnostic {
+	return Diagnostic{Severity: Warning, Code: ClassWarning, Rule: rule, Span: span, Message: fmt.Sprintf(format, args...)}
+}
+
+// WithHint returns d with its hint set.
+func (d Diagnostic) WithHint(format string, args ...any) Diagnostic {
+	d.Hint = fmt.Sprintf(format, args...)
+	return d
+}
+
+// WithFix returns d with one more suggested replacement.
+func (d Diagnostic) WithFix(span Span, text string) Diagnostic {
+	d.Fixes = append(slices.Clip(d.Fixes), Fix{Span: span, Text: text})
+	return d
+}
+
+// Error makes a diagnostic usable as an error value.
+func (d Diagnostic) Error() string {
+	return fmt.Sprintf("%d-%d: %s [%s/%s]", d.Span.Start, d.Span.End, d.Message, d.Code, d.Rule)
+}
+
+// List is the diagnostics of one query.
+type List []Diagnostic
+
+// HasErrors reports whether any diagnostic is an error.
+func (l List) HasErrors() bool {
+	return slices.ContainsFunc(l, func(d Diagnostic) bool { return d.Severity == Error })
+}
+
+// Errors returns only the error diagnostics.
+func (l List) Errors() List {
+	var out List
+	for _, d := range l {
+		if d.Severity == Error {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// Sort orders the list by position, then severity, then rule, in place.
+func (l List) Sort() {
+	slices.SortStableFunc(l, func(a, b Diagnostic) int {
+		return cmp.Or(cmp.Compare(a.Span.Start, b.Span.Start), cmp.Compare(a.Span.End, b.Span.End),
+			cmp.Compare(a.Severity, b.Severity), cmp.Compare(a.Rule, b.Rule))
+	})
+}
+
+// Err returns the list as an error when it holds an error diagnostic, else nil.
+func (l List) Err() error {
+	if !l.HasErrors() {
+		return nil
+	}
+	return ListError(l.Errors())
+}
+
+// ListError is a list of error diagnostics used as one error.
+type ListError List
+
+func (e ListError) Error() string {
+	parts := make([]string, len(e))
+	for i, d := range e {
+		parts[i] = d.Error()
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Position is a place in the source, for display.
+type Position struct {
+	Offset int `json:"offset"` // byte offset
+	Line   int `json:"line"`   // 1-based
+	Column int `json:"column"` // 1-based, in runes
+	// UTF16 is the 0-based column in UTF-16 code units, as LSP counts.
+	UTF16 int `json:"utf16"`
+}
+
+// Source maps byte offsets of one text to lines and columns.
+type Source struct {
+	text  string
+	lines []int // byte offset of the start of each line
+}
+
+// NewSource indexes text for position lookups.
+func NewSource(text string) *Source {
+	lines := []int{0}
+	for i := 0; i < len(text); i++ {
+		if text[i] == '\n' {
+			lines = append(lines, i+1)
+		}
+	}
+	return &Source{text: text, lines: lines}
+}
+
+// Text returns the indexed source.
+func (s *Source) Text() string { return s.text }
+
+// Position converts a byte offset (clamped into the text) to a Position.
+func (s *Source) Position(offset int) Position {
+	offset = max(0, min(offset, len(s.text)))
+	line, _ := slices.BinarySearch(s.lines, offset+1)
+	start := s.lines[line-1]
+	prefix := s.text[start:offset]
+	col, u16 := 1, 0
+	for _, r := range prefix {
+		col++
+		if r >= 0x10000 {
+			u16 += 2
+		} else {
+			u16++
+		}
+	}
+	return Position{Offset: offset, Line: line, Column: col, UTF16: u16}
+}
+
+// Line returns the text of the 1-based line n, without its newline.
+func (s *Source) Line(n int) string {
+	if n < 1 || n > len(s.lines) {
+		return ""
+	}
+	start := s.lines[n-1]
+	end := len(s.text)
+	if n < len(s.lines) {
+		end = s.lines[n] - 1
+	}
+	return strings.TrimSuffix(s.text[start:end], "\r")
+}
+
+// Located is a diagnostic with its start and end positions resolved, the
+// shape printed by `croql lint --format json`.
+type Located struct {
+	Diagnostic
+	Start Position `json:"start"`
+	End   Position `json:"end"`
+}
+
+// Locate resolves the positions of every diagnostic of l.
+func (s *Source) Locate(l List) []Located {
+	out := make([]Located, len(l))
+	for i, d := range l {
+		out[i] = Located{Diagnostic: d, Start: s.Position(d.Span.Start), End: s.Position(d.Span.End)}
+	}
+	return out
+}
+
+// Format writes d the way the CLI prints it: "line:col: severity: message
+// [code/rule]", the source line, and a caret line under the span.
+func (s *Source) Format(d Diagnostic) string {
+	p := s.Position(d.Span.Start)
+	var b strings.Builder
+	sev := ""
+	if d.Severity != Error {
+		sev = d.Severity.String() + ": "
+	}
+	fmt.Fprintf(&b, "%d:%d: %s%s [%s/%s]\n", p.Line, p.Column, sev, d.Message, d.Code, d.Rule)
+	line := s.Line(p.Line)
+	b.WriteString("  ")
+	b.WriteString(line)
+	b.WriteString("\n  ")
+	b.WriteString(strings.Repeat(" ", p.Column-1))
+	endCol := p.Column + 1
+	if e := s.Position(d.Span.End); e.Line == p.Line && e.Column > p.Column {
+		endCol = e.Column
+	} else if e.Line != p.Line {
+		endCol = utf8.RuneCountInString(line) + 1
+	}
+	b.WriteString(strings.Repeat("^", max(1, endCol-p.Column)))
+	b.WriteString("\n")
+	if d.Hint != "" {
+		fmt.Fprintf(&b, "  hint: %s\n", d.Hint)
+	}
+	for _, f := range d.Fixes {
+		fmt.Fprintf(&b, "  did you mean: %s\n", f.Text)
+	}
+	return b.String()
+}

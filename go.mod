@@ -1,0 +1,3 @@
+module github.com/croql/croql
+
+go 1.26
