@@ -116,6 +116,9 @@ type Field struct {
 	// Equals, when set, makes the field a bool that is true when the Go
 	// string field GoName equals this value ("type is plain": Type == "plain").
 	Equals string
+	// Negate, when set, makes the field a bool that is the negation of the
+	// Go bool field GoName ("is visible": !IsHidden).
+	Negate bool
 }
 
 // Object is an object type or a collection's element type.
