@@ -224,4 +224,7 @@ type Query struct {
 	// Scopes is the number of scopes the query binds (1 + deepest where/with
 	// nesting), so a back end can size its scope frame.
 	Scopes int
+	// Names maps each identifier of AST to the field it resolved to, so the
+	// formatter can print documented spellings.
+	Names map[*ast.Ident]*schema.Field
 }
