@@ -176,6 +176,8 @@ type Context struct {
 	Name string
 	// Title is how messages name it ("source strings").
 	Title string
+	// Aliases are other names Catalog.Context accepts ("segments", "terms").
+	Aliases []string
 	// Endpoint is the list endpoint that accepts the query, if any.
 	Endpoint string
 	// Root is the object each query is evaluated on.
@@ -197,6 +199,11 @@ func (c *Catalog) Context(name string) (*Context, bool) {
 	for _, x := range c.Contexts {
 		if strings.EqualFold(x.Name, name) {
 			return x, true
+		}
+		for _, a := range x.Aliases {
+			if strings.EqualFold(a, name) {
+				return x, true
+			}
 		}
 	}
 	return nil, false
