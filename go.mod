@@ -3,9 +3,9 @@ module github.com/croql/croql
 go 1.26
 
 require (
-	github.com/agnivade/levenshtein v1.2.2 // indirect
-	github.com/alecthomas/participle/v2 v2.1.4 // indirect
-	github.com/leanovate/gopter v0.2.11 // indirect
-	github.com/stretchr/testify v1.12.1 // indirect
-	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	github.com/agnivade/levenshtein v1.2.2
+	github.com/alecthomas/participle/v2 v2.1.4
+	github.com/stretchr/testify v1.12.1
 )
+
+require go.yaml.in/yaml/v3 v3.0.5 // indirect
