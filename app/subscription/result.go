@@ -1,0 +1,177 @@
+package subscription
+
+import (
+	"fmt"
+	"time"
+)
+
+// State is the outcome of a subscription check as the seed's section 3 names it.
+type State int
+
+const (
+	// StateUnknown is the zero State; a Result never carries it when the
+	// check returned without error.
+	StateUnknown State = iota
+	// Active: the platform answered 200 with `expires`. Access is granted
+	// until that moment.
+	Active
+	// Unpaid: the platform answered 402 with a subscribe link.
+	Unpaid
+	// NotFound: the platform answered 400 (or 404) with a message: the app
+	// was removed from the organization or no subscription is defined.
+	NotFound
+)
+
+// String returns the lower-case name used in JSON answers: "active",
+// "unpaid", "not_found" or "unknown".
+func (s State) String() string {
+	switch s {
+	case Active:
+		return "active"
+	case Unpaid:
+		return "unpaid"
+	case NotFound:
+		return "not_found"
+	default:
+		return "unknown"
+	}
+}
+
+// Result is one answer of the subscription endpoint.
+type Result struct {
+	// State is the outcome.
+	State State
+	// Expires is the moment until which access is granted (Active only).
+	Expires time.Time
+	// SubscribeLink is the checkout page URL to show the user (Unpaid only;
+	// may be empty when the platform sent none).
+	SubscribeLink string
+	// InitializedAt is the start of a trial when the platform sends
+	// `initializedAt` with a 402 (zero otherwise).
+	InitializedAt time.Time
+	// Message is the platform's explanation (NotFound only).
+	Message string
+	// StatusCode is the HTTP status the platform answered with.
+	StatusCode int
+	// CheckedAt is the moment (by the client's clock) the answer arrived.
+	CheckedAt time.Time
+}
+
+// Allowed reports whether r grants access at now: only an Active result
+// whose Expires lies after now does.
+func (r Result) Allowed(now time.Time) bool {
+	return r.State == Active && now.Before(r.Expires)
+}
+
+// String describes the result for logs.
+func (r Result) String() string {
+	switch r.State {
+	case Active:
+		return fmt.Sprintf("active until %s", r.Expires.Format(time.RFC3339))
+	case Unpaid:
+		return fmt.Sprintf("unpaid (subscribe at %q)", r.SubscribeLink)
+	case NotFound:
+		return fmt.Sprintf("not found: %s", r.Message)
+	default:
+		return "unknown"
+	}
+}
+
+// ErrorPolicy says what to do when the subscription cannot be verified
+// (network errors, timeouts, 5xx after retries, unexpected answers).
+type ErrorPolicy int
+
+const (
+	// Restrict denies access while the check fails. It is the default
+	// (fail closed).
+	Restrict ErrorPolicy = iota
+	// Grant allows access while the check fails (fail open). The failure is
+	// still reported to the configured reporter.
+	Grant
+)
+
+// String returns "restrict" or "grant".
+func (p ErrorPolicy) String() string {
+	if p == Grant {
+		return "grant"
+	}
+	return "restrict"
+}
+
+// Reason explains a Decision.
+type Reason int
+
+const (
+	// ReasonActive: an active subscription that has not expired.
+	ReasonActive Reason = iota + 1
+	// ReasonExpired: the platform answered 200 but `expires` has passed.
+	ReasonExpired
+	// ReasonUnpaid: the platform answered 402.
+	ReasonUnpaid
+	// ReasonNotFound: the platform answered 400 or 404.
+	ReasonNotFound
+	// ReasonCheckFailed: the check failed; the ErrorPolicy decided.
+	ReasonCheckFailed
+	// ReasonExempt: the app is free or paid through its own payment system,
+	// so no check is made.
+	ReasonExempt
+)
+
+// String returns a short snake_case name of the reason.
+func (r Reason) String() string {
+	switch r {
+	case ReasonActive:
+		return "active"
+	case ReasonExpired:
+		return "expired"
+	case ReasonUnpaid:
+		return "unpaid"
+	case ReasonNotFound:
+		return "not_found"
+	case ReasonCheckFailed:
+		return "check_failed"
+	case ReasonExempt:
+		return "exempt"
+	default:
+		return "unknown"
+	}
+}
+
+// Decision is what the app does for one request.
+type Decision struct {
+	// Allow reports whether access is granted.
+	Allow bool
+	// Reason explains Allow.
+	Reason Reason
+	// Result is the subscription answer (zero when the check failed).
+	Result Result
+	// Err is the check's error when Reason is ReasonCheckFailed.
+	Err error
+}
+
+// Decide applies the seed's section 3 to the outcome of one check at the
+// moment now: Active grants until Expires, Unpaid and NotFound restrict, and
+// a failed check (err != nil) follows policy.
+func Decide(res Result, err error, now time.Time, policy ErrorPolicy) Decision {
+	if err != nil {
+		return Decision{Allow: policy == Grant, Reason: ReasonCheckFailed, Err: err}
+	}
+	switch res.State {
+	case Active:
+		if res.Allowed(now) {
+			return Decision{Allow: true, Reason: ReasonActive, Result: res}
+		}
+		return Decision{Allow: false, Reason: ReasonExpired, Result: res}
+	case Unpaid:
+		return Decision{Allow: false, Reason: ReasonUnpaid, Result: res}
+	case NotFound:
+		return Decision{Allow: false, Reason: ReasonNotFound, Result: res}
+	default:
+		return Decision{
+			Allow:  policy == Grant,
+			Reason: ReasonCheckFailed,
+			Result: res,
+			Err:    fmt.Errorf("subscription: result without a state: %w", ErrUnexpectedResponse),
+		}
+	}
+}
