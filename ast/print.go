@@ -87,7 +87,11 @@ func (p Printer) expr(b *strings.Builder, e Expr, _ int) {
 		b.WriteString(" and ")
 		p.sub(b, n.Hi, PrecAdd)
 	case *Member:
-		b.WriteString(p.name(n.Name))
+		if strings.EqualFold(n.Name.Name, "count") {
+			b.WriteString("count") // the built-in member is canonical lower-case
+		} else {
+			b.WriteString(p.name(n.Name))
+		}
 		b.WriteString(" of ")
 		p.sub(b, n.X, PrecOf)
 	case *Filter:

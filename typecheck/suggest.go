@@ -17,7 +17,12 @@ import (
 // length of s.
 func closest(s string, candidates []string, n int) []string {
 	key := schema.NormalKey(s)
-	limit := max(1, min(3, len(key)/3))
+	// Short names get two edits (a transposition is two), longer ones a
+	// third of their length, at most three.
+	limit := 2
+	if len(key) > 6 {
+		limit = min(3, len(key)/3)
+	}
 	type scored struct {
 		name string
 		d    int

@@ -1,0 +1,167 @@
+// Package croql is the small facade most users import: an environment for
+// one CroQL context, and one call from query text to a checked query with
+// every diagnostic.
+//
+//	env, err := croql.NewEnv(croql.Strings, croql.WithEdition(croql.Enterprise))
+//	checked := env.Check(`count of translations where (user = @user:"alice") > 0`)
+//	for _, d := range checked.Diags { ... }
+//
+// For editors, Lint returns every diagnostic of a text with resolved lines,
+// rune columns and the UTF-16 columns LSP clients count in.
+//
+// The stages behind it are packages of their own: parser (text to ast),
+// typecheck (ast to checked IR), schema (the contexts and the Go types of the
+// queried objects).
+package croql
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/croql/croql/ast"
+	"github.com/croql/croql/diag"
+	"github.com/croql/croql/parser"
+	"github.com/croql/croql/schema"
+	"github.com/croql/croql/typecheck"
+)
+
+// The context names, as the CLI's --context flag takes them.
+const (
+	Strings      = "strings"
+	Translations = "translations"
+	TM           = "tm"
+	Glossary     = "glossary"
+	Concepts     = "concepts"
+)
+
+// The editions.
+const (
+	Standard   = schema.Standard
+	Enterprise = schema.Enterprise
+)
+
+type config struct {
+	check  typecheck.Config
+	limits parser.Limits
+}
+
+// Option configures an Env.
+type Option func(*config)
+
+// WithEdition sets the platform edition (Standard by default); enterprise-only
+// fields are errors in the standard edition.
+func WithEdition(e schema.Edition) Option { return func(c *config) { c.check.Edition = e } }
+
+// WithUsers supplies the user directory (login to id): @user mentions are
+// resolved to ids at compile time, and unknown logins are diagnostics with
+// suggestions.
+func WithUsers(logins map[string]int64) Option { return func(c *config) { c.check.Users = logins } }
+
+// WithLanguages supplies the known language codes: unknown @language codes
+// are diagnostics with suggestions.
+func WithLanguages(codes ...string) Option {
+	return func(c *config) { c.check.Languages = append([]string{}, codes...) }
+}
+
+// WithClock sets the clock 'today' is read from (time.Now by default).
+func WithClock(now func() time.Time) Option { return func(c *config) { c.check.Now = now } }
+
+// WithLocation sets the zone datetime literals without an offset, and
+// 'today', are read in (UTC by default).
+func WithLocation(loc *time.Location) Option { return func(c *config) { c.check.Location = loc } }
+
+// WithFoldContains makes `contains` case-insensitive (Unicode simple
+// folding) in every engine.
+func WithFoldContains(fold bool) Option { return func(c *config) { c.check.FoldContains = fold } }
+
+// WithLimits sets the parser's limits on source length, nesting depth and
+// node count (safe defaults otherwise).
+func WithLimits(l parser.Limits) Option { return func(c *config) { c.limits = l } }
+
+// Env is an immutable environment for one context: build it once, check
+// and compile many queries with it, from any number of goroutines.
+type Env struct {
+	cfg    config
+	parser *parser.Parser
+}
+
+// NewEnv builds an environment for the named context (Strings,
+// Translations, TM, Glossary, Concepts).
+func NewEnv(context string, opts ...Option) (*Env, error) {
+	var cfg config
+	for _, o := range opts {
+		o(&cfg)
+	}
+	cat := schema.New()
+	ctx, ok := cat.Context(context)
+	if !ok {
+		names := make([]string, len(cat.Contexts))
+		for i, c := range cat.Contexts {
+			names[i] = c.Name
+		}
+		return nil, fmt.Errorf("croql: unknown context %q (want one of %s)", context, strings.Join(names, ", "))
+	}
+	cfg.check.Catalog, cfg.check.Context = cat, ctx
+	if cfg.check.Location == nil {
+		cfg.check.Location = time.UTC
+	}
+	if cfg.check.Now == nil {
+		cfg.check.Now = time.Now
+	}
+	return &Env{cfg: cfg, parser: parser.New(cfg.limits)}, nil
+}
+
+// Context is the context the environment checks queries in.
+func (e *Env) Context() *schema.Context { return e.cfg.check.Context }
+
+// Catalog is the schema of every context.
+func (e *Env) Catalog() *schema.Catalog { return e.cfg.check.Catalog }
+
+// Check parses and checks src. The result carries every diagnostic, syntax
+// and logic, sorted by position; its Root is set only when there is no
+// error.
+func (e *Env) Check(src string) *typecheck.Query {
+	tree, diags := e.parser.Parse(src)
+	if diags.HasErrors() || tree == nil {
+		diags.Sort()
+		return &typecheck.Query{Source: src, Context: e.cfg.check.Context, AST: tree, Diags: diags}
+	}
+	q := typecheck.Check(e.cfg.check, src, tree)
+	if len(diags) > 0 { // syntax warnings, if any
+		q.Diags = append(diags, q.Diags...)
+		q.Diags.Sort()
+	}
+	return q
+}
+
+// Format returns the canonical form of src: lower-case keywords, single
+// spaces, minimal parentheses, and every field in its documented spelling
+// when it resolves in this context. A text that does not parse is returned
+// with its diagnostics and no formatted text.
+func (e *Env) Format(src string) (string, diag.List) {
+	tree, diags := e.parser.Parse(src)
+	if diags.HasErrors() || tree == nil {
+		return "", diags
+	}
+	q := typecheck.Check(e.cfg.check, src, tree)
+	p := ast.Printer{Name: func(id *ast.Ident) string {
+		if f, ok := q.Names[id]; ok {
+			return f.Name
+		}
+		return ""
+	}}
+	return p.Print(tree), q.Diags
+}
+
+// Lint returns every diagnostic of src in the named context, with lines,
+// columns and UTF-16 columns resolved, sorted by position. An unknown
+// context is itself reported as a diagnostic.
+func Lint(src, context string, opts ...Option) []diag.Located {
+	s := diag.NewSource(src)
+	env, err := NewEnv(context, opts...)
+	if err != nil {
+		return s.Locate(diag.List{diag.Errorf(diag.ClassLogic, "unknown-context", diag.Span{}, "%v", err)})
+	}
+	return s.Locate(env.Check(src).Diags)
+}
