@@ -1,5 +1,7 @@
 package ast
 
+import "strings"
+
 // Children returns the direct sub-expressions of e in source order.
 func Children(e Expr) []Expr {
 	switch n := e.(type) {
@@ -40,7 +42,8 @@ func Count(e Expr) int {
 }
 
 // Equal reports whether a and b are the same tree, ignoring spans.
-// Identifier names compare exactly as written.
+// Identifier names compare exactly as written, except the built-in member
+// `count`, which the printer writes in lower case however it was written.
 func Equal(a, b Expr) bool {
 	switch x := a.(type) {
 	case nil:
@@ -74,7 +77,7 @@ func Equal(a, b Expr) bool {
 		return ok && Equal(x.X, y.X) && Equal(x.Lo, y.Lo) && Equal(x.Hi, y.Hi)
 	case *Member:
 		y, ok := b.(*Member)
-		return ok && x.Name.Name == y.Name.Name && Equal(x.X, y.X)
+		return ok && memberNameEqual(x.Name.Name, y.Name.Name) && Equal(x.X, y.X)
 	case *Filter:
 		y, ok := b.(*Filter)
 		return ok && x.Kind == y.Kind && Equal(x.X, y.X) && Equal(x.Pred, y.Pred)
@@ -83,4 +86,13 @@ func Equal(a, b Expr) bool {
 		return ok && Equal(x.Cond, y.Cond) && Equal(x.Then, y.Then) && Equal(x.Else, y.Else)
 	}
 	return false
+}
+
+// memberNameEqual compares member names as written, the built-in `count`
+// in any case.
+func memberNameEqual(a, b string) bool {
+	if strings.EqualFold(a, "count") {
+		return strings.EqualFold(b, "count")
+	}
+	return a == b
 }

@@ -59,8 +59,14 @@ type gAndOp struct {
 
 // gNot is level 5: any number of `not` before a comparison.
 type gNot struct {
-	Nots []lexer.Token `parser:"@'not'*"`
-	X    *gCmp         `parser:"@@"`
+	Nots []*gNotTok `parser:"@@*"`
+	X    *gCmp      `parser:"@@"`
+}
+
+// gNotTok is one `not`. (A repeated capture into a []lexer.Token field
+// keeps only the last token, so each prefix is a struct of its own.)
+type gNotTok struct {
+	Tok lexer.Token `parser:"@'not'"`
 }
 
 // gCmp is level 6. Comparisons do not chain; the grammar still accepts a
@@ -102,8 +108,13 @@ type gMulOp struct {
 
 // gNeg is level 9: any number of unary minus.
 type gNeg struct {
-	Negs []lexer.Token `parser:"@'-'*"`
-	X    *gOf          `parser:"@@"`
+	Negs []*gNegTok `parser:"@@*"`
+	X    *gOf       `parser:"@@"`
+}
+
+// gNegTok is one unary minus.
+type gNegTok struct {
+	Tok lexer.Token `parser:"@'-'"`
 }
 
 // gOf is level 10: `a of b of c`, right-leaning. Every link but the last

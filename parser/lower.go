@@ -76,7 +76,7 @@ func (l *lowerer) and(g *gAnd) (ast.Expr, diag.Span) {
 func (l *lowerer) not(g *gNot) (ast.Expr, diag.Span) {
 	x, xo := l.cmp(g.X)
 	for i := len(g.Nots) - 1; i >= 0; i-- {
-		sp := diag.Span{Start: g.Nots[i].Pos.Offset, End: xo.End}
+		sp := diag.Span{Start: g.Nots[i].Tok.Pos.Offset, End: xo.End}
 		x, xo = &ast.Unary{Op: ast.OpNot, X: x, Sp: sp}, sp
 	}
 	return x, xo
@@ -144,7 +144,7 @@ func (l *lowerer) mul(g *gMul) (ast.Expr, diag.Span) {
 func (l *lowerer) neg(g *gNeg) (ast.Expr, diag.Span) {
 	x, xo := l.of(g.X)
 	for i := len(g.Negs) - 1; i >= 0; i-- {
-		sp := diag.Span{Start: g.Negs[i].Pos.Offset, End: xo.End}
+		sp := diag.Span{Start: g.Negs[i].Tok.Pos.Offset, End: xo.End}
 		x, xo = &ast.Unary{Op: ast.OpNeg, X: x, Sp: sp}, sp
 	}
 	return x, xo
