@@ -158,7 +158,7 @@ func scan(src string, lim Limits) scanResult {
 	s := &scanner{
 		src:    src,
 		lim:    lim,
-		toks:   make([]lexer.Token, 0, len(src)/4+2),
+		toks:   make([]lexer.Token, 0, min(len(src)/4+2, 256)),
 		levels: make([]level, 1, 8),
 	}
 	s.levels[0] = level{open: -1}
