@@ -343,13 +343,17 @@ func (p *Project) decodeLine(line []byte, r *resolver, sawProject *bool) error {
 	if len(line) == 0 {
 		return nil
 	}
-	var head struct {
-		Kind string `json:"kind"`
+	kind, ok := kindPrefix(line)
+	if !ok {
+		var head struct {
+			Kind string `json:"kind"`
+		}
+		if err := json.Unmarshal(line, &head); err != nil {
+			return fmt.Errorf("not a JSON object: %w", err)
+		}
+		kind = head.Kind
 	}
-	if err := json.Unmarshal(line, &head); err != nil {
-		return fmt.Errorf("not a JSON object: %w", err)
-	}
-	switch head.Kind {
+	switch kind {
 	case KindProject:
 		if *sawProject {
 			return errors.New("a second project line")
@@ -392,9 +396,28 @@ func (p *Project) decodeLine(line []byte, r *resolver, sawProject *bool) error {
 	case "":
 		return errors.New(`the line has no "kind"`)
 	default:
-		return fmt.Errorf("unknown kind %q: use one of project, user, language, file, branch, string, tm, term, concept", head.Kind)
+		return fmt.Errorf("unknown kind %q: use one of project, user, language, file, branch, string, tm, term, concept", kind)
 	}
 	return nil
+}
+
+// kindPrefix reads the kind of a line that starts the way the writer
+// writes it, {"kind":"name", without decoding the line twice.
+func kindPrefix(line []byte) (string, bool) {
+	const prefix = `{"kind":"`
+	if !bytes.HasPrefix(line, []byte(prefix)) {
+		return "", false
+	}
+	rest := line[len(prefix):]
+	end := bytes.IndexByte(rest, '"')
+	if end < 0 || bytes.IndexByte(rest[:end], '\\') >= 0 {
+		return "", false
+	}
+	switch k := string(rest[:end]); k {
+	case KindProject, KindUser, KindLanguage, KindFile, KindBranch, KindString, KindTM, KindTerm, KindConcept:
+		return k, true
+	}
+	return "", false
 }
 
 func appendDecoded[T any](line []byte, kind string, to *[]T) error {

@@ -161,43 +161,43 @@ type Approval struct {
 // translation is the language's highest-priority one (see docs/data-format.md).
 type LanguageSummary struct {
 	Language              string `json:"language"`
-	IsTranslated          bool   `json:"isTranslated"`
-	IsPartiallyTranslated bool   `json:"isPartiallyTranslated"`
-	IsApproved            bool   `json:"isApproved"`
-	IsPartiallyApproved   bool   `json:"isPartiallyApproved"`
+	IsTranslated          bool   `json:"isTranslated,omitempty"`
+	IsPartiallyTranslated bool   `json:"isPartiallyTranslated,omitempty"`
+	IsApproved            bool   `json:"isApproved,omitempty"`
+	IsPartiallyApproved   bool   `json:"isPartiallyApproved,omitempty"`
 	// TranslationUpdated is when a translation of the language was last
 	// edited after it was added; nil when none ever was.
 	TranslationUpdated              *Time `json:"translationUpdated"`
-	IsAutoTranslated                bool  `json:"isAutoTranslated"`
-	IsTranslatedByTM                bool  `json:"isTranslatedByTm"`
-	IsTranslatedByMT                bool  `json:"isTranslatedByMt"`
-	IsTranslatedByAI                bool  `json:"isTranslatedByAi"`
-	IsSourceChangedAfterTranslation bool  `json:"isSourceChangedAfterTranslation"`
-	HasTranslationAsSource          bool  `json:"hasTranslationAsSource"`
-	HasTranslationAfterApproval     bool  `json:"hasTranslationAfterApproval"`
-	HasSharedTranslation            bool  `json:"hasSharedTranslation"`
+	IsAutoTranslated                bool  `json:"isAutoTranslated,omitempty"`
+	IsTranslatedByTM                bool  `json:"isTranslatedByTm,omitempty"`
+	IsTranslatedByMT                bool  `json:"isTranslatedByMt,omitempty"`
+	IsTranslatedByAI                bool  `json:"isTranslatedByAi,omitempty"`
+	IsSourceChangedAfterTranslation bool  `json:"isSourceChangedAfterTranslation,omitempty"`
+	HasTranslationAsSource          bool  `json:"hasTranslationAsSource,omitempty"`
+	HasTranslationAfterApproval     bool  `json:"hasTranslationAfterApproval,omitempty"`
+	HasSharedTranslation            bool  `json:"hasSharedTranslation,omitempty"`
 
-	HasQAIssues                          bool `json:"hasQaIssues"`
-	HasEmptyTranslationQAIssues          bool `json:"hasEmptyTranslationQaIssues"`
-	HasTranslationLengthQAIssues         bool `json:"hasTranslationLengthQaIssues"`
-	HasTagsMismatchQAIssues              bool `json:"hasTagsMismatchQaIssues"`
-	HasSpacesMismatchQAIssues            bool `json:"hasSpacesMismatchQaIssues"`
-	HasVariablesMismatchQAIssues         bool `json:"hasVariablesMismatchQaIssues"`
-	HasPunctuationMismatchQAIssues       bool `json:"hasPunctuationMismatchQaIssues"`
-	HasCharacterCaseMismatchQAIssues     bool `json:"hasCharacterCaseMismatchQaIssues"`
-	HasSpecialCharactersMismatchQAIssues bool `json:"hasSpecialCharactersMismatchQaIssues"`
-	HasIncorrectTranslationQAIssues      bool `json:"hasIncorrectTranslationQaIssues"`
-	HasSpellingQAIssues                  bool `json:"hasSpellingQaIssues"`
-	HasICUSyntaxQAIssues                 bool `json:"hasIcuSyntaxQaIssues"`
-	HasTermsQAIssues                     bool `json:"hasTermsQaIssues"`
-	HasDuplicateTranslationQAIssues      bool `json:"hasDuplicateTranslationQaIssues"`
-	HasFTLSyntaxQAIssues                 bool `json:"hasFtlSyntaxQaIssues"`
-	HasAndroidSyntaxQAIssues             bool `json:"hasAndroidSyntaxQaIssues"`
-	HasCustomQAIssues                    bool `json:"hasCustomQaIssues"`
-	HasNumbersMismatchQAIssues           bool `json:"hasNumbersMismatchQaIssues"`
-	HasAIQAIssues                        bool `json:"hasAiQaIssues"`
-	HasOutdatedTranslationQAIssues       bool `json:"hasOutdatedTranslationQaIssues"`
-	HasMDXSyntaxQAIssues                 bool `json:"hasMdxSyntaxQaIssues"`
+	HasQAIssues                          bool `json:"hasQaIssues,omitempty"`
+	HasEmptyTranslationQAIssues          bool `json:"hasEmptyTranslationQaIssues,omitempty"`
+	HasTranslationLengthQAIssues         bool `json:"hasTranslationLengthQaIssues,omitempty"`
+	HasTagsMismatchQAIssues              bool `json:"hasTagsMismatchQaIssues,omitempty"`
+	HasSpacesMismatchQAIssues            bool `json:"hasSpacesMismatchQaIssues,omitempty"`
+	HasVariablesMismatchQAIssues         bool `json:"hasVariablesMismatchQaIssues,omitempty"`
+	HasPunctuationMismatchQAIssues       bool `json:"hasPunctuationMismatchQaIssues,omitempty"`
+	HasCharacterCaseMismatchQAIssues     bool `json:"hasCharacterCaseMismatchQaIssues,omitempty"`
+	HasSpecialCharactersMismatchQAIssues bool `json:"hasSpecialCharactersMismatchQaIssues,omitempty"`
+	HasIncorrectTranslationQAIssues      bool `json:"hasIncorrectTranslationQaIssues,omitempty"`
+	HasSpellingQAIssues                  bool `json:"hasSpellingQaIssues,omitempty"`
+	HasICUSyntaxQAIssues                 bool `json:"hasIcuSyntaxQaIssues,omitempty"`
+	HasTermsQAIssues                     bool `json:"hasTermsQaIssues,omitempty"`
+	HasDuplicateTranslationQAIssues      bool `json:"hasDuplicateTranslationQaIssues,omitempty"`
+	HasFTLSyntaxQAIssues                 bool `json:"hasFtlSyntaxQaIssues,omitempty"`
+	HasAndroidSyntaxQAIssues             bool `json:"hasAndroidSyntaxQaIssues,omitempty"`
+	HasCustomQAIssues                    bool `json:"hasCustomQaIssues,omitempty"`
+	HasNumbersMismatchQAIssues           bool `json:"hasNumbersMismatchQaIssues,omitempty"`
+	HasAIQAIssues                        bool `json:"hasAiQaIssues,omitempty"`
+	HasOutdatedTranslationQAIssues       bool `json:"hasOutdatedTranslationQaIssues,omitempty"`
+	HasMDXSyntaxQAIssues                 bool `json:"hasMdxSyntaxQaIssues,omitempty"`
 
 	// Rating is up votes minus down votes of the top translation.
 	Rating int64 `json:"rating"`
