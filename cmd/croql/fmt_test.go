@@ -1,0 +1,73 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestFmt(t *testing.T) {
+	for in, want := range map[string]string{
+		`count  of translations WHERE ( is up )>0`:          "count of translations where (is up) > 0\n",
+		`(is hidden)AND(NOT is duplicate)`:                  "is hidden and not is duplicate\n",
+		`text ≠ "a" or max length ≥ 3`:                      "text != \"a\" or max length >= 3\n",
+		`((a or b)) and c`:                                  "(a or b) and c\n",
+		"user = @User:\"alice\"":                            "user = @user:\"alice\"\n",
+		`if a then b else (c or d)`:                         "if a then b else c or d\n",
+		`text = "tab\there"`:                                "text = \"tab\\there\"\n",
+		`added between '2024-01-01' and '2024-02-01' and x`: "added between '2024-01-01' and '2024-02-01' and x\n",
+	} {
+		code, out, errOut := runCLI("", "fmt", in)
+		assert.Equal(t, 0, code, errOut)
+		assert.Equal(t, want, out, in)
+		assert.Empty(t, errOut)
+
+		// idempotent
+		code, again, _ := runCLI("", "fmt", out[:len(out)-1])
+		assert.Equal(t, 0, code)
+		assert.Equal(t, out, again)
+	}
+}
+
+func TestFmtStdin(t *testing.T) {
+	for _, args := range [][]string{{"fmt"}, {"fmt", "-"}} {
+		code, out, errOut := runCLI("is hidden\nand is duplicate\n", args...)
+		assert.Equal(t, 0, code, errOut)
+		assert.Equal(t, "is hidden and is duplicate\n", out)
+	}
+}
+
+func TestFmtJoinsArguments(t *testing.T) {
+	code, out, _ := runCLI("", "fmt", "is", "hidden", "and", "is", "duplicate")
+	assert.Equal(t, 0, code)
+	assert.Equal(t, "is hidden and is duplicate\n", out)
+}
+
+func TestFmtDiagnostics(t *testing.T) {
+	code, out, errOut := runCLI("", "fmt", `text == "a" && is hidden`)
+	assert.Equal(t, 1, code)
+	assert.Empty(t, out)
+	assert.Equal(t, "1:6: CroQL has no `==`: write `=` [croqlInvalidSyntax/double-equals]\n"+
+		"  text == \"a\" && is hidden\n"+
+		"       ^^\n"+
+		"1:13: CroQL has no `&&`: write `and` [croqlInvalidSyntax/double-ampersand]\n"+
+		"  text == \"a\" && is hidden\n"+
+		"              ^^\n", errOut)
+
+	code, _, errOut = runCLI("", "fmt", "")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "[croqlInvalidSyntax/unexpected-eof]")
+}
+
+func TestFmtBadUsage(t *testing.T) {
+	code, out, errOut := runCLI("", "fmt", "-nope", "a")
+	assert.Equal(t, 2, code)
+	assert.Empty(t, out)
+	assert.Contains(t, errOut, "flag provided but not defined: -nope")
+	assert.Contains(t, errOut, "usage: croql fmt")
+
+	// A query starting with "-" goes after "--".
+	code, out, _ = runCLI("", "fmt", "--", "-max length < 0")
+	assert.Equal(t, 0, code)
+	assert.Equal(t, "-max length < 0\n", out)
+}
