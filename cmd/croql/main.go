@@ -41,6 +41,7 @@ func commands() []command {
 		{"fmt", "print the canonical form of a query", cmdFmt},
 		{"explain", "show how a query groups: every operand parenthesised, and its tree", cmdExplain},
 		{"demo", "write a generated demo project (JSON) to stdout", cmdDemo},
+		{"lint", "check a query against its context; every diagnostic, as text or JSON", cmdLint},
 	}
 }
 
