@@ -249,6 +249,8 @@ func (c *checker) toBool(n Node, e ast.Expr, where string) Node {
 	switch {
 	case t.Kind == schema.Int && isCount(n):
 		d = d.WithHint("compare the count: `%s > 0`", c.text(e.Span()))
+	case isConst(n):
+		d = d.WithHint("a query is a condition, for example `id of file = %s`", c.text(e.Span()))
 	case t.Kind == schema.Collection:
 		d = d.WithHint("a collection is not a condition: write `count of %s > 0`", c.text(e.Span()))
 	case t.IsNumeric() || t.Kind == schema.String || t.Kind == schema.Datetime:
@@ -269,6 +271,8 @@ func fieldOf(n Node) *schema.Field {
 }
 
 func isCount(n Node) bool { _, ok := n.(*Count); return ok }
+
+func isConst(n Node) bool { _, ok := n.(*Const); return ok }
 
 func (c *checker) unary(n *ast.Unary) Node {
 	x := c.check(n.X)
@@ -550,6 +554,8 @@ func (c *checker) filter(n *ast.Filter) Node {
 	t := x.Type()
 	var elem *schema.Object
 	switch {
+	case isConst(n):
+		d = d.WithHint("a query is a condition, for example `id of file = %s`", c.text(e.Span()))
 	case t.Kind == schema.Collection:
 		elem = t.Obj
 	case n.Kind == ast.With && (t.Kind == schema.Record || t.Kind == schema.User):
