@@ -548,14 +548,11 @@ func (c *checker) member(n *ast.Member) Node {
 func (c *checker) filter(n *ast.Filter) Node {
 	x := c.check(n.X)
 	if x == nil {
-		// Check the predicate anyway? Its scope is unknown: skip it.
-		return nil
+		return nil // the predicate's scope is unknown: it is not checked
 	}
 	t := x.Type()
 	var elem *schema.Object
 	switch {
-	case isConst(n):
-		d = d.WithHint("a query is a condition, for example `id of file = %s`", c.text(e.Span()))
 	case t.Kind == schema.Collection:
 		elem = t.Obj
 	case n.Kind == ast.With && (t.Kind == schema.Record || t.Kind == schema.User):
