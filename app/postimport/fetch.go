@@ -184,9 +184,12 @@ func (e *ndjsonError) Unwrap() error { return e.err }
 // "\r\n" endings are accepted) with bounds on the line length and the total
 // size; 0 means no bound.
 func DecodeNDJSON(r io.Reader, maxLine int, maxTotal int64) ([]String, error) {
+	var lr *limitedReader
 	if maxTotal > 0 {
-		r = &limitedReader{r: r, n: maxTotal}
+		lr = &limitedReader{r: r, n: maxTotal}
+		r = lr
 	}
+	tooLarge := func() error { return fmt.Errorf("the strings %w of %d bytes", errTooLarge, maxTotal) }
 	if maxLine <= 0 {
 		maxLine = 1 << 30
 	}
@@ -202,6 +205,9 @@ func DecodeNDJSON(r io.Reader, maxLine int, maxTotal int64) ([]String, error) {
 		}
 		var s String
 		if err := json.Unmarshal(b, &s); err != nil {
+			if lr != nil && lr.n < 0 {
+				return nil, tooLarge() // the line was cut by the bound
+			}
 			return nil, &ndjsonError{line: line, err: err}
 		}
 		out = append(out, s)
@@ -211,9 +217,12 @@ func DecodeNDJSON(r io.Reader, maxLine int, maxTotal int64) ([]String, error) {
 			return nil, &ndjsonError{line: line + 1, err: fmt.Errorf("longer than %d bytes", maxLine)}
 		}
 		if errors.Is(err, errTooLarge) {
-			return nil, fmt.Errorf("the strings %w of %d bytes", errTooLarge, maxTotal)
+			return nil, tooLarge()
 		}
 		return nil, err
+	}
+	if lr != nil && lr.n < 0 {
+		return nil, tooLarge()
 	}
 	if out == nil {
 		out = []String{}

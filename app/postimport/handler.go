@@ -86,8 +86,6 @@ type Config struct {
 	// only). Zero uses a status per cause (400, 405, 413, 422, 500, 502,
 	// 504).
 	ErrorStatus int
-	// Clock returns the current moment (default time.Now).
-	Clock func() time.Time
 }
 
 // Handler serves the module URL: POST a job, get the answer.
@@ -132,9 +130,6 @@ func NewHandler(p Processor, cfg Config) (*Handler, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	if cfg.Clock == nil {
-		cfg.Clock = time.Now
-	}
 	if cfg.ErrorStatus != 0 && (cfg.ErrorStatus < 200 || cfg.ErrorStatus > 599) {
 		return nil, fmt.Errorf("postimport: ErrorStatus %d is not an HTTP status", cfg.ErrorStatus)
 	}
@@ -158,7 +153,7 @@ func fail(status int, cause error, format string, args ...any) *failure {
 
 // ServeHTTP handles one job. See the package documentation for the steps.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	start := h.cfg.Clock()
+	start := time.Now()
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
 		h.writeFailure(w, r, fail(http.StatusMethodNotAllowed, nil, "The post-import module accepts POST requests only."))
