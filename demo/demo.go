@@ -46,6 +46,114 @@ const day = 24 * 60 * 60
 // with a term in each language.
 func Generate(opts Options) *schema.Project {
 	n := max(opts.Strings, 0)
+	p := header()
+	g := newStringGen(opts.Seed, p)
+	p.Strings = make([]schema.SourceString, n)
+	for i := range p.Strings {
+		g.fill(&p.Strings[i], i)
+	}
+	nTM, nConcepts := sizes(n)
+	p.TMSegments = make([]schema.TMSegment, 0, nTM)
+	_ = genTM(opts.Seed, nTM, func(seg *schema.TMSegment) error {
+		p.TMSegments = append(p.TMSegments, *seg)
+		return nil
+	})
+	p.GlossaryConcepts = make([]schema.GlossaryConcept, 0, nConcepts)
+	p.GlossaryTerms = make([]schema.GlossaryTerm, 0, nConcepts*(1+len(targetLangs)))
+	_ = genGlossary(opts.Seed, nConcepts, func(c *schema.GlossaryConcept, terms []schema.GlossaryTerm) error {
+		p.GlossaryConcepts = append(p.GlossaryConcepts, *c)
+		p.GlossaryTerms = append(p.GlossaryTerms, terms...)
+		return nil
+	})
+	if n == 0 { // empty collections are nil, as a reader gives them
+		p.Strings, p.TMSegments, p.GlossaryConcepts, p.GlossaryTerms = nil, nil, nil, nil
+	}
+	return p
+}
+
+// Stream writes the project Generate(opts) would build to w, one object
+// at a time, without holding it in memory: memory stays flat however many
+// strings are asked for. Reading the output back gives Generate(opts); only
+// the order of concept and term lines differs from WriteNDJSON's. It
+// flushes w at the end.
+func Stream(opts Options, w *schema.NDJSONWriter) error {
+	n := max(opts.Strings, 0)
+	p := header()
+	if err := w.Header(p); err != nil {
+		return err
+	}
+	for _, list := range []any{p.Users, p.Languages, p.Files, p.Branches} {
+		if err := writeEach(w, list); err != nil {
+			return err
+		}
+	}
+	g := newStringGen(opts.Seed, p)
+	for i := range n {
+		s := new(schema.SourceString)
+		g.fill(s, i)
+		if err := w.Write(s); err != nil {
+			return err
+		}
+	}
+	nTM, nConcepts := sizes(n)
+	if err := genTM(opts.Seed, nTM, func(seg *schema.TMSegment) error { return w.Write(seg) }); err != nil {
+		return err
+	}
+	err := genGlossary(opts.Seed, nConcepts, func(c *schema.GlossaryConcept, terms []schema.GlossaryTerm) error {
+		if err := w.Write(c); err != nil {
+			return err
+		}
+		for i := range terms {
+			if err := w.Write(&terms[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return w.Flush()
+}
+
+func writeEach(w *schema.NDJSONWriter, list any) error {
+	switch l := list.(type) {
+	case []schema.UserRef:
+		for i := range l {
+			if err := w.Write(&l[i]); err != nil {
+				return err
+			}
+		}
+	case []schema.LanguageInfo:
+		for i := range l {
+			if err := w.Write(&l[i]); err != nil {
+				return err
+			}
+		}
+	case []schema.File:
+		for i := range l {
+			if err := w.Write(&l[i]); err != nil {
+				return err
+			}
+		}
+	case []schema.Branch:
+		for i := range l {
+			if err := w.Write(&l[i]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// sizes returns how many TM segments and glossary concepts a project of n
+// strings has.
+func sizes(n int) (tm, glossary int) {
+	return max(n/3, min(n, 10)), max(n/10, min(n, len(concepts)))
+}
+
+// header returns the project without strings, TM or glossary.
+func header() *schema.Project {
 	p := &schema.Project{
 		Name:            "Café Olé web shop",
 		SourceLanguage:  sourceLang,
@@ -57,14 +165,6 @@ func Generate(opts Options) *schema.Project {
 	for i, l := range userLogins {
 		p.Users = append(p.Users, schema.UserRef{ID: userID(i), Login: l})
 	}
-
-	g := newStringGen(opts.Seed, p)
-	p.Strings = make([]schema.SourceString, n)
-	for i := range p.Strings {
-		g.fill(&p.Strings[i], i)
-	}
-	p.TMSegments = genTM(opts.Seed, max(n/3, min(n, 10)))
-	p.GlossaryConcepts, p.GlossaryTerms = genGlossary(opts.Seed, max(n/10, min(n, len(concepts))))
 	return p
 }
 
@@ -619,17 +719,20 @@ func summarize(s *schema.SourceString, lang string, pluralForms []string, times 
 }
 
 // genTM generates n TM segments with a record in English and some target
-// languages; a few segments have no record left.
-func genTM(seed int64, n int) []schema.TMSegment {
+// languages (a few segments have no record left) and passes each to emit,
+// which must copy it.
+func genTM(seed int64, n int, emit func(*schema.TMSegment) error) error {
 	g := newGen(seed, 2)
 	pool := phrasePool()
-	segs := make([]schema.TMSegment, n)
 	var records slab[schema.TMRecord]
 	recordID := int64(5000)
-	for i := range segs {
-		seg := &segs[i]
-		seg.ID = int64(3000 + i)
+	seg := new(schema.TMSegment)
+	for i := range n {
+		*seg = schema.TMSegment{ID: int64(3000 + i)}
 		if g.chance(0.05) {
+			if err := emit(seg); err != nil {
+				return err
+			}
 			continue
 		}
 		ph := &pool[i%len(pool)]
@@ -656,24 +759,28 @@ func genTM(seed int64, n int) []schema.TMSegment {
 			}
 			add(targetLangs[li], text)
 		}
+		if err := emit(seg); err != nil {
+			return err
+		}
 	}
-	return segs
+	return nil
 }
 
-// genGlossary generates n concepts with a term per language each.
-func genGlossary(seed int64, n int) ([]schema.GlossaryConcept, []schema.GlossaryTerm) {
+// genGlossary generates n concepts with a term per language each and
+// passes each concept with its terms to emit (which must copy them).
+func genGlossary(seed int64, n int, emit func(*schema.GlossaryConcept, []schema.GlossaryTerm) error) error {
 	g := newGen(seed, 3)
-	cs := make([]schema.GlossaryConcept, n)
-	terms := make([]schema.GlossaryTerm, 0, n*(1+len(targetLangs)))
+	c := new(schema.GlossaryConcept)
+	terms := make([]schema.GlossaryTerm, 0, 1+len(targetLangs))
 	langs := append([]string{sourceLang}, targetLangs...)
 	statuses, types := schema.TermStatuses(), schema.TermTypes()
 	termID := int64(9000)
 	var strs slab[string]
 	var times slab[schema.Time]
-	for i := range cs {
+	for i := range n {
 		src := &concepts[i%len(concepts)]
-		c := &cs[i]
-		c.ID = int64(800 + i)
+		*c = schema.GlossaryConcept{ID: int64(800 + i)}
+		terms = terms[:0]
 		c.User = g.user(managers)
 		c.Subject, c.Definition, c.URL, c.Note, c.Translatable = src.subject, src.definition, src.url, src.note, src.translatable
 		c.CreatedAt = g.between(MinTime, MinTime+500*day)
@@ -720,6 +827,9 @@ func genGlossary(seed int64, n int) ([]schema.GlossaryConcept, []schema.Glossary
 			}
 			terms = append(terms, t)
 		}
+		if err := emit(c, terms); err != nil {
+			return err
+		}
 	}
-	return cs, terms
+	return nil
 }

@@ -377,3 +377,15 @@ func TestTranslationsContext(t *testing.T) {
 		assert.NotZero(t, tr.StringID)
 	}
 }
+
+func TestStreamMatchesGenerate(t *testing.T) {
+	for _, opts := range []demo.Options{demo.DefaultOptions(), {Strings: 500, Seed: 11}, {Strings: 0, Seed: 1}} {
+		var buf bytes.Buffer
+		require.NoError(t, demo.Stream(opts, schema.NewNDJSONWriter(&buf)))
+		got, err := schema.ReadProject(&buf)
+		require.NoError(t, err)
+		want := demo.Generate(opts)
+		// Streamed strings hold their own copies of files and branches.
+		assert.Equal(t, want, got)
+	}
+}

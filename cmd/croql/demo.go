@@ -42,18 +42,19 @@ func cmdDemo(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "croql demo: --strings must be 0 or more, got %d\n", *n)
 		return 2
 	}
-	var write func(*schema.Project, io.Writer) error
+	opts := demo.Options{Strings: *n, Seed: *seed}
+	var err error
 	switch *format {
 	case "json":
-		write = (*schema.Project).WriteJSON
+		err = demo.Generate(opts).WriteJSON(stdout)
 	case "ndjson":
-		write = (*schema.Project).WriteNDJSON
+		// Streamed: memory stays flat for any number of strings.
+		err = demo.Stream(opts, schema.NewNDJSONWriter(stdout))
 	default:
 		fmt.Fprintf(stderr, "croql demo: --format must be json or ndjson, got %q\n", *format)
 		return 2
 	}
-	p := demo.Generate(demo.Options{Strings: *n, Seed: *seed})
-	if err := write(p, stdout); err != nil {
+	if err != nil {
 		fmt.Fprintf(stderr, "croql demo: %v\n", err)
 		return 1
 	}
