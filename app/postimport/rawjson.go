@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"reflect"
 	"slices"
 )
 
@@ -222,6 +221,3 @@ func cloneExtra(m map[string]json.RawMessage) map[string]json.RawMessage {
 	}
 	return out
 }
-
-// differs reports whether cur differs from the snapshot value.
-func differs(cur, snap any) bool { return !reflect.DeepEqual(cur, snap) }

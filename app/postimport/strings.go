@@ -199,11 +199,9 @@ func (s *String) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return err
 	}
-	snap, err := decodeStringMembers(src)
-	if err != nil {
-		return err
-	}
-	cur.wire = &stringWire{src: src, snap: snap}
+	// The snapshot is a deep copy, so the app's edits of cur never reach
+	// it; nested translations share their (immutable) wire form.
+	cur.wire = &stringWire{src: src, snap: cur.Clone()}
 	*s = cur
 	return nil
 }
@@ -247,6 +245,9 @@ func decodeStringMembers(src *source) (String, error) {
 // MarshalJSON encodes the string; see the type's documentation for what is
 // kept from the wire form.
 func (s String) MarshalJSON() ([]byte, error) {
+	if s.wire != nil && s.untouched() {
+		return s.wire.src.raw, nil
+	}
 	var snap String
 	var src *source
 	if s.wire != nil {
@@ -256,16 +257,65 @@ func (s String) MarshalJSON() ([]byte, error) {
 		{key: "uniqId", changed: s.UniqID != snap.UniqID, required: true, encode: func() ([]byte, error) { return marshalPlain(s.UniqID) }},
 		{key: "identifier", changed: s.Identifier != snap.Identifier, required: true, encode: func() ([]byte, error) { return marshalPlain(s.Identifier) }},
 		{key: "context", changed: s.Context != snap.Context, encode: func() ([]byte, error) { return marshalPlain(s.Context) }},
-		{key: "maxLength", changed: differs(s.MaxLength, snap.MaxLength), absent: s.MaxLength == nil, encode: func() ([]byte, error) { return marshalPlain(*s.MaxLength) }},
-		{key: "isHidden", changed: differs(s.IsHidden, snap.IsHidden), absent: s.IsHidden == nil, encode: func() ([]byte, error) { return marshalPlain(*s.IsHidden) }},
+		{key: "maxLength", changed: !ptrEqual(s.MaxLength, snap.MaxLength), absent: s.MaxLength == nil, encode: func() ([]byte, error) { return marshalPlain(*s.MaxLength) }},
+		{key: "isHidden", changed: !ptrEqual(s.IsHidden, snap.IsHidden), absent: s.IsHidden == nil, encode: func() ([]byte, error) { return marshalPlain(*s.IsHidden) }},
 		{key: "hasPlurals", changed: s.HasPlurals != snap.HasPlurals, encode: func() ([]byte, error) { return marshalPlain(s.HasPlurals) }},
-		{key: "labels", changed: differs(s.Labels, snap.Labels), absent: s.Labels == nil, encode: func() ([]byte, error) { return marshalPlain(s.Labels) }},
-		{key: "text", changed: differs(s.Text, snap.Text), required: true, encode: s.Text.MarshalJSON},
-		{key: "translations", changed: differs(s.Translations, snap.Translations), absent: s.Translations == nil, encode: func() ([]byte, error) {
+		{key: "labels", changed: !labelsEqual(s.Labels, snap.Labels), absent: s.Labels == nil, encode: func() ([]byte, error) { return marshalPlain(s.Labels) }},
+		{key: "text", changed: !textEqual(s.Text, snap.Text), required: true, encode: s.Text.MarshalJSON},
+		{key: "translations", changed: !translationsEqual(s.Translations, snap.Translations), absent: s.Translations == nil, encode: func() ([]byte, error) {
 			return encodeTranslations(s.Translations, src)
 		}},
 	}
 	return encodeObject(src, fields, s.Extra, snap.Extra)
+}
+
+// untouched reports whether a decoded string still equals its snapshot.
+func (s *String) untouched() bool {
+	o := &s.wire.snap
+	return s.UniqID == o.UniqID && s.Identifier == o.Identifier && s.Context == o.Context &&
+		s.HasPlurals == o.HasPlurals && ptrEqual(s.MaxLength, o.MaxLength) && ptrEqual(s.IsHidden, o.IsHidden) &&
+		labelsEqual(s.Labels, o.Labels) && textEqual(s.Text, o.Text) && translationsEqual(s.Translations, o.Translations) &&
+		extraEqual(s.Extra, o.Extra)
+}
+
+func ptrEqual[T comparable](a, b *T) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+// labelsEqual tells nil (no member) from empty ([]).
+func labelsEqual(a, b []string) bool { return (a == nil) == (b == nil) && slices.Equal(a, b) }
+
+func formsEqual(ap, bp string, a, b map[string]string) bool {
+	return ap == bp && (a == nil) == (b == nil) && maps.Equal(a, b)
+}
+
+func textEqual(a, b Text) bool { return formsEqual(a.Plain, b.Plain, a.Plural, b.Plural) }
+
+func statusEqual(a, b *Status) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return formsEqual(a.Plain, b.Plain, a.Plural, b.Plural)
+}
+
+func translationEqual(a, b Translation) bool {
+	return textEqual(a.Text, b.Text) && statusEqual(a.Status, b.Status) && extraEqual(a.Extra, b.Extra)
+}
+
+func translationsEqual(a, b map[string]Translation) bool {
+	if (a == nil) != (b == nil) || len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		w, ok := b[k]
+		if !ok || !translationEqual(v, w) {
+			return false
+		}
+	}
+	return true
 }
 
 // encodeTranslations writes the languages in their wire order, then new
@@ -381,11 +431,7 @@ func (t *Translation) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return err
 	}
-	snap, err := decodeTranslationMembers(src)
-	if err != nil {
-		return err
-	}
-	cur.wire = &translationWire{src: src, snap: snap}
+	cur.wire = &translationWire{src: src, snap: cur.Clone()}
 	*t = cur
 	return nil
 }
@@ -414,14 +460,17 @@ func decodeTranslationMembers(src *source) (Translation, error) {
 
 // MarshalJSON encodes the entry, keeping unchanged members byte for byte.
 func (t Translation) MarshalJSON() ([]byte, error) {
+	if w := t.wire; w != nil && translationEqual(t, w.snap) {
+		return w.src.raw, nil
+	}
 	var snap Translation
 	var src *source
 	if t.wire != nil {
 		snap, src = t.wire.snap, t.wire.src
 	}
 	fields := []field{
-		{key: "text", changed: differs(t.Text, snap.Text), required: true, encode: t.Text.MarshalJSON},
-		{key: "status", changed: differs(t.Status, snap.Status), absent: t.Status == nil, encode: func() ([]byte, error) { return t.Status.MarshalJSON() }},
+		{key: "text", changed: !textEqual(t.Text, snap.Text), required: true, encode: t.Text.MarshalJSON},
+		{key: "status", changed: !statusEqual(t.Status, snap.Status), absent: t.Status == nil, encode: func() ([]byte, error) { return t.Status.MarshalJSON() }},
 	}
 	return encodeObject(src, fields, t.Extra, snap.Extra)
 }
