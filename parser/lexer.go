@@ -174,8 +174,25 @@ func scan(src string, lim Limits) scanResult {
 	return scanResult{toks: s.toks, diags: s.diags, nodes: s.nodes}
 }
 
+// MaxErrors is the most syntax errors one Parse reports; past it the scan
+// stops with a last "too-many-errors" diagnostic over the rest of the text.
+const MaxErrors = 50
+
 func (s *scanner) errorf(rule string, sp diag.Span, format string, args ...any) {
-	s.diags = append(s.diags, diag.Errorf(diag.ClassSyntax, rule, sp, format, args...))
+	s.add(diag.Errorf(diag.ClassSyntax, rule, sp, format, args...))
+}
+
+func (s *scanner) add(d diag.Diagnostic) {
+	if s.stopped {
+		return
+	}
+	if len(s.diags) == MaxErrors {
+		s.diags = append(s.diags, diag.Errorf(diag.ClassSyntax, "too-many-errors", diag.Span{Start: d.Span.Start, End: len(s.src)},
+			"more than %d syntax errors; the rest of the query is not checked", MaxErrors))
+		s.stopped = true
+		return
+	}
+	s.diags = append(s.diags, d)
 }
 
 func (s *scanner) emit(t lexer.TokenType, start, end int) {
@@ -411,7 +428,7 @@ func (s *scanner) dotted(dot int) int {
 	}
 	want := strings.Join(rev, " of ")
 	sp := diag.Span{Start: first, End: end}
-	s.diags = append(s.diags, diag.Errorf(diag.ClassSyntax, "dotted-path", sp,
+	s.add(diag.Errorf(diag.ClassSyntax, "dotted-path", sp,
 		"CroQL has no dotted paths: write `%s`", want).WithFix(sp, want))
 	return end
 }
@@ -534,7 +551,7 @@ func (s *scanner) inList(start int) bool {
 	if depth != 0 {
 		d = d.WithHint("the list is not closed with `)`")
 	}
-	s.diags = append(s.diags, d)
+	s.add(d)
 	s.pos = end
 	return true
 }
@@ -604,7 +621,7 @@ func (s *scanner) number() {
 func (s *scanner) stringLit(start int) (end int, val string, ok bool) {
 	v, end, errs := decodeString(s.src, start)
 	for _, d := range errs {
-		s.diags = append(s.diags, d)
+		s.add(d)
 	}
 	return end, v, len(errs) == 0
 }

@@ -159,3 +159,16 @@ func TestConcurrentUse(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+func TestTooManyErrors(t *testing.T) {
+	src := strings.Repeat("a == ", 1000) + "a"
+	e, diags := parser.Parse(src)
+	assert.Nil(t, e)
+	require.Len(t, diags, parser.MaxErrors+1)
+	last := diags[len(diags)-1]
+	assert.Equal(t, "too-many-errors", last.Rule)
+	assert.Equal(t, diag.Span{Start: parser.MaxErrors*5 + 2, End: len(src)}, last.Span, "from the first error not reported to the end")
+	for _, d := range diags[:parser.MaxErrors] {
+		assert.Equal(t, "double-equals", d.Rule)
+	}
+}
