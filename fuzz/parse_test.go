@@ -1,11 +1,11 @@
-// Package fuzz holds the fuzz targets and cross-stage property tests of
-// croql. Run one with
+package fuzz
+
+// The parser's fuzz target. Run it with
 //
 //	go test ./fuzz -run '^$' -fuzz '^FuzzParse$' -fuzztime 30s
 //
-// Crashers Go finds are written to testdata/fuzz/<Target>/ and stay there
+// Crashers Go finds are written to testdata/fuzz/FuzzParse/ and stay there
 // as regression cases that plain `go test ./fuzz` replays.
-package fuzz
 
 import (
 	"testing"
