@@ -1,0 +1,750 @@
+// Package compile turns a checked CroQL query (package typecheck) into a SQL
+// WHERE clause for PostgreSQL, SQLite or MySQL/MariaDB, with every value a
+// bound parameter and every identifier taken from a [Mapping] and quoted.
+//
+// The SQL reproduces the language's semantics exactly (design/language.md
+// sections 3-5): two-valued logic (every compiled predicate is TRUE or FALSE,
+// never NULL, wherever NULL would change the outcome), null-safe `=`,
+// ordering, between and contains false on an absent operand, arithmetic
+// with an absent operand absent, division by zero absent, `count of` an
+// absent collection 0, and code-point string comparison. Collections become
+// correlated subqueries; a count compared with zero becomes EXISTS or NOT
+// EXISTS.
+//
+// Besides the compiler the package holds the relational mapping
+// ([DefaultMapping]), the reference DDL ([Mapping.DDL]), a loader that
+// stores a [schema.Project] in a database ([Load]) and a runner ([Run]).
+// Package compile/engine opens the three engines with what the compiled SQL
+// expects of a connection.
+package compile
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/croql/croql/ast"
+	"github.com/croql/croql/schema"
+	"github.com/croql/croql/typecheck"
+)
+
+// ErrUnrepresentable is wrapped by errors about a value an engine cannot
+// hold (PostgreSQL text with NUL or invalid UTF-8, for instance).
+var ErrUnrepresentable = errors.New("value not representable in this engine")
+
+// SQL is a compiled query.
+type SQL struct {
+	// Where is the condition on the root row, aliased Alias.
+	Where string
+	// Args are the values of the parameters of Where, in order.
+	Args []any
+	// From is the root table with its alias: "strings" AS t0.
+	From string
+	// Key is the root row's key column, qualified: t0."id".
+	Key string
+	// Table and Alias are the root table and its alias.
+	Table, Alias string
+	// Dialect is the dialect the text is written in.
+	Dialect Dialect
+}
+
+// Select is the full query returning the keys of the matching rows in
+// ascending order: SELECT key FROM from WHERE where ORDER BY key.
+func (s *SQL) Select() string {
+	return "SELECT " + s.Key + " FROM " + s.From + " WHERE " + s.Where + " ORDER BY " + s.Key
+}
+
+// SelectLimit is Select limited to limit rows; the limit is one more
+// parameter, appended to a copy of Args.
+func (s *SQL) SelectLimit(limit int) (string, []any) {
+	args := append(append([]any(nil), s.Args...), int64(limit))
+	return s.Select() + s.Dialect.Limit(s.Dialect.Param(len(args), schema.Int)), args
+}
+
+// Compile compiles q, a query without errors, for dialect d over mapping m.
+func Compile(q *typecheck.Query, d Dialect, m *Mapping) (*SQL, error) {
+	switch {
+	case q == nil:
+		return nil, errors.New("compile: no query")
+	case q.Diags.HasErrors():
+		return nil, fmt.Errorf("compile: the query has errors: %v", q.Diags[0].Message)
+	case q.Root == nil || q.Context == nil:
+		return nil, errors.New("compile: the query was not checked")
+	case d == nil:
+		return nil, errors.New("compile: no dialect")
+	case m == nil:
+		return nil, errors.New("compile: no mapping")
+	}
+	root, err := m.Table(q.Context.Root)
+	if err != nil {
+		return nil, err
+	}
+	if root.Key == "" {
+		return nil, fmt.Errorf("compile: table %s of the %s context has no key", root.Name, q.Context.Name)
+	}
+	c := &compiler{d: d, m: m, scopes: make([]binding, max(q.Scopes, 1))}
+	alias := c.alias()
+	c.scopes[0] = binding{alias: alias, obj: q.Context.Root, tab: root}
+	c.pred(q.Root, false)
+	if c.err != nil {
+		return nil, c.err
+	}
+	where, args := c.finish(c.b.String())
+	if c.err != nil {
+		return nil, c.err
+	}
+	return &SQL{
+		Where:   where,
+		Args:    args,
+		From:    d.Quote(root.Name) + " AS " + alias,
+		Key:     alias + "." + d.Quote(root.Key),
+		Table:   root.Name,
+		Alias:   alias,
+		Dialect: d,
+	}, nil
+}
+
+// binding is the row bound at one scope.
+type binding struct {
+	alias string
+	obj   *schema.Object
+	tab   *Table
+}
+
+type compiler struct {
+	d      Dialect
+	m      *Mapping
+	b      strings.Builder
+	vals   []pending
+	scopes []binding
+	next   int
+	err    error
+	depth  int
+}
+
+// maxDepth bounds the recursion; the parser's limits keep real queries far
+// below it.
+const maxDepth = 10000
+
+func (c *compiler) fail(format string, args ...any) {
+	if c.err == nil {
+		c.err = fmt.Errorf("compile: "+format, args...)
+	}
+}
+
+func (c *compiler) failErr(err error) {
+	if c.err == nil {
+		c.err = err
+	}
+}
+
+func (c *compiler) w(s ...string) {
+	for _, x := range s {
+		c.b.WriteString(x)
+	}
+}
+
+func (c *compiler) alias() string {
+	a := "t" + strconv.Itoa(c.next)
+	c.next++
+	return a
+}
+
+func (c *compiler) q(ident string) string { return c.d.Quote(ident) }
+
+// param writes a marker for value v: NUL, its index, NUL. finish turns the
+// markers into the dialect's placeholders in the order they appear in the
+// final text, so that a dialect may put its operands in any order (or
+// repeat one) and the arguments still line up with positional "?".
+// Identifiers never hold NUL (checkIdent) and no value is ever written
+// into the text, so the markers are unambiguous.
+func (c *compiler) param(v any, k schema.Kind) {
+	if s, ok := v.(string); ok {
+		if err := c.d.CheckString(s); err != nil {
+			c.failErr(fmt.Errorf("compile: %w", err))
+		}
+	}
+	c.vals = append(c.vals, pending{v, k})
+	c.w("\x00", strconv.Itoa(len(c.vals)-1), "\x00")
+}
+
+type pending struct {
+	v any
+	k schema.Kind
+}
+
+// finish replaces the markers of text with placeholders and returns the
+// text and the arguments in placeholder order.
+func (c *compiler) finish(text string) (string, []any) {
+	var b strings.Builder
+	b.Grow(len(text) + 4*len(c.vals))
+	args := make([]any, 0, len(c.vals))
+	for {
+		i := strings.IndexByte(text, 0)
+		if i < 0 {
+			b.WriteString(text)
+			break
+		}
+		j := strings.IndexByte(text[i+1:], 0)
+		if j < 0 {
+			c.fail("internal: unterminated parameter marker")
+			return "", nil
+		}
+		idx, err := strconv.Atoi(text[i+1 : i+1+j])
+		if err != nil || idx < 0 || idx >= len(c.vals) {
+			c.fail("internal: bad parameter marker")
+			return "", nil
+		}
+		b.WriteString(text[:i])
+		args = append(args, c.vals[idx].v)
+		b.WriteString(c.d.Param(len(args), c.vals[idx].k))
+		text = text[i+2+j:]
+	}
+	return b.String(), args
+}
+
+func (c *compiler) enter() bool {
+	c.depth++
+	if c.depth > maxDepth {
+		c.fail("the query is nested too deeply")
+		return false
+	}
+	return c.err == nil
+}
+
+func (c *compiler) leave() { c.depth-- }
+
+// nullable reports whether the compiled value of n may be NULL. It is
+// typecheck.Nullable, plus unresolved user mentions (a login missing from
+// the users table gives NULL).
+func nullable(n typecheck.Node) bool {
+	switch n := n.(type) {
+	case *typecheck.Const:
+		return n.Unresolved
+	case *typecheck.Neg:
+		return nullable(n.X)
+	case *typecheck.ToFloat:
+		return nullable(n.X)
+	case *typecheck.Arith:
+		return n.Op == ast.OpDiv || nullable(n.X) || nullable(n.Y)
+	case *typecheck.If:
+		return nullable(n.Then) || nullable(n.Else)
+	}
+	return typecheck.Nullable(n)
+}
+
+// maybeNullBool reports whether pred, compiled not strict, may yield NULL.
+func maybeNullBool(n typecheck.Node) bool {
+	switch n := n.(type) {
+	case *typecheck.Member:
+		return true
+	case *typecheck.Compare:
+		if n.Operand == schema.Bool || n.Op == ast.OpEq || n.Op == ast.OpNe {
+			return false // compiled null-safe when strict
+		}
+		return nullable(n.X) || nullable(n.Y)
+	case *typecheck.Between:
+		return nullable(n.X) || nullable(n.Lo) || nullable(n.Hi)
+	case *typecheck.Contains:
+		return nullable(n.X) || nullable(n.Sub)
+	case *typecheck.If:
+		return maybeNullBool(n.Then) || maybeNullBool(n.Else)
+	case *typecheck.Field:
+		return n.F.Nullable
+	}
+	return false
+}
+
+// pred writes a boolean expression. When strict is false the expression
+// sits where NULL and FALSE mean the same (a WHERE clause, an operand of
+// AND/OR there, the condition of CASE), so it may yield NULL for false;
+// when strict it must yield TRUE or FALSE.
+func (c *compiler) pred(n typecheck.Node, strict bool) {
+	if !c.enter() {
+		return
+	}
+	defer c.leave()
+	if strict && maybeNullBool(n) {
+		c.w("COALESCE(")
+		c.pred(n, false)
+		c.w(", ", c.d.Bool(false), ")")
+		return
+	}
+	switch n := n.(type) {
+	case *typecheck.Field:
+		c.field(c.scope(n.Scope, n.Obj), n.F)
+	case *typecheck.Member:
+		c.member(n)
+	case *typecheck.Not:
+		c.w("NOT (")
+		c.pred(n.X, true)
+		c.w(")")
+	case *typecheck.Logic:
+		op := map[ast.Op]string{ast.OpAnd: " AND ", ast.OpOr: " OR ", ast.OpXor: " <> "}[n.Op]
+		if op == "" {
+			c.fail("unknown logical operator %s", n.Op)
+			return
+		}
+		inner := strict || n.Op == ast.OpXor
+		c.w("(")
+		c.pred(n.X, inner)
+		c.w(op)
+		c.pred(n.Y, inner)
+		c.w(")")
+	case *typecheck.Compare:
+		c.compare(n, strict)
+	case *typecheck.Between:
+		c.w("(")
+		c.value(n.X)
+		c.w(" BETWEEN ")
+		c.value(n.Lo)
+		c.w(" AND ")
+		c.value(n.Hi)
+		c.w(")")
+	case *typecheck.Contains:
+		c.contains(n)
+	case *typecheck.Filter:
+		if n.Kind != ast.With {
+			c.fail("a `where` collection is not a condition")
+			return
+		}
+		c.with(n)
+	case *typecheck.If:
+		c.w("(CASE WHEN ")
+		c.pred(n.Cond, false)
+		c.w(" THEN ")
+		c.pred(n.Then, strict)
+		c.w(" ELSE ")
+		c.pred(n.Else, strict)
+		c.w(" END)")
+	case *typecheck.IsSet:
+		c.w("(")
+		c.value(n.X)
+		c.w(" IS NOT NULL)")
+	default:
+		c.fail("%T is not a condition", n)
+	}
+}
+
+// scope returns the binding of scope i, checking that it binds obj.
+func (c *compiler) scope(i int, obj *schema.Object) binding {
+	if i < 0 || i >= len(c.scopes) || c.scopes[i].tab == nil {
+		c.fail("scope %d is not bound", i)
+		return binding{}
+	}
+	b := c.scopes[i]
+	if obj != nil && b.obj != obj {
+		if t, err := c.m.Table(obj); err != nil || t != b.tab {
+			c.fail("scope %d binds %s, not %s", i, b.obj.Name, obj.Name)
+			return binding{}
+		}
+	}
+	return b
+}
+
+// field writes field f of the row bound as b: a column, or for the
+// derived bools a test of their column.
+func (c *compiler) field(b binding, f *schema.Field) {
+	if c.err != nil {
+		return
+	}
+	col, ok := b.tab.Columns[f.Name]
+	if !ok || col == "" {
+		c.fail("the mapping has no column for `%s` of %s (table %s)", f.Name, b.obj.Name, b.tab.Name)
+		return
+	}
+	ref := b.alias + "." + c.q(col)
+	switch {
+	case f.Equals != "":
+		c.w("(", ref, " = ")
+		c.param(f.Equals, schema.String)
+		c.w(")")
+	case f.Negate:
+		c.w("(NOT ", ref, ")")
+	default:
+		c.w(ref)
+	}
+}
+
+// value writes a scalar expression (NULL for an absent value).
+func (c *compiler) value(n typecheck.Node) {
+	if !c.enter() {
+		return
+	}
+	defer c.leave()
+	if n.Type().Kind == schema.Bool {
+		c.pred(n, true)
+		return
+	}
+	switch n := n.(type) {
+	case *typecheck.Const:
+		c.constant(n)
+	case *typecheck.Field:
+		if n.F.Type.Kind == schema.Collection {
+			c.fail("collection `%s` used as a value", n.F.Name)
+			return
+		}
+		c.field(c.scope(n.Scope, n.Obj), n.F)
+	case *typecheck.Member:
+		c.member(n)
+	case *typecheck.Count:
+		if t := n.X.Type(); t.Kind != schema.Collection {
+			c.fail("count of %s", t)
+			return
+		}
+		c.w("(SELECT COUNT(*)")
+		c.fromWhere(n.X, nil)
+		c.w(")")
+	case *typecheck.Arith:
+		op := map[ast.Op]string{ast.OpAdd: " + ", ast.OpSub: " - ", ast.OpMul: " * ", ast.OpDiv: " / "}[n.Op]
+		if op == "" {
+			c.fail("unknown arithmetic operator %s", n.Op)
+			return
+		}
+		c.w("(")
+		c.value(n.X)
+		c.w(op)
+		if n.Op == ast.OpDiv {
+			c.w("NULLIF(")
+			c.value(n.Y)
+			c.w(", 0)")
+		} else {
+			c.value(n.Y)
+		}
+		c.w(")")
+	case *typecheck.Neg:
+		c.w("(-(")
+		c.value(n.X)
+		c.w("))")
+	case *typecheck.ToFloat:
+		c.w(c.d.ToFloat(c.sub(func() { c.value(n.X) })))
+	case *typecheck.If:
+		c.w("(CASE WHEN ")
+		c.pred(n.Cond, false)
+		c.w(" THEN ")
+		c.value(n.Then)
+		c.w(" ELSE ")
+		c.value(n.Else)
+		c.w(" END)")
+	default:
+		c.fail("%T is not a value", n)
+	}
+}
+
+// sub runs f writing into a fresh buffer and returns what it wrote, for
+// dialect methods that wrap or reorder expressions (see param).
+func (c *compiler) sub(f func()) string {
+	saved := c.b
+	c.b = strings.Builder{}
+	f()
+	s := c.b.String()
+	c.b = saved
+	return s
+}
+
+func (c *compiler) constant(n *typecheck.Const) {
+	switch n.T.Kind {
+	case schema.Int, schema.Datetime:
+		c.param(n.I, schema.Int)
+	case schema.Float:
+		c.param(n.F, schema.Float)
+	case schema.String, schema.Language:
+		c.param(n.S, schema.String)
+	case schema.User:
+		if !n.Unresolved {
+			c.param(n.I, schema.Int)
+			return
+		}
+		ut, err := c.m.Table(c.m.cat.UserObj)
+		if err != nil {
+			c.failErr(err)
+			return
+		}
+		login, lok := ut.Columns["login"]
+		id, iok := ut.Columns["id"]
+		if !lok || !iok {
+			c.fail("the mapping of users has no id or login column")
+			return
+		}
+		a := c.alias()
+		c.w("(SELECT ", a, ".", c.q(id), " FROM ", c.q(ut.Name), " AS ", a, " WHERE ", a, ".", c.q(login), " = ")
+		c.param(n.S, schema.String)
+		c.w(")")
+	default:
+		c.fail("a constant of type %s", n.T)
+	}
+}
+
+// ref writes the key of the object (Record or User) n refers to.
+func (c *compiler) ref(n typecheck.Node) {
+	switch n.Type().Kind {
+	case schema.Record, schema.User:
+		if f, ok := n.(*typecheck.Field); ok {
+			c.field(c.scope(f.Scope, f.Obj), f.F)
+			return
+		}
+		if n.Type().Kind == schema.Record {
+			if m, ok := n.(*typecheck.Member); ok {
+				c.member(m)
+				return
+			}
+			c.fail("%T as an object", n)
+			return
+		}
+		c.value(n)
+	default:
+		c.fail("%s is not an object", n.Type())
+	}
+}
+
+// member writes F of X: a scalar subquery on X's table, or X itself when
+// F is X's key (id of file is the string's file_id).
+func (c *compiler) member(n *typecheck.Member) {
+	obj := n.X.Type().Obj
+	if obj == nil {
+		c.fail("member `%s` of %s", n.F.Name, n.X.Type())
+		return
+	}
+	t, err := c.m.Table(obj)
+	if err != nil {
+		c.failErr(err)
+		return
+	}
+	col, ok := t.Columns[n.F.Name]
+	if !ok {
+		c.fail("the mapping has no column for `%s` of %s (table %s)", n.F.Name, obj.Name, t.Name)
+		return
+	}
+	if col == t.Key && n.F.Equals == "" && !n.F.Negate {
+		c.ref(n.X)
+		return
+	}
+	if t.Key == "" {
+		c.fail("table %s of %s has no key", t.Name, obj.Name)
+		return
+	}
+	a := c.alias()
+	c.w("(SELECT ")
+	c.field(binding{alias: a, obj: obj, tab: t}, n.F)
+	c.w(" FROM ", c.q(t.Name), " AS ", a, " WHERE ", a, ".", c.q(t.Key), " = ")
+	c.ref(n.X)
+	c.w(")")
+}
+
+// with writes X with P: EXISTS over the collection's elements, or over the
+// one row an object reference points at.
+func (c *compiler) with(n *typecheck.Filter) {
+	switch n.X.Type().Kind {
+	case schema.Collection:
+		c.w("EXISTS (SELECT 1")
+		c.fromWhere(n.X, n)
+		c.w(")")
+	case schema.Record, schema.User:
+		obj := n.Elem
+		t, err := c.m.Table(obj)
+		if err != nil {
+			c.failErr(err)
+			return
+		}
+		if t.Key == "" {
+			c.fail("table %s of %s has no key", t.Name, obj.Name)
+			return
+		}
+		a := c.alias()
+		c.w("EXISTS (SELECT 1 FROM ", c.q(t.Name), " AS ", a, " WHERE ", a, ".", c.q(t.Key), " = ")
+		c.ref(n.X)
+		c.w(" AND ")
+		c.bindPred(n.Scope, binding{alias: a, obj: obj, tab: t}, n.Pred)
+		c.w(")")
+	default:
+		c.fail("`with` on %s", n.X.Type())
+	}
+}
+
+// bindPred writes pred with b bound at scope i.
+func (c *compiler) bindPred(i int, b binding, pred typecheck.Node) {
+	if i < 0 || i >= len(c.scopes) {
+		c.fail("scope %d out of range", i)
+		return
+	}
+	saved := c.scopes[i]
+	c.scopes[i] = b
+	c.w("(")
+	c.pred(pred, false)
+	c.w(")")
+	c.scopes[i] = saved
+}
+
+// fromWhere writes " FROM <elements> WHERE <belong to the parent> AND
+// <each where> [AND <with's predicate>]" for collection coll.
+func (c *compiler) fromWhere(coll typecheck.Node, with *typecheck.Filter) {
+	var filters []*typecheck.Filter
+	x := coll
+	for {
+		f, ok := x.(*typecheck.Filter)
+		if !ok || f.Kind != ast.Where {
+			break
+		}
+		filters = append(filters, f)
+		x = f.X
+	}
+	base, ok := x.(*typecheck.Field)
+	if !ok || base.F.Type.Kind != schema.Collection || base.F.Type.Obj == nil {
+		c.fail("%T is not a collection of the mapping", x)
+		return
+	}
+	parent := c.scope(base.Scope, base.Obj)
+	if c.err != nil {
+		return
+	}
+	ch := parent.tab.Children[base.F.Name]
+	if ch == nil {
+		c.fail("the mapping of %s has no child entry for `%s`", parent.obj.Name, base.F.Name)
+		return
+	}
+	elemObj := base.F.Type.Obj
+	et, err := c.m.Table(elemObj)
+	if err != nil {
+		c.failErr(err)
+		return
+	}
+	a := c.alias()
+	pkey := parent.alias + "." + c.q(parent.tab.Key)
+	if ch.Through != "" {
+		if et.Key == "" {
+			c.fail("table %s of %s has no key", et.Name, elemObj.Name)
+			return
+		}
+		l := c.alias()
+		c.w(" FROM ", c.q(ch.Through), " AS ", l, " JOIN ", c.q(et.Name), " AS ", a,
+			" ON ", a, ".", c.q(et.Key), " = ", l, ".", c.q(ch.To),
+			" WHERE ", l, ".", c.q(ch.From), " = ", pkey)
+	} else {
+		c.w(" FROM ", c.q(et.Name), " AS ", a, " WHERE ", a, ".", c.q(ch.FK), " = ", pkey)
+	}
+	b := binding{alias: a, obj: elemObj, tab: et}
+	for i := len(filters) - 1; i >= 0; i-- {
+		c.w(" AND ")
+		c.bindPred(filters[i].Scope, b, filters[i].Pred)
+	}
+	if with != nil {
+		c.w(" AND ")
+		c.bindPred(with.Scope, b, with.Pred)
+	}
+}
+
+// compare writes a comparison.
+func (c *compiler) compare(n *typecheck.Compare, strict bool) {
+	if c.countZero(n) {
+		return
+	}
+	if n.Operand == schema.Bool {
+		op := " = "
+		if n.Op == ast.OpNe {
+			op = " <> "
+		} else if n.Op != ast.OpEq {
+			c.fail("bools are not ordered")
+			return
+		}
+		c.w("(")
+		c.pred(n.X, true)
+		c.w(op)
+		c.pred(n.Y, true)
+		c.w(")")
+		return
+	}
+	nx, ny := nullable(n.X), nullable(n.Y)
+	x := c.sub(func() { c.value(n.X) })
+	y := c.sub(func() { c.value(n.Y) })
+	switch n.Op {
+	case ast.OpEq:
+		switch {
+		case !nx && !ny, !strict && nx != ny:
+			// Plain = where it means the same: no NULL, or one NULL side
+			// that a WHERE treats as false (keeps index use).
+			c.w("(", x, " = ", y, ")")
+		default:
+			c.w("(", c.d.NullSafeEq(x, y), ")")
+		}
+	case ast.OpNe:
+		if !nx && !ny {
+			c.w("(", x, " <> ", y, ")")
+		} else {
+			c.w("(", c.d.NullSafeNe(x, y), ")")
+		}
+	case ast.OpLt, ast.OpLe, ast.OpGt, ast.OpGe:
+		c.w("(", x, " ", n.Op.String(), " ", y, ")")
+	default:
+		c.fail("unknown comparison %s", n.Op)
+	}
+}
+
+// countZero writes `count of C` compared with 0 (or 1) as EXISTS or NOT
+// EXISTS and reports whether it did.
+func (c *compiler) countZero(n *typecheck.Compare) bool {
+	if n.Operand != schema.Int {
+		return false
+	}
+	op := n.Op
+	cnt, ok := n.X.(*typecheck.Count)
+	k, kok := n.Y.(*typecheck.Const)
+	if !ok || !kok {
+		cnt, ok = n.Y.(*typecheck.Count)
+		k, kok = n.X.(*typecheck.Const)
+		if !ok || !kok {
+			return false
+		}
+		op = flip(op)
+	}
+	if k.T.Kind != schema.Int || k.Unresolved {
+		return false
+	}
+	exists, ok := existsForm(op, k.I)
+	if !ok {
+		return false
+	}
+	if !exists {
+		c.w("NOT ")
+	}
+	c.w("EXISTS (SELECT 1")
+	c.fromWhere(cnt.X, nil)
+	c.w(")")
+	return true
+}
+
+// flip turns `k op count` into `count op' k`.
+func flip(op ast.Op) ast.Op {
+	switch op {
+	case ast.OpLt:
+		return ast.OpGt
+	case ast.OpLe:
+		return ast.OpGe
+	case ast.OpGt:
+		return ast.OpLt
+	case ast.OpGe:
+		return ast.OpLe
+	}
+	return op
+}
+
+// existsForm tells whether `count op k` is "some element" (exists true) or
+// "no element" (exists false); ok is false for other comparisons.
+func existsForm(op ast.Op, k int64) (exists, ok bool) {
+	switch {
+	case k == 0 && (op == ast.OpGt || op == ast.OpNe), k == 1 && op == ast.OpGe:
+		return true, true
+	case k == 0 && (op == ast.OpEq || op == ast.OpLe), k == 1 && op == ast.OpLt:
+		return false, true
+	}
+	return false, false
+}
+
+func (c *compiler) contains(n *typecheck.Contains) {
+	x := c.sub(func() { c.value(n.X) })
+	sub := c.sub(func() { c.value(n.Sub) })
+	if n.Fold {
+		x, sub = c.d.Fold(x), c.d.Fold(sub)
+	}
+	c.w("(", c.d.Contains(x, sub), ")")
+}

@@ -1,0 +1,119 @@
+package compile
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/croql/croql/schema"
+)
+
+// Check reports every problem of the mapping: an object without a table,
+// a field without a column, a collection without a child entry, a table
+// with children but no key, an empty or impossible identifier, one column
+// holding two different values.
+func (m *Mapping) Check() error {
+	_, err := m.layout()
+	return err
+}
+
+// DDL returns the statements that create the mapping's tables in dialect
+// d, with the indexes the compiled queries use: the key, every foreign key
+// of an element table, both columns of a join table, every reference
+// column (file_id), and the extra indexes of the mapping (identifier,
+// added, updated, language, ...). Text columns compare by code point
+// (COLLATE "C" in PostgreSQL, utf8mb4_nopad_bin in MySQL); booleans,
+// integers and datetimes (Unix seconds) are NOT NULL unless the field is
+// nullable. It returns nil when the mapping does not Check.
+//
+// There are no FOREIGN KEY constraints: the loader keeps the references
+// consistent, and constraints would only slow bulk loading.
+func (m *Mapping) DDL(d Dialect) []string {
+	l, err := m.layout()
+	if err != nil {
+		return nil
+	}
+	var out, idx []string
+	index := func(table string, unique bool, cols []string, kinds map[string]schema.Kind) {
+		name := table + "_" + strings.Join(cols, "_") + "_idx"
+		if len(name) > 63 {
+			name = name[:59] + "_idx"
+		}
+		parts := make([]string, len(cols))
+		for i, c := range cols {
+			parts[i] = d.IndexColumn(c, kinds[c])
+		}
+		kw := "CREATE INDEX "
+		if unique {
+			kw = "CREATE UNIQUE INDEX "
+		}
+		idx = append(idx, kw+d.Quote(name)+" ON "+d.Quote(table)+" ("+strings.Join(parts, ", ")+")")
+	}
+	for _, ti := range l.tables {
+		t := ti.t
+		var defs []string
+		kinds := map[string]schema.Kind{}
+		for _, c := range ti.cols {
+			kinds[c.name] = c.kind
+			def := d.Quote(c.name) + " " + d.ColumnType(c.kind)
+			notNull := !c.null && !(c.goName == "" && len(ti.fks) > 1)
+			if notNull {
+				def += " NOT NULL"
+			}
+			defs = append(defs, def)
+		}
+		if t.Key != "" {
+			defs = append(defs, "PRIMARY KEY ("+d.Quote(t.Key)+")")
+		}
+		out = append(out, "CREATE TABLE "+d.Quote(t.Name)+" (\n  "+strings.Join(defs, ",\n  ")+"\n)"+d.TableOptions())
+		var done [][]string
+		add := func(unique bool, cols ...string) {
+			if len(cols) == 0 || (len(cols) == 1 && cols[0] == t.Key) {
+				return
+			}
+			for _, x := range done {
+				if slices.Equal(x, cols) {
+					return
+				}
+			}
+			done = append(done, cols)
+			index(t.Name, unique, cols, kinds)
+		}
+		for _, fk := range ti.fks {
+			add(false, fk)
+		}
+		for _, r := range ti.refs {
+			add(false, r)
+		}
+		for _, u := range t.Unique {
+			add(true, u...)
+		}
+		for _, x := range t.Indexes {
+			add(false, x...)
+		}
+	}
+	for _, j := range l.joins {
+		out = append(out, "CREATE TABLE "+d.Quote(j.name)+" (\n  "+
+			d.Quote(j.from)+" "+d.ColumnType(schema.Int)+" NOT NULL,\n  "+
+			d.Quote(j.to)+" "+d.ColumnType(schema.Int)+" NOT NULL,\n  "+
+			"PRIMARY KEY ("+d.Quote(j.from)+", "+d.Quote(j.to)+")\n)"+d.TableOptions())
+		index(j.name, false, []string{j.to}, nil)
+	}
+	return append(out, idx...)
+}
+
+// TableNames returns every table of the mapping, join tables included, in
+// DDL order.
+func (m *Mapping) TableNames() []string {
+	l, err := m.layout()
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, ti := range l.tables {
+		out = append(out, ti.t.Name)
+	}
+	for _, j := range l.joins {
+		out = append(out, j.name)
+	}
+	return out
+}

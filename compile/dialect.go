@@ -1,0 +1,394 @@
+package compile
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/croql/croql/schema"
+)
+
+// Dialect is what differs between SQL engines. The compiler, the DDL
+// generator and the loader ask the dialect for every engine-specific piece
+// of text; nothing else in the package looks at which engine it targets.
+//
+// The implementations are [Postgres], [SQLite] and [MySQL] (MySQL 8 and
+// MariaDB 10.5+). They are small immutable values: use them as
+// compile.Postgres{}.
+type Dialect interface {
+	// Name is "postgres", "sqlite" or "mysql".
+	Name() string
+	// Quote quotes an identifier (a table or column name from the Mapping).
+	Quote(ident string) string
+	// Placeholder is parameter number n (1-based) without a cast, where the
+	// engine knows its type (INSERT values).
+	Placeholder(n int) string
+	// Param renders parameter number n (1-based) holding a value of kind
+	// k, with whatever cast or collation the engine needs to give it that
+	// type (PostgreSQL infers nothing from an untyped parameter; string
+	// parameters compare by code point everywhere).
+	Param(n int, k schema.Kind) string
+	// Bool is the literal for true or false.
+	Bool(b bool) string
+	// NullSafeEq is x = y where NULL equals NULL and never yields NULL;
+	// NullSafeNe is its negation.
+	NullSafeEq(x, y string) string
+	NullSafeNe(x, y string) string
+	// Contains is the case-sensitive substring test "x contains sub",
+	// true for an empty sub; NULL when either side is NULL.
+	Contains(x, sub string) string
+	// Fold is the case folding of a string expression used on both sides
+	// of a case-insensitive contains (see docs/sql.md for the characters
+	// where engines differ from the evaluator).
+	Fold(x string) string
+	// ToFloat converts an integer expression to a double.
+	ToFloat(x string) string
+	// Limit is the clause that limits a SELECT to the rows counted by
+	// parameter expression p.
+	Limit(p string) string
+	// ColumnType is the DDL type of a column holding values of kind k
+	// (Record and Collection keys are Int).
+	ColumnType(k schema.Kind) string
+	// IndexColumn is how column col of kind k appears in an index
+	// definition (MySQL indexes a prefix of long text).
+	IndexColumn(col string, k schema.Kind) string
+	// TableOptions follows the closing parenthesis of CREATE TABLE.
+	TableOptions() string
+	// CheckString reports a string value the engine cannot store or bind.
+	CheckString(s string) error
+	// Analyze is the statement that refreshes the planner's statistics of
+	// tables.
+	Analyze(tables []string) string
+	// MaxParams is the most parameters one statement may have.
+	MaxParams() int
+}
+
+// DialectByName returns the dialect named "postgres" (or "postgresql",
+// "pg"), "sqlite" (or "sqlite3") or "mysql" (or "mariadb").
+func DialectByName(name string) (Dialect, error) {
+	switch strings.ToLower(strings.TrimSpace(name)) {
+	case "postgres", "postgresql", "pg":
+		return Postgres{}, nil
+	case "sqlite", "sqlite3":
+		return SQLite{}, nil
+	case "mysql", "mariadb":
+		return MySQL{}, nil
+	}
+	return nil, fmt.Errorf("compile: unknown dialect %q (want postgres, sqlite or mysql)", name)
+}
+
+func quoteWith(ident string, q byte) string {
+	var b strings.Builder
+	b.Grow(len(ident) + 2)
+	b.WriteByte(q)
+	for i := 0; i < len(ident); i++ {
+		if ident[i] == q {
+			b.WriteByte(q)
+		}
+		b.WriteByte(ident[i])
+	}
+	b.WriteByte(q)
+	return b.String()
+}
+
+// Postgres is PostgreSQL (12 or later). Text columns are COLLATE "C" so
+// that = and ordering compare code points; booleans are BOOLEAN; every
+// parameter carries a cast.
+type Postgres struct {
+	// FoldCollation is the collation lower() runs under for a
+	// case-insensitive contains: a UTF-8 collation whose case mapping is
+	// Unicode's ("C.utf8" by default; "und-x-icu" also works where ICU is
+	// built in). Under "C" lower() maps ASCII only.
+	FoldCollation string
+}
+
+// Name implements Dialect.
+func (Postgres) Name() string { return "postgres" }
+
+// Quote implements Dialect.
+func (Postgres) Quote(ident string) string { return quoteWith(ident, '"') }
+
+// Placeholder implements Dialect.
+func (Postgres) Placeholder(n int) string { return "$" + strconv.Itoa(n) }
+
+// Analyze implements Dialect.
+func (Postgres) Analyze([]string) string { return "ANALYZE" }
+
+// MaxParams implements Dialect.
+func (Postgres) MaxParams() int { return 65535 }
+
+// Param implements Dialect.
+func (Postgres) Param(n int, k schema.Kind) string {
+	p := "$" + strconv.Itoa(n)
+	switch k {
+	case schema.Bool:
+		return p + "::boolean"
+	case schema.Float:
+		return p + "::double precision"
+	case schema.String, schema.Language:
+		return "(" + p + "::text COLLATE \"C\")"
+	default:
+		return p + "::bigint"
+	}
+}
+
+// Bool implements Dialect.
+func (Postgres) Bool(b bool) string { return boolWord(b) }
+
+// NullSafeEq implements Dialect.
+func (Postgres) NullSafeEq(x, y string) string { return x + " IS NOT DISTINCT FROM " + y }
+
+// NullSafeNe implements Dialect.
+func (Postgres) NullSafeNe(x, y string) string { return x + " IS DISTINCT FROM " + y }
+
+// Contains implements Dialect.
+func (Postgres) Contains(x, sub string) string { return "strpos(" + x + ", " + sub + ") > 0" }
+
+// Fold implements Dialect.
+func (d Postgres) Fold(x string) string {
+	c := d.FoldCollation
+	if c == "" {
+		c = "C.utf8"
+	}
+	return "lower((" + x + ") COLLATE " + quoteWith(c, '"') + ")"
+}
+
+// ToFloat implements Dialect.
+func (Postgres) ToFloat(x string) string { return "CAST(" + x + " AS double precision)" }
+
+// Limit implements Dialect.
+func (Postgres) Limit(p string) string { return " LIMIT " + p }
+
+// ColumnType implements Dialect.
+func (Postgres) ColumnType(k schema.Kind) string {
+	switch k {
+	case schema.Bool:
+		return "BOOLEAN"
+	case schema.Float:
+		return "DOUBLE PRECISION"
+	case schema.String, schema.Language:
+		return `TEXT COLLATE "C"`
+	default:
+		return "BIGINT"
+	}
+}
+
+// IndexColumn implements Dialect.
+func (d Postgres) IndexColumn(col string, _ schema.Kind) string { return d.Quote(col) }
+
+// TableOptions implements Dialect.
+func (Postgres) TableOptions() string { return "" }
+
+// CheckString implements Dialect: PostgreSQL text holds neither NUL nor
+// invalid UTF-8 (the server rejects such a parameter).
+func (Postgres) CheckString(s string) error {
+	if !utf8.ValidString(s) {
+		return fmt.Errorf("%w: PostgreSQL text cannot hold invalid UTF-8 (%q)", ErrUnrepresentable, clip(s))
+	}
+	if strings.IndexByte(s, 0) >= 0 {
+		return fmt.Errorf("%w: PostgreSQL text cannot hold a NUL character (%q)", ErrUnrepresentable, clip(s))
+	}
+	return nil
+}
+
+// SQLite is SQLite 3.35 or later (modernc.org/sqlite in this module).
+// Booleans are 0 and 1, text compares with the default BINARY collation
+// (code points), and a case-insensitive contains calls croql_fold, a Go
+// function that must be registered on the connection (package
+// compile/engine does so; see docs/sql.md).
+type SQLite struct{}
+
+// FoldFunc is the name of the SQL function SQLite's Fold calls.
+const FoldFunc = "croql_fold"
+
+// Name implements Dialect.
+func (SQLite) Name() string { return "sqlite" }
+
+// Quote implements Dialect.
+func (SQLite) Quote(ident string) string { return quoteWith(ident, '"') }
+
+// Placeholder implements Dialect.
+func (SQLite) Placeholder(int) string { return "?" }
+
+// Analyze implements Dialect.
+func (SQLite) Analyze([]string) string { return "ANALYZE" }
+
+// MaxParams implements Dialect.
+func (SQLite) MaxParams() int { return 32766 }
+
+// Param implements Dialect.
+func (SQLite) Param(int, schema.Kind) string { return "?" }
+
+// Bool implements Dialect.
+func (SQLite) Bool(b bool) string { return boolWord(b) }
+
+// NullSafeEq implements Dialect.
+func (SQLite) NullSafeEq(x, y string) string { return x + " IS " + y }
+
+// NullSafeNe implements Dialect.
+func (SQLite) NullSafeNe(x, y string) string { return x + " IS NOT " + y }
+
+// Contains implements Dialect.
+func (SQLite) Contains(x, sub string) string { return "instr(" + x + ", " + sub + ") > 0" }
+
+// Fold implements Dialect.
+func (SQLite) Fold(x string) string { return FoldFunc + "(" + x + ")" }
+
+// ToFloat implements Dialect.
+func (SQLite) ToFloat(x string) string { return "CAST(" + x + " AS REAL)" }
+
+// Limit implements Dialect.
+func (SQLite) Limit(p string) string { return " LIMIT " + p }
+
+// ColumnType implements Dialect.
+func (SQLite) ColumnType(k schema.Kind) string {
+	switch k {
+	case schema.Bool, schema.Int, schema.User, schema.Datetime, schema.Record, schema.Collection:
+		return "INTEGER"
+	case schema.Float:
+		return "REAL"
+	default:
+		return "TEXT"
+	}
+}
+
+// IndexColumn implements Dialect.
+func (d SQLite) IndexColumn(col string, _ schema.Kind) string { return d.Quote(col) }
+
+// TableOptions implements Dialect.
+func (SQLite) TableOptions() string { return "" }
+
+// CheckString implements Dialect: SQLite binds any string.
+func (SQLite) CheckString(string) error { return nil }
+
+// MySQL is MariaDB 10.5+ (and MySQL 8 with Collation set to
+// "utf8mb4_0900_bin"). Text columns use a binary NO PAD utf8mb4 collation,
+// so that = and ordering compare code points and trailing spaces count;
+// string parameters are converted to that collation too, because the
+// connection's default collation is case-insensitive.
+type MySQL struct {
+	// Collation is the binary NO PAD collation of text columns and string
+	// parameters; "utf8mb4_nopad_bin" (MariaDB) by default.
+	Collation string
+	// FoldCollation is the collation LOWER() runs under for a
+	// case-insensitive contains; "utf8mb4_unicode_520_ci" by default. Its
+	// result is compared under Collation.
+	FoldCollation string
+}
+
+func (d MySQL) collation() string {
+	if d.Collation != "" {
+		return d.Collation
+	}
+	return "utf8mb4_nopad_bin"
+}
+
+// Name implements Dialect.
+func (MySQL) Name() string { return "mysql" }
+
+// Quote implements Dialect.
+func (MySQL) Quote(ident string) string { return quoteWith(ident, '`') }
+
+// Placeholder implements Dialect.
+func (MySQL) Placeholder(int) string { return "?" }
+
+// Analyze implements Dialect.
+func (d MySQL) Analyze(tables []string) string {
+	q := make([]string, len(tables))
+	for i, t := range tables {
+		q[i] = d.Quote(t)
+	}
+	return "ANALYZE TABLE " + strings.Join(q, ", ")
+}
+
+// MaxParams implements Dialect.
+func (MySQL) MaxParams() int { return 65535 }
+
+// Param implements Dialect.
+func (d MySQL) Param(_ int, k schema.Kind) string {
+	switch k {
+	case schema.String, schema.Language:
+		return "(CONVERT(? USING utf8mb4) COLLATE " + d.collation() + ")"
+	}
+	return "?"
+}
+
+// Bool implements Dialect.
+func (MySQL) Bool(b bool) string { return boolWord(b) }
+
+// NullSafeEq implements Dialect.
+func (MySQL) NullSafeEq(x, y string) string { return x + " <=> " + y }
+
+// NullSafeNe implements Dialect.
+func (MySQL) NullSafeNe(x, y string) string { return "NOT (" + x + " <=> " + y + ")" }
+
+// Contains implements Dialect.
+func (MySQL) Contains(x, sub string) string { return "LOCATE(" + sub + ", " + x + ") > 0" }
+
+// Fold implements Dialect.
+func (d MySQL) Fold(x string) string {
+	fc := d.FoldCollation
+	if fc == "" {
+		fc = "utf8mb4_unicode_520_ci"
+	}
+	return "(CONVERT(LOWER((" + x + ") COLLATE " + fc + ") USING utf8mb4) COLLATE " + d.collation() + ")"
+}
+
+// ToFloat implements Dialect.
+func (MySQL) ToFloat(x string) string { return "CAST(" + x + " AS DOUBLE)" }
+
+// Limit implements Dialect.
+func (MySQL) Limit(p string) string { return " LIMIT " + p }
+
+// ColumnType implements Dialect.
+func (d MySQL) ColumnType(k schema.Kind) string {
+	switch k {
+	case schema.Bool:
+		return "BOOLEAN"
+	case schema.Float:
+		return "DOUBLE"
+	case schema.String, schema.Language:
+		return "LONGTEXT CHARACTER SET utf8mb4 COLLATE " + d.collation()
+	default:
+		return "BIGINT"
+	}
+}
+
+// IndexColumn implements Dialect: text columns are indexed by a prefix
+// of 191 characters (an index is still exact: the row is re-checked).
+func (d MySQL) IndexColumn(col string, k schema.Kind) string {
+	if k == schema.String || k == schema.Language {
+		return d.Quote(col) + "(191)"
+	}
+	return d.Quote(col)
+}
+
+// TableOptions implements Dialect.
+func (d MySQL) TableOptions() string {
+	return " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=" + d.collation()
+}
+
+// CheckString implements Dialect: utf8mb4 columns and parameters hold
+// valid UTF-8 only (strict mode rejects the rest).
+func (MySQL) CheckString(s string) error {
+	if !utf8.ValidString(s) {
+		return fmt.Errorf("%w: MySQL utf8mb4 text cannot hold invalid UTF-8 (%q)", ErrUnrepresentable, clip(s))
+	}
+	return nil
+}
+
+func boolWord(b bool) string {
+	if b {
+		return "TRUE"
+	}
+	return "FALSE"
+}
+
+// clip shortens a value for an error message.
+func clip(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "..."
+	}
+	return s
+}

@@ -1,0 +1,220 @@
+package compile_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/croql/croql"
+	"github.com/croql/croql/compile"
+	"github.com/croql/croql/compile/engine"
+	"github.com/croql/croql/demo"
+	"github.com/croql/croql/eval"
+	"github.com/croql/croql/internal/corpus"
+	"github.com/croql/croql/schema"
+	"github.com/croql/croql/typecheck"
+)
+
+// root is the repository root.
+func root(t testing.TB) string {
+	_, file, _, ok := runtime.Caller(0)
+	require.True(t, ok)
+	return filepath.Dir(filepath.Dir(file))
+}
+
+// clock is the fixed 'today' of every test: 2024-06-15 12:00 UTC.
+func clock() time.Time { return time.Date(2024, 6, 15, 12, 0, 0, 0, time.UTC) }
+
+// checkOpts says how a query is checked.
+type checkOpts struct {
+	context string
+	edition schema.Edition
+	users   map[string]int64 // nil: mentions stay unresolved
+	fold    bool
+}
+
+// check checks src and fails the test on an error diagnostic.
+func check(t testing.TB, src string, o checkOpts) *typecheck.Query {
+	t.Helper()
+	q, err := tryCheck(src, o)
+	require.NoError(t, err, "query %q", src)
+	return q
+}
+
+type diagError struct{ q *typecheck.Query }
+
+func (e diagError) Error() string {
+	var b strings.Builder
+	for _, d := range e.q.Diags {
+		b.WriteString(d.Message + "; ")
+	}
+	return b.String()
+}
+
+func tryCheck(src string, o checkOpts) (*typecheck.Query, error) {
+	if o.context == "" {
+		o.context = croql.Strings
+	}
+	opts := []croql.Option{croql.WithEdition(o.edition), croql.WithClock(clock), croql.WithFoldContains(o.fold)}
+	if o.users != nil {
+		opts = append(opts, croql.WithUsers(o.users))
+	}
+	env, err := croql.NewEnv(o.context, opts...)
+	if err != nil {
+		return nil, err
+	}
+	q := env.Check(src)
+	if q.Diags.HasErrors() {
+		return nil, diagError{q}
+	}
+	return q, nil
+}
+
+// evalIDs runs q with the evaluator over p.
+func evalIDs(t testing.TB, q *typecheck.Query, p *schema.Project) []int64 {
+	t.Helper()
+	prog, err := eval.Compile(q, eval.WithUserRefs(p.Users...))
+	require.NoError(t, err)
+	ids := []int64{}
+	for _, o := range p.Objects(q.Context) {
+		if prog.Match(o) {
+			id, ok := schema.ObjectID(o)
+			require.True(t, ok)
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// loadFixture reads a project of testdata/fixtures.
+func loadFixture(t testing.TB, name string) *schema.Project {
+	t.Helper()
+	f, err := os.Open(filepath.Join(root(t), "testdata", "fixtures", name+".json"))
+	require.NoError(t, err)
+	defer f.Close()
+	p, err := schema.ReadProject(f)
+	require.NoError(t, err)
+	return p
+}
+
+// goodCases returns the corpus cases that are valid queries.
+func goodCases(t testing.TB) []corpus.Case {
+	t.Helper()
+	all, err := corpus.Load(filepath.Join(root(t), "testdata", "corpus"))
+	require.NoError(t, err)
+	var out []corpus.Case
+	for _, c := range all {
+		if c.Has("diag") && hasErrorDiag(c) || c.Get("stage") == "parse" || c.Query() == "" {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+func hasErrorDiag(c corpus.Case) bool {
+	for _, d := range c.All("diag") {
+		if !strings.HasPrefix(d, "warning/") {
+			return true
+		}
+	}
+	return false
+}
+
+func caseOpts(c corpus.Case) checkOpts {
+	o := checkOpts{context: c.Context()}
+	if c.Edition() == "enterprise" {
+		o.edition = schema.Enterprise
+	}
+	if c.Get("fold") == "true" {
+		o.fold = true
+	}
+	return o
+}
+
+// Engines: SQLite always; PostgreSQL and MariaDB when their DSN is set.
+const (
+	envPostgres = "CROQL_POSTGRES_DSN"
+	envMySQL    = "CROQL_MYSQL_DSN"
+	envRequire  = "CROQL_REQUIRE_DB"
+)
+
+// engines lists the engines a test runs on: sqlite, then postgres and
+// mysql when their DSN is set. An engine that CROQL_REQUIRE_DB lists but
+// has no DSN fails the test; otherwise it is skipped with a message.
+func engines(t testing.TB) []string {
+	t.Helper()
+	out := []string{"sqlite"}
+	req := strings.Split(os.Getenv(envRequire), ",")
+	for _, e := range []struct{ name, env string }{{"postgres", envPostgres}, {"mysql", envMySQL}} {
+		if os.Getenv(e.env) != "" {
+			out = append(out, e.name)
+			continue
+		}
+		if slices.Contains(req, e.name) {
+			t.Fatalf("%s is required (%s=%s) but %s is not set", e.name, envRequire, os.Getenv(envRequire), e.env)
+		}
+		t.Logf("%s not tested: set %s (e.g. %s)", e.name, e.env, exampleDSN(e.name))
+	}
+	return out
+}
+
+func exampleDSN(engine string) string {
+	if engine == "postgres" {
+		return "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
+	}
+	return "root@tcp(127.0.0.1:3306)/test"
+}
+
+func dsnOf(engine string) string {
+	switch engine {
+	case "postgres":
+		return os.Getenv(envPostgres)
+	case "mysql":
+		return os.Getenv(envMySQL)
+	}
+	return ""
+}
+
+// openLoaded opens a scratch database of engine, loads p with the default
+// mapping, and closes (drops) it when the test ends.
+func openLoaded(t testing.TB, engineName string, p *schema.Project) *engine.DB {
+	t.Helper()
+	ctx := context.Background()
+	db, err := engine.Open(ctx, engineName, dsnOf(engineName))
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, db.Close()) })
+	m := compile.DefaultMapping(schema.New())
+	require.NoError(t, compile.Load(ctx, db.SQL, db.Dialect, m, p))
+	return db
+}
+
+// runSQL compiles q for db's dialect and runs it.
+func runSQL(t testing.TB, db *engine.DB, q *typecheck.Query) []int64 {
+	t.Helper()
+	// The mapping is built for the query's catalog.
+	m := compile.DefaultMapping(catalogOf(q))
+	s, err := compile.Compile(q, db.Dialect, m)
+	require.NoError(t, err, "query %q", q.Source)
+	ids, err := s.Run(context.Background(), db.SQL)
+	require.NoError(t, err, "query %q\n%s\n%v", q.Source, s.Where, s.Args)
+	return ids
+}
+
+// catalogOf returns a catalog that holds q's context: the mapping is keyed
+// by object names, which every catalog built by schema.New shares.
+var catalogOnce = sync.OnceValue(schema.New)
+
+func catalogOf(*typecheck.Query) *schema.Catalog { return catalogOnce() }
+
+// demoProject is demo.Default(), built once per test binary.
+var demoProject = sync.OnceValue(demo.Default)

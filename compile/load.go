@@ -1,0 +1,476 @@
+package compile
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/croql/croql/schema"
+	"github.com/croql/croql/typecheck"
+)
+
+// Load creates the mapping's tables in db (the statements of DDL) and
+// stores p in them: users, files, branches, and the objects of every
+// context with their collections. Rows go in batched multi-row INSERTs in
+// one transaction, followed by the dialect's ANALYZE. The tables must not
+// exist yet.
+//
+// Objects that several parents share (labels, files, branches, the
+// translations a duplicate shares with its master) are stored once by id;
+// the same id with different contents is an error, as is a string that
+// lists one label or translation twice, or a string value the engine
+// cannot hold (see Dialect.CheckString).
+func Load(ctx context.Context, db *sql.DB, d Dialect, m *Mapping, p *schema.Project) error {
+	if db == nil || d == nil || m == nil || p == nil {
+		return errors.New("compile: Load needs a database, a dialect, a mapping and a project")
+	}
+	l, err := m.layout()
+	if err != nil {
+		return err
+	}
+	for _, stmt := range m.DDL(d) {
+		if _, err := db.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("compile: creating tables: %w\n%s", err, stmt)
+		}
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("compile: loading: %w", err)
+	}
+	ld := newLoader(ctx, tx, d, m, l)
+	if err := ld.project(p); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("compile: loading: %w", err)
+	}
+	if _, err := db.ExecContext(ctx, d.Analyze(m.TableNames())); err != nil {
+		return fmt.Errorf("compile: analyze: %w", err)
+	}
+	return nil
+}
+
+// loader walks a project and fills batches.
+type loader struct {
+	ctx     context.Context
+	tx      *sql.Tx
+	d       Dialect
+	m       *Mapping
+	l       *layout
+	infos   map[*Table]*loadInfo
+	batches map[string]*batch
+	order   []*batch
+	// seen holds, per keyed table, a hash of each stored row by key.
+	seen map[*Table]map[int64]uint64
+	// links holds the rows of each join table, to reject repeats.
+	links map[string]map[[2]int64]bool
+	// cache of the Go field index of each column, per Go type.
+	fieldIdx map[reflect.Type]map[string][]int
+}
+
+// loadInfo is what the loader needs of one table.
+type loadInfo struct {
+	ti    *tableInfo
+	b     *batch
+	colls []loadColl
+}
+
+type loadColl struct {
+	goName string
+	child  *Child
+	elem   *Table
+}
+
+// batch accumulates rows of one table for a multi-row INSERT.
+type batch struct {
+	table string
+	cols  []string
+	rows  int
+	vals  []any
+	bytes int
+	max   int
+	stmt  string // the statement for max rows, built once
+}
+
+func newLoader(ctx context.Context, tx *sql.Tx, d Dialect, m *Mapping, l *layout) *loader {
+	ld := &loader{ctx: ctx, tx: tx, d: d, m: m, l: l,
+		infos: map[*Table]*loadInfo{}, batches: map[string]*batch{},
+		seen: map[*Table]map[int64]uint64{}, links: map[string]map[[2]int64]bool{},
+		fieldIdx: map[reflect.Type]map[string][]int{}}
+	for _, ti := range l.tables {
+		cols := make([]string, len(ti.cols))
+		for i, c := range ti.cols {
+			cols[i] = c.name
+		}
+		li := &loadInfo{ti: ti, b: ld.batch(ti.t.Name, cols)}
+		ld.infos[ti.t] = li
+		if ti.t.Key != "" {
+			ld.seen[ti.t] = map[int64]uint64{}
+		}
+	}
+	// Collections of every object sharing a table.
+	for _, o := range m.cat.Objects {
+		t := m.Tables[o.Name]
+		li := ld.infos[t]
+		if li == nil {
+			continue
+		}
+		for _, f := range o.Fields {
+			if f.Type.Kind != schema.Collection {
+				continue
+			}
+			dup := false
+			for _, c := range li.colls {
+				dup = dup || c.goName == f.GoName
+			}
+			if !dup {
+				li.colls = append(li.colls, loadColl{goName: f.GoName, child: t.Children[f.Name], elem: m.Tables[f.Type.Obj.Name]})
+			}
+		}
+	}
+	for _, j := range l.joins {
+		ld.batch(j.name, []string{j.from, j.to})
+		ld.links[j.name] = map[[2]int64]bool{}
+	}
+	return ld
+}
+
+func (ld *loader) batch(table string, cols []string) *batch {
+	if b := ld.batches[table]; b != nil {
+		return b
+	}
+	b := &batch{table: table, cols: cols, max: max(1, min(500, ld.d.MaxParams()/max(1, len(cols))))}
+	ld.batches[table] = b
+	ld.order = append(ld.order, b)
+	return b
+}
+
+func (ld *loader) project(p *schema.Project) error {
+	ut := ld.m.Tables[ld.m.cat.UserObj.Name]
+	for i := range p.Users {
+		if _, err := ld.object(ut, reflect.ValueOf(&p.Users[i]).Elem(), nil, 0); err != nil {
+			return err
+		}
+	}
+	for _, list := range []any{p.Files, p.Branches} {
+		v := reflect.ValueOf(list)
+		for i := range v.Len() {
+			obj := v.Index(i)
+			t := ld.tableOfGo(obj.Type())
+			if t == nil {
+				continue
+			}
+			if _, err := ld.object(t, obj, nil, 0); err != nil {
+				return err
+			}
+		}
+	}
+	for _, c := range ld.m.cat.Contexts {
+		t := ld.m.Tables[c.Root.Name]
+		for _, o := range p.Objects(c) {
+			if _, err := ld.object(t, reflect.ValueOf(o).Elem(), nil, 0); err != nil {
+				return fmt.Errorf("compile: loading %s: %w", c.Name, err)
+			}
+		}
+	}
+	for _, b := range ld.order {
+		if err := ld.flush(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (ld *loader) tableOfGo(t reflect.Type) *Table {
+	for _, o := range ld.m.cat.Objects {
+		if o.GoType == t {
+			return ld.m.Tables[o.Name]
+		}
+	}
+	return nil
+}
+
+// field returns the Go field named name of v (cached by type).
+func (ld *loader) field(v reflect.Value, name string) (reflect.Value, error) {
+	m := ld.fieldIdx[v.Type()]
+	if m == nil {
+		m = map[string][]int{}
+		ld.fieldIdx[v.Type()] = m
+	}
+	idx, ok := m[name]
+	if !ok {
+		sf, found := v.Type().FieldByName(name)
+		if !found {
+			return reflect.Value{}, fmt.Errorf("compile: %s has no Go field %s", v.Type(), name)
+		}
+		idx = sf.Index
+		m[name] = idx
+	}
+	return v.FieldByIndex(idx), nil
+}
+
+// object stores v (a struct) in table t, with fk holding the parent's key
+// (fkVal) when t is an element table, and returns v's key. A keyed object
+// stored before is not stored again.
+func (ld *loader) object(t *Table, v reflect.Value, fk *string, fkVal int64) (int64, error) {
+	li := ld.infos[t]
+	if li == nil {
+		return 0, fmt.Errorf("compile: no table for %s", v.Type())
+	}
+	ti := li.ti
+	row := make([]any, len(ti.cols))
+	var key int64
+	for i, c := range ti.cols {
+		switch {
+		case c.goName == "":
+			if fk != nil && *fk == c.name {
+				row[i] = fkVal
+			}
+			continue
+		case c.ref:
+			fv, err := ld.field(v, c.goName)
+			if err != nil {
+				return 0, err
+			}
+			if fv.IsNil() {
+				continue
+			}
+			rt := ld.tableOfGo(fv.Type().Elem())
+			if rt == nil {
+				return 0, fmt.Errorf("compile: no table for %s", fv.Type().Elem())
+			}
+			k, err := ld.object(rt, fv.Elem(), nil, 0)
+			if err != nil {
+				return 0, err
+			}
+			row[i] = k
+			continue
+		}
+		fv, err := ld.field(v, c.goName)
+		if err != nil {
+			return 0, err
+		}
+		val, err := ld.scalar(fv)
+		if err != nil {
+			return 0, fmt.Errorf("%s.%s: %w", v.Type().Name(), c.goName, err)
+		}
+		row[i] = val
+		if c.name == t.Key && c.goName == "ID" {
+			key, _ = val.(int64)
+		}
+	}
+	if t.Key != "" {
+		h := hashRow(row, ti.cols)
+		if prev, ok := ld.seen[t][key]; ok {
+			if prev != h {
+				return 0, fmt.Errorf("compile: %s %d appears twice with different contents", strings.ToLower(v.Type().Name()), key)
+			}
+			return key, nil
+		}
+		ld.seen[t][key] = h
+	}
+	if err := ld.add(li.b, row); err != nil {
+		return 0, err
+	}
+	for _, lc := range li.colls {
+		if lc.child == nil || lc.elem == nil {
+			continue
+		}
+		sv, err := ld.field(v, lc.goName)
+		if err != nil {
+			return 0, err
+		}
+		for j := range sv.Len() {
+			ev := sv.Index(j)
+			if lc.child.Through == "" {
+				if _, err := ld.object(lc.elem, ev, &lc.child.FK, key); err != nil {
+					return 0, err
+				}
+				continue
+			}
+			ek, err := ld.object(lc.elem, ev, nil, 0)
+			if err != nil {
+				return 0, err
+			}
+			pair := [2]int64{key, ek}
+			if ld.links[lc.child.Through][pair] {
+				return 0, fmt.Errorf("compile: %s %d lists %s %d twice", strings.ToLower(v.Type().Name()), key, strings.ToLower(ev.Type().Name()), ek)
+			}
+			ld.links[lc.child.Through][pair] = true
+			if err := ld.add(ld.batches[lc.child.Through], []any{key, ek}); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return key, nil
+}
+
+// scalar converts a Go field value into a database value (nil for a nil
+// pointer).
+func (ld *loader) scalar(fv reflect.Value) (any, error) {
+	if fv.Kind() == reflect.Pointer {
+		if fv.IsNil() {
+			return nil, nil
+		}
+		fv = fv.Elem()
+	}
+	switch fv.Kind() {
+	case reflect.Bool:
+		return fv.Bool(), nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return fv.Int(), nil
+	case reflect.Float32, reflect.Float64:
+		f := fv.Float()
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, fmt.Errorf("%w: %v", ErrUnrepresentable, f)
+		}
+		return f, nil
+	case reflect.String:
+		s := fv.String()
+		if err := ld.d.CheckString(s); err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
+	return nil, fmt.Errorf("compile: cannot store a %s", fv.Type())
+}
+
+// hashRow hashes the values of a row except its foreign keys.
+func hashRow(row []any, cols []column) uint64 {
+	h := fnv.New64a()
+	var buf [8]byte
+	for i, v := range row {
+		if cols[i].goName == "" {
+			continue
+		}
+		switch x := v.(type) {
+		case nil:
+			h.Write([]byte{0})
+		case bool:
+			if x {
+				h.Write([]byte{1, 1})
+			} else {
+				h.Write([]byte{1, 0})
+			}
+		case int64:
+			buf = [8]byte{}
+			for j := range 8 {
+				buf[j] = byte(x >> (8 * j))
+			}
+			h.Write([]byte{2})
+			h.Write(buf[:])
+		case float64:
+			h.Write([]byte{3})
+			h.Write([]byte(strconv.FormatFloat(x, 'g', -1, 64)))
+		case string:
+			h.Write([]byte{4})
+			h.Write([]byte(strconv.Itoa(len(x))))
+			h.Write([]byte{':'})
+			h.Write([]byte(x))
+		}
+	}
+	return h.Sum64()
+}
+
+// add appends a row to b, flushing b when it is full.
+func (ld *loader) add(b *batch, row []any) error {
+	b.vals = append(b.vals, row...)
+	b.rows++
+	for _, v := range row {
+		if s, ok := v.(string); ok {
+			b.bytes += len(s)
+		}
+	}
+	if b.rows >= b.max || b.bytes >= 4<<20 {
+		return ld.flush(b)
+	}
+	return nil
+}
+
+// flush inserts the rows of b.
+func (ld *loader) flush(b *batch) error {
+	if b.rows == 0 {
+		return nil
+	}
+	stmt := b.stmt
+	if b.rows != b.max || stmt == "" {
+		stmt = ld.insert(b.table, b.cols, b.rows)
+		if b.rows == b.max {
+			b.stmt = stmt
+		}
+	}
+	if _, err := ld.tx.ExecContext(ld.ctx, stmt, b.vals...); err != nil {
+		return fmt.Errorf("compile: inserting into %s: %w", b.table, err)
+	}
+	b.vals, b.rows, b.bytes = b.vals[:0], 0, 0
+	return nil
+}
+
+// insert builds INSERT INTO table (cols) VALUES (...), ... for n rows.
+func (ld *loader) insert(table string, cols []string, n int) string {
+	var s strings.Builder
+	s.WriteString("INSERT INTO ")
+	s.WriteString(ld.d.Quote(table))
+	s.WriteString(" (")
+	for i, c := range cols {
+		if i > 0 {
+			s.WriteString(", ")
+		}
+		s.WriteString(ld.d.Quote(c))
+	}
+	s.WriteString(") VALUES ")
+	p := 0
+	for r := range n {
+		if r > 0 {
+			s.WriteString(", ")
+		}
+		s.WriteByte('(')
+		for i := range cols {
+			if i > 0 {
+				s.WriteString(", ")
+			}
+			p++
+			s.WriteString(ld.d.Placeholder(p))
+		}
+		s.WriteByte(')')
+	}
+	return s.String()
+}
+
+// Run compiles q and runs it on db, returning the keys (ids) of the
+// matching root objects in ascending order.
+func Run(ctx context.Context, db *sql.DB, d Dialect, m *Mapping, q *typecheck.Query) ([]int64, error) {
+	s, err := Compile(q, d, m)
+	if err != nil {
+		return nil, err
+	}
+	return s.Run(ctx, db)
+}
+
+// Run runs the compiled query's Select on db.
+func (s *SQL) Run(ctx context.Context, db *sql.DB) ([]int64, error) {
+	rows, err := db.QueryContext(ctx, s.Select(), s.Args...)
+	if err != nil {
+		return nil, fmt.Errorf("compile: running query: %w", err)
+	}
+	defer rows.Close()
+	ids := []int64{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("compile: reading ids: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("compile: reading ids: %w", err)
+	}
+	return ids, nil
+}
