@@ -3,6 +3,7 @@ package subscription
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -330,6 +331,7 @@ func TestDecide(t *testing.T) {
 		{"not found", Result{State: NotFound}, nil, Grant, false, ReasonNotFound},
 		{"error restricted", Result{}, fail, Restrict, false, ReasonCheckFailed},
 		{"error granted", Result{}, fail, Grant, true, ReasonCheckFailed},
+		{"invalid request never granted", Result{}, &CheckError{Err: fmt.Errorf("%w: empty access token", ErrInvalidRequest)}, Grant, false, ReasonCheckFailed},
 		{"stateless result restricted", Result{}, nil, Restrict, false, ReasonCheckFailed},
 	}
 	for _, tc := range tests {

@@ -182,6 +182,15 @@ func TestMiddlewareErrorPolicy(t *testing.T) {
 		assert.True(t, f.reports[0].Allow)
 		assert.ErrorIs(t, f.reports[0].Err, ErrUnavailable)
 	})
+	t.Run("grant does not cover a request that cannot be formed", func(t *testing.T) {
+		f := newMW(t, MiddlewareConfig{OnError: Grant, Identify: func(r *http.Request) (Subject, error) {
+			return Subject{Organization: "o", BaseURL: "http://127.0.0.1:1"}, nil // no token
+		}}, answer{status: 200, body: `{"expires":"2030-01-01 00:00:00"}`})
+		assert.Equal(t, http.StatusServiceUnavailable, f.do(false).Code)
+		require.Len(t, f.reports, 1)
+		assert.ErrorIs(t, f.reports[0].Err, ErrInvalidRequest)
+		assert.Equal(t, 0, f.platform.count())
+	})
 	t.Run("grant does not cover contract outcomes", func(t *testing.T) {
 		f := newMW(t, MiddlewareConfig{OnError: Grant}, answer{status: 402, body: `{}`})
 		assert.Equal(t, http.StatusPaymentRequired, f.do(false).Code)

@@ -1,6 +1,7 @@
 package subscription
 
 import (
+	"errors"
 	"fmt"
 	"time"
 )
@@ -151,10 +152,14 @@ type Decision struct {
 
 // Decide applies the seed's section 3 to the outcome of one check at the
 // moment now: Active grants until Expires, Unpaid and NotFound restrict, and
-// a failed check (err != nil) follows policy.
+// a failed check (err != nil) follows policy — except a request that could
+// not even be formed (ErrInvalidRequest: no organization, token or app
+// identifier), which always restricts, so a misconfiguration never opens
+// the app.
 func Decide(res Result, err error, now time.Time, policy ErrorPolicy) Decision {
 	if err != nil {
-		return Decision{Allow: policy == Grant, Reason: ReasonCheckFailed, Err: err}
+		allow := policy == Grant && !errors.Is(err, ErrInvalidRequest)
+		return Decision{Allow: allow, Reason: ReasonCheckFailed, Err: err}
 	}
 	switch res.State {
 	case Active:
