@@ -54,7 +54,7 @@ func TestDefinition(t *testing.T) {
 			break
 		}
 	}
-	assert.Equal(t, []string{"Ident", "Punct", "String", "EOF"}, types)
+	assert.Equal(t, []string{"Leaf", "Op", "Leaf", "EOF"}, types)
 	_, err = definition{}.LexString("", `a == b`)
 	assert.Error(t, err)
 }

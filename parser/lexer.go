@@ -13,28 +13,71 @@ import (
 	"github.com/croql/croql/diag"
 )
 
-// Token types of the hand-written lexer. lexer.EOF is -1.
+// Token types of the hand-written lexer, as participle sees them. They are
+// coarse on purpose: participle tries the alternatives of a grammar choice
+// one by one, each at the cost of an allocation, so every literal and name
+// is one type (Leaf, told apart by its first byte, see leafKind) and every
+// binary operator another (Op). lexer.EOF is -1.
 const (
-	tIdent    lexer.TokenType = -(iota + 2) // one or more words: "has unresolved issue"
-	tKeyword                                // and or xor not where with of between contains if then else
-	tInt                                    // 123
-	tFloat                                  // 10.01
-	tString                                 // "..." (raw, quotes included)
-	tDatetime                               // '...' (raw, quotes included)
-	tMention                                // @user:"..." (raw)
-	tPunct                                  // ( ) + - * / = != < <= > >= ≠ ≥ ≤
+	tLeaf   lexer.TokenType = -(iota + 2) // name, number, string, datetime or mention
+	tOp                                   // = != ≠ < <= > >= ≥ ≤ + - * / and or xor contains between
+	tNot                                  // not
+	tLink                                 // of where with
+	tIf                                   // if
+	tThen                                 // then
+	tElse                                 // else
+	tLParen                               // (
+	tRParen                               // )
 )
 
 var symbols = map[string]lexer.TokenType{
-	"EOF":      lexer.EOF,
-	"Ident":    tIdent,
-	"Keyword":  tKeyword,
-	"Int":      tInt,
-	"Float":    tFloat,
-	"String":   tString,
-	"Datetime": tDatetime,
-	"Mention":  tMention,
-	"Punct":    tPunct,
+	"EOF":    lexer.EOF,
+	"Leaf":   tLeaf,
+	"Op":     tOp,
+	"Not":    tNot,
+	"Link":   tLink,
+	"If":     tIf,
+	"Then":   tThen,
+	"Else":   tElse,
+	"LParen": tLParen,
+	"RParen": tRParen,
+}
+
+// Kinds of leaf tokens.
+const (
+	leafIdent = iota
+	leafInt
+	leafFloat
+	leafString
+	leafDatetime
+	leafMention
+)
+
+// leafKind tells what a Leaf token is from its text.
+func leafKind(v string) int {
+	switch c := v[0]; {
+	case c == '"':
+		return leafString
+	case c == '\'':
+		return leafDatetime
+	case c == '@':
+		return leafMention
+	case isDigit(c):
+		if strings.IndexByte(v, '.') >= 0 {
+			return leafFloat
+		}
+		return leafInt
+	}
+	return leafIdent
+}
+
+// isIdentTok reports whether t is an identifier.
+func isIdentTok(t *lexer.Token) bool { return t.Type == tLeaf && isWordStart(t.Value[0]) }
+
+// keywordType is the token type of each keyword.
+var keywordType = map[string]lexer.TokenType{
+	"and": tOp, "or": tOp, "xor": tOp, "contains": tOp, "between": tOp,
+	"not": tNot, "of": tLink, "where": tLink, "with": tLink, "if": tIf, "then": tThen, "else": tElse,
 }
 
 // definition is the lexer.Definition handed to participle. The parser itself
@@ -239,7 +282,7 @@ func (s *scanner) run() {
 		case c == '"':
 			end, _, ok := s.stringLit(start)
 			if ok {
-				s.emit(tString, start, end)
+				s.emit(tLeaf, start, end)
 				s.node(start, end)
 			}
 			s.pos = end
@@ -252,7 +295,7 @@ func (s *scanner) run() {
 			if s.inList(start) {
 				continue
 			}
-			s.emit(tPunct, start, s.pos)
+			s.emit(tLParen, start, s.pos)
 			s.levels = append(s.levels, level{open: start})
 			s.depthCheck(start, s.pos)
 		case c == ')':
@@ -265,7 +308,7 @@ func (s *scanner) run() {
 			top := s.levels[len(s.levels)-1]
 			s.ifs -= top.ifs
 			s.levels = s.levels[:len(s.levels)-1]
-			s.emit(tPunct, start, s.pos)
+			s.emit(tRParen, start, s.pos)
 		case c == '+' || c == '*' || c == '/' || c == '-':
 			s.pos++
 			s.op(start)
@@ -319,7 +362,7 @@ func (s *scanner) run() {
 
 // op emits an operator token ending at s.pos.
 func (s *scanner) op(start int) {
-	s.emit(tPunct, start, s.pos)
+	s.emit(tOp, start, s.pos)
 	s.node(start, s.pos)
 }
 
@@ -394,7 +437,7 @@ func (s *scanner) word() {
 		end = e
 	}
 	s.pos = end
-	s.emit(tIdent, start, end)
+	s.emit(tLeaf, start, end)
 	s.node(start, end)
 	s.nullTest(start, end)
 }
@@ -449,7 +492,7 @@ func (s *scanner) nullTest(start, end int) {
 		return
 	}
 	not, prev := s.prevTok(2), s.prevTok(3)
-	if not == nil || prev == nil || not.Type != tKeyword || !strings.EqualFold(not.Value, "not") || prev.Type != tIdent {
+	if not == nil || prev == nil || not.Type != tNot || !isIdentTok(prev) {
 		return
 	}
 	words := strings.Fields(prev.Value)
@@ -486,7 +529,7 @@ func (s *scanner) nullDiag(field, what string, negated bool, sp diag.Span) {
 // whose last word is "in", skips the list and returns true.
 func (s *scanner) inList(start int) bool {
 	prev := s.prevTok(1)
-	if prev == nil || prev.Type != tIdent {
+	if prev == nil || !isIdentTok(prev) {
 		return false
 	}
 	words := strings.Fields(prev.Value)
@@ -497,8 +540,7 @@ func (s *scanner) inList(start int) bool {
 	field := strings.Join(words[:len(words)-1], " ")
 	negated := false
 	if field == "" {
-		if not, id := s.prevTok(2), s.prevTok(3); not != nil && id != nil && not.Type == tKeyword &&
-			strings.EqualFold(not.Value, "not") && id.Type == tIdent {
+		if not, id := s.prevTok(2), s.prevTok(3); not != nil && id != nil && not.Type == tNot && isIdentTok(id) {
 			field, negated = strings.Join(strings.Fields(id.Value), " "), true
 			inStart = not.Pos.Offset
 		}
@@ -557,7 +599,7 @@ func (s *scanner) inList(start int) bool {
 }
 
 func (s *scanner) keyword(kw string, start, end int) {
-	s.emit(tKeyword, start, end)
+	s.emit(keywordType[kw], start, end)
 	top := &s.levels[len(s.levels)-1]
 	switch kw {
 	case "then", "else":
@@ -597,7 +639,7 @@ func (s *scanner) number() {
 					"the decimal %s is out of the range of a 64-bit float; write a smaller number", src[start:i])
 				return
 			}
-			s.emit(tFloat, start, i)
+			s.emit(tLeaf, start, i)
 			s.node(start, i)
 			return
 		}
@@ -612,7 +654,7 @@ func (s *scanner) number() {
 			"the integer %s does not fit in 64 bits (largest is 9223372036854775807); write a smaller number", src[start:i])
 		return
 	}
-	s.emit(tInt, start, i)
+	s.emit(tLeaf, start, i)
 	s.node(start, i)
 }
 
@@ -724,7 +766,7 @@ func (s *scanner) datetime() {
 	}
 	end += start + 2
 	s.pos = end
-	s.emit(tDatetime, start, end)
+	s.emit(tLeaf, start, end)
 	s.node(start, end)
 }
 
@@ -749,7 +791,7 @@ func (s *scanner) mention() {
 		return
 	}
 	if ok {
-		s.emit(tMention, start, end)
+		s.emit(tLeaf, start, end)
 		s.node(start, end)
 	}
 }

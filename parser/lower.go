@@ -30,7 +30,8 @@ func (l *lowerer) expr(g *gExpr) (ast.Expr, diag.Span) {
 	if g.If != nil {
 		return l.ifExpr(g.If)
 	}
-	return l.or(g.Or)
+	c := climber{l: l, g: g.Chain}
+	return c.binary(ast.PrecOr)
 }
 
 func (l *lowerer) ifExpr(g *gIf) (ast.Expr, diag.Span) {
@@ -41,173 +42,194 @@ func (l *lowerer) ifExpr(g *gIf) (ast.Expr, diag.Span) {
 	return &ast.If{Cond: c, Then: t, Else: e, Sp: sp}, sp
 }
 
+// binaryOps maps the spelling of each binary operator to its Op; between
+// is handled apart.
+var binaryOps = map[string]ast.Op{
+	"or": ast.OpOr, "xor": ast.OpXor, "and": ast.OpAnd,
+	"=": ast.OpEq, "!=": ast.OpNe, "≠": ast.OpNe, "<": ast.OpLt, "<=": ast.OpLe, "≤": ast.OpLe,
+	">": ast.OpGt, ">=": ast.OpGe, "≥": ast.OpGe, "contains": ast.OpContains,
+	"+": ast.OpAdd, "-": ast.OpSub, "*": ast.OpMul, "/": ast.OpDiv,
+}
+
+// climber applies the precedence table to one chain: operand (op
+// operand)*. Position is the next tail to read (-1: the first operand) and
+// the next prefix of the current operand.
+type climber struct {
+	l      *lowerer
+	g      *gChain
+	tail   int // index of the next tail whose operator is unread
+	prefix int // prefixes of the current operand already read
+}
+
+// operand returns the operand the climber stands on.
+func (c *climber) operand() *gOperand {
+	if c.tail == 0 {
+		return c.g.X
+	}
+	return c.g.Rest[c.tail-1].Y
+}
+
+// peekOp returns the next binary operator, if any.
+func (c *climber) peekOp() (lexer.Token, bool) {
+	if c.tail < len(c.g.Rest) {
+		return c.g.Rest[c.tail].Op, true
+	}
+	return lexer.Token{}, false
+}
+
+// nextOperand moves past the operator to the operand of the next tail.
+func (c *climber) nextOperand() {
+	c.tail++
+	c.prefix = 0
+}
+
+func opKind(t lexer.Token) (op ast.Op, between bool) {
+	if strings.EqualFold(t.Value, "between") {
+		return ast.OpInvalid, true
+	}
+	if op, ok := binaryOps[t.Value]; ok {
+		return op, false
+	}
+	return binaryOps[strings.ToLower(t.Value)], false
+}
+
+func precOf(t lexer.Token) int {
+	op, between := opKind(t)
+	if between {
+		return ast.PrecCompare
+	}
+	return op.Precedence()
+}
+
+// binary parses operators binding at least as tightly as min.
+func (c *climber) binary(min int) (ast.Expr, diag.Span) {
+	x, xo := c.unary(min)
+	compared := false
+	for {
+		t, ok := c.peekOp()
+		if !ok {
+			return x, xo
+		}
+		prec := precOf(t)
+		if prec < min {
+			return x, xo
+		}
+		op, between := opKind(t)
+		if prec == ast.PrecCompare {
+			if compared {
+				c.l.errorf("chained-comparison", tokSpan(t),
+					"comparisons do not chain: join two comparisons with `and` (`a < b and b < c`), or add parentheses")
+			}
+			compared = true
+		}
+		c.nextOperand()
+		switch {
+		case between:
+			lo, _ := c.binary(ast.PrecAdd)
+			and, ok := c.peekOp()
+			if !ok || !strings.EqualFold(and.Value, "and") {
+				rule, sp := "unexpected-eof", diag.Span{Start: len(c.l.src), End: len(c.l.src)}
+				if ok {
+					rule, sp = "unexpected-token", tokSpan(and)
+				}
+				c.l.errorf(rule, sp, "`between` takes `and` between its bounds: write `x between A and B`")
+				return x, xo
+			}
+			c.nextOperand()
+			hi, ho := c.binary(ast.PrecAdd)
+			sp := diag.Span{Start: xo.Start, End: ho.End}
+			x, xo = &ast.Between{X: x, Lo: lo, Hi: hi, Sp: sp}, sp
+		case prec == ast.PrecCompare:
+			y, yo := c.binary(ast.PrecAdd)
+			x, xo = binary(op, x, xo, t, y, yo)
+		default:
+			y, yo := c.binary(prec + 1)
+			x, xo = binary(op, x, xo, t, y, yo)
+		}
+	}
+}
+
+// unary parses the prefixes and the of-chain of the current operand, in
+// a context that binds at least as tightly as min.
+func (c *climber) unary(min int) (ast.Expr, diag.Span) {
+	g := c.operand()
+	if c.prefix < len(g.Prefix) {
+		t := g.Prefix[c.prefix].Tok
+		c.prefix++
+		if t.Value == "-" {
+			x, xo := c.unary(ast.PrecNeg)
+			sp := diag.Span{Start: t.Pos.Offset, End: xo.End}
+			return &ast.Unary{Op: ast.OpNeg, X: x, Sp: sp}, sp
+		}
+		if min > ast.PrecNot {
+			c.l.errorf("unexpected-token", tokSpan(t),
+				"`not` cannot stand inside a comparison, an arithmetic operand or after `-`: put it in parentheses, as in `a = (not b)`")
+		}
+		var x ast.Expr
+		var xo diag.Span
+		if c.prefix < len(g.Prefix) && g.Prefix[c.prefix].Tok.Value != "-" {
+			x, xo = c.unary(ast.PrecNot) // not not x: level 5 repeats
+		} else {
+			x, xo = c.binary(ast.PrecCompare)
+		}
+		sp := diag.Span{Start: t.Pos.Offset, End: xo.End}
+		return &ast.Unary{Op: ast.OpNot, X: x, Sp: sp}, sp
+	}
+	return c.l.links(g)
+}
+
 func binary(op ast.Op, x ast.Expr, xo diag.Span, opTok lexer.Token, y ast.Expr, yo diag.Span) (ast.Expr, diag.Span) {
 	sp := diag.Span{Start: xo.Start, End: yo.End}
 	return &ast.Binary{Op: op, X: x, Y: y, OpSpan: tokSpan(opTok), Sp: sp}, sp
 }
 
-func (l *lowerer) or(g *gOr) (ast.Expr, diag.Span) {
-	x, xo := l.xor(g.X)
-	for _, r := range g.Rest {
-		y, yo := l.xor(r.Y)
-		x, xo = binary(ast.OpOr, x, xo, r.Op, y, yo)
+// links lowers an operand's primary and links: the filters bind tighter
+// than `of`, and `a of b of c` is a of (b of c). Every segment before an
+// `of` must be a bare field name.
+func (l *lowerer) links(g *gOperand) (ast.Expr, diag.Span) {
+	type segment struct {
+		x    ast.Expr
+		sp   diag.Span
+		name bool // a bare identifier, usable as a member name
 	}
-	return x, xo
-}
-
-func (l *lowerer) xor(g *gXor) (ast.Expr, diag.Span) {
-	x, xo := l.and(g.X)
-	for _, r := range g.Rest {
-		y, yo := l.and(r.Y)
-		x, xo = binary(ast.OpXor, x, xo, r.Op, y, yo)
+	x, xo := l.primary(g.prim())
+	cur := segment{x, xo, g.Leaf != nil && isIdentTok(g.Leaf)}
+	if len(g.Links) == 0 {
+		return cur.x, cur.sp
 	}
-	return x, xo
-}
-
-func (l *lowerer) and(g *gAnd) (ast.Expr, diag.Span) {
-	x, xo := l.not(g.X)
-	for _, r := range g.Rest {
-		y, yo := l.not(r.Y)
-		x, xo = binary(ast.OpAnd, x, xo, r.Op, y, yo)
-	}
-	return x, xo
-}
-
-func (l *lowerer) not(g *gNot) (ast.Expr, diag.Span) {
-	x, xo := l.cmp(g.X)
-	for i := len(g.Nots) - 1; i >= 0; i-- {
-		sp := diag.Span{Start: g.Nots[i].Tok.Pos.Offset, End: xo.End}
-		x, xo = &ast.Unary{Op: ast.OpNot, X: x, Sp: sp}, sp
-	}
-	return x, xo
-}
-
-var cmpOps = map[string]ast.Op{
-	"=": ast.OpEq, "!=": ast.OpNe, "≠": ast.OpNe, "<": ast.OpLt, "<=": ast.OpLe, "≤": ast.OpLe,
-	">": ast.OpGt, ">=": ast.OpGe, "≥": ast.OpGe,
-}
-
-func (l *lowerer) cmp(g *gCmp) (ast.Expr, diag.Span) {
-	x, xo := l.add(g.X)
-	for i, r := range g.Rest {
-		if i == 1 {
-			opSp := tokSpan(r.Op)
-			if r.Y == nil {
-				opSp = tokSpan(r.Between)
-			}
-			l.errorf("chained-comparison", opSp,
-				"comparisons do not chain: join two comparisons with `and` (`a < b and b < c`), or add parentheses")
-		}
-		if r.Y == nil { // between
-			lo, _ := l.add(r.Lo)
-			hi, ho := l.add(r.Hi)
-			sp := diag.Span{Start: xo.Start, End: ho.End}
-			x, xo = &ast.Between{X: x, Lo: lo, Hi: hi, Sp: sp}, sp
+	var segs []segment
+	for _, k := range g.Links {
+		p, po := l.primary(k.prim())
+		kw := strings.ToLower(k.Kw.Value)
+		if kw == "of" {
+			segs = append(segs, cur)
+			cur = segment{p, po, k.Leaf != nil && isIdentTok(k.Leaf)}
 			continue
 		}
-		op, ok := cmpOps[r.Op.Value]
-		if !ok {
-			op = ast.OpContains // the only keyword comparison
+		kind := ast.Where
+		if kw == "with" {
+			kind = ast.With
 		}
-		y, yo := l.add(r.Y)
-		x, xo = binary(op, x, xo, r.Op, y, yo)
+		sp := diag.Span{Start: cur.sp.Start, End: po.End}
+		cur = segment{&ast.Filter{Kind: kind, X: cur.x, Pred: p, Sp: sp}, sp, false}
 	}
-	return x, xo
-}
-
-func (l *lowerer) add(g *gAdd) (ast.Expr, diag.Span) {
-	x, xo := l.mul(g.X)
-	for _, r := range g.Rest {
-		op := ast.OpAdd
-		if r.Op.Value == "-" {
-			op = ast.OpSub
+	x, xo = cur.x, cur.sp
+	for i := len(segs) - 1; i >= 0; i-- {
+		id, _ := segs[i].x.(*ast.Ident)
+		if !segs[i].name || id == nil {
+			l.errorf("member-name", segs[i].sp, "the left side of `of` must be a field name, as in `count of translations` or `id of file`")
+			id = &ast.Ident{Name: "?", Sp: segs[i].sp}
 		}
-		y, yo := l.mul(r.Y)
-		x, xo = binary(op, x, xo, r.Op, y, yo)
-	}
-	return x, xo
-}
-
-func (l *lowerer) mul(g *gMul) (ast.Expr, diag.Span) {
-	x, xo := l.neg(g.X)
-	for _, r := range g.Rest {
-		op := ast.OpMul
-		if r.Op.Value == "/" {
-			op = ast.OpDiv
-		}
-		y, yo := l.neg(r.Y)
-		x, xo = binary(op, x, xo, r.Op, y, yo)
-	}
-	return x, xo
-}
-
-func (l *lowerer) neg(g *gNeg) (ast.Expr, diag.Span) {
-	x, xo := l.of(g.X)
-	for i := len(g.Negs) - 1; i >= 0; i-- {
-		sp := diag.Span{Start: g.Negs[i].Tok.Pos.Offset, End: xo.End}
-		x, xo = &ast.Unary{Op: ast.OpNeg, X: x, Sp: sp}, sp
-	}
-	return x, xo
-}
-
-// of lowers `a of b of c` to a of (b of c).
-func (l *lowerer) of(g *gOf) (ast.Expr, diag.Span) {
-	last := len(g.Links) - 1
-	x, xo := l.filter(g.Links[last])
-	for i := last - 1; i >= 0; i-- {
-		link := g.Links[i]
-		name, no := l.filter(link)
-		id, ok := name.(*ast.Ident)
-		if !ok || link.X.Ident == nil {
-			l.errorf("member-name", no, "the left side of `of` must be a field name, as in `count of translations` or `id of file`")
-			id = &ast.Ident{Name: "?", Sp: no}
-		}
-		sp := diag.Span{Start: no.Start, End: xo.End}
+		sp := diag.Span{Start: segs[i].sp.Start, End: xo.End}
 		x, xo = &ast.Member{Name: id, X: x, Sp: sp}, sp
 	}
 	return x, xo
 }
 
-func (l *lowerer) filter(g *gFilter) (ast.Expr, diag.Span) {
-	x, xo := l.primary(g.X)
-	for _, r := range g.Rest {
-		kind := ast.Where
-		if strings.EqualFold(r.Kind.Value, "with") {
-			kind = ast.With
-		}
-		p, po := l.primary(r.Pred)
-		sp := diag.Span{Start: xo.Start, End: po.End}
-		x, xo = &ast.Filter{Kind: kind, X: x, Pred: p, Sp: sp}, sp
-	}
-	return x, xo
-}
-
-func (l *lowerer) primary(g *gPrimary) (ast.Expr, diag.Span) {
+func (l *lowerer) primary(g gPrim) (ast.Expr, diag.Span) {
 	switch {
-	case g.Ident != nil:
-		sp := tokSpan(*g.Ident)
-		return &ast.Ident{Name: identName(g.Ident.Value), Sp: sp}, sp
-	case g.Int != nil:
-		sp := tokSpan(*g.Int)
-		v, _ := strconv.ParseInt(g.Int.Value, 10, 64) // range checked by the pre-scan
-		return &ast.Int{Value: v, Sp: sp}, sp
-	case g.Float != nil:
-		sp := tokSpan(*g.Float)
-		v, _ := strconv.ParseFloat(g.Float.Value, 64) // range checked by the pre-scan
-		return &ast.Float{Value: v, Sp: sp}, sp
-	case g.String != nil:
-		sp := tokSpan(*g.String)
-		v, _, _ := decodeString(l.src, sp.Start) // checked by the pre-scan
-		return &ast.String{Value: v, Sp: sp}, sp
-	case g.Datetime != nil:
-		sp := tokSpan(*g.Datetime)
-		return &ast.Datetime{Text: g.Datetime.Value[1 : len(g.Datetime.Value)-1], Sp: sp}, sp
-	case g.Mention != nil:
-		sp := tokSpan(*g.Mention)
-		raw := g.Mention.Value
-		colon := strings.IndexByte(raw, ':')
-		v, _, _ := decodeString(l.src, sp.Start+colon+1)
-		return &ast.Mention{Kind: strings.ToLower(raw[1:colon]), Value: v, Sp: sp}, sp
+	case g.Leaf != nil:
+		return l.leaf(*g.Leaf)
 	case g.Open != nil:
 		x, _ := l.expr(g.Sub)
 		return x, diag.Span{Start: g.Open.Pos.Offset, End: g.Close.Pos.Offset + len(g.Close.Value)}
@@ -219,6 +241,28 @@ func (l *lowerer) primary(g *gPrimary) (ast.Expr, diag.Span) {
 	}
 	// Unreachable for a tree participle accepted; keep the lowering total.
 	return &ast.Ident{Name: "?"}, diag.Span{}
+}
+
+func (l *lowerer) leaf(t lexer.Token) (ast.Expr, diag.Span) {
+	sp := tokSpan(t)
+	switch leafKind(t.Value) {
+	case leafInt:
+		v, _ := strconv.ParseInt(t.Value, 10, 64) // range checked by the pre-scan
+		return &ast.Int{Value: v, Sp: sp}, sp
+	case leafFloat:
+		v, _ := strconv.ParseFloat(t.Value, 64) // range checked by the pre-scan
+		return &ast.Float{Value: v, Sp: sp}, sp
+	case leafString:
+		v, _, _ := decodeString(l.src, sp.Start) // checked by the pre-scan
+		return &ast.String{Value: v, Sp: sp}, sp
+	case leafDatetime:
+		return &ast.Datetime{Text: t.Value[1 : len(t.Value)-1], Sp: sp}, sp
+	case leafMention:
+		colon := strings.IndexByte(t.Value, ':')
+		v, _, _ := decodeString(l.src, sp.Start+colon+1)
+		return &ast.Mention{Kind: strings.ToLower(t.Value[1:colon]), Value: v, Sp: sp}, sp
+	}
+	return &ast.Ident{Name: identName(t.Value), Sp: sp}, sp
 }
 
 // identName joins the words of an identifier token with single spaces.

@@ -7,10 +7,13 @@
 // `<>`, `&&`, `||`, `!`, `in (...)`, `is null`, dotted paths), balanced
 // parentheses, and the [Limits] on nesting depth and node count. It reports
 // every such finding, sorted by position. When it finds none, the tokens go to
-// a participle grammar with one production per precedence level (see
-// language.md section 2 and docs/language.md), and the parse tree is lowered
-// into ast nodes with exact byte spans; participle reports the first syntax
-// error it meets.
+// a participle grammar (grammar.go) that reads operands, their prefixes and
+// of/where/with links, and chains of binary operators; the lowering
+// (lower.go) applies the precedence table of language.md section 2 to those
+// chains with a precedence climber and builds ast nodes with exact byte
+// spans. Participle reports the first syntax error it meets; the lowering
+// adds the ones it detects (chained comparisons, an `if` or `not` where an
+// operand belongs, a member name that is not a field name).
 //
 // Every diagnostic has the code [diag.ClassSyntax] and a stable rule name
 // (for example "double-equals", "missing-paren", "limit-depth"); the list is in
@@ -75,7 +78,6 @@ type Parser struct {
 var grammar = sync.OnceValues(func() (*participle.Parser[gExpr], error) {
 	return participle.Build[gExpr](
 		participle.Lexer(definition{}),
-		participle.CaseInsensitive("Keyword"),
 		participle.UseLookahead(1),
 	)
 })
@@ -158,7 +160,7 @@ func syntaxError(src string, toks []lexer.Token, err error) diag.Diagnostic {
 	sp := tokSpan(tok)
 	found := describe(tok)
 	switch {
-	case tok.Type == tKeyword && (strings.EqualFold(tok.Value, "then") || strings.EqualFold(tok.Value, "else")):
+	case tok.Type == tThen || tok.Type == tElse:
 		if prev != nil && !endsOperand(prev) {
 			break
 		}
@@ -167,7 +169,7 @@ func syntaxError(src string, toks []lexer.Token, err error) diag.Diagnostic {
 	case prev == nil:
 		return diag.Errorf(diag.ClassSyntax, "unexpected-token", sp,
 			"unexpected %s at the start of the query: expected an operand (a field name, literal, mention, `not`, `-`, `if` or `(`)", found)
-	case prev.Type == tPunct && prev.Value == "(" && tok.Value == ")":
+	case prev.Type == tLParen && tok.Type == tRParen:
 		return diag.Errorf(diag.ClassSyntax, "unexpected-token", diag.Span{Start: prev.Pos.Offset, End: sp.End},
 			"empty parentheses: write an expression between `(` and `)`")
 	case endsOperand(prev) && startsOperand(&tok):
@@ -179,42 +181,28 @@ func syntaxError(src string, toks []lexer.Token, err error) diag.Diagnostic {
 
 // describe names a token in a message.
 func describe(t lexer.Token) string {
-	switch t.Type {
-	case tIdent:
+	if kw := keyword(t.Value); kw != "" {
+		return fmt.Sprintf("keyword `%s`", kw)
+	}
+	if t.Type != tLeaf {
+		return "`" + t.Value + "`"
+	}
+	switch leafKind(t.Value) {
+	case leafIdent:
 		return fmt.Sprintf("field name `%s`", identName(t.Value))
-	case tKeyword:
-		return fmt.Sprintf("keyword `%s`", strings.ToLower(t.Value))
-	case tInt, tFloat:
+	case leafInt, leafFloat:
 		return "number " + t.Value
-	case tString:
+	case leafString:
 		return "string " + t.Value
-	case tDatetime:
+	case leafDatetime:
 		return "datetime " + t.Value
-	case tMention:
-		return "mention " + t.Value
 	}
-	return "`" + t.Value + "`"
+	return "mention " + t.Value
 }
 
-func endsOperand(t *lexer.Token) bool {
-	switch t.Type {
-	case tIdent, tInt, tFloat, tString, tDatetime, tMention:
-		return true
-	case tPunct:
-		return t.Value == ")"
-	}
-	return false
-}
+func endsOperand(t *lexer.Token) bool { return t.Type == tLeaf || t.Type == tRParen }
 
-func startsOperand(t *lexer.Token) bool {
-	switch t.Type {
-	case tIdent, tInt, tFloat, tString, tDatetime, tMention:
-		return true
-	case tPunct:
-		return t.Value == "("
-	}
-	return false
-}
+func startsOperand(t *lexer.Token) bool { return t.Type == tLeaf || t.Type == tLParen }
 
 // expectAfter says what may follow token t.
 func expectAfter(t *lexer.Token) string {
