@@ -570,9 +570,7 @@ func (c *compiler) bindPred(i int, b binding, pred typecheck.Node) {
 	}
 	saved := c.scopes[i]
 	c.scopes[i] = b
-	c.w("(")
-	c.pred(pred, false)
-	c.w(")")
+	c.pred(pred, false) // every condition form delimits itself
 	c.scopes[i] = saved
 }
 
@@ -611,6 +609,12 @@ func (c *compiler) fromWhere(coll typecheck.Node, with *typecheck.Filter) {
 	}
 	a := c.alias()
 	pkey := parent.alias + "." + c.q(parent.tab.Key)
+	if ch.Through != "" && len(filters) == 0 && with == nil {
+		// Nothing reads the elements: the join table alone counts them
+		// (the loader stores no link to a missing element).
+		c.w(" FROM ", c.q(ch.Through), " AS ", a, " WHERE ", a, ".", c.q(ch.From), " = ", pkey)
+		return
+	}
 	if ch.Through != "" {
 		if et.Key == "" {
 			c.fail("table %s of %s has no key", et.Name, elemObj.Name)

@@ -232,8 +232,11 @@ func (SQLite) NullSafeNe(x, y string) string { return x + " IS NOT " + y }
 // Contains implements Dialect.
 func (SQLite) Contains(x, sub string) string { return "instr(" + x + ", " + sub + ") > 0" }
 
-// Fold implements Dialect.
-func (SQLite) Fold(x string) string { return FoldFunc + "(" + x + ")" }
+// Fold implements Dialect. The argument goes as a BLOB, and the function
+// returns one: a TEXT value would end at a NUL character on its way
+// through the C API. instr on two BLOBs searches bytes, which is what a
+// substring test of two folded texts needs.
+func (SQLite) Fold(x string) string { return FoldFunc + "(CAST(" + x + " AS BLOB))" }
 
 // ToFloat implements Dialect.
 func (SQLite) ToFloat(x string) string { return "CAST(" + x + " AS REAL)" }
@@ -272,7 +275,7 @@ type MySQL struct {
 	// parameters; "utf8mb4_nopad_bin" (MariaDB) by default.
 	Collation string
 	// FoldCollation is the collation LOWER() runs under for a
-	// case-insensitive contains; "utf8mb4_unicode_520_ci" by default. Its
+	// case-insensitive contains; "utf8mb4_uca1400_ai_ci" (MariaDB 10.10+, Unicode 14 case mapping) by default; "utf8mb4_0900_ai_ci" for MySQL 8. Its
 	// result is compared under Collation.
 	FoldCollation string
 }
@@ -330,7 +333,7 @@ func (MySQL) Contains(x, sub string) string { return "LOCATE(" + sub + ", " + x 
 func (d MySQL) Fold(x string) string {
 	fc := d.FoldCollation
 	if fc == "" {
-		fc = "utf8mb4_unicode_520_ci"
+		fc = "utf8mb4_uca1400_ai_ci"
 	}
 	return "(CONVERT(LOWER((" + x + ") COLLATE " + fc + ") USING utf8mb4) COLLATE " + d.collation() + ")"
 }

@@ -80,10 +80,13 @@ func SQLiteDriver() (*sqlite.Driver, error) {
 		switch v := args[0].(type) {
 		case nil:
 			return nil, nil
+		// The result is a BLOB: a TEXT result would end at a NUL
+		// character. instr on two BLOBs searches bytes, which is what
+		// contains on two folded texts needs.
 		case string:
-			return compile.Fold(v), nil
+			return []byte(compile.Fold(v)), nil
 		case []byte:
-			return compile.Fold(string(v)), nil
+			return []byte(compile.Fold(string(v))), nil
 		default:
 			return nil, fmt.Errorf("%s: not a string: %T", compile.FoldFunc, v)
 		}

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/croql/croql/compile"
+	"github.com/croql/croql/compile/engine"
+	"github.com/croql/croql/schema"
+	"github.com/croql/croql/typecheck"
+)
+
+// engineNames are the values of `croql query --engine` besides the
+// in-memory evaluator.
+const engineNames = "sqlite, postgres, mysql"
+
+// runOnEngine runs a checked query on a SQL engine instead of the
+// in-memory evaluator: it opens engine ("sqlite": embedded, in memory, dsn
+// ignored unless given; "postgres" or "mysql": the server at dsn, in a
+// scratch schema or database that is dropped afterwards), creates the
+// reference tables (compile.DefaultMapping), loads p, runs the compiled
+// query and returns the ids of the matching objects in ascending order.
+func runOnEngine(ctx context.Context, engineName, dsn string, p *schema.Project, q *typecheck.Query) (ids []int64, err error) {
+	if q == nil || p == nil {
+		return nil, fmt.Errorf("engine %s: no query or no data", engineName)
+	}
+	if engineName != "sqlite" && dsn == "" {
+		return nil, fmt.Errorf("--engine %s needs --dsn (for example %s)", engineName, exampleDSN(engineName))
+	}
+	db, err := engine.Open(ctx, engineName, dsn)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if cerr := db.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("engine %s: cleaning up: %w", engineName, cerr)
+		}
+	}()
+	m := compile.DefaultMapping(schema.New())
+	if err := compile.Load(ctx, db.SQL, db.Dialect, m, p); err != nil {
+		return nil, fmt.Errorf("engine %s: loading the data: %w", engineName, err)
+	}
+	return compile.Run(ctx, db.SQL, db.Dialect, m, q)
+}
+
+func exampleDSN(engineName string) string {
+	if engineName == "mysql" {
+		return "root@tcp(127.0.0.1:3306)/test"
+	}
+	return "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
+}
