@@ -248,18 +248,29 @@ func (s *Source) Format(d Diagnostic) string {
 		sev = d.Severity.String() + ": "
 	}
 	fmt.Fprintf(&b, "%d:%d: %s%s [%s/%s]\n", p.Line, p.Column, sev, d.Message, d.Code, d.Rule)
-	line := s.Line(p.Line)
-	b.WriteString("  ")
-	b.WriteString(line)
-	b.WriteString("\n  ")
-	b.WriteString(strings.Repeat(" ", p.Column-1))
-	endCol := p.Column + 1
+	line := []rune(s.Line(p.Line))
+	start := p.Column - 1 // rune index of the span in the line
+	width := 1
 	if e := s.Position(d.Span.End); e.Line == p.Line && e.Column > p.Column {
-		endCol = e.Column
+		width = e.Column - p.Column
 	} else if e.Line != p.Line {
-		endCol = utf8.RuneCountInString(line) + 1
+		width = max(1, len(line)-start)
 	}
-	b.WriteString(strings.Repeat("^", max(1, endCol-p.Column)))
+	// Long lines are shown as a window around the start of the span.
+	const before, after = 40, 80
+	from, to, pre, post := 0, len(line), "", ""
+	if start > before {
+		from, pre = start-before, "…"
+	}
+	if to-start > after {
+		to, post = start+after, "…"
+	}
+	width = min(width, to-start)
+	b.WriteString("  ")
+	b.WriteString(pre + string(line[from:to]) + post)
+	b.WriteString("\n  ")
+	b.WriteString(strings.Repeat(" ", utf8.RuneCountInString(pre)+start-from))
+	b.WriteString(strings.Repeat("^", max(1, width)))
 	b.WriteString("\n")
 	if d.Hint != "" {
 		fmt.Fprintf(&b, "  hint: %s\n", d.Hint)
