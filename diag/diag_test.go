@@ -1,0 +1,93 @@
+package diag_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/croql/croql/diag"
+)
+
+func TestPosition(t *testing.T) {
+	src := "ab\nc😀d\r\nxyz"
+	s := diag.NewSource(src)
+	for _, tc := range []struct {
+		off              int
+		line, col, utf16 int
+	}{
+		{0, 1, 1, 0},
+		{2, 1, 3, 2},
+		{3, 2, 1, 0},
+		{4, 2, 2, 1},
+		{8, 2, 3, 3}, // after the 4-byte emoji: one rune, two UTF-16 units
+		{11, 3, 1, 0},
+		{14, 3, 4, 3},
+		{99, 3, 4, 3}, // clamped
+		{-5, 1, 1, 0}, // clamped
+	} {
+		p := s.Position(tc.off)
+		assert.Equal(t, [3]int{tc.line, tc.col, tc.utf16}, [3]int{p.Line, p.Column, p.UTF16}, "offset %d", tc.off)
+	}
+	assert.Equal(t, "c😀d", s.Line(2), "a CR before the newline is not part of the line")
+	assert.Equal(t, "", s.Line(0))
+	assert.Equal(t, "", s.Line(4))
+}
+
+func TestFormatCaretUnderSpan(t *testing.T) {
+	src := `text == "a"`
+	d := diag.Errorf(diag.ClassSyntax, "double-equals", diag.Span{Start: 5, End: 7}, "CroQL has no `==`: write `=`").
+		WithHint("= compares").WithFix(diag.Span{Start: 5, End: 7}, "=")
+	got := diag.NewSource(src).Format(d)
+	assert.Equal(t, "1:6: CroQL has no `==`: write `=` [croqlInvalidSyntax/double-equals]\n"+
+		"  text == \"a\"\n"+
+		"       ^^\n"+
+		"  hint: = compares\n"+
+		"  did you mean: =\n", got)
+}
+
+func TestFormatLongLineIsWindowed(t *testing.T) {
+	src := strings.Repeat("a and ", 10000) + "bad"
+	d := diag.Errorf(diag.ClassLogic, "unknown-field", diag.Span{Start: len(src) - 3, End: len(src)}, "nope")
+	got := diag.NewSource(src).Format(d)
+	lines := strings.Split(got, "\n")
+	require.GreaterOrEqual(t, len(lines), 3)
+	assert.Less(t, len(lines[1]), 200, "the source line is cut to a window")
+	assert.True(t, strings.HasPrefix(lines[1], "  …"))
+	caret := strings.Index(lines[2], "^")
+	assert.Equal(t, "bad", string([]rune(lines[1])[caret:caret+3]), "the caret stands under the span")
+	assert.Equal(t, "^^^", strings.TrimSpace(lines[2]))
+}
+
+func TestListSortAndErrors(t *testing.T) {
+	l := diag.List{
+		diag.Warnf("w", diag.Span{Start: 9, End: 10}, "late warning"),
+		diag.Errorf(diag.ClassLogic, "b", diag.Span{Start: 3, End: 4}, "second"),
+		diag.Errorf(diag.ClassSyntax, "a", diag.Span{Start: 0, End: 1}, "first"),
+	}
+	l.Sort()
+	assert.Equal(t, []string{"first", "second", "late warning"}, []string{l[0].Message, l[1].Message, l[2].Message})
+	assert.True(t, l.HasErrors())
+	assert.Len(t, l.Errors(), 2)
+	err := l.Err()
+	require.Error(t, err)
+	var le diag.ListError
+	assert.True(t, errors.As(err, &le))
+	assert.Contains(t, err.Error(), "first")
+	assert.NoError(t, diag.List{l[2]}.Err(), "warnings alone are not an error")
+}
+
+func ExampleSource_Format() {
+	src := "is hiden and is duplicate"
+	d := diag.Errorf(diag.ClassLogic, "unknown-field", diag.Span{Start: 0, End: 8},
+		"`is hiden` is not a field of a source string").WithFix(diag.Span{Start: 0, End: 8}, "is hidden")
+	fmt.Print(diag.NewSource(src).Format(d))
+	// Output:
+	// 1:1: `is hiden` is not a field of a source string [croqlInvalidLogic/unknown-field]
+	//   is hiden and is duplicate
+	//   ^^^^^^^^
+	//   did you mean: is hidden
+}
