@@ -34,7 +34,17 @@ func Load(ctx context.Context, db *sql.DB, d Dialect, m *Mapping, p *schema.Proj
 	if err != nil {
 		return err
 	}
+	// Tables first, indexes after the rows: building an index once is
+	// much faster than keeping it up to date through a bulk load.
+	var tables, indexes []string
 	for _, stmt := range m.DDL(d) {
+		if strings.HasPrefix(stmt, "CREATE TABLE ") {
+			tables = append(tables, stmt)
+		} else {
+			indexes = append(indexes, stmt)
+		}
+	}
+	for _, stmt := range tables {
 		if _, err := db.ExecContext(ctx, stmt); err != nil {
 			return fmt.Errorf("compile: creating tables: %w\n%s", err, stmt)
 		}
@@ -44,12 +54,19 @@ func Load(ctx context.Context, db *sql.DB, d Dialect, m *Mapping, p *schema.Proj
 		return fmt.Errorf("compile: loading: %w", err)
 	}
 	ld := newLoader(ctx, tx, d, m, l)
-	if err := ld.project(p); err != nil {
+	err = ld.project(p)
+	ld.close()
+	if err != nil {
 		_ = tx.Rollback()
 		return err
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("compile: loading: %w", err)
+	}
+	for _, stmt := range indexes {
+		if _, err := db.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("compile: creating indexes: %w\n%s", err, stmt)
+		}
 	}
 	if _, err := db.ExecContext(ctx, d.Analyze(m.TableNames())); err != nil {
 		return fmt.Errorf("compile: analyze: %w", err)
@@ -96,7 +113,16 @@ type batch struct {
 	vals  []any
 	bytes int
 	max   int
-	stmt  string // the statement for max rows, built once
+	stmt  *sql.Stmt // the statement for max rows, prepared once
+}
+
+// close releases the prepared statements.
+func (ld *loader) close() {
+	for _, b := range ld.order {
+		if b.stmt != nil {
+			b.stmt.Close()
+		}
+	}
 }
 
 func newLoader(ctx context.Context, tx *sql.Tx, d Dialect, m *Mapping, l *layout) *loader {
@@ -399,14 +425,18 @@ func (ld *loader) flush(b *batch) error {
 	if b.rows == 0 {
 		return nil
 	}
-	stmt := b.stmt
-	if b.rows != b.max || stmt == "" {
-		stmt = ld.insert(b.table, b.cols, b.rows)
-		if b.rows == b.max {
-			b.stmt = stmt
+	var err error
+	if b.rows == b.max {
+		if b.stmt == nil {
+			if b.stmt, err = ld.tx.PrepareContext(ld.ctx, ld.insert(b.table, b.cols, b.rows)); err != nil {
+				return fmt.Errorf("compile: inserting into %s: %w", b.table, err)
+			}
 		}
+		_, err = b.stmt.ExecContext(ld.ctx, b.vals...)
+	} else {
+		_, err = ld.tx.ExecContext(ld.ctx, ld.insert(b.table, b.cols, b.rows), b.vals...)
 	}
-	if _, err := ld.tx.ExecContext(ld.ctx, stmt, b.vals...); err != nil {
+	if err != nil {
 		return fmt.Errorf("compile: inserting into %s: %w", b.table, err)
 	}
 	b.vals, b.rows, b.bytes = b.vals[:0], 0, 0
