@@ -24,6 +24,12 @@ type Config struct {
 	Edition schema.Edition
 	// MaxDepth bounds the nesting of generated trees (default 4).
 	MaxDepth int
+	// FoldContains checks the queries with a case-insensitive contains.
+	FoldContains bool
+	// AllowOverflow lets the generator make queries whose integer
+	// arithmetic may leave the 64-bit range (see MayOverflow); by default
+	// it makes others instead, and the shrinker keeps to them too.
+	AllowOverflow bool
 }
 
 // Generator makes random well-typed CroQL queries for one context. It is
@@ -61,6 +67,7 @@ func NewGenerator(cfg Config) (*Generator, error) {
 			Catalog: cat, Context: ctx, Edition: cfg.Edition,
 			Users: users, Languages: p.languages,
 			Now: func() time.Time { return now }, Location: time.UTC,
+			FoldContains: cfg.FoldContains,
 		},
 	}
 	seen := map[string]bool{}
@@ -102,6 +109,13 @@ func (g *Generator) Check(src string) (*typecheck.Query, error) {
 		return nil, fmt.Errorf("check %q: %w", src, q.Diags.Err())
 	}
 	return q, nil
+}
+
+// valid reports whether the framed query of c checks clean and, unless
+// the configuration allows it, cannot overflow.
+func (g *Generator) valid(c Case) bool {
+	q, err := g.Check(c.Source())
+	return err == nil && (g.cfg.AllowOverflow || !MayOverflow(q.Root))
 }
 
 // Case is a generated test case: a few expressions (the parts) that a
@@ -150,6 +164,9 @@ func (g *Generator) gen(roles []string, frame func([]ast.Expr) ast.Expr, build f
 				continue
 			}
 			c := Case{Context: g.ctx.Name, Parts: parts, frame: frame, roles: roles}
+			if !g.valid(c) {
+				continue
+			}
 			return gopter.NewGenResult(c, g.shrinker)
 		}
 		return gopter.NewEmptyResult(caseType)

@@ -125,7 +125,7 @@ func reachable(o *schema.Object, seen map[*schema.Object]bool) map[*schema.Field
 // generator never names an enterprise-only field (the queries would not
 // check).
 func TestStandardEditionHasNoEnterpriseFields(t *testing.T) {
-	g := generator(t, target{"strings", schema.Standard})
+	g := generator(t, target{context: "strings", edition: schema.Standard})
 	for _, v := range sample(t, g.Query(), 1000, 2) {
 		q, err := g.Check(v.(fuzz.Case).Source())
 		require.NoError(t, err)
@@ -140,7 +140,7 @@ func TestStandardEditionHasNoEnterpriseFields(t *testing.T) {
 // and shrinking a case whose property is "has no `and`" ends at a small
 // tree that still has one.
 func TestShrinker(t *testing.T) {
-	g := generator(t, target{"strings", schema.Enterprise})
+	g := generator(t, target{context: "strings", edition: schema.Enterprise})
 	gen := g.Query()
 	params := gopter.DefaultGenParameters()
 	params.Rng = rand.New(rand.NewSource(3))
@@ -199,7 +199,7 @@ func TestShrinker(t *testing.T) {
 // TestCheckConfig: the generator's checker configuration is what the
 // facade environment of the properties uses.
 func TestCheckConfig(t *testing.T) {
-	g := generator(t, target{"strings", schema.Enterprise})
+	g := generator(t, target{context: "strings", edition: schema.Enterprise})
 	cfg := g.CheckConfig()
 	assert.Equal(t, schema.Enterprise, cfg.Edition)
 	assert.Equal(t, fuzz.Now(), schema.TimeOf(cfg.Now()))
@@ -207,4 +207,28 @@ func TestCheckConfig(t *testing.T) {
 	q := typecheck.Check(cfg, `@user:"nobody" = 1`, &ast.Binary{Op: ast.OpEq, X: &ast.Mention{Kind: "user", Value: "nobody"}, Y: &ast.Int{Value: 1}})
 	require.Len(t, q.Diags, 1)
 	assert.Equal(t, typecheck.RuleUnknownUser, q.Diags[0].Rule, "unknown logins are errors under the generator's directory")
+}
+
+// TestMayOverflow: integer arithmetic that can leave the 64-bit range on
+// generated data is recognised; everything else is not.
+func TestMayOverflow(t *testing.T) {
+	g := generator(t, target{context: "strings", edition: schema.Enterprise})
+	for src, want := range map[string]bool{
+		`9223372036854775807 + 2 >= 0`:                                 true,
+		`12 * 9223372036854775807 <= max length`:                       true,
+		`-(count of comments + 9223372036854775807) < 0`:               true,
+		`count of translations * 4611686018427387904 > 0`:              true,
+		`(if is hidden then 1 else 9223372036854775807 * 2) > 0`:       true,
+		`translations with (count of votes * 9223372036854775807 > 1)`: true,
+		`9223372036854775807 > count of comments`:                      false,
+		`max length * 1000 * 1000 > 0`:                                 false,
+		`-9223372036854775807 < max length`:                            false,
+		`9223372036854775807 * 2.5 > 0`:                                false, // float arithmetic
+		`count of translations where (count of votes + 1 > 2) > 0`:     false,
+		`(if is hidden then 1 else 4611686018427387903) + 1000 > 0`:    false,
+	} {
+		q, err := g.Check(src)
+		require.NoError(t, err)
+		assert.Equal(t, want, fuzz.MayOverflow(q.Root), src)
+	}
 }

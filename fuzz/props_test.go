@@ -73,26 +73,35 @@ func check(t *testing.T, name string, cases int, mk func() gopter.Prop) {
 type target struct {
 	context string
 	edition schema.Edition
+	fold    bool // case-insensitive contains
 }
 
-func (tg target) String() string { return tg.context + "/" + tg.edition.String() }
+func (tg target) String() string {
+	s := tg.context + "/" + tg.edition.String()
+	if tg.fold {
+		s += "/fold"
+	}
+	return s
+}
 
 // targets are every context in the enterprise edition (which has every
-// field) and the strings context in the standard edition.
+// field), and the strings context in the standard edition and with a
+// case-insensitive contains.
 func targets() []target {
 	return []target{
-		{croql.Strings, schema.Enterprise},
-		{croql.Strings, schema.Standard},
-		{croql.Translations, schema.Enterprise},
-		{croql.TM, schema.Enterprise},
-		{croql.Glossary, schema.Enterprise},
-		{croql.Concepts, schema.Enterprise},
+		{croql.Strings, schema.Enterprise, false},
+		{croql.Strings, schema.Standard, false},
+		{croql.Strings, schema.Enterprise, true},
+		{croql.Translations, schema.Enterprise, false},
+		{croql.TM, schema.Enterprise, false},
+		{croql.Glossary, schema.Enterprise, false},
+		{croql.Concepts, schema.Enterprise, false},
 	}
 }
 
 func generator(t *testing.T, tg target) *fuzz.Generator {
 	t.Helper()
-	g, err := fuzz.NewGenerator(fuzz.Config{Context: tg.context, Edition: tg.edition})
+	g, err := fuzz.NewGenerator(fuzz.Config{Context: tg.context, Edition: tg.edition, FoldContains: tg.fold})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +117,8 @@ func env(t *testing.T, tg target) *croql.Env {
 	}
 	now := fuzz.Now().Std()
 	e, err := croql.NewEnv(tg.context, croql.WithEdition(tg.edition), croql.WithUsers(users),
-		croql.WithLanguages(fuzz.Languages()...), croql.WithClock(func() time.Time { return now }))
+		croql.WithLanguages(fuzz.Languages()...), croql.WithClock(func() time.Time { return now }),
+		croql.WithFoldContains(tg.fold))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,8 +9,8 @@ import (
 
 // shrinker shrinks a Case: each candidate replaces one node of one part by
 // something smaller (one of its own descendants, or a minimal literal), and
-// only candidates whose framed query still checks clean are offered, so a
-// shrunk counterexample is a well-typed query too. Every candidate has
+// only valid candidates (the framed query checks clean, see valid) are
+// offered, so a shrunk counterexample is a well-typed query too. Every candidate has
 // fewer nodes, or as many with a simpler literal, so shrinking ends.
 func (g *Generator) shrinker(v any) gopter.Shrink {
 	c, ok := v.(Case)
@@ -39,7 +39,7 @@ func (g *Generator) shrinker(v any) gopter.Shrink {
 				parts := append([]ast.Expr(nil), c.Parts...)
 				parts[s.part] = replace(parts[s.part], s.node, alt)
 				cand := Case{Context: c.Context, Parts: parts, frame: c.frame, roles: c.roles}
-				if _, err := g.Check(cand.Source()); err == nil {
+				if g.valid(cand) {
 					return cand, true
 				}
 			}
