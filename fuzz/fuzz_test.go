@@ -7,39 +7,27 @@ import (
 	"time"
 
 	"github.com/croql/croql"
-	"github.com/croql/croql/ast"
 	"github.com/croql/croql/diag"
 	"github.com/croql/croql/fuzz"
 	"github.com/croql/croql/internal/corpus"
-	"github.com/croql/croql/parser"
 	"github.com/croql/croql/schema"
 	"github.com/croql/croql/typecheck"
 )
 
-// The native fuzz targets. Each is seeded from every query of the
+// The fuzz targets of the checker, the evaluator and the SQL compiler
+// (FuzzParse is in parse_test.go). Each is seeded from every query of the
 // conformance corpus (testdata/corpus, regressions.txt included) and
-// checks, besides "no panic": no hang (each input within hangAfter), every
-// diagnostic span inside the input, and its stage's own invariants.
+// checks, besides "no panic": no hang (each stage within fuzz.HangAfter),
+// every diagnostic span inside the input, and its stage's own invariants.
 //
-//	go test ./fuzz -run '^$' -fuzz '^FuzzParse$' -fuzztime 10m
+//	go test ./fuzz -run '^$' -fuzz '^FuzzCheck$' -fuzztime 10m
 
-// hangAfter is how long one input may take before it counts as a hang.
-// Parsing and checking take microseconds; the limit is generous for a
-// loaded machine.
-const hangAfter = 5 * time.Second
-
-// within runs f and fails t when it does not return within hangAfter.
+// within runs f and fails t when it panics (through the caller) or does
+// not return within fuzz.HangAfter.
 func within(t *testing.T, what string, f func()) {
 	t.Helper()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		f()
-	}()
-	select {
-	case <-done:
-	case <-time.After(hangAfter):
-		t.Fatalf("%s did not return within %v: a hang", what, hangAfter)
+	if err := fuzz.Within(fuzz.HangAfter, f); err != nil {
+		t.Fatalf("%s %v", what, err)
 	}
 }
 
@@ -65,83 +53,40 @@ func contextIndex(name string) uint8 {
 	return uint8(max(slices.Index(contexts(), name), 0))
 }
 
-// spansInside fails t when a diagnostic's span (or a fix's) is not inside
-// src.
-func spansInside(t *testing.T, src string, ds diag.List) {
-	t.Helper()
-	inside := func(sp diag.Span) bool { return 0 <= sp.Start && sp.Start <= sp.End && sp.End <= len(src) }
-	for _, d := range ds {
-		if !inside(d.Span) {
-			t.Fatalf("diagnostic %v: span outside the %d-byte input %q", d, len(src), src)
-		}
-		if d.Code == "" || d.Rule == "" || d.Message == "" {
-			t.Fatalf("diagnostic without code, rule or message: %#v", d)
-		}
-		for _, fx := range d.Fixes {
-			if !inside(fx.Span) {
-				t.Fatalf("diagnostic %v: fix span %v outside the input %q", d, fx.Span, src)
-			}
-		}
-	}
-}
+// fuzzEnvs are the environments of the fuzz targets, one per context and
+// edition, with the generators' users and clock; pick one with env.
+type fuzzEnvs [][2]*croql.Env
 
-// FuzzParse: the parser returns a tree or errors, never both; spans of
-// diagnostics and of every node are inside the input; a tree prints to
-// text that parses back to the same tree and prints the same again.
-func FuzzParse(f *testing.F) {
-	seedCorpus(f, func(c corpus.Case) { f.Add(c.Query()) })
-	f.Fuzz(func(t *testing.T, src string) {
-		var (
-			tree  ast.Expr
-			diags diag.List
-		)
-		within(t, "Parse", func() { tree, diags = parser.Parse(src) })
-		spansInside(t, src, diags)
-		if diags.HasErrors() != (tree == nil) {
-			t.Fatalf("tree %v with diagnostics %v", tree, diags)
-		}
-		if tree == nil {
-			return
-		}
-		ast.Inspect(tree, func(e ast.Expr) bool {
-			if sp := e.Span(); sp.Start < 0 || sp.Start > sp.End || sp.End > len(src) {
-				t.Fatalf("node %s: span %v outside the input %q", ast.SExpr(e), sp, src)
-			}
-			return true
-		})
-		printed := ast.Print(tree)
-		back, diags := parser.Parse(printed)
-		if diags.HasErrors() {
-			t.Fatalf("printed form %q of %q does not parse: %v", printed, src, diags.Err())
-		}
-		if !ast.Equal(tree, back) {
-			t.Fatalf("printed form %q of %q parses to another tree:\n  %s\n  %s", printed, src, ast.SExpr(tree), ast.SExpr(back))
-		}
-		if again := ast.Print(back); again != printed {
-			t.Fatalf("print is not stable: %q then %q", printed, again)
-		}
-	})
-}
-
-// fuzzEnv is the environment of the fuzz targets: the generators' users
-// and clock, every context, both editions.
-func fuzzEnv(t testing.TB, ctx uint8, enterprise bool) *croql.Env {
-	names := contexts()
+func newFuzzEnvs(t testing.TB) fuzzEnvs {
 	users := map[string]int64{}
 	for _, u := range fuzz.Users() {
 		users[u.Login] = u.ID
 	}
-	ed := schema.Standard
-	if enterprise {
-		ed = schema.Enterprise
-	}
 	now := fuzz.Now().Std()
-	e, err := croql.NewEnv(names[int(ctx)%len(names)], croql.WithEdition(ed), croql.WithUsers(users),
-		croql.WithClock(func() time.Time { return now }))
-	if err != nil {
-		t.Fatal(err)
+	var out fuzzEnvs
+	for _, name := range contexts() {
+		var pair [2]*croql.Env
+		for i, ed := range []schema.Edition{schema.Standard, schema.Enterprise} {
+			e, err := croql.NewEnv(name, croql.WithEdition(ed), croql.WithUsers(users),
+				croql.WithClock(func() time.Time { return now }))
+			if err != nil {
+				t.Fatal(err)
+			}
+			pair[i] = e
+		}
+		out = append(out, pair)
 	}
-	return e
+	return out
+}
+
+// env picks the environment of context index ctx (modulo the number of
+// contexts) and the edition.
+func (es fuzzEnvs) env(ctx uint8, enterprise bool) *croql.Env {
+	ed := 0
+	if enterprise {
+		ed = 1
+	}
+	return es[int(ctx)%len(es)][ed]
 }
 
 // FuzzCheck: in any context and edition, checking reports diagnostics
@@ -150,13 +95,13 @@ func fuzzEnv(t testing.TB, ctx uint8, enterprise bool) *croql.Env {
 // again.
 func FuzzCheck(f *testing.F) {
 	seedCorpus(f, func(c corpus.Case) { f.Add(c.Query(), contextIndex(c.Context()), c.Edition() == "enterprise") })
+	envs := newFuzzEnvs(f)
 	f.Fuzz(func(t *testing.T, src string, ctx uint8, enterprise bool) {
-		e := fuzzEnv(t, ctx, enterprise)
+		e := envs.env(ctx, enterprise)
 		var q *typecheck.Query
 		within(t, "Check", func() { q = e.Check(src) })
-		spansInside(t, src, q.Diags)
-		if !slices.IsSortedFunc(q.Diags, func(a, b diag.Diagnostic) int { return a.Span.Start - b.Span.Start }) {
-			t.Fatalf("diagnostics not sorted by position: %v", q.Diags)
+		if err := fuzz.DiagnosticsOK(src, q.Diags); err != nil {
+			t.Fatal(err)
 		}
 		if q.Diags.HasErrors() {
 			return

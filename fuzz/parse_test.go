@@ -9,7 +9,6 @@ package fuzz
 
 import (
 	"testing"
-	"unicode/utf8"
 
 	"github.com/croql/croql/ast"
 	"github.com/croql/croql/diag"
@@ -17,7 +16,7 @@ import (
 	"github.com/croql/croql/parser"
 )
 
-// FuzzParse: the parser never panics; every diagnostic span lies inside
+// FuzzParse: the parser never panics or hangs; every diagnostic span lies inside
 // the input with Start <= End and a rule name; a query either parses with no
 // error or has at least one error and no tree; and a parsed query prints to
 // a form that parses back to the same tree and prints the same again.
@@ -37,8 +36,16 @@ func FuzzParse(f *testing.F) {
 	def := parser.New(parser.Limits{})
 	f.Fuzz(func(t *testing.T, src string) {
 		for _, p := range []*parser.Parser{def, small} {
-			e, diags := p.Parse(src)
-			checkDiags(t, src, diags)
+			var (
+				e     ast.Expr
+				diags diag.List
+			)
+			if err := Within(HangAfter, func() { e, diags = p.Parse(src) }); err != nil {
+				t.Fatalf("%q: Parse %v", src, err)
+			}
+			if err := DiagnosticsOK(src, diags); err != nil {
+				t.Fatal(err)
+			}
 			if diags.HasErrors() {
 				if e != nil {
 					t.Fatalf("%q: a tree and error diagnostics", src)
@@ -51,7 +58,9 @@ func FuzzParse(f *testing.F) {
 			if n := ast.Count(e); n > p.Limits().MaxNodes {
 				t.Fatalf("%q: %d nodes, over the limit %d", src, n, p.Limits().MaxNodes)
 			}
-			checkSpans(t, src, e)
+			if err := SpansOK(src, e); err != nil {
+				t.Fatal(err)
+			}
 			printed := ast.Print(e)
 			back, d2 := def.Parse(printed)
 			if d2.HasErrors() {
@@ -65,39 +74,4 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
-}
-
-func checkDiags(t *testing.T, src string, l diag.List) {
-	t.Helper()
-	source := diag.NewSource(src)
-	for i, d := range l {
-		if d.Span.Start < 0 || d.Span.Start > d.Span.End || d.Span.End > len(src) {
-			t.Fatalf("%q: diagnostic %v has span %v outside [0, %d]", src, d, d.Span, len(src))
-		}
-		if d.Rule == "" || d.Code == "" || d.Message == "" {
-			t.Fatalf("%q: diagnostic without rule, code or message: %#v", src, d)
-		}
-		if !utf8.ValidString(d.Message) && utf8.ValidString(src) {
-			t.Fatalf("%q: message is not UTF-8: %q", src, d.Message)
-		}
-		if i > 0 && l[i-1].Span.Start > d.Span.Start {
-			t.Fatalf("%q: diagnostics not sorted by position: %v", src, l)
-		}
-		_ = source.Format(d) // must not panic
-	}
-}
-
-func checkSpans(t *testing.T, src string, root ast.Expr) {
-	t.Helper()
-	var walk func(e ast.Expr, lo, hi int)
-	walk = func(e ast.Expr, lo, hi int) {
-		sp := e.Span()
-		if sp.Start < lo || sp.End > hi || sp.Start >= sp.End {
-			t.Fatalf("%q: span %v of %s outside its parent [%d, %d)", src, sp, ast.SExpr(e), lo, hi)
-		}
-		for _, c := range ast.Children(e) {
-			walk(c, sp.Start, sp.End)
-		}
-	}
-	walk(root, 0, len(src))
 }
