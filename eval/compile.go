@@ -1,0 +1,1318 @@
+package eval
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unsafe"
+
+	"github.com/croql/croql/ast"
+	"github.com/croql/croql/schema"
+	"github.com/croql/croql/typecheck"
+)
+
+// The closures a Program is made of. Each is specialised to one Go type;
+// a nullable value is a (value, present) pair, and a predicate is a plain
+// bool (two-valued logic: absent is false where a bool is needed).
+type (
+	predFn       func(frame) bool
+	valFn[T any] func(frame) (T, bool)
+	// ptrFn yields the object a Record (or a user) value denotes, nil when
+	// it is absent.
+	ptrFn func(frame) unsafe.Pointer
+	// srcFn yields the elements of a collection: the first and how many.
+	srcFn func(frame) (unsafe.Pointer, int)
+)
+
+// ordered is what the comparison closures are instantiated for.
+type ordered interface{ ~int64 | ~float64 | ~string }
+
+// ErrUnresolvedUser is wrapped by the error Compile returns when the query
+// mentions a user that the checker could not resolve because no user
+// directory was given.
+var ErrUnresolvedUser = errors.New("unresolved user mention")
+
+// ErrNoUsers is wrapped by the error Compile returns when the query reads
+// user logins (`login of user`, `user with (...)`) and no user directory was
+// given with WithUsers.
+var ErrNoUsers = errors.New("no user directory")
+
+// compiler turns checked IR into closures. It lives for one Compile call.
+type compiler struct {
+	scopes  int
+	users   map[int64]*schema.UserRef
+	haveDir bool
+	userObj *schema.Object
+	depth   int
+}
+
+// maxDepth bounds the recursion of the compiler, as a guard against IR that
+// did not come from the checker (the parser's limits keep real trees far
+// below it).
+const maxDepth = 10000
+
+func (c *compiler) enter(n typecheck.Node) error {
+	c.depth++
+	if c.depth > maxDepth {
+		return fmt.Errorf("expression nested deeper than %d", maxDepth)
+	}
+	if n == nil {
+		return errors.New("missing expression node")
+	}
+	return nil
+}
+
+func (c *compiler) leave() { c.depth-- }
+
+func errAt(n typecheck.Node, format string, args ...any) error {
+	sp := n.Span()
+	return fmt.Errorf("at %d-%d: "+format, append([]any{sp.Start, sp.End}, args...)...)
+}
+
+func (c *compiler) scope(n typecheck.Node, s int) error {
+	if s < 0 || s >= c.scopes {
+		return errAt(n, "scope %d outside the query's %d scopes", s, c.scopes)
+	}
+	return nil
+}
+
+// field binds a bare field to its Go field and checks its scope.
+func (c *compiler) field(n *typecheck.Field) (goField, error) {
+	if err := c.scope(n, n.Scope); err != nil {
+		return goField{}, err
+	}
+	g, err := bindField(n.Obj, n.F)
+	if err != nil {
+		return goField{}, errAt(n, "%v", err)
+	}
+	return g, nil
+}
+
+// isUserID reports whether f, a field of the user object, is the user's id,
+// which a user value is without looking it up.
+func (c *compiler) isUserID(f *schema.Field) bool {
+	return f.Key == "id" && (f.Type.Kind == schema.Int || f.Type.Kind == schema.User)
+}
+
+// ---------------------------------------------------------------------------
+// Predicates
+
+func (c *compiler) pred(n typecheck.Node) (predFn, error) {
+	if err := c.enter(n); err != nil {
+		return nil, err
+	}
+	defer c.leave()
+	if k := n.Type().Kind; k != schema.Bool {
+		return nil, errAt(n, "%T is %s where a bool is needed", n, n.Type())
+	}
+	switch n := n.(type) {
+	case *typecheck.Field:
+		g, err := c.field(n)
+		if err != nil {
+			return nil, err
+		}
+		return fieldPred(n.Scope, g), nil
+	case *typecheck.Member:
+		v, err := c.boolV(n)
+		if err != nil {
+			return nil, err
+		}
+		return func(fr frame) bool { b, ok := v(fr); return ok && b }, nil
+	case *typecheck.Filter:
+		return c.with(n)
+	case *typecheck.Not:
+		x, err := c.pred(n.X)
+		if err != nil {
+			return nil, err
+		}
+		return func(fr frame) bool { return !x(fr) }, nil
+	case *typecheck.Logic:
+		return c.logic(n)
+	case *typecheck.Compare:
+		return c.compare(n)
+	case *typecheck.Between:
+		return c.between(n)
+	case *typecheck.Contains:
+		return c.contains(n)
+	case *typecheck.If:
+		cond, err := c.pred(n.Cond)
+		if err != nil {
+			return nil, err
+		}
+		th, err := c.pred(n.Then)
+		if err != nil {
+			return nil, err
+		}
+		el, err := c.pred(n.Else)
+		if err != nil {
+			return nil, err
+		}
+		return func(fr frame) bool {
+			if cond(fr) {
+				return th(fr)
+			}
+			return el(fr)
+		}, nil
+	case *typecheck.IsSet:
+		switch n.X.Type().Kind {
+		case schema.Datetime, schema.Int, schema.User:
+			x, err := c.intV(n.X)
+			if err != nil {
+				return nil, err
+			}
+			return func(fr frame) bool { _, ok := x(fr); return ok }, nil
+		case schema.Float:
+			x, err := c.floatV(n.X)
+			if err != nil {
+				return nil, err
+			}
+			return func(fr frame) bool { _, ok := x(fr); return ok }, nil
+		case schema.String, schema.Language:
+			x, err := c.strV(n.X)
+			if err != nil {
+				return nil, err
+			}
+			return func(fr frame) bool { _, ok := x(fr); return ok }, nil
+		}
+		return nil, errAt(n, "IsSet of %s", n.X.Type())
+	}
+	return nil, errAt(n, "%T cannot stand as a bool", n)
+}
+
+// fieldPred reads a bool field of the object bound at scope s.
+func fieldPred(s int, g goField) predFn {
+	off := g.off
+	switch {
+	case g.f.Equals != "":
+		want := g.f.Equals
+		return func(fr frame) bool { return *(*string)(unsafe.Add(fr[s], off)) == want }
+	case g.f.Negate:
+		return func(fr frame) bool { return !*(*bool)(unsafe.Add(fr[s], off)) }
+	case g.ptr:
+		return func(fr frame) bool {
+			p := *(**bool)(unsafe.Add(fr[s], off))
+			return p != nil && *p
+		}
+	}
+	return func(fr frame) bool { return *(*bool)(unsafe.Add(fr[s], off)) }
+}
+
+func (c *compiler) logic(n *typecheck.Logic) (predFn, error) {
+	x, err := c.pred(n.X)
+	if err != nil {
+		return nil, err
+	}
+	y, err := c.pred(n.Y)
+	if err != nil {
+		return nil, err
+	}
+	switch n.Op {
+	case ast.OpAnd:
+		return func(fr frame) bool { return x(fr) && y(fr) }, nil
+	case ast.OpOr:
+		return func(fr frame) bool { return x(fr) || y(fr) }, nil
+	case ast.OpXor:
+		return func(fr frame) bool { return x(fr) != y(fr) }, nil
+	}
+	return nil, errAt(n, "unknown logical operator %s", n.Op)
+}
+
+// ---------------------------------------------------------------------------
+// Values
+
+// boolV is a bool that may be absent (a member of an absent object), for
+// the null-safe = and != on bools.
+func (c *compiler) boolV(n typecheck.Node) (valFn[bool], error) {
+	if err := c.enter(n); err != nil {
+		return nil, err
+	}
+	defer c.leave()
+	switch n := n.(type) {
+	case *typecheck.Field:
+		g, err := c.field(n)
+		if err != nil {
+			return nil, err
+		}
+		if g.ptr && g.f.Equals == "" && !g.f.Negate {
+			return fieldVal[bool](n.Scope, g), nil
+		}
+		p := fieldPred(n.Scope, g)
+		return func(fr frame) (bool, bool) { return p(fr), true }, nil
+	case *typecheck.Member:
+		x, err := c.ptr(n.X)
+		if err != nil {
+			return nil, err
+		}
+		g, err := c.member(n)
+		if err != nil {
+			return nil, err
+		}
+		off := g.off
+		switch {
+		case g.f.Equals != "":
+			want := g.f.Equals
+			return func(fr frame) (bool, bool) {
+				p := x(fr)
+				if p == nil {
+					return false, false
+				}
+				return *(*string)(unsafe.Add(p, off)) == want, true
+			}, nil
+		case g.f.Negate:
+			return func(fr frame) (bool, bool) {
+				p := x(fr)
+				if p == nil {
+					return false, false
+				}
+				return !*(*bool)(unsafe.Add(p, off)), true
+			}, nil
+		}
+		return memberVal[bool](x, g), nil
+	case *typecheck.If:
+		cond, err := c.pred(n.Cond)
+		if err != nil {
+			return nil, err
+		}
+		th, err := c.boolV(n.Then)
+		if err != nil {
+			return nil, err
+		}
+		el, err := c.boolV(n.Else)
+		if err != nil {
+			return nil, err
+		}
+		return ifVal(cond, th, el), nil
+	}
+	p, err := c.pred(n)
+	if err != nil {
+		return nil, err
+	}
+	return func(fr frame) (bool, bool) { return p(fr), true }, nil
+}
+
+// intV compiles an int, a datetime (Unix seconds) or a user (its id).
+func (c *compiler) intV(n typecheck.Node) (valFn[int64], error) {
+	if err := c.enter(n); err != nil {
+		return nil, err
+	}
+	defer c.leave()
+	switch k := n.Type().Kind; k {
+	case schema.Int, schema.Datetime, schema.User:
+	default:
+		return nil, errAt(n, "%T is %s where an int is needed", n, n.Type())
+	}
+	switch n := n.(type) {
+	case *typecheck.Const:
+		if n.Unresolved {
+			return nil, c.unresolved(n)
+		}
+		v := n.I
+		return func(frame) (int64, bool) { return v, true }, nil
+	case *typecheck.Field:
+		g, err := c.field(n)
+		if err != nil {
+			return nil, err
+		}
+		return fieldVal[int64](n.Scope, g), nil
+	case *typecheck.Member:
+		if n.X.Type().Kind == schema.User && c.isUserID(n.F) {
+			return c.intV(n.X) // the id of a user is the user value itself
+		}
+		x, err := c.ptr(n.X)
+		if err != nil {
+			return nil, err
+		}
+		g, err := c.member(n)
+		if err != nil {
+			return nil, err
+		}
+		return memberVal[int64](x, g), nil
+	case *typecheck.Count:
+		cnt, err := c.count(n.X)
+		if err != nil {
+			return nil, err
+		}
+		return func(fr frame) (int64, bool) { return int64(cnt(fr)), true }, nil
+	case *typecheck.Arith:
+		x, err := c.intV(n.X)
+		if err != nil {
+			return nil, err
+		}
+		y, err := c.intV(n.Y)
+		if err != nil {
+			return nil, err
+		}
+		switch n.Op {
+		case ast.OpAdd:
+			return func(fr frame) (int64, bool) {
+				a, ok := x(fr)
+				if !ok {
+					return 0, false
+				}
+				b, ok := y(fr)
+				return a + b, ok
+			}, nil
+		case ast.OpSub:
+			return func(fr frame) (int64, bool) {
+				a, ok := x(fr)
+				if !ok {
+					return 0, false
+				}
+				b, ok := y(fr)
+				return a - b, ok
+			}, nil
+		case ast.OpMul:
+			return func(fr frame) (int64, bool) {
+				a, ok := x(fr)
+				if !ok {
+					return 0, false
+				}
+				b, ok := y(fr)
+				return a * b, ok
+			}, nil
+		}
+		return nil, errAt(n, "integer operator %s (division is always float)", n.Op)
+	case *typecheck.Neg:
+		x, err := c.intV(n.X)
+		if err != nil {
+			return nil, err
+		}
+		return func(fr frame) (int64, bool) { a, ok := x(fr); return -a, ok }, nil
+	case *typecheck.If:
+		cond, err := c.pred(n.Cond)
+		if err != nil {
+			return nil, err
+		}
+		th, err := c.intV(n.Then)
+		if err != nil {
+			return nil, err
+		}
+		el, err := c.intV(n.Else)
+		if err != nil {
+			return nil, err
+		}
+		return ifVal(cond, th, el), nil
+	}
+	return nil, errAt(n, "%T cannot be an int", n)
+}
+
+func (c *compiler) floatV(n typecheck.Node) (valFn[float64], error) {
+	if err := c.enter(n); err != nil {
+		return nil, err
+	}
+	defer c.leave()
+	if k := n.Type().Kind; k != schema.Float {
+		return nil, errAt(n, "%T is %s where a float is needed", n, n.Type())
+	}
+	switch n := n.(type) {
+	case *typecheck.Const:
+		v := n.F
+		return func(frame) (float64, bool) { return v, true }, nil
+	case *typecheck.Field:
+		g, err := c.field(n)
+		if err != nil {
+			return nil, err
+		}
+		return fieldVal[float64](n.Scope, g), nil
+	case *typecheck.Member:
+		x, err := c.ptr(n.X)
+		if err != nil {
+			return nil, err
+		}
+		g, err := c.member(n)
+		if err != nil {
+			return nil, err
+		}
+		return memberVal[float64](x, g), nil
+	case *typecheck.ToFloat:
+		x, err := c.intV(n.X)
+		if err != nil {
+			return nil, err
+		}
+		return func(fr frame) (float64, bool) { a, ok := x(fr); return float64(a), ok }, nil
+	case *typecheck.Arith:
+		x, err := c.floatV(n.X)
+		if err != nil {
+			return nil, err
+		}
+		y, err := c.floatV(n.Y)
+		if err != nil {
+			return nil, err
+		}
+		switch n.Op {
+		case ast.OpAdd:
+			return func(fr frame) (float64, bool) {
+				a, ok := x(fr)
+				if !ok {
+					return 0, false
+				}
+				b, ok := y(fr)
+				return a + b, ok
+			}, nil
+		case ast.OpSub:
+			return func(fr frame) (float64, bool) {
+				a, ok := x(fr)
+				if !ok {
+					return 0, false
+				}
+				b, ok := y(fr)
+				return a - b, ok
+			}, nil
+		case ast.OpMul:
+			return func(fr frame) (float64, bool) {
+				a, ok := x(fr)
+				if !ok {
+					return 0, false
+				}
+				b, ok := y(fr)
+				return a * b, ok
+			}, nil
+		case ast.OpDiv:
+			return func(fr frame) (float64, bool) {
+				a, ok := x(fr)
+				if !ok {
+					return 0, false
+				}
+				b, ok := y(fr)
+				if !ok || b == 0 {
+					return 0, false
+				}
+				return a / b, true
+			}, nil
+		}
+		return nil, errAt(n, "unknown arithmetic operator %s", n.Op)
+	case *typecheck.Neg:
+		x, err := c.floatV(n.X)
+		if err != nil {
+			return nil, err
+		}
+		return func(fr frame) (float64, bool) { a, ok := x(fr); return -a, ok }, nil
+	case *typecheck.If:
+		cond, err := c.pred(n.Cond)
+		if err != nil {
+			return nil, err
+		}
+		th, err := c.floatV(n.Then)
+		if err != nil {
+			return nil, err
+		}
+		el, err := c.floatV(n.Else)
+		if err != nil {
+			return nil, err
+		}
+		return ifVal(cond, th, el), nil
+	}
+	return nil, errAt(n, "%T cannot be a float", n)
+}
+
+// strV compiles a string or a language code.
+func (c *compiler) strV(n typecheck.Node) (valFn[string], error) {
+	if err := c.enter(n); err != nil {
+		return nil, err
+	}
+	defer c.leave()
+	if k := n.Type().Kind; k != schema.String && k != schema.Language {
+		return nil, errAt(n, "%T is %s where a string is needed", n, n.Type())
+	}
+	switch n := n.(type) {
+	case *typecheck.Const:
+		v := n.S
+		return func(frame) (string, bool) { return v, true }, nil
+	case *typecheck.Field:
+		g, err := c.field(n)
+		if err != nil {
+			return nil, err
+		}
+		return fieldVal[string](n.Scope, g), nil
+	case *typecheck.Member:
+		x, err := c.ptr(n.X)
+		if err != nil {
+			return nil, err
+		}
+		g, err := c.member(n)
+		if err != nil {
+			return nil, err
+		}
+		return memberVal[string](x, g), nil
+	case *typecheck.If:
+		cond, err := c.pred(n.Cond)
+		if err != nil {
+			return nil, err
+		}
+		th, err := c.strV(n.Then)
+		if err != nil {
+			return nil, err
+		}
+		el, err := c.strV(n.Else)
+		if err != nil {
+			return nil, err
+		}
+		return ifVal(cond, th, el), nil
+	}
+	return nil, errAt(n, "%T cannot be a string", n)
+}
+
+func ifVal[T any](cond predFn, th, el valFn[T]) valFn[T] {
+	return func(fr frame) (T, bool) {
+		if cond(fr) {
+			return th(fr)
+		}
+		return el(fr)
+	}
+}
+
+// fieldVal reads a scalar field of the object bound at scope s.
+func fieldVal[T any](s int, g goField) valFn[T] {
+	off := g.off
+	if g.ptr {
+		return func(fr frame) (T, bool) {
+			p := *(**T)(unsafe.Add(fr[s], off))
+			if p == nil {
+				var zero T
+				return zero, false
+			}
+			return *p, true
+		}
+	}
+	return func(fr frame) (T, bool) { return *(*T)(unsafe.Add(fr[s], off)), true }
+}
+
+// memberVal reads a scalar field of the object x yields; absent when x is.
+func memberVal[T any](x ptrFn, g goField) valFn[T] {
+	off, isPtr := g.off, g.ptr
+	return func(fr frame) (T, bool) {
+		p := x(fr)
+		if p == nil {
+			var zero T
+			return zero, false
+		}
+		return load[T](p, off, isPtr)
+	}
+}
+
+// member binds the field of a Member node to the Go type of its object.
+func (c *compiler) member(n *typecheck.Member) (goField, error) {
+	obj := n.X.Type().Obj
+	g, err := bindField(obj, n.F)
+	if err != nil {
+		return goField{}, errAt(n, "%v", err)
+	}
+	return g, nil
+}
+
+func (c *compiler) unresolved(n *typecheck.Const) error {
+	return errAt(n, "@user:%q is not resolved to a user id: %w; supply the user directory (croql.WithUsers, or eval.WithUsers for the id to login map)", n.S, ErrUnresolvedUser)
+}
+
+// ---------------------------------------------------------------------------
+// Objects and collections
+
+// ptr compiles a Record (an object that may be absent) or a user (looked
+// up in the user directory; absent when the directory lacks the id).
+func (c *compiler) ptr(n typecheck.Node) (ptrFn, error) {
+	if err := c.enter(n); err != nil {
+		return nil, err
+	}
+	defer c.leave()
+	switch n.Type().Kind {
+	case schema.User:
+		if !c.haveDir {
+			return nil, errAt(n, "reading a user's login needs the user directory: %w; supply it with croql.WithUsers (or eval.WithUsers)", ErrNoUsers)
+		}
+		if n.Type().Obj == nil || n.Type().Obj.GoType != typeOfUserRef {
+			return nil, errAt(n, "the user object's Go type must be schema.UserRef")
+		}
+		id, err := c.intV(n)
+		if err != nil {
+			return nil, err
+		}
+		users := c.users
+		return func(fr frame) unsafe.Pointer {
+			v, ok := id(fr)
+			if !ok {
+				return nil
+			}
+			return unsafe.Pointer(users[v])
+		}, nil
+	case schema.Record:
+	default:
+		return nil, errAt(n, "%T is %s where an object is needed", n, n.Type())
+	}
+	switch n := n.(type) {
+	case *typecheck.Field:
+		g, err := c.field(n)
+		if err != nil {
+			return nil, err
+		}
+		s, off := n.Scope, g.off
+		if g.ptr {
+			return func(fr frame) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Add(fr[s], off)) }, nil
+		}
+		return func(fr frame) unsafe.Pointer { return unsafe.Add(fr[s], off) }, nil
+	case *typecheck.Member:
+		x, err := c.ptr(n.X)
+		if err != nil {
+			return nil, err
+		}
+		g, err := c.member(n)
+		if err != nil {
+			return nil, err
+		}
+		off := g.off
+		if g.ptr {
+			return func(fr frame) unsafe.Pointer {
+				p := x(fr)
+				if p == nil {
+					return nil
+				}
+				return *(*unsafe.Pointer)(unsafe.Add(p, off))
+			}, nil
+		}
+		return func(fr frame) unsafe.Pointer {
+			p := x(fr)
+			if p == nil {
+				return nil
+			}
+			return unsafe.Add(p, off)
+		}, nil
+	}
+	return nil, errAt(n, "%T cannot be an object", n)
+}
+
+// coll is a compiled collection: a source slice and the where filters
+// applied to it, in order. Consumers (count, with) loop over the source
+// and keep the elements every stage accepts; nothing is materialised.
+type coll struct {
+	src    srcFn
+	size   uintptr
+	stages []stage
+	// direct is set when src reads a slice field of the object at scope
+	// directScope, at directOff: consumers may read it inline.
+	direct      bool
+	directScope int
+	directOff   uintptr
+}
+
+// stage is one where: bind the element at scope, keep it if pred holds.
+type stage struct {
+	scope int
+	pred  predFn
+}
+
+func (c *compiler) coll(n typecheck.Node) (coll, error) {
+	if err := c.enter(n); err != nil {
+		return coll{}, err
+	}
+	defer c.leave()
+	if n.Type().Kind != schema.Collection {
+		return coll{}, errAt(n, "%T is %s where a collection is needed", n, n.Type())
+	}
+	switch n := n.(type) {
+	case *typecheck.Field:
+		g, err := c.field(n)
+		if err != nil {
+			return coll{}, err
+		}
+		s, off := n.Scope, g.off
+		return coll{
+			src:    func(fr frame) (unsafe.Pointer, int) { return sliceAt(fr[s], off) },
+			size:   g.elemSize,
+			direct: true, directScope: s, directOff: off,
+		}, nil
+	case *typecheck.Member:
+		x, err := c.ptr(n.X)
+		if err != nil {
+			return coll{}, err
+		}
+		g, err := c.member(n)
+		if err != nil {
+			return coll{}, err
+		}
+		off := g.off
+		return coll{
+			src: func(fr frame) (unsafe.Pointer, int) {
+				p := x(fr)
+				if p == nil {
+					return nil, 0
+				}
+				return sliceAt(p, off)
+			},
+			size: g.elemSize,
+		}, nil
+	case *typecheck.Filter:
+		if n.Kind != ast.Where {
+			return coll{}, errAt(n, "with is a bool, not a collection")
+		}
+		x, err := c.coll(n.X)
+		if err != nil {
+			return coll{}, err
+		}
+		if err := c.scope(n, n.Scope); err != nil {
+			return coll{}, err
+		}
+		if n.Elem != nil && n.X.Type().Obj != nil && n.Elem != n.X.Type().Obj {
+			return coll{}, errAt(n, "where binds %s over a collection of %s", n.Elem.Name, n.X.Type().Obj.Name)
+		}
+		p, err := c.pred(n.Pred)
+		if err != nil {
+			return coll{}, err
+		}
+		x.stages = append(x.stages[:len(x.stages):len(x.stages)], stage{scope: n.Scope, pred: p})
+		return x, nil
+	}
+	return coll{}, errAt(n, "%T cannot be a collection", n)
+}
+
+// count compiles count of X.
+func (c *compiler) count(n typecheck.Node) (func(frame) int, error) {
+	cl, err := c.coll(n)
+	if err != nil {
+		return nil, err
+	}
+	size, src := cl.size, cl.src
+	switch len(cl.stages) {
+	case 0:
+		if cl.direct {
+			s, off := cl.directScope, cl.directOff
+			return func(fr frame) int { return len(*(*[]byte)(unsafe.Add(fr[s], off))) }, nil
+		}
+		return func(fr frame) int { _, k := src(fr); return k }, nil
+	case 1:
+		s, p := cl.stages[0].scope, cl.stages[0].pred
+		return func(fr frame) int {
+			base, k := src(fr)
+			m := 0
+			for i := range k {
+				fr[s] = unsafe.Add(base, uintptr(i)*size)
+				if p(fr) {
+					m++
+				}
+			}
+			return m
+		}, nil
+	}
+	stages := cl.stages
+	return func(fr frame) int {
+		base, k := src(fr)
+		m := 0
+		for i := range k {
+			if keep(fr, stages, unsafe.Add(base, uintptr(i)*size)) {
+				m++
+			}
+		}
+		return m
+	}, nil
+}
+
+// keep binds e in every stage and reports whether all of them accept it.
+func keep(fr frame, stages []stage, e unsafe.Pointer) bool {
+	for _, st := range stages {
+		fr[st.scope] = e
+		if !st.pred(fr) {
+			return false
+		}
+	}
+	return true
+}
+
+// exists compiles "some element of cl is kept".
+func exists(cl coll) predFn {
+	size, src := cl.size, cl.src
+	switch len(cl.stages) {
+	case 0:
+		if cl.direct {
+			s, off := cl.directScope, cl.directOff
+			return func(fr frame) bool { return len(*(*[]byte)(unsafe.Add(fr[s], off))) > 0 }
+		}
+		return func(fr frame) bool { _, k := src(fr); return k > 0 }
+	case 1:
+		s, p := cl.stages[0].scope, cl.stages[0].pred
+		return func(fr frame) bool {
+			base, k := src(fr)
+			for i := range k {
+				fr[s] = unsafe.Add(base, uintptr(i)*size)
+				if p(fr) {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	stages := cl.stages
+	return func(fr frame) bool {
+		base, k := src(fr)
+		for i := range k {
+			if keep(fr, stages, unsafe.Add(base, uintptr(i)*size)) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// with compiles X with P: P in the scope of the object X, or of some
+// element of the collection X.
+func (c *compiler) with(n *typecheck.Filter) (predFn, error) {
+	if n.Kind != ast.With {
+		return nil, errAt(n, "where is a collection, not a bool")
+	}
+	if err := c.scope(n, n.Scope); err != nil {
+		return nil, err
+	}
+	if t := n.X.Type(); n.Elem != nil && t.Obj != nil && n.Elem != t.Obj {
+		return nil, errAt(n, "with binds %s over %s", n.Elem.Name, t)
+	}
+	if n.X.Type().Kind == schema.Collection {
+		cl, err := c.coll(n.X)
+		if err != nil {
+			return nil, err
+		}
+		p, err := c.pred(n.Pred)
+		if err != nil {
+			return nil, err
+		}
+		cl.stages = append(cl.stages[:len(cl.stages):len(cl.stages)], stage{scope: n.Scope, pred: p})
+		return exists(cl), nil
+	}
+	x, err := c.ptr(n.X)
+	if err != nil {
+		return nil, err
+	}
+	p, err := c.pred(n.Pred)
+	if err != nil {
+		return nil, err
+	}
+	s := n.Scope
+	return func(fr frame) bool {
+		o := x(fr)
+		if o == nil {
+			return false
+		}
+		fr[s] = o
+		return p(fr)
+	}, nil
+}
+
+// ---------------------------------------------------------------------------
+// Comparisons
+
+func flip(op ast.Op) ast.Op {
+	switch op {
+	case ast.OpLt:
+		return ast.OpGt
+	case ast.OpLe:
+		return ast.OpGe
+	case ast.OpGt:
+		return ast.OpLt
+	case ast.OpGe:
+		return ast.OpLe
+	}
+	return op
+}
+
+func isOrderOp(op ast.Op) bool {
+	switch op {
+	case ast.OpEq, ast.OpNe, ast.OpLt, ast.OpLe, ast.OpGt, ast.OpGe:
+		return true
+	}
+	return false
+}
+
+// direct reports a plain scalar field of the object at a scope: the
+// comparisons read it inline instead of through a value closure.
+func (c *compiler) direct(n typecheck.Node) (*typecheck.Field, goField, bool) {
+	f, ok := n.(*typecheck.Field)
+	if !ok || f == nil || f.F == nil || f.F.Equals != "" || f.F.Negate {
+		return nil, goField{}, false
+	}
+	g, err := c.field(f)
+	if err != nil || g.rep == repStruct || g.rep == repSlice {
+		return nil, goField{}, false
+	}
+	return f, g, true
+}
+
+func constOf(n typecheck.Node) (*typecheck.Const, bool) {
+	k, ok := n.(*typecheck.Const)
+	return k, ok && k != nil && !k.Unresolved
+}
+
+func (c *compiler) compare(n *typecheck.Compare) (predFn, error) {
+	if !isOrderOp(n.Op) {
+		return nil, errAt(n, "unknown comparison %s", n.Op)
+	}
+	if err := c.enter(n.X); err != nil {
+		return nil, err
+	}
+	c.leave()
+	if err := c.enter(n.Y); err != nil {
+		return nil, err
+	}
+	c.leave()
+	if p, ok, err := c.compareFast(n); ok || err != nil {
+		return p, err
+	}
+	switch n.Operand {
+	case schema.Bool:
+		x, err := c.boolV(n.X)
+		if err != nil {
+			return nil, err
+		}
+		y, err := c.boolV(n.Y)
+		if err != nil {
+			return nil, err
+		}
+		eq := func(fr frame) bool {
+			a, aok := x(fr)
+			b, bok := y(fr)
+			if aok && bok {
+				return a == b
+			}
+			return aok == bok
+		}
+		switch n.Op {
+		case ast.OpEq:
+			return eq, nil
+		case ast.OpNe:
+			return func(fr frame) bool { return !eq(fr) }, nil
+		}
+		return nil, errAt(n, "bools are not ordered")
+	case schema.Int, schema.Datetime, schema.User:
+		x, err := c.intV(n.X)
+		if err != nil {
+			return nil, err
+		}
+		y, err := c.intV(n.Y)
+		if err != nil {
+			return nil, err
+		}
+		return cmpVals(n.Op, x, y), nil
+	case schema.Float:
+		x, err := c.floatV(n.X)
+		if err != nil {
+			return nil, err
+		}
+		y, err := c.floatV(n.Y)
+		if err != nil {
+			return nil, err
+		}
+		return cmpVals(n.Op, x, y), nil
+	case schema.String, schema.Language:
+		x, err := c.strV(n.X)
+		if err != nil {
+			return nil, err
+		}
+		y, err := c.strV(n.Y)
+		if err != nil {
+			return nil, err
+		}
+		return cmpVals(n.Op, x, y), nil
+	}
+	return nil, errAt(n, "cannot compare %s", n.Operand)
+}
+
+// compareFast handles the shapes that dominate real queries with one
+// closure each: a field against a constant, and a count against a constant
+// (count > 0 and count = 0 stop at the first kept element).
+func (c *compiler) compareFast(n *typecheck.Compare) (predFn, bool, error) {
+	x, y, op := n.X, n.Y, n.Op
+	if _, ok := constOf(x); ok {
+		x, y, op = y, x, flip(op)
+	}
+	k, ok := constOf(y)
+	if !ok {
+		return nil, false, nil
+	}
+	if cnt, ok := x.(*typecheck.Count); ok && n.Operand == schema.Int && k.T.Kind == schema.Int {
+		return c.countConst(cnt, op, k.I)
+	}
+	f, g, ok := c.direct(x)
+	if !ok {
+		return nil, false, nil
+	}
+	switch {
+	case n.Operand == schema.Int || n.Operand == schema.Datetime || n.Operand == schema.User:
+		if g.rep != repInt || (k.T.Kind != schema.Int && k.T.Kind != schema.Datetime && k.T.Kind != schema.User) {
+			return nil, false, nil
+		}
+		return fieldConst(op, f.Scope, g, k.I), true, nil
+	case n.Operand == schema.Float:
+		if g.rep != repFloat || k.T.Kind != schema.Float {
+			return nil, false, nil
+		}
+		return fieldConst(op, f.Scope, g, k.F), true, nil
+	case n.Operand == schema.String || n.Operand == schema.Language:
+		if g.rep != repString || (k.T.Kind != schema.String && k.T.Kind != schema.Language) {
+			return nil, false, nil
+		}
+		return fieldConst(op, f.Scope, g, k.S), true, nil
+	}
+	return nil, false, nil
+}
+
+// countConst compiles count of X op k.
+func (c *compiler) countConst(n *typecheck.Count, op ast.Op, k int64) (predFn, bool, error) {
+	// Counts are never negative: rewrite to "some element" or "none"
+	// where the comparison says so.
+	some, none := false, false
+	switch {
+	case (op == ast.OpGt && k == 0) || (op == ast.OpGe && k == 1) || (op == ast.OpNe && k == 0):
+		some = true
+	case (op == ast.OpEq && k == 0) || (op == ast.OpLe && k == 0) || (op == ast.OpLt && k == 1):
+		none = true
+	}
+	if some || none {
+		cl, err := c.coll(n.X)
+		if err != nil {
+			return nil, true, err
+		}
+		p := exists(cl)
+		if none {
+			return func(fr frame) bool { return !p(fr) }, true, nil
+		}
+		return p, true, nil
+	}
+	cnt, err := c.count(n.X)
+	if err != nil {
+		return nil, true, err
+	}
+	switch op {
+	case ast.OpEq:
+		return func(fr frame) bool { return int64(cnt(fr)) == k }, true, nil
+	case ast.OpNe:
+		return func(fr frame) bool { return int64(cnt(fr)) != k }, true, nil
+	case ast.OpLt:
+		return func(fr frame) bool { return int64(cnt(fr)) < k }, true, nil
+	case ast.OpLe:
+		return func(fr frame) bool { return int64(cnt(fr)) <= k }, true, nil
+	case ast.OpGt:
+		return func(fr frame) bool { return int64(cnt(fr)) > k }, true, nil
+	case ast.OpGe:
+		return func(fr frame) bool { return int64(cnt(fr)) >= k }, true, nil
+	}
+	return nil, true, fmt.Errorf("unknown comparison %s", op)
+}
+
+// fieldConst compares a scalar field of the object at scope s with k.
+func fieldConst[T ordered](op ast.Op, s int, g goField, k T) predFn {
+	off := g.off
+	if g.ptr {
+		switch op {
+		case ast.OpEq:
+			return func(fr frame) bool { p := *(**T)(unsafe.Add(fr[s], off)); return p != nil && *p == k }
+		case ast.OpNe:
+			return func(fr frame) bool { p := *(**T)(unsafe.Add(fr[s], off)); return p == nil || *p != k }
+		case ast.OpLt:
+			return func(fr frame) bool { p := *(**T)(unsafe.Add(fr[s], off)); return p != nil && *p < k }
+		case ast.OpLe:
+			return func(fr frame) bool { p := *(**T)(unsafe.Add(fr[s], off)); return p != nil && *p <= k }
+		case ast.OpGt:
+			return func(fr frame) bool { p := *(**T)(unsafe.Add(fr[s], off)); return p != nil && *p > k }
+		default: // ast.OpGe
+			return func(fr frame) bool { p := *(**T)(unsafe.Add(fr[s], off)); return p != nil && *p >= k }
+		}
+	}
+	switch op {
+	case ast.OpEq:
+		return func(fr frame) bool { return *(*T)(unsafe.Add(fr[s], off)) == k }
+	case ast.OpNe:
+		return func(fr frame) bool { return *(*T)(unsafe.Add(fr[s], off)) != k }
+	case ast.OpLt:
+		return func(fr frame) bool { return *(*T)(unsafe.Add(fr[s], off)) < k }
+	case ast.OpLe:
+		return func(fr frame) bool { return *(*T)(unsafe.Add(fr[s], off)) <= k }
+	case ast.OpGt:
+		return func(fr frame) bool { return *(*T)(unsafe.Add(fr[s], off)) > k }
+	default: // ast.OpGe
+		return func(fr frame) bool { return *(*T)(unsafe.Add(fr[s], off)) >= k }
+	}
+}
+
+// cmpVals compares two nullable values: = is null-safe, != is not =, and
+// ordering with an absent operand is false.
+func cmpVals[T ordered](op ast.Op, x, y valFn[T]) predFn {
+	switch op {
+	case ast.OpEq:
+		return func(fr frame) bool {
+			a, aok := x(fr)
+			b, bok := y(fr)
+			if aok && bok {
+				return a == b
+			}
+			return aok == bok
+		}
+	case ast.OpNe:
+		return func(fr frame) bool {
+			a, aok := x(fr)
+			b, bok := y(fr)
+			if aok && bok {
+				return a != b
+			}
+			return aok != bok
+		}
+	case ast.OpLt:
+		return func(fr frame) bool {
+			a, aok := x(fr)
+			b, bok := y(fr)
+			return aok && bok && a < b
+		}
+	case ast.OpLe:
+		return func(fr frame) bool {
+			a, aok := x(fr)
+			b, bok := y(fr)
+			return aok && bok && a <= b
+		}
+	case ast.OpGt:
+		return func(fr frame) bool {
+			a, aok := x(fr)
+			b, bok := y(fr)
+			return aok && bok && a > b
+		}
+	default: // ast.OpGe
+		return func(fr frame) bool {
+			a, aok := x(fr)
+			b, bok := y(fr)
+			return aok && bok && a >= b
+		}
+	}
+}
+
+func (c *compiler) between(n *typecheck.Between) (predFn, error) {
+	for _, x := range []typecheck.Node{n.X, n.Lo, n.Hi} {
+		if err := c.enter(x); err != nil {
+			return nil, err
+		}
+		c.leave()
+	}
+	lo, lok := constOf(n.Lo)
+	hi, hok := constOf(n.Hi)
+	f, g, dok := c.direct(n.X)
+	fast := lok && hok && dok
+	switch n.Operand {
+	case schema.Int, schema.Datetime:
+		if fast && g.rep == repInt && lo.T.Kind == hi.T.Kind && lo.T.Kind != schema.Float && lo.T.Kind != schema.String {
+			return fieldBetween(f.Scope, g, lo.I, hi.I), nil
+		}
+		return betweenV(c, n, c.intV)
+	case schema.Float:
+		if fast && g.rep == repFloat && lo.T.Kind == schema.Float && hi.T.Kind == schema.Float {
+			return fieldBetween(f.Scope, g, lo.F, hi.F), nil
+		}
+		return betweenV(c, n, c.floatV)
+	case schema.String, schema.Language:
+		if fast && g.rep == repString && isText(lo.T.Kind) && isText(hi.T.Kind) {
+			return fieldBetween(f.Scope, g, lo.S, hi.S), nil
+		}
+		return betweenV(c, n, c.strV)
+	}
+	return nil, errAt(n, "between does not order %s", n.Operand)
+}
+
+func isText(k schema.Kind) bool { return k == schema.String || k == schema.Language }
+
+func betweenV[T ordered](c *compiler, n *typecheck.Between, v func(typecheck.Node) (valFn[T], error)) (predFn, error) {
+	x, err := v(n.X)
+	if err != nil {
+		return nil, err
+	}
+	lo, err := v(n.Lo)
+	if err != nil {
+		return nil, err
+	}
+	hi, err := v(n.Hi)
+	if err != nil {
+		return nil, err
+	}
+	return func(fr frame) bool {
+		a, ok := x(fr)
+		if !ok {
+			return false
+		}
+		l, ok := lo(fr)
+		if !ok || a < l {
+			return false
+		}
+		h, ok := hi(fr)
+		return ok && a <= h
+	}, nil
+}
+
+func fieldBetween[T ordered](s int, g goField, lo, hi T) predFn {
+	off := g.off
+	if g.ptr {
+		return func(fr frame) bool {
+			p := *(**T)(unsafe.Add(fr[s], off))
+			return p != nil && *p >= lo && *p <= hi
+		}
+	}
+	return func(fr frame) bool {
+		v := *(*T)(unsafe.Add(fr[s], off))
+		return v >= lo && v <= hi
+	}
+}
+
+// ---------------------------------------------------------------------------
+// contains
+
+func (c *compiler) contains(n *typecheck.Contains) (predFn, error) {
+	fold := n.Fold
+	if k, ok := constOf(n.Sub); ok && isText(k.T.Kind) {
+		sub := k.S
+		var needle foldNeedle
+		if fold {
+			needle = newFoldNeedle(sub)
+		}
+		if f, g, ok := c.direct(n.X); ok && g.rep == repString {
+			s, off := f.Scope, g.off
+			switch {
+			case fold && g.ptr:
+				return func(fr frame) bool {
+					p := *(**string)(unsafe.Add(fr[s], off))
+					return p != nil && needle.in(*p)
+				}, nil
+			case fold:
+				return func(fr frame) bool { return needle.in(*(*string)(unsafe.Add(fr[s], off))) }, nil
+			case g.ptr:
+				return func(fr frame) bool {
+					p := *(**string)(unsafe.Add(fr[s], off))
+					return p != nil && strings.Contains(*p, sub)
+				}, nil
+			}
+			return func(fr frame) bool { return strings.Contains(*(*string)(unsafe.Add(fr[s], off)), sub) }, nil
+		}
+		x, err := c.strV(n.X)
+		if err != nil {
+			return nil, err
+		}
+		if fold {
+			return func(fr frame) bool { v, ok := x(fr); return ok && needle.in(v) }, nil
+		}
+		return func(fr frame) bool { v, ok := x(fr); return ok && strings.Contains(v, sub) }, nil
+	}
+	x, err := c.strV(n.X)
+	if err != nil {
+		return nil, err
+	}
+	sub, err := c.strV(n.Sub)
+	if err != nil {
+		return nil, err
+	}
+	if fold {
+		return func(fr frame) bool {
+			v, ok := x(fr)
+			if !ok {
+				return false
+			}
+			s, ok := sub(fr)
+			return ok && containsFold(v, s)
+		}, nil
+	}
+	return func(fr frame) bool {
+		v, ok := x(fr)
+		if !ok {
+			return false
+		}
+		s, ok := sub(fr)
+		return ok && strings.Contains(v, s)
+	}, nil
+}

@@ -1,0 +1,65 @@
+// Package eval runs checked CroQL queries on Go objects.
+//
+// [Compile] turns the checked IR of package typecheck into a [Program]: a
+// tree of Go closures, each specialised to one operation on one Go type (an
+// int64 comparison with a constant, a substring test on a string field, a
+// count of the elements of a slice that a predicate keeps, ...). Field
+// accessors are bound once, at compile time: reflection over the context's
+// Go types (package schema) computes each field's offset and checks that
+// its Go type fits the schema; evaluation then reads memory at that offset
+// with the field's Go type. Nothing is boxed in an interface and nothing is
+// allocated per evaluated object, and a nullable value travels as a
+// (value, present) pair.
+//
+// A Program is immutable and safe for concurrent use. [Program.Match]
+// accepts any value and is false for anything but a pointer to the
+// context's root type; [Bind] gives a typed matcher without the type test;
+// [Filter] and [FilterParallel] filter slices, keeping their order.
+//
+// # Semantics
+//
+// The rules are those of language.md section 4 (two-valued logic): every
+// predicate is true or false, and an absent value ("null": a nil pointer
+// field, a member of an absent object) is handled as follows.
+//
+//	form                        with an absent operand
+//	--------------------------  ---------------------------------------------
+//	a bool in a predicate       false (so `not P` is true)
+//	a = b                       null-safe: absent = absent is true,
+//	                            absent = value is false
+//	a != b                      not (a = b)
+//	a < b, <=, >, >=            false
+//	x between lo and hi         false when any of the three is absent
+//	s contains t                false; "abc" contains "" is true
+//	a + b, a - b, a * b, -a     absent
+//	a / b                       absent; also when b is 0 (always a float)
+//	M of X                      absent when X is absent
+//	count of X                  0 when X is absent (or empty)
+//	X where P                   empty when X is absent
+//	X with P                    false when X is absent; for a collection,
+//	                            true when some element satisfies P
+//	if C then A else B          B when C is false or absent
+//	translation updated (bool)  true when the datetime is set
+//
+// contains is case-sensitive unless the query was checked with folding
+// (typecheck.Config.FoldContains, croql.WithFoldContains): then two runes
+// match when they are equal under Unicode simple case folding (the rule of
+// strings.EqualFold), tested rune by rune without allocating. = and the
+// orderings compare strings by their bytes, which for UTF-8 is code-point
+// order. Integer arithmetic is 64-bit and wraps on overflow; float
+// arithmetic follows IEEE 754 (a NaN is unordered and equal to nothing).
+//
+// Users: a user value is an id. `id of U` is that id. `login of U` and
+// `U with (P)` look the id up in the user directory given with [WithUsers]
+// (or [WithUserRefs]); for an id the directory lacks, the login is absent
+// and the with is false. A query that reads logins without any directory
+// does not compile ([ErrNoUsers]), and neither does one with a @user
+// mention the checker could not resolve ([ErrUnresolvedUser]): give the
+// checker the directory too (croql.WithUsers).
+//
+// Scopes: where and with bind the element (or object) at the scope number
+// the checker assigned; a bare field reads the object bound at its own
+// scope, so a field of an outer scope used inside a where predicate reads
+// the outer object (`count of translations where (text = identifier) > 0`
+// compares each translation's text with the string's identifier).
+package eval

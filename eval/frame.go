@@ -1,0 +1,53 @@
+package eval
+
+import (
+	"sync"
+	"unsafe"
+)
+
+// frame holds the object bound at each scope of a query during one
+// evaluation: frame[0] is the root object, frame[n] the element or object
+// that the n-th enclosing where/with binds. Every slot points to a value of
+// the scope object's Go type (or is nil before it is bound).
+//
+// A frame lives on the stack of the Match call that created it (see run):
+// the closures of a Program read and write its slots and never keep it, so
+// an evaluation allocates nothing.
+type frame []unsafe.Pointer
+
+// stackFrame is the largest frame run keeps on the stack; deeper queries
+// (more than stackFrame nested where/with, which real queries never reach)
+// take their frame from a pool.
+const stackFrame = 8
+
+// hide returns p unchanged, hidden from escape analysis.
+//
+// Calling a func value makes the compiler assume that every pointer passed
+// to it escapes, which would move the frame of every evaluation to the heap.
+// The frame does not escape: the closures of a Program only read and write
+// its slots during the call, and never store the frame itself anywhere. So
+// run launders the address of its stack array through a uintptr, the way the
+// runtime's own noescape does. This is the only such conversion in the
+// package; TestFrameSurvivesStackGrowthAndGC exercises it under stack growth
+// and garbage collection, and the race detector (which enables checkptr)
+// runs every test.
+func hide(p unsafe.Pointer) unsafe.Pointer {
+	x := uintptr(p)
+	return *(*unsafe.Pointer)(unsafe.Pointer(&x))
+}
+
+// framePool serves frames deeper than stackFrame.
+type framePool struct{ pool sync.Pool }
+
+func (fp *framePool) get(n int) *frame {
+	if v, ok := fp.pool.Get().(*frame); ok && len(*v) == n {
+		return v
+	}
+	f := make(frame, n)
+	return &f
+}
+
+func (fp *framePool) put(f *frame) {
+	clear(*f)
+	fp.pool.Put(f)
+}

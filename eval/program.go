@@ -1,0 +1,280 @@
+package eval
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"unsafe"
+
+	"github.com/croql/croql/schema"
+	"github.com/croql/croql/typecheck"
+)
+
+// Program is a compiled query: a tree of typed closures over the Go type
+// of its context's root object. It is immutable and safe for concurrent
+// use by any number of goroutines; an evaluation allocates nothing.
+type Program struct {
+	query    *typecheck.Query
+	root     *schema.Object
+	rootType reflect.Type
+	// rootWord is the type word of an interface holding a *Root, so Match
+	// recognises its argument without reflection.
+	rootWord unsafe.Pointer
+	scopes   int
+	pred     predFn
+	pool     *framePool
+}
+
+// Option configures Compile.
+type Option func(*options)
+
+type options struct {
+	users    map[int64]*schema.UserRef
+	haveDirs bool
+}
+
+// WithUsers supplies the user directory, user id to login. A query that
+// reads a user's login (`login of user`, `user with (login = "x")`) needs
+// it; a user id the directory lacks has no login, and `with` on it is
+// false. The map is copied.
+func WithUsers(idToLogin map[int64]string) Option {
+	return func(o *options) {
+		o.haveDirs = true
+		if o.users == nil {
+			o.users = make(map[int64]*schema.UserRef, len(idToLogin))
+		}
+		for id, login := range idToLogin {
+			o.users[id] = &schema.UserRef{ID: id, Login: login}
+		}
+	}
+}
+
+// WithUserRefs is WithUsers for a directory given as a list (for example
+// schema.Project.Users).
+func WithUserRefs(users ...schema.UserRef) Option {
+	return func(o *options) {
+		o.haveDirs = true
+		if o.users == nil {
+			o.users = make(map[int64]*schema.UserRef, len(users))
+		}
+		for _, u := range users {
+			o.users[u.ID] = &schema.UserRef{ID: u.ID, Login: u.Login}
+		}
+	}
+}
+
+var typeOfUserRef = reflect.TypeFor[schema.UserRef]()
+
+// Compile compiles a checked query. It fails when the query has errors or
+// was not checked, when it mentions a user the checker could not resolve
+// (give the checker a user directory: croql.WithUsers), when it reads user
+// logins and no directory was given (WithUsers), and when the schema's Go
+// types do not fit its fields.
+func Compile(q *typecheck.Query, opts ...Option) (*Program, error) {
+	if q == nil {
+		return nil, errors.New("eval: nil query")
+	}
+	if q.Diags.HasErrors() {
+		return nil, fmt.Errorf("eval: the query has errors: %w", q.Diags.Errors()[0])
+	}
+	if q.Root == nil || q.Context == nil || q.Context.Root == nil {
+		return nil, errors.New("eval: the query was not checked (no root expression or context)")
+	}
+	root := q.Context.Root
+	if root.GoType == nil || root.GoType.Kind() != reflect.Struct {
+		return nil, fmt.Errorf("eval: context %q has no Go struct type", q.Context.Name)
+	}
+	if err := validate(q.Root, 0); err != nil {
+		return nil, fmt.Errorf("eval: %w", err)
+	}
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	scopes := max(q.Scopes, 1)
+	c := &compiler{scopes: scopes, users: o.users, haveDir: o.haveDirs}
+	pred, err := c.pred(q.Root)
+	if err != nil {
+		return nil, fmt.Errorf("eval: %w", err)
+	}
+	var word unsafe.Pointer
+	{
+		v := reflect.New(root.GoType).Interface()
+		word = (*eface)(unsafe.Pointer(&v)).typ
+	}
+	return &Program{
+		query:    q,
+		root:     root,
+		rootType: root.GoType,
+		rootWord: word,
+		scopes:   scopes,
+		pred:     pred,
+		pool:     &framePool{},
+	}, nil
+}
+
+// validate checks that the tree has no missing nodes and no unknown node
+// types, so that the compiler can read every child without nil checks.
+func validate(n typecheck.Node, depth int) error {
+	if depth > maxDepth {
+		return fmt.Errorf("expression nested deeper than %d", maxDepth)
+	}
+	if n == nil {
+		return errors.New("missing expression node")
+	}
+	kids := func(xs ...typecheck.Node) error {
+		for _, x := range xs {
+			if err := validate(x, depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	bad := errors.New("missing expression node")
+	switch n := n.(type) {
+	case *typecheck.Const:
+		if n == nil {
+			return bad
+		}
+		return nil
+	case *typecheck.Field:
+		if n == nil || n.F == nil || n.Obj == nil {
+			return bad
+		}
+		return nil
+	case *typecheck.Member:
+		if n == nil || n.F == nil {
+			return bad
+		}
+		return kids(n.X)
+	case *typecheck.Count:
+		if n == nil {
+			return bad
+		}
+		return kids(n.X)
+	case *typecheck.Filter:
+		if n == nil {
+			return bad
+		}
+		return kids(n.X, n.Pred)
+	case *typecheck.Not:
+		if n == nil {
+			return bad
+		}
+		return kids(n.X)
+	case *typecheck.Logic:
+		if n == nil {
+			return bad
+		}
+		return kids(n.X, n.Y)
+	case *typecheck.Arith:
+		if n == nil {
+			return bad
+		}
+		return kids(n.X, n.Y)
+	case *typecheck.Neg:
+		if n == nil {
+			return bad
+		}
+		return kids(n.X)
+	case *typecheck.Compare:
+		if n == nil {
+			return bad
+		}
+		return kids(n.X, n.Y)
+	case *typecheck.Between:
+		if n == nil {
+			return bad
+		}
+		return kids(n.X, n.Lo, n.Hi)
+	case *typecheck.Contains:
+		if n == nil {
+			return bad
+		}
+		return kids(n.X, n.Sub)
+	case *typecheck.If:
+		if n == nil {
+			return bad
+		}
+		return kids(n.Cond, n.Then, n.Else)
+	case *typecheck.ToFloat:
+		if n == nil {
+			return bad
+		}
+		return kids(n.X)
+	case *typecheck.IsSet:
+		if n == nil {
+			return bad
+		}
+		return kids(n.X)
+	}
+	return fmt.Errorf("unknown expression node %T", n)
+}
+
+// eface is the layout of an interface value with no methods.
+type eface struct {
+	typ, data unsafe.Pointer
+}
+
+// Match reports whether the query holds for obj, a pointer to the
+// context's root type (*schema.SourceString for the strings context,
+// *schema.Translation, *schema.TMSegment, *schema.GlossaryTerm,
+// *schema.GlossaryConcept). Anything else, or a nil pointer, is false.
+func (p *Program) Match(obj any) bool {
+	e := (*eface)(unsafe.Pointer(&obj))
+	if e.typ != p.rootWord {
+		return false
+	}
+	return p.run(e.data)
+}
+
+// run evaluates the query on the root object at obj.
+func (p *Program) run(obj unsafe.Pointer) bool {
+	if obj == nil {
+		return false
+	}
+	if p.scopes <= stackFrame {
+		var buf [stackFrame]unsafe.Pointer
+		buf[0] = obj
+		fr := unsafe.Slice((*unsafe.Pointer)(hide(unsafe.Pointer(&buf))), p.scopes)
+		return p.pred(fr)
+	}
+	f := p.pool.get(p.scopes)
+	(*f)[0] = obj
+	ok := p.pred(*f)
+	p.pool.put(f)
+	return ok
+}
+
+// RootType is the Go type (a struct, not a pointer) Match takes a pointer to.
+func (p *Program) RootType() reflect.Type { return p.rootType }
+
+// Query is the checked query the program was compiled from.
+func (p *Program) Query() *typecheck.Query { return p.query }
+
+// Typed is a Program bound to its root Go type T: Match takes a *T with no
+// type test.
+type Typed[T any] struct{ p *Program }
+
+// Bind binds p to T, which must be the context's root type (for example
+// schema.SourceString).
+func Bind[T any](p *Program) (Typed[T], error) {
+	if p == nil {
+		return Typed[T]{}, errors.New("eval: nil program")
+	}
+	if t := reflect.TypeFor[T](); t != p.rootType {
+		return Typed[T]{}, fmt.Errorf("eval: the program runs on %s, not %s", p.rootType, t)
+	}
+	return Typed[T]{p: p}, nil
+}
+
+// Match reports whether the query holds for x; a nil x is false.
+func (t Typed[T]) Match(x *T) bool {
+	if t.p == nil {
+		return false
+	}
+	return t.p.run(unsafe.Pointer(x))
+}
+
+// Program is the program t runs.
+func (t Typed[T]) Program() *Program { return t.p }

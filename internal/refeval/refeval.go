@@ -1,0 +1,381 @@
+// Package refeval is a plain tree-walking interpreter of the checked IR,
+// used only by tests as an oracle for the fast evaluator in package eval.
+//
+// It is written for obviousness, not speed: objects are read by reflection
+// on every access, values are `any` with nil for an absent value, and every
+// rule of language.md section 4 is spelled out where it applies. It shares
+// no code with package eval.
+package refeval
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/croql/croql/ast"
+	"github.com/croql/croql/schema"
+	"github.com/croql/croql/typecheck"
+)
+
+// Interp evaluates checked queries.
+type Interp struct {
+	// Users is the user directory, id to login. Nil means none was given:
+	// reading a login is then an error.
+	Users map[int64]string
+}
+
+// errEval carries an evaluation error through the recursion.
+type errEval struct{ err error }
+
+// Match evaluates q on obj, a pointer to the root type of q's context.
+func (in *Interp) Match(q *typecheck.Query, obj any) (ok bool, err error) {
+	if q == nil || q.Root == nil || q.Context == nil {
+		return false, fmt.Errorf("refeval: query not checked")
+	}
+	v := reflect.ValueOf(obj)
+	if v.Kind() != reflect.Pointer || v.Type().Elem() != q.Context.Root.GoType {
+		return false, nil
+	}
+	if v.IsNil() {
+		return false, nil
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			e, isEval := r.(errEval)
+			if !isEval {
+				panic(r)
+			}
+			ok, err = false, e.err
+		}
+	}()
+	scopes := []reflect.Value{v.Elem()}
+	return truth(in.eval(q.Root, scopes)), nil
+}
+
+func fail(format string, args ...any) {
+	panic(errEval{fmt.Errorf("refeval: "+format, args...)})
+}
+
+// truth is a value standing as a predicate: only a present true is true.
+func truth(v any) bool {
+	b, ok := v.(bool)
+	return ok && b
+}
+
+// collection is an evaluated collection: its elements (addressable struct
+// values).
+type collection []reflect.Value
+
+// user is a user value: its id.
+type user int64
+
+func (in *Interp) eval(n typecheck.Node, scopes []reflect.Value) any {
+	switch n := n.(type) {
+	case *typecheck.Const:
+		switch n.T.Kind {
+		case schema.Int, schema.Datetime:
+			return n.I
+		case schema.User:
+			if n.Unresolved {
+				fail("unresolved user %q", n.S)
+			}
+			return user(n.I)
+		case schema.Float:
+			return n.F
+		case schema.String, schema.Language:
+			return n.S
+		}
+		fail("constant of type %s", n.T)
+	case *typecheck.Field:
+		if n.Scope >= len(scopes) {
+			fail("scope %d not bound", n.Scope)
+		}
+		return readField(scopes[n.Scope], n.F)
+	case *typecheck.Member:
+		x := in.eval(n.X, scopes)
+		if x == nil {
+			return nil // M of null is null
+		}
+		switch x := x.(type) {
+		case user:
+			if n.F.Key == "id" {
+				return int64(x)
+			}
+			u := in.lookup(x)
+			if u == nil {
+				return nil
+			}
+			return readField(*u, n.F)
+		case reflect.Value:
+			return readField(x, n.F)
+		}
+		fail("member of %T", x)
+	case *typecheck.Count:
+		x := in.eval(n.X, scopes)
+		if x == nil {
+			return int64(0)
+		}
+		return int64(len(x.(collection)))
+	case *typecheck.Filter:
+		x := in.eval(n.X, scopes)
+		inner := func(e reflect.Value) bool {
+			s := append(append([]reflect.Value{}, scopes[:n.Scope]...), e)
+			return truth(in.eval(n.Pred, s))
+		}
+		if n.Kind == ast.Where {
+			var out collection
+			if x != nil {
+				for _, e := range x.(collection) {
+					if inner(e) {
+						out = append(out, e)
+					}
+				}
+			}
+			return out
+		}
+		switch x := x.(type) {
+		case nil:
+			return false
+		case collection:
+			for _, e := range x {
+				if inner(e) {
+					return true
+				}
+			}
+			return false
+		case reflect.Value:
+			return inner(x)
+		case user:
+			u := in.lookup(x)
+			if u == nil {
+				return false
+			}
+			return inner(*u)
+		}
+		fail("with on %T", x)
+	case *typecheck.Not:
+		return !truth(in.eval(n.X, scopes))
+	case *typecheck.Logic:
+		a, b := truth(in.eval(n.X, scopes)), truth(in.eval(n.Y, scopes))
+		switch n.Op {
+		case ast.OpAnd:
+			return a && b
+		case ast.OpOr:
+			return a || b
+		case ast.OpXor:
+			return a != b
+		}
+	case *typecheck.Arith:
+		a, b := in.eval(n.X, scopes), in.eval(n.Y, scopes)
+		if a == nil || b == nil {
+			return nil
+		}
+		if n.T.Kind == schema.Int && n.Op != ast.OpDiv {
+			x, y := a.(int64), b.(int64)
+			switch n.Op {
+			case ast.OpAdd:
+				return x + y
+			case ast.OpSub:
+				return x - y
+			case ast.OpMul:
+				return x * y
+			}
+		}
+		x, y := toFloat(a), toFloat(b)
+		switch n.Op {
+		case ast.OpAdd:
+			return x + y
+		case ast.OpSub:
+			return x - y
+		case ast.OpMul:
+			return x * y
+		case ast.OpDiv:
+			if y == 0 {
+				return nil
+			}
+			return x / y
+		}
+	case *typecheck.Neg:
+		switch v := in.eval(n.X, scopes).(type) {
+		case nil:
+			return nil
+		case int64:
+			return -v
+		case float64:
+			return -v
+		}
+	case *typecheck.ToFloat:
+		v := in.eval(n.X, scopes)
+		if v == nil {
+			return nil
+		}
+		return toFloat(v)
+	case *typecheck.IsSet:
+		return in.eval(n.X, scopes) != nil
+	case *typecheck.If:
+		if truth(in.eval(n.Cond, scopes)) {
+			return in.eval(n.Then, scopes)
+		}
+		return in.eval(n.Else, scopes)
+	case *typecheck.Compare:
+		a, b := in.eval(n.X, scopes), in.eval(n.Y, scopes)
+		switch n.Op {
+		case ast.OpEq:
+			return equal(a, b)
+		case ast.OpNe:
+			return !equal(a, b)
+		}
+		if a == nil || b == nil {
+			return false
+		}
+		switch n.Op {
+		case ast.OpLt:
+			return less(a, b)
+		case ast.OpLe:
+			return lessEq(a, b)
+		case ast.OpGt:
+			return less(b, a)
+		case ast.OpGe:
+			return lessEq(b, a)
+		}
+	case *typecheck.Between:
+		x, lo, hi := in.eval(n.X, scopes), in.eval(n.Lo, scopes), in.eval(n.Hi, scopes)
+		if x == nil || lo == nil || hi == nil {
+			return false
+		}
+		return lessEq(lo, x) && lessEq(x, hi)
+	case *typecheck.Contains:
+		x, sub := in.eval(n.X, scopes), in.eval(n.Sub, scopes)
+		if x == nil || sub == nil {
+			return false
+		}
+		if n.Fold {
+			return containsFold(x.(string), sub.(string))
+		}
+		return strings.Contains(x.(string), sub.(string))
+	}
+	fail("cannot evaluate %T", n)
+	return nil
+}
+
+func (in *Interp) lookup(id user) *reflect.Value {
+	if in.Users == nil {
+		fail("a user's login is read but no user directory was given")
+	}
+	login, ok := in.Users[int64(id)]
+	if !ok {
+		return nil
+	}
+	v := reflect.ValueOf(&schema.UserRef{ID: int64(id), Login: login}).Elem()
+	return &v
+}
+
+// readField reads field f of the struct value obj.
+func readField(obj reflect.Value, f *schema.Field) any {
+	v := obj.FieldByName(f.GoName)
+	if !v.IsValid() {
+		fail("%s has no field %s", obj.Type(), f.GoName)
+	}
+	if v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return nil
+		}
+		v = v.Elem()
+	}
+	switch {
+	case f.Equals != "":
+		return v.String() == f.Equals
+	case f.Negate:
+		return !v.Bool()
+	}
+	switch f.Type.Kind {
+	case schema.Bool:
+		return v.Bool()
+	case schema.Int, schema.Datetime:
+		return v.Int()
+	case schema.User:
+		return user(v.Int())
+	case schema.Float:
+		return v.Float()
+	case schema.String, schema.Language:
+		return v.String()
+	case schema.Record:
+		return v
+	case schema.Collection:
+		out := make(collection, v.Len())
+		for i := range out {
+			out[i] = v.Index(i)
+		}
+		return out
+	}
+	fail("field %s of type %s", f.Name, f.Type)
+	return nil
+}
+
+func toFloat(v any) float64 {
+	switch v := v.(type) {
+	case int64:
+		return float64(v)
+	case float64:
+		return v
+	}
+	fail("not a number: %T", v)
+	return 0
+}
+
+// equal is the null-safe =: absent equals absent only. Users compare with
+// ints by id.
+func equal(a, b any) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	if u, ok := a.(user); ok {
+		a = int64(u)
+	}
+	if u, ok := b.(user); ok {
+		b = int64(u)
+	}
+	return a == b
+}
+
+// less is the strict order of two present values of one kind; NaN is
+// ordered with nothing.
+func less(a, b any) bool {
+	switch a := a.(type) {
+	case int64:
+		return a < b.(int64)
+	case float64:
+		return a < b.(float64)
+	case string:
+		return strings.Compare(a, b.(string)) < 0
+	}
+	fail("cannot order %T", a)
+	return false
+}
+
+func lessEq(a, b any) bool { return less(a, b) || equal(a, b) }
+
+// containsFold tries every rune offset of s: the next as many runes as sub
+// has must equal sub under strings.EqualFold (Unicode simple folding, which
+// maps one rune to one rune).
+func containsFold(s, sub string) bool {
+	n := utf8.RuneCountInString(sub)
+	for i := 0; i <= len(s); {
+		j, k := i, 0
+		for k < n && j < len(s) {
+			_, w := utf8.DecodeRuneInString(s[j:])
+			j += w
+			k++
+		}
+		if k == n && strings.EqualFold(s[i:j], sub) {
+			return true
+		}
+		if i == len(s) {
+			break
+		}
+		_, w := utf8.DecodeRuneInString(s[i:])
+		i += w
+	}
+	return false
+}
