@@ -277,9 +277,11 @@ func (c *compiler) pred(n typecheck.Node, strict bool) {
 	case *typecheck.Member:
 		c.member(n)
 	case *typecheck.Not:
-		c.w("NOT (")
+		// Parenthesised whole: MySQL and MariaDB bind NOT below <>, so
+		// `a <> NOT (b)` (xor, != on bools) would not parse.
+		c.w("(NOT (")
 		c.pred(n.X, true)
-		c.w(")")
+		c.w("))")
 	case *typecheck.Logic:
 		op := map[ast.Op]string{ast.OpAnd: " AND ", ast.OpOr: " OR ", ast.OpXor: " <> "}[n.Op]
 		if op == "" {
@@ -577,6 +579,13 @@ func (c *compiler) bindPred(i int, b binding, pred typecheck.Node) {
 // fromWhere writes " FROM <elements> WHERE <belong to the parent> AND
 // <each where> [AND <with's predicate>]" for collection coll.
 func (c *compiler) fromWhere(coll typecheck.Node, with *typecheck.Filter) {
+	c.elements(coll, with, true)
+}
+
+// elements writes the FROM and WHERE of the elements of coll; link adds
+// the condition that ties them to the parent row (without it, the rows
+// are the elements of every parent, for a GROUP BY on the parent key).
+func (c *compiler) elements(coll typecheck.Node, with *typecheck.Filter, link bool) {
 	var filters []*typecheck.Filter
 	x := coll
 	for {
@@ -609,38 +618,54 @@ func (c *compiler) fromWhere(coll typecheck.Node, with *typecheck.Filter) {
 	}
 	a := c.alias()
 	pkey := parent.alias + "." + c.q(parent.tab.Key)
-	if ch.Through != "" && len(filters) == 0 && with == nil {
+	sep := " WHERE "
+	cond := func() {
+		c.w(sep)
+		sep = " AND "
+	}
+	switch {
+	case ch.Through != "" && len(filters) == 0 && with == nil:
 		// Nothing reads the elements: the join table alone counts them
 		// (the loader stores no link to a missing element).
-		c.w(" FROM ", c.q(ch.Through), " AS ", a, " WHERE ", a, ".", c.q(ch.From), " = ", pkey)
+		c.w(" FROM ", c.q(ch.Through), " AS ", a)
+		if link {
+			cond()
+			c.w(a, ".", c.q(ch.From), " = ", pkey)
+		}
 		return
-	}
-	if ch.Through != "" {
+	case ch.Through != "":
 		if et.Key == "" {
 			c.fail("table %s of %s has no key", et.Name, elemObj.Name)
 			return
 		}
 		l := c.alias()
 		c.w(" FROM ", c.q(ch.Through), " AS ", l, " JOIN ", c.q(et.Name), " AS ", a,
-			" ON ", a, ".", c.q(et.Key), " = ", l, ".", c.q(ch.To),
-			" WHERE ", l, ".", c.q(ch.From), " = ", pkey)
-	} else {
-		c.w(" FROM ", c.q(et.Name), " AS ", a, " WHERE ", a, ".", c.q(ch.FK), " = ", pkey)
+			" ON ", a, ".", c.q(et.Key), " = ", l, ".", c.q(ch.To))
+		if link {
+			cond()
+			c.w(l, ".", c.q(ch.From), " = ", pkey)
+		}
+	default:
+		c.w(" FROM ", c.q(et.Name), " AS ", a)
+		if link {
+			cond()
+			c.w(a, ".", c.q(ch.FK), " = ", pkey)
+		}
 	}
 	b := binding{alias: a, obj: elemObj, tab: et}
 	for i := len(filters) - 1; i >= 0; i-- {
-		c.w(" AND ")
+		cond()
 		c.bindPred(filters[i].Scope, b, filters[i].Pred)
 	}
 	if with != nil {
-		c.w(" AND ")
+		cond()
 		c.bindPred(with.Scope, b, with.Pred)
 	}
 }
 
 // compare writes a comparison.
 func (c *compiler) compare(n *typecheck.Compare, strict bool) {
-	if c.countZero(n) {
+	if c.countZero(n) || c.countConst(n) {
 		return
 	}
 	if n.Operand == schema.Bool {
@@ -708,13 +733,117 @@ func (c *compiler) countZero(n *typecheck.Compare) bool {
 	if !ok {
 		return false
 	}
+	c.w("(")
 	if !exists {
-		c.w("NOT ")
+		c.w("NOT ") // inside the parentheses, for MySQL's low NOT (see pred)
 	}
 	c.w("EXISTS (SELECT 1")
 	c.fromWhere(cnt.X, nil)
-	c.w(")")
+	c.w("))")
 	return true
+}
+
+// countConst writes `count of C op k` (k a constant that a count of 0
+// does not satisfy, as in `count of translations = 3`) as a semi-join on
+// the grouped elements:
+//
+//	parent.key IN (SELECT fk FROM elements WHERE ... GROUP BY fk HAVING COUNT(*) op k)
+//
+// which engines plan as one pass over the elements instead of one
+// correlated COUNT per parent row. A parent with no elements is in no
+// group, and is correctly left out because 0 op k is false. Other counts
+// stay scalar subqueries.
+func (c *compiler) countConst(n *typecheck.Compare) bool {
+	if n.Operand != schema.Int {
+		return false
+	}
+	op := n.Op
+	cnt, ok := n.X.(*typecheck.Count)
+	k, kok := n.Y.(*typecheck.Const)
+	if !ok || !kok {
+		cnt, ok = n.Y.(*typecheck.Count)
+		k, kok = n.X.(*typecheck.Const)
+		if !ok || !kok {
+			return false
+		}
+		op = flip(op)
+	}
+	if k.T.Kind != schema.Int || k.Unresolved || holds(op, 0, k.I) {
+		return false
+	}
+	sqlOp := map[ast.Op]string{ast.OpEq: " = ", ast.OpNe: " <> ", ast.OpLt: " < ", ast.OpLe: " <= ", ast.OpGt: " > ", ast.OpGe: " >= "}[op]
+	if sqlOp == "" {
+		return false
+	}
+	parent, fk, ok := c.collectionParent(cnt.X)
+	if !ok {
+		return false
+	}
+	c.w("(", parent, " IN (SELECT ", fk)
+	c.elements(cnt.X, nil, false)
+	c.w(" GROUP BY ", fk, " HAVING COUNT(*)", sqlOp)
+	c.param(k.I, schema.Int)
+	c.w("))")
+	return true
+}
+
+// holds evaluates `a op b`.
+func holds(op ast.Op, a, b int64) bool {
+	switch op {
+	case ast.OpEq:
+		return a == b
+	case ast.OpNe:
+		return a != b
+	case ast.OpLt:
+		return a < b
+	case ast.OpLe:
+		return a <= b
+	case ast.OpGt:
+		return a > b
+	case ast.OpGe:
+		return a >= b
+	}
+	return true
+}
+
+// collectionParent returns, for collection coll, the parent's key
+// expression and the expression fromWhere's element rows hold it in (the
+// element's foreign key, or the join table's From column). It relies on
+// fromWhere allocating the element alias first and the join table alias
+// second.
+func (c *compiler) collectionParent(coll typecheck.Node) (parent, fk string, ok bool) {
+	x := coll
+	filtered := false
+	for {
+		f, isF := x.(*typecheck.Filter)
+		if !isF || f.Kind != ast.Where {
+			break
+		}
+		filtered = true
+		x = f.X
+	}
+	base, isField := x.(*typecheck.Field)
+	if !isField || base.F.Type.Kind != schema.Collection || base.Scope < 0 || base.Scope >= len(c.scopes) {
+		return "", "", false
+	}
+	p := c.scopes[base.Scope]
+	if p.tab == nil || p.tab.Key == "" {
+		return "", "", false
+	}
+	ch := p.tab.Children[base.F.Name]
+	if ch == nil {
+		return "", "", false
+	}
+	elem := "t" + strconv.Itoa(c.next)
+	parent = p.alias + "." + c.q(p.tab.Key)
+	switch {
+	case ch.Through == "":
+		return parent, elem + "." + c.q(ch.FK), true
+	case !filtered:
+		return parent, elem + "." + c.q(ch.From), true
+	default:
+		return parent, "t" + strconv.Itoa(c.next+1) + "." + c.q(ch.From), true
+	}
 }
 
 // flip turns `k op count` into `count op' k`.

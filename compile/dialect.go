@@ -112,8 +112,9 @@ func (Postgres) Quote(ident string) string { return quoteWith(ident, '"') }
 // Placeholder implements Dialect.
 func (Postgres) Placeholder(n int) string { return "$" + strconv.Itoa(n) }
 
-// Analyze implements Dialect.
-func (Postgres) Analyze([]string) string { return "ANALYZE" }
+// Analyze implements Dialect: VACUUM also sets the visibility map, so
+// that index-only scans after a bulk load need not visit the heap.
+func (Postgres) Analyze([]string) string { return "VACUUM ANALYZE" }
 
 // MaxParams implements Dialect.
 func (Postgres) MaxParams() int { return 65535 }

@@ -1,0 +1,230 @@
+package compile_test
+
+import (
+	"context"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/croql/croql/compile"
+	"github.com/croql/croql/compile/engine"
+	"github.com/croql/croql/demo"
+	"github.com/croql/croql/eval"
+	"github.com/croql/croql/schema"
+	"github.com/croql/croql/typecheck"
+)
+
+// benchStrings is the size of the benchmark project.
+const benchStrings = 100_000
+
+// benchEnv holds the benchmark project and its databases, built on first
+// use and dropped by TestMain.
+type benchEnv struct {
+	mu  sync.Mutex
+	p   *schema.Project
+	dbs map[string]*engine.DB
+}
+
+func (e *benchEnv) project() *schema.Project {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.p == nil {
+		e.p = demo.Generate(demo.Options{Strings: benchStrings, Seed: 1})
+	}
+	return e.p
+}
+
+// db returns the benchmark project loaded in engine name, or skips.
+func (e *benchEnv) db(b *testing.B, name string) *engine.DB {
+	if name != "sqlite" && dsnOf(name) == "" {
+		b.Skipf("%s not benchmarked: set %s", name, map[string]string{"postgres": envPostgres, "mysql": envMySQL}[name])
+	}
+	p := e.project()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if db := e.dbs[name]; db != nil {
+		return db
+	}
+	ctx := context.Background()
+	db, err := engine.Open(ctx, name, dsnOf(name))
+	require.NoError(b, err)
+	if err := compile.Load(ctx, db.SQL, db.Dialect, compile.DefaultMapping(schema.New()), p); err != nil {
+		db.Close()
+		require.NoError(b, err)
+	}
+	if e.dbs == nil {
+		e.dbs = map[string]*engine.DB{}
+	}
+	e.dbs[name] = db
+	return db
+}
+
+func (e *benchEnv) close() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, db := range e.dbs {
+		db.Close()
+	}
+}
+
+var bench = &benchEnv{}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	bench.close()
+	os.Exit(code)
+}
+
+// benchPattern is a seed pattern with the SQL a person would write for
+// the same question over the reference tables (? placeholders).
+type benchPattern struct {
+	name, context, query string
+	hand                 string
+	args                 []any
+}
+
+// benchPatterns picks values that occur in p.
+func benchPatterns(p *schema.Project) []benchPattern {
+	s := p.Strings[len(p.Strings)/2]
+	var fileID int64 = 1
+	if s.File != nil {
+		fileID = s.File.ID
+	}
+	alice := p.UserIDs()["alice"]
+	return []benchPattern{
+		{"key-and-file", "strings", `identifier = ` + strconv.Quote(s.Identifier) + ` and id of file = ` + strconv.FormatInt(fileID, 10),
+			`SELECT id FROM strings WHERE identifier = ? AND file_id = ? ORDER BY id`, []any{s.Identifier, fileID}},
+		{"file-unresolved-issues", "strings", `id of file = ` + strconv.FormatInt(fileID, 10) + ` and count of comments where (has unresolved issue) > 0`,
+			`SELECT DISTINCT s.id FROM strings s JOIN comments c ON c.string_id = s.id WHERE s.file_id = ? AND c.has_unresolved_issue ORDER BY s.id`, []any{fileID}},
+		{"exactly-3-translations", "strings", `count of translations = 3`,
+			`SELECT string_id FROM string_translations GROUP BY string_id HAVING COUNT(*) = ? ORDER BY string_id`, []any{int64(3)}},
+		{"commented-by-user", "strings", `count of comments where (user = @user:"alice") > 0`,
+			`SELECT DISTINCT string_id FROM comments WHERE user_id = ? ORDER BY string_id`, []any{alice}},
+		{"translated-not-approved", "strings", `count of languages summary where (is translated and not is approved) > 0`,
+			`SELECT DISTINCT string_id FROM languages_summary WHERE is_translated AND NOT is_approved ORDER BY string_id`, nil},
+		{"added-in-period", "strings", `added between '2024-01-01 00:00:00' and '2024-01-31 23:59:59'`,
+			`SELECT id FROM strings WHERE added BETWEEN ? AND ? ORDER BY id`, []any{int64(1704067200), int64(1706745599)}},
+		{"hidden-non-duplicates-with-translations", "strings", `is hidden and not is duplicate and count of translations > 0`,
+			`SELECT s.id FROM strings s WHERE s.is_hidden AND NOT s.is_duplicate AND EXISTS (SELECT 1 FROM string_translations st WHERE st.string_id = s.id) ORDER BY s.id`, nil},
+		{"no-approved-or-voted-in-de", "strings", `count of translations where (language = @language:"de" and (count of approvals > 0 or count of votes > 0)) = 0`,
+			`SELECT s.id FROM strings s WHERE NOT EXISTS (SELECT 1 FROM string_translations st JOIN translations t ON t.id = st.translation_id ` +
+				`WHERE st.string_id = s.id AND t.language = ? AND (EXISTS (SELECT 1 FROM approvals a WHERE a.translation_id = t.id) ` +
+				`OR EXISTS (SELECT 1 FROM votes v WHERE v.translation_id = t.id))) ORDER BY s.id`, []any{"de"}},
+		{"tm-used-record", "tm", `count of records where (usageCount > 0) > 0`,
+			`SELECT DISTINCT segment_id FROM tm_records WHERE usage_count > ? ORDER BY segment_id`, []any{int64(0)}},
+	}
+}
+
+// numbered rewrites ? placeholders as $1, $2, ... for PostgreSQL.
+func numbered(d compile.Dialect, q string) string {
+	if _, ok := d.(compile.Postgres); !ok {
+		return q
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range q {
+		if r == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func queryIDs(b *testing.B, db *engine.DB, q string, args []any) []int64 {
+	rows, err := db.SQL.QueryContext(context.Background(), q, args...)
+	require.NoError(b, err, q)
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		require.NoError(b, rows.Scan(&id))
+		ids = append(ids, id)
+	}
+	require.NoError(b, rows.Err())
+	return ids
+}
+
+func benchCheck(b *testing.B, p *schema.Project, bp benchPattern) *typecheck.Query {
+	return check(b, bp.query, checkOpts{context: bp.context, users: p.UserIDs()})
+}
+
+// BenchmarkSeedPatterns times, over a generated 100,000-string project,
+// each seed pattern's compiled SQL against SQL written by hand for the
+// same question (both return the same ids, checked first) in SQLite and
+// PostgreSQL, and the in-memory evaluator over the same objects.
+//
+//	CROQL_POSTGRES_DSN=postgres://postgres@127.0.0.1:5432/test?sslmode=disable \
+//	  go test ./compile -run '^$' -bench SeedPatterns -benchtime 20x
+func BenchmarkSeedPatterns(b *testing.B) {
+	p := bench.project()
+	pats := benchPatterns(p)
+	m := compile.DefaultMapping(schema.New())
+	for _, name := range []string{"sqlite", "postgres"} {
+		b.Run(name, func(b *testing.B) {
+			db := bench.db(b, name)
+			for _, bp := range pats {
+				q := benchCheck(b, p, bp)
+				s, err := compile.Compile(q, db.Dialect, m)
+				require.NoError(b, err)
+				hand := numbered(db.Dialect, bp.hand)
+				got := queryIDs(b, db, s.Select(), s.Args)
+				require.Equal(b, got, queryIDs(b, db, hand, bp.args), "%s: the hand-written SQL answers another question", bp.name)
+				require.Equal(b, evalIDs(b, q, p), append([]int64{}, got...), "%s", bp.name)
+				b.Run(bp.name+"/compiled", func(b *testing.B) {
+					for b.Loop() {
+						queryIDs(b, db, s.Select(), s.Args)
+					}
+				})
+				b.Run(bp.name+"/handwritten", func(b *testing.B) {
+					for b.Loop() {
+						queryIDs(b, db, hand, bp.args)
+					}
+				})
+			}
+		})
+	}
+	b.Run("eval", func(b *testing.B) {
+		for _, bp := range pats {
+			q := benchCheck(b, p, bp)
+			prog, err := eval.Compile(q, eval.WithUserRefs(p.Users...))
+			require.NoError(b, err)
+			objs := p.Objects(q.Context)
+			b.Run(bp.name, func(b *testing.B) {
+				for b.Loop() {
+					var ids []int64
+					for _, o := range objs {
+						if prog.Match(o) {
+							id, _ := schema.ObjectID(o)
+							ids = append(ids, id)
+						}
+					}
+					_ = slices.Max(append(ids, 0))
+				}
+			})
+		}
+	})
+}
+
+// BenchmarkCompile times compiling a checked seed pattern to SQL.
+func BenchmarkCompile(b *testing.B) {
+	m := compile.DefaultMapping(schema.New())
+	q := check(b, `count of translations where (language = @language:"de" and (count of approvals > 0 or count of votes > 0)) = 0 and id of file = 7`, checkOpts{})
+	for _, d := range dialects {
+		b.Run(d.Name(), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := compile.Compile(q, d, m); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
