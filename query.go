@@ -1,0 +1,145 @@
+package croql
+
+import (
+	"errors"
+
+	"github.com/croql/croql/diag"
+	"github.com/croql/croql/eval"
+	"github.com/croql/croql/schema"
+	"github.com/croql/croql/typecheck"
+)
+
+// Rules of the diagnostics Compile adds to those of Check.
+const (
+	// RuleUnresolvedUser: a @user mention in an environment without a user
+	// directory; the evaluator needs the id.
+	RuleUnresolvedUser = "unresolved-user"
+	// RuleNoUserDirectory: the query reads user logins (`login of user`,
+	// `user with (...)`) in an environment without a user directory.
+	RuleNoUserDirectory = "no-user-directory"
+	// RuleCompile: the checked query could not be compiled for evaluation.
+	RuleCompile = "compile"
+)
+
+// Query is a compiled query: the checked query and the program that
+// evaluates it on objects of the environment's context. It is immutable and
+// safe for concurrent use.
+type Query struct {
+	checked *typecheck.Query
+	prog    *eval.Program
+}
+
+// Compile checks src and compiles it for evaluation. On any error it
+// returns a nil Query and every diagnostic; warnings come back with a
+// usable Query. The environment's user directory (WithUsers) resolves @user
+// mentions and gives the evaluator each user id's login.
+func (e *Env) Compile(src string) (*Query, diag.List) {
+	q := e.Check(src)
+	if q.Diags.HasErrors() || q.Root == nil {
+		return nil, q.Diags
+	}
+	diags := q.Diags
+	users := e.cfg.check.Users
+	if users == nil {
+		// Report every unresolved mention where it stands.
+		var found diag.List
+		walkIR(q.Root, func(n typecheck.Node) {
+			if k, ok := n.(*typecheck.Const); ok && k.Unresolved {
+				found = append(found, diag.Errorf(diag.ClassLogic, RuleUnresolvedUser, k.Sp,
+					"@user:%q cannot be evaluated without the user directory", k.S).
+					WithHint("supply the users (login to id) with croql.WithUsers"))
+			}
+		})
+		if len(found) > 0 {
+			diags = append(diags, found...)
+			diags.Sort()
+			return nil, diags
+		}
+	}
+	var opts []eval.Option
+	if users != nil {
+		dir := make(map[int64]string, len(users))
+		for login, id := range users {
+			dir[id] = login
+		}
+		opts = append(opts, eval.WithUsers(dir))
+	}
+	prog, err := eval.Compile(q, opts...)
+	if err != nil {
+		whole := diag.Span{Start: 0, End: len(src)}
+		d := diag.Errorf(diag.ClassLogic, RuleCompile, whole, "%v", err)
+		if errors.Is(err, eval.ErrNoUsers) {
+			d = diag.Errorf(diag.ClassLogic, RuleNoUserDirectory, whole,
+				"the query reads user logins, which needs the user directory").
+				WithHint("supply the users (login to id) with croql.WithUsers")
+		}
+		diags = append(diags, d)
+		diags.Sort()
+		return nil, diags
+	}
+	return &Query{checked: q, prog: prog}, diags
+}
+
+// Match reports whether the query holds for obj, a pointer to the
+// context's root type: *schema.SourceString (strings), *schema.Translation
+// (translations), *schema.TMSegment (tm), *schema.GlossaryTerm (glossary),
+// *schema.GlossaryConcept (concepts). Anything else is false.
+func (q *Query) Match(obj any) bool { return q.prog.Match(obj) }
+
+// Source is the query text.
+func (q *Query) Source() string { return q.checked.Source }
+
+// Checked is the checked query (the IR, the tree and the warnings).
+func (q *Query) Checked() *typecheck.Query { return q.checked }
+
+// Program is the evaluator's program, for eval.Filter, eval.FilterParallel
+// and eval.Bind.
+func (q *Query) Program() *eval.Program { return q.prog }
+
+// Context is the context the query runs in.
+func (q *Query) Context() *schema.Context { return q.checked.Context }
+
+// walkIR calls f on every node of the checked tree rooted at n.
+func walkIR(n typecheck.Node, f func(typecheck.Node)) {
+	if n == nil {
+		return
+	}
+	f(n)
+	switch n := n.(type) {
+	case *typecheck.Member:
+		walkIR(n.X, f)
+	case *typecheck.Count:
+		walkIR(n.X, f)
+	case *typecheck.Filter:
+		walkIR(n.X, f)
+		walkIR(n.Pred, f)
+	case *typecheck.Not:
+		walkIR(n.X, f)
+	case *typecheck.Logic:
+		walkIR(n.X, f)
+		walkIR(n.Y, f)
+	case *typecheck.Arith:
+		walkIR(n.X, f)
+		walkIR(n.Y, f)
+	case *typecheck.Neg:
+		walkIR(n.X, f)
+	case *typecheck.Compare:
+		walkIR(n.X, f)
+		walkIR(n.Y, f)
+	case *typecheck.Between:
+		walkIR(n.X, f)
+		walkIR(n.Lo, f)
+		walkIR(n.Hi, f)
+	case *typecheck.Contains:
+		walkIR(n.X, f)
+		walkIR(n.Sub, f)
+	case *typecheck.If:
+		walkIR(n.Cond, f)
+		walkIR(n.Then, f)
+		walkIR(n.Else, f)
+	case *typecheck.ToFloat:
+		walkIR(n.X, f)
+	case *typecheck.IsSet:
+		walkIR(n.X, f)
+	}
+}
