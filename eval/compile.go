@@ -697,6 +697,9 @@ type coll struct {
 type stage struct {
 	scope int
 	pred  predFn
+	// tests, when set, is what pred amounts to as simple tests of the
+	// element (see simpleTests): a lone stage then runs inline.
+	tests []elemTest
 }
 
 func (c *compiler) coll(n typecheck.Node) (coll, error) {
@@ -757,7 +760,8 @@ func (c *compiler) coll(n typecheck.Node) (coll, error) {
 		if err != nil {
 			return coll{}, err
 		}
-		x.stages = append(x.stages[:len(x.stages):len(x.stages)], stage{scope: n.Scope, pred: p})
+		ts, _ := c.simpleTests(n.Pred, n.Scope)
+		x.stages = append(x.stages[:len(x.stages):len(x.stages)], stage{scope: n.Scope, pred: p, tests: ts})
 		return x, nil
 	}
 	return coll{}, errAt(n, "%T cannot be a collection", n)
@@ -778,6 +782,9 @@ func (c *compiler) count(n typecheck.Node) (func(frame) int, error) {
 		}
 		return func(fr frame) int { _, k := src(fr); return k }, nil
 	case 1:
+		if ts := cl.stages[0].tests; ts != nil {
+			return fusedCount(cl, ts), nil
+		}
 		s, p := cl.stages[0].scope, cl.stages[0].pred
 		return func(fr frame) int {
 			base, k := src(fr)
@@ -826,6 +833,9 @@ func exists(cl coll) predFn {
 		}
 		return func(fr frame) bool { _, k := src(fr); return k > 0 }
 	case 1:
+		if ts := cl.stages[0].tests; ts != nil {
+			return fusedExists(cl, ts)
+		}
 		s, p := cl.stages[0].scope, cl.stages[0].pred
 		return func(fr frame) bool {
 			base, k := src(fr)
@@ -871,7 +881,8 @@ func (c *compiler) with(n *typecheck.Filter) (predFn, error) {
 		if err != nil {
 			return nil, err
 		}
-		cl.stages = append(cl.stages[:len(cl.stages):len(cl.stages)], stage{scope: n.Scope, pred: p})
+		ts, _ := c.simpleTests(n.Pred, n.Scope)
+		cl.stages = append(cl.stages[:len(cl.stages):len(cl.stages)], stage{scope: n.Scope, pred: p, tests: ts})
 		return exists(cl), nil
 	}
 	x, err := c.ptr(n.X)
@@ -949,6 +960,9 @@ func (c *compiler) compare(n *typecheck.Compare) (predFn, error) {
 		return nil, err
 	}
 	c.leave()
+	if p, ok, err := c.forAll(n); ok || err != nil {
+		return p, err
+	}
 	if p, ok, err := c.compareFast(n); ok || err != nil {
 		return p, err
 	}

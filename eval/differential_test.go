@@ -178,6 +178,17 @@ var stressQueries = map[string][]string{
 		`count of translations != 0`,
 		`0 < count of translations`,
 		`0 = count of translations where (is pre translated)`,
+		// shapes the evaluator fuses into inline loops
+		`count of translations where (not is pre translated and user != 11 and plural form = "one") >= 2`,
+		`count of translations where (votes with (not (user = 12) and not is up)) > 0`,
+		`count of languages summary where (not (rating > 0) and approvalsCount <= 1) = count of languages summary`,
+		`count of labels = count of labels where (not is system)`,
+		`count of translations != count of translations where (text contains "a")`,
+		`count of translations where (count of votes > 0) = count of translations`,
+		`count of translations where (user = 11) = count of translations where (user = 11)`,
+		`count of comments where (not has issue and not (user != 12)) < 2`,
+		`count of translations where (language != "de" and not (language = "fr")) between 1 and 4`,
+		`count of languages summary where (not type is plain) > 0`,
 	},
 	schema.CtxTranslations: {
 		`user = @user:"alice" or count of votes where (is up) >= 2`,
@@ -195,6 +206,9 @@ var stressQueries = map[string][]string{
 		`count of approvals where (added > updated) > 0`,
 		`votes with (is down and user with (login = "carol"))`,
 		`(if provider = "tm" then 1 else 0) + count of votes > 1`,
+		`count of votes = count of votes where (is up)`,
+		`count of votes where (is down) = count of votes`,
+		`count of votes where (is up and user != 12 and added > '2024-01-01') >= 1`,
 	},
 	schema.CtxTM: {
 		`count of records where (usageCount > 0) > 0`,

@@ -30,7 +30,14 @@ func canon(r rune) rune {
 
 // foldNeedle is a constant needle, folded once at compile time.
 type foldNeedle struct {
-	runes []rune // canonical runes of the needle
+	// orbits holds, for each rune of the needle, every rune it matches.
+	orbits [][]rune
+	// lead marks the bytes a rune of the first orbit can start with:
+	// the search looks at one byte at a time and decodes only at those.
+	// Unused (scan false) when the first orbit holds utf8.RuneError, which
+	// an invalid byte anywhere decodes to.
+	lead [256]bool
+	scan bool
 	// ascii is set when every rune of the needle is ASCII and folds only
 	// with ASCII runes (not k or s, which fold with the Kelvin sign and the
 	// long s): a match is then made of ASCII bytes only, and a byte-wise
@@ -39,12 +46,32 @@ type foldNeedle struct {
 	upper []byte // the needle in ASCII upper case, when ascii
 }
 
+// orbit lists the runes r matches under simple folding, r first.
+func orbit(r rune) []rune {
+	o := []rune{r}
+	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+		o = append(o, f)
+	}
+	return o
+}
+
 func newFoldNeedle(sub string) foldNeedle {
 	n := foldNeedle{ascii: true}
 	for _, r := range sub {
-		n.runes = append(n.runes, canon(r))
-		if r >= utf8.RuneSelf || canon(r) == 'K' || canon(r) == 'S' {
-			n.ascii = false
+		o := orbit(r)
+		n.orbits = append(n.orbits, o)
+		for _, x := range o {
+			if x >= utf8.RuneSelf {
+				n.ascii = false
+			}
+		}
+	}
+	if len(n.orbits) > 0 && !member(n.orbits[0], utf8.RuneError) {
+		n.scan = true
+		var buf [utf8.UTFMax]byte
+		for _, r := range n.orbits[0] {
+			utf8.EncodeRune(buf[:], r)
+			n.lead[buf[0]] = true
 		}
 	}
 	if n.ascii {
@@ -63,9 +90,18 @@ func upperASCII(b byte) byte {
 	return b
 }
 
+func member(o []rune, r rune) bool {
+	for _, x := range o {
+		if x == r {
+			return true
+		}
+	}
+	return false
+}
+
 // in reports whether s contains the needle, case-insensitively.
 func (n *foldNeedle) in(s string) bool {
-	if len(n.runes) == 0 {
+	if len(n.orbits) == 0 {
 		return true
 	}
 	if n.ascii {
@@ -85,24 +121,50 @@ func (n *foldNeedle) in(s string) bool {
 		}
 		return false
 	}
+	first := n.orbits[0]
+	if n.scan {
+		// A lead byte of a valid rune is never a continuation byte, so a
+		// marked byte starts a rune (or is an invalid byte, which is a
+		// rune of its own and matches nothing in the orbit).
+		for i := 0; i < len(s); i++ {
+			if !n.lead[s[i]] {
+				continue
+			}
+			r, w := rune(s[i]), 1
+			if r >= utf8.RuneSelf {
+				r, w = utf8.DecodeRuneInString(s[i:])
+			}
+			if member(first, r) && n.matchRest(s[i+w:]) {
+				return true
+			}
+		}
+		return false
+	}
 	for i := 0; i < len(s); {
-		if n.matchAt(s[i:]) {
+		r, w := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, w = utf8.DecodeRuneInString(s[i:])
+		}
+		if member(first, r) && n.matchRest(s[i+w:]) {
 			return true
 		}
-		_, w := utf8.DecodeRuneInString(s[i:])
 		i += w
 	}
 	return false
 }
 
-// matchAt reports whether s starts with the needle.
-func (n *foldNeedle) matchAt(s string) bool {
-	for _, want := range n.runes {
+// matchRest reports whether s starts with the needle's runes after the
+// first.
+func (n *foldNeedle) matchRest(s string) bool {
+	for _, o := range n.orbits[1:] {
 		if len(s) == 0 {
 			return false
 		}
-		r, w := utf8.DecodeRuneInString(s)
-		if r != want && canon(r) != want {
+		r, w := rune(s[0]), 1
+		if r >= utf8.RuneSelf {
+			r, w = utf8.DecodeRuneInString(s)
+		}
+		if !member(o, r) {
 			return false
 		}
 		s = s[w:]
