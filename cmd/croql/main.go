@@ -42,6 +42,7 @@ func commands() []command {
 		{"explain", "show how a query groups: every operand parenthesised, and its tree", cmdExplain},
 		{"demo", "write a generated demo project (JSON) to stdout", cmdDemo},
 		{"lint", "check a query against its context; every diagnostic, as text or JSON", cmdLint},
+		{"query", "run a query over a project file (or the demo project); print the matches as NDJSON or ids", cmdQuery},
 	}
 }
 
