@@ -1,0 +1,29 @@
+package bench
+
+import (
+	"fmt"
+
+	"github.com/croql/croql"
+	"github.com/croql/croql/schema"
+)
+
+// croqlBuilder compiles patterns once with the croql facade (Env.Compile),
+// mentions resolved against p's users and languages, and evaluates with
+// Query.Match.
+func croqlBuilder(p *schema.Project) func(Pattern) (Matcher, error) {
+	langs := make([]string, 0, len(p.Languages))
+	for _, l := range p.Languages {
+		langs = append(langs, l.ID)
+	}
+	return func(pt Pattern) (Matcher, error) {
+		env, err := croql.NewEnv(croql.Strings, croql.WithUsers(p.UserIDs()), croql.WithLanguages(langs...))
+		if err != nil {
+			return nil, err
+		}
+		q, diags := env.Compile(pt.CroQL)
+		if diags.HasErrors() {
+			return nil, fmt.Errorf("croql %s: %v", pt.Name, diags)
+		}
+		return func(s *schema.SourceString) (bool, error) { return q.Match(s), nil }, nil
+	}
+}
