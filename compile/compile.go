@@ -277,11 +277,9 @@ func (c *compiler) pred(n typecheck.Node, strict bool) {
 	case *typecheck.Member:
 		c.member(n)
 	case *typecheck.Not:
-		// Parenthesised whole: MySQL and MariaDB bind NOT below <>, so
-		// `a <> NOT (b)` (xor, != on bools) would not parse.
-		c.w("(NOT (")
+		c.w("NOT (")
 		c.pred(n.X, true)
-		c.w("))")
+		c.w(")")
 	case *typecheck.Logic:
 		op := map[ast.Op]string{ast.OpAnd: " AND ", ast.OpOr: " OR ", ast.OpXor: " <> "}[n.Op]
 		if op == "" {
@@ -290,9 +288,9 @@ func (c *compiler) pred(n typecheck.Node, strict bool) {
 		}
 		inner := strict || n.Op == ast.OpXor
 		c.w("(")
-		c.pred(n.X, inner)
+		c.operand(n.X, inner, n.Op == ast.OpXor)
 		c.w(op)
-		c.pred(n.Y, inner)
+		c.operand(n.Y, inner, n.Op == ast.OpXor)
 		c.w(")")
 	case *typecheck.Compare:
 		c.compare(n, strict)
@@ -327,6 +325,32 @@ func (c *compiler) pred(n typecheck.Node, strict bool) {
 	default:
 		c.fail("%T is not a condition", n)
 	}
+}
+
+// operand writes a predicate as an operand of AND/OR or, when compared is
+// set, of = or <> (xor, bools compared). A negation compared is
+// parenthesised: MySQL and MariaDB bind NOT below comparisons, so
+// `a <> NOT (b)` and `a <> NOT EXISTS (...)` would not parse there.
+func (c *compiler) operand(n typecheck.Node, strict, compared bool) {
+	if !compared || !negation(n) {
+		c.pred(n, strict)
+		return
+	}
+	c.w("(")
+	c.pred(n, strict)
+	c.w(")")
+}
+
+// negation reports whether pred may write n starting with NOT: a negation,
+// or a count compared with zero that becomes NOT EXISTS.
+func negation(n typecheck.Node) bool {
+	switch n := n.(type) {
+	case *typecheck.Not:
+		return true
+	case *typecheck.Compare:
+		return n.Operand == schema.Int
+	}
+	return false
 }
 
 // scope returns the binding of scope i, checking that it binds obj.
@@ -677,9 +701,9 @@ func (c *compiler) compare(n *typecheck.Compare, strict bool) {
 			return
 		}
 		c.w("(")
-		c.pred(n.X, true)
+		c.operand(n.X, true, true)
 		c.w(op)
-		c.pred(n.Y, true)
+		c.operand(n.Y, true, true)
 		c.w(")")
 		return
 	}
@@ -733,13 +757,12 @@ func (c *compiler) countZero(n *typecheck.Compare) bool {
 	if !ok {
 		return false
 	}
-	c.w("(")
 	if !exists {
-		c.w("NOT ") // inside the parentheses, for MySQL's low NOT (see pred)
+		c.w("NOT ")
 	}
 	c.w("EXISTS (SELECT 1")
 	c.fromWhere(cnt.X, nil)
-	c.w("))")
+	c.w(")")
 	return true
 }
 
