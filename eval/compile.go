@@ -773,21 +773,23 @@ func (c *compiler) count(n typecheck.Node) (func(frame) int, error) {
 	if err != nil {
 		return nil, err
 	}
-	size, src := cl.size, cl.src
-	switch len(cl.stages) {
-	case 0:
-		if cl.direct {
-			s, off := cl.directScope, cl.directOff
-			return func(fr frame) int { return len(*(*[]byte)(unsafe.Add(fr[s], off))) }, nil
+	size, stages := cl.size, cl.stages
+	if cl.direct && len(stages) <= 1 {
+		// The common shapes, written out with the source read inline.
+		s0, off := cl.directScope, cl.directOff
+		switch {
+		case len(stages) == 0:
+			return func(fr frame) int { return len(*(*[]byte)(unsafe.Add(fr[s0], off))) }, nil
+		case stages[0].tests != nil:
+			ts := stages[0].tests
+			return func(fr frame) int {
+				base, k := sliceAt(fr[s0], off)
+				return countPass(base, k, size, ts)
+			}, nil
 		}
-		return func(fr frame) int { _, k := src(fr); return k }, nil
-	case 1:
-		if ts := cl.stages[0].tests; ts != nil {
-			return fusedCount(cl, ts), nil
-		}
-		s, p := cl.stages[0].scope, cl.stages[0].pred
+		s, p := stages[0].scope, stages[0].pred
 		return func(fr frame) int {
-			base, k := src(fr)
+			base, k := sliceAt(fr[s0], off)
 			m := 0
 			for i := range k {
 				fr[s] = unsafe.Add(base, uintptr(i)*size)
@@ -798,9 +800,26 @@ func (c *compiler) count(n typecheck.Node) (func(frame) int, error) {
 			return m
 		}, nil
 	}
-	stages := cl.stages
-	return func(fr frame) int {
-		base, k := src(fr)
+	switch {
+	case len(stages) == 0:
+		return elemsInt(cl, func(_ frame, _ unsafe.Pointer, k int) int { return k }), nil
+	case len(stages) == 1 && stages[0].tests != nil:
+		ts := stages[0].tests
+		return elemsInt(cl, func(_ frame, base unsafe.Pointer, k int) int { return countPass(base, k, size, ts) }), nil
+	case len(stages) == 1:
+		s, p := stages[0].scope, stages[0].pred
+		return elemsInt(cl, func(fr frame, base unsafe.Pointer, k int) int {
+			m := 0
+			for i := range k {
+				fr[s] = unsafe.Add(base, uintptr(i)*size)
+				if p(fr) {
+					m++
+				}
+			}
+			return m
+		}), nil
+	}
+	return elemsInt(cl, func(fr frame, base unsafe.Pointer, k int) int {
 		m := 0
 		for i := range k {
 			if keep(fr, stages, unsafe.Add(base, uintptr(i)*size)) {
@@ -808,7 +827,7 @@ func (c *compiler) count(n typecheck.Node) (func(frame) int, error) {
 			}
 		}
 		return m
-	}, nil
+	}), nil
 }
 
 // keep binds e in every stage and reports whether all of them accept it.
@@ -824,21 +843,18 @@ func keep(fr frame, stages []stage, e unsafe.Pointer) bool {
 
 // exists compiles "some element of cl is kept".
 func exists(cl coll) predFn {
-	size, src := cl.size, cl.src
-	switch len(cl.stages) {
-	case 0:
-		if cl.direct {
-			s, off := cl.directScope, cl.directOff
-			return func(fr frame) bool { return len(*(*[]byte)(unsafe.Add(fr[s], off))) > 0 }
-		}
-		return func(fr frame) bool { _, k := src(fr); return k > 0 }
-	case 1:
-		if ts := cl.stages[0].tests; ts != nil {
-			return fusedExists(cl, ts)
-		}
-		s, p := cl.stages[0].scope, cl.stages[0].pred
+	size, stages := cl.size, cl.stages
+	switch {
+	case len(stages) == 1 && stages[0].tests != nil:
+		return fusedExists(cl, stages[0].tests)
+	case cl.direct && len(stages) == 0:
+		s0, off := cl.directScope, cl.directOff
+		return func(fr frame) bool { return len(*(*[]byte)(unsafe.Add(fr[s0], off))) > 0 }
+	case cl.direct && len(stages) == 1:
+		s0, off := cl.directScope, cl.directOff
+		s, p := stages[0].scope, stages[0].pred
 		return func(fr frame) bool {
-			base, k := src(fr)
+			base, k := sliceAt(fr[s0], off)
 			for i := range k {
 				fr[s] = unsafe.Add(base, uintptr(i)*size)
 				if p(fr) {
@@ -847,17 +863,28 @@ func exists(cl coll) predFn {
 			}
 			return false
 		}
+	case len(stages) == 0:
+		return elemsBool(cl, func(_ frame, _ unsafe.Pointer, k int) bool { return k > 0 })
+	case len(stages) == 1:
+		s, p := stages[0].scope, stages[0].pred
+		return elemsBool(cl, func(fr frame, base unsafe.Pointer, k int) bool {
+			for i := range k {
+				fr[s] = unsafe.Add(base, uintptr(i)*size)
+				if p(fr) {
+					return true
+				}
+			}
+			return false
+		})
 	}
-	stages := cl.stages
-	return func(fr frame) bool {
-		base, k := src(fr)
+	return elemsBool(cl, func(fr frame, base unsafe.Pointer, k int) bool {
 		for i := range k {
 			if keep(fr, stages, unsafe.Add(base, uintptr(i)*size)) {
 				return true
 			}
 		}
 		return false
-	}
+	})
 }
 
 // with compiles X with P: P in the scope of the object X, or of some
@@ -1040,6 +1067,9 @@ func (c *compiler) compareFast(n *typecheck.Compare) (predFn, bool, error) {
 	if cnt, ok := x.(*typecheck.Count); ok && n.Operand == schema.Int && k.T.Kind == schema.Int {
 		return c.countConst(cnt, op, k.I)
 	}
+	if m, ok := x.(*typecheck.Member); ok {
+		return c.memberConst(m, n.Operand, op, k)
+	}
 	f, g, ok := c.direct(x)
 	if !ok {
 		return nil, false, nil
@@ -1064,6 +1094,71 @@ func (c *compiler) compareFast(n *typecheck.Compare) (predFn, bool, error) {
 	return nil, false, nil
 }
 
+// memberConst compiles `M of R op k` where R is a record field of a scope
+// object (`id of file = 7`): one closure, absent when R is.
+func (c *compiler) memberConst(m *typecheck.Member, operand schema.Kind, op ast.Op, k *typecheck.Const) (predFn, bool, error) {
+	rf, ok := m.X.(*typecheck.Field)
+	if !ok || rf.F.Type.Kind != schema.Record || m.F.Equals != "" || m.F.Negate {
+		return nil, false, nil
+	}
+	rg, err := c.field(rf)
+	if err != nil {
+		return nil, true, err
+	}
+	g, err := c.member(m)
+	if err != nil {
+		return nil, true, err
+	}
+	s, roff, rptr := rf.Scope, rg.off, rg.ptr
+	switch {
+	case (operand == schema.Int || operand == schema.Datetime) && g.rep == repInt && (k.T.Kind == schema.Int || k.T.Kind == schema.Datetime):
+		return memberCmp(op, s, roff, rptr, g, k.I), true, nil
+	case operand == schema.Float && g.rep == repFloat && k.T.Kind == schema.Float:
+		return memberCmp(op, s, roff, rptr, g, k.F), true, nil
+	case operand == schema.String && g.rep == repString && isText(k.T.Kind):
+		return memberCmp(op, s, roff, rptr, g, k.S), true, nil
+	}
+	return nil, false, nil
+}
+
+func cmpOrd[T ordered](op ast.Op, v, k T) bool {
+	switch op {
+	case ast.OpEq:
+		return v == k
+	case ast.OpNe:
+		return v != k
+	case ast.OpLt:
+		return v < k
+	case ast.OpLe:
+		return v <= k
+	case ast.OpGt:
+		return v > k
+	}
+	return v >= k
+}
+
+// memberCmp compares field g of the record at fr[s]+roff (through a
+// pointer when rptr) with k; an absent record or value is equal to nothing
+// and ordered with nothing.
+func memberCmp[T ordered](op ast.Op, s int, roff uintptr, rptr bool, g goField, k T) predFn {
+	off, ptr := g.off, g.ptr
+	absent := op == ast.OpNe
+	return func(fr frame) bool {
+		r := unsafe.Add(fr[s], roff)
+		if rptr {
+			r = *(*unsafe.Pointer)(r)
+			if r == nil {
+				return absent
+			}
+		}
+		v, ok := load[T](r, off, ptr)
+		if !ok {
+			return absent
+		}
+		return cmpOrd(op, v, k)
+	}
+}
+
 // countConst compiles count of X op k.
 func (c *compiler) countConst(n *typecheck.Count, op ast.Op, k int64) (predFn, bool, error) {
 	// Counts are never negative: rewrite to "some element" or "none"
@@ -1085,6 +1180,15 @@ func (c *compiler) countConst(n *typecheck.Count, op ast.Op, k int64) (predFn, b
 			return func(fr frame) bool { return !p(fr) }, true, nil
 		}
 		return p, true, nil
+	}
+	if f, ok := n.X.(*typecheck.Field); ok && f.F.Type.Kind == schema.Collection {
+		// count of a slice field: its length, read inline.
+		g, err := c.field(f)
+		if err != nil {
+			return nil, true, err
+		}
+		s, off := f.Scope, g.off
+		return func(fr frame) bool { return cmpInt(op, int64(len(*(*[]byte)(unsafe.Add(fr[s], off)))), k) }, true, nil
 	}
 	cnt, err := c.count(n.X)
 	if err != nil {

@@ -97,6 +97,11 @@ func Compile(q *typecheck.Query, opts ...Option) (*Program, error) {
 	if err != nil {
 		return nil, fmt.Errorf("eval: %w", err)
 	}
+	if ts, ok := c.simpleTests(q.Root, 0); ok && leavesOnly(ts) {
+		// The whole query is tests of plain root fields against constants:
+		// run them inline (the closures above also checked the tree).
+		pred = func(fr frame) bool { return allTests(ts, fr[0]) }
+	}
 	var word unsafe.Pointer
 	{
 		v := reflect.New(root.GoType).Interface()
@@ -233,11 +238,15 @@ func (p *Program) run(obj unsafe.Pointer) bool {
 	if obj == nil {
 		return false
 	}
-	if p.scopes <= stackFrame {
+	switch {
+	case p.scopes <= 2: // most queries: the root and one where
+		var buf [2]unsafe.Pointer
+		buf[0] = obj
+		return p.pred(unsafe.Slice((*unsafe.Pointer)(hide(unsafe.Pointer(&buf))), p.scopes))
+	case p.scopes <= stackFrame:
 		var buf [stackFrame]unsafe.Pointer
 		buf[0] = obj
-		fr := unsafe.Slice((*unsafe.Pointer)(hide(unsafe.Pointer(&buf))), p.scopes)
-		return p.pred(fr)
+		return p.pred(unsafe.Slice((*unsafe.Pointer)(hide(unsafe.Pointer(&buf))), p.scopes))
 	}
 	f := p.pool.get(p.scopes)
 	(*f)[0] = obj
