@@ -1,8 +1,11 @@
 package croql
 
 import (
+	"fmt"
+
 	"github.com/croql/croql/compile"
 	"github.com/croql/croql/diag"
+	"github.com/croql/croql/schema"
 )
 
 // RuleSQL is the rule of the diagnostic SQL reports when a checked query
@@ -33,4 +36,22 @@ func (e *Env) SQLMapped(src string, d compile.Dialect, m *compile.Mapping) (*com
 		return nil, append(q.Diags, diag.Errorf(diag.ClassLogic, RuleSQL, diag.Span{Start: 0, End: len(src)}, "%v", err))
 	}
 	return s, q.Diags
+}
+
+// SQL compiles the query into a WHERE clause for dialect d over the
+// reference mapping (compile.DefaultMapping): every value a bound
+// parameter, every identifier quoted. The ids the SQL selects are the
+// objects Match accepts (docs/sql.md lists where engines can differ).
+func (q *Query) SQL(d compile.Dialect) (*compile.SQL, error) {
+	return q.SQLMapped(d, compile.DefaultMapping(schema.New()))
+}
+
+// SQLMapped is SQL over mapping m (a service's own table and column
+// names).
+func (q *Query) SQLMapped(d compile.Dialect, m *compile.Mapping) (*compile.SQL, error) {
+	s, err := compile.Compile(q.checked, d, m)
+	if err != nil {
+		return nil, fmt.Errorf("croql: %w", err)
+	}
+	return s, nil
 }

@@ -53,3 +53,20 @@ func TestEnvSQLMapped(t *testing.T) {
 	assert.Equal(t, `"app_strings" AS t0`, s.From)
 	assert.Equal(t, `t0."hidden"`, s.Where)
 }
+
+func TestQuerySQL(t *testing.T) {
+	env, err := croql.NewEnv(croql.Translations, croql.WithUsers(map[string]int64{"alice": 7}))
+	require.NoError(t, err)
+	q, diags := env.Compile(`user = @user:"alice" or count of votes where (is up) >= 3`)
+	require.False(t, diags.HasErrors(), "%v", diags)
+	s, err := q.SQL(compile.SQLite{})
+	require.NoError(t, err)
+	assert.Equal(t, `"translations" AS t0`, s.From)
+	assert.Equal(t, []any{int64(7), "up", int64(3)}, s.Args)
+	assert.Contains(t, s.Where, "GROUP BY")
+
+	q, diags = env.Compile(`text contains "\u0000"`)
+	require.False(t, diags.HasErrors(), "%v", diags)
+	_, err = q.SQL(compile.Postgres{})
+	require.ErrorIs(t, err, compile.ErrUnrepresentable)
+}
