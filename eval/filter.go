@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"fmt"
+	"math/bits"
 	"reflect"
 	"runtime"
 	"sync"
@@ -47,10 +48,31 @@ func Filter[T any](p *Program, xs []T) []T {
 	if mode == elemNone {
 		return nil
 	}
-	var out []T
+	// Mark the matches in a bitmap, then copy them into a result of the
+	// exact size: growing the result by appends would copy every kept
+	// element several times.
+	marks := make([]uint64, (len(xs)+63)/64)
+	n := 0
 	for i := range xs {
 		if p.run(at(mode, xs, i)) {
+			marks[i/64] |= 1 << (i % 64)
+			n++
+		}
+	}
+	return gather(xs, marks, n)
+}
+
+// gather copies the elements of xs whose bit is set, n of them, in order.
+func gather[T any](xs []T, marks []uint64, n int) []T {
+	if n == 0 {
+		return nil
+	}
+	out := make([]T, 0, n)
+	for w, word := range marks {
+		for word != 0 {
+			i := w*64 + bits.TrailingZeros64(word)
 			out = append(out, xs[i])
+			word &= word - 1
 		}
 	}
 	return out
@@ -75,11 +97,12 @@ func FilterParallel[T any](ctx context.Context, p *Program, xs []T, workers int)
 		workers = runtime.GOMAXPROCS(0)
 	}
 	// Chunks several times smaller than a worker's share balance uneven
-	// costs; a shared counter hands them out.
-	chunk := max(checkEvery, len(xs)/(workers*8))
+	// costs; a shared counter hands them out. They are multiples of 64
+	// elements, so each worker owns whole words of the bitmap of matches.
+	chunk := (max(checkEvery, len(xs)/(workers*8)) + 63) &^ 63
 	nchunks := (len(xs) + chunk - 1) / chunk
 	workers = min(workers, nchunks)
-	hits := make([]bool, len(xs))
+	marks := make([]uint64, (len(xs)+63)/64)
 	var (
 		next   int64
 		mu     sync.Mutex
@@ -110,7 +133,9 @@ func FilterParallel[T any](ctx context.Context, p *Program, xs []T, workers int)
 						mu.Unlock()
 						return
 					}
-					hits[i] = p.run(at(mode, xs, i))
+					if p.run(at(mode, xs, i)) {
+						marks[i/64] |= 1 << (i % 64)
+					}
 				}
 			}
 		})
@@ -120,16 +145,8 @@ func FilterParallel[T any](ctx context.Context, p *Program, xs []T, workers int)
 		return nil, fmt.Errorf("eval: filter: %w", cancel)
 	}
 	n := 0
-	for _, h := range hits {
-		if h {
-			n++
-		}
+	for _, w := range marks {
+		n += bits.OnesCount64(w)
 	}
-	out := make([]T, 0, n)
-	for i, h := range hits {
-		if h {
-			out = append(out, xs[i])
-		}
-	}
-	return out, nil
+	return gather(xs, marks, n), nil
 }

@@ -147,7 +147,8 @@ func TestFrameSurvivesStackGrowthAndGC(t *testing.T) {
 
 func TestFilterKeepsOrder(t *testing.T) {
 	cat := schema.New()
-	p := demo.Generate(demo.Options{Strings: 500, Seed: 2})
+	// More strings than one chunk of FilterParallel, not a multiple of 64.
+	p := demo.Generate(demo.Options{Strings: 3001, Seed: 2})
 	prog := compile(t, cat, schema.CtxStrings, `count of translations where (count of votes > 0) > 0 and not is hidden`)
 	var want []int64
 	for i := range p.Strings {
