@@ -1,9 +1,6 @@
 package eval
 
-import (
-	"sync"
-	"unsafe"
-)
+import "unsafe"
 
 // frame holds the object bound at each scope of a query during one
 // evaluation: frame[0] is the root object, frame[n] the element or object
@@ -14,11 +11,6 @@ import (
 // the closures of a Program read and write its slots and never keep it, so
 // an evaluation allocates nothing.
 type frame []unsafe.Pointer
-
-// stackFrame is the largest frame run keeps on the stack; deeper queries
-// (more than stackFrame nested where/with, which real queries never reach)
-// take their frame from a pool.
-const stackFrame = 8
 
 // hide returns p unchanged, hidden from escape analysis.
 //
@@ -34,20 +26,4 @@ const stackFrame = 8
 func hide(p unsafe.Pointer) unsafe.Pointer {
 	x := uintptr(p)
 	return *(*unsafe.Pointer)(unsafe.Pointer(&x))
-}
-
-// framePool serves frames deeper than stackFrame.
-type framePool struct{ pool sync.Pool }
-
-func (fp *framePool) get(n int) *frame {
-	if v, ok := fp.pool.Get().(*frame); ok && len(*v) == n {
-		return v
-	}
-	f := make(frame, n)
-	return &f
-}
-
-func (fp *framePool) put(f *frame) {
-	clear(*f)
-	fp.pool.Put(f)
 }

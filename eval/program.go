@@ -22,8 +22,12 @@ type Program struct {
 	rootWord unsafe.Pointer
 	scopes   int
 	pred     predFn
-	pool     *framePool
 }
+
+// MaxScopes is the most scopes (the root and the nested where/with) a
+// query may bind: evaluation keeps them in a frame on the stack. The
+// parser's default nesting limit keeps real queries far below it.
+const MaxScopes = 128
 
 // Option configures Compile.
 type Option func(*options)
@@ -92,6 +96,9 @@ func Compile(q *typecheck.Query, opts ...Option) (*Program, error) {
 		opt(&o)
 	}
 	scopes := max(q.Scopes, 1)
+	if scopes > MaxScopes {
+		return nil, fmt.Errorf("eval: the query nests %d where/with scopes; at most %d are supported", scopes-1, MaxScopes-1)
+	}
 	c := &compiler{scopes: scopes, users: o.users, haveDir: o.haveDirs}
 	pred, err := c.pred(q.Root)
 	if err != nil {
@@ -114,7 +121,6 @@ func Compile(q *typecheck.Query, opts ...Option) (*Program, error) {
 		rootWord: word,
 		scopes:   scopes,
 		pred:     pred,
-		pool:     &framePool{},
 	}, nil
 }
 
@@ -233,7 +239,8 @@ func (p *Program) Match(obj any) bool {
 	return p.run(e.data)
 }
 
-// run evaluates the query on the root object at obj.
+// run evaluates the query on the root object at obj, with a frame on the
+// stack sized for the query.
 func (p *Program) run(obj unsafe.Pointer) bool {
 	if obj == nil {
 		return false
@@ -243,16 +250,18 @@ func (p *Program) run(obj unsafe.Pointer) bool {
 		var buf [2]unsafe.Pointer
 		buf[0] = obj
 		return p.pred(unsafe.Slice((*unsafe.Pointer)(hide(unsafe.Pointer(&buf))), p.scopes))
-	case p.scopes <= stackFrame:
-		var buf [stackFrame]unsafe.Pointer
+	case p.scopes <= 8:
+		var buf [8]unsafe.Pointer
+		buf[0] = obj
+		return p.pred(unsafe.Slice((*unsafe.Pointer)(hide(unsafe.Pointer(&buf))), p.scopes))
+	case p.scopes <= 32:
+		var buf [32]unsafe.Pointer
 		buf[0] = obj
 		return p.pred(unsafe.Slice((*unsafe.Pointer)(hide(unsafe.Pointer(&buf))), p.scopes))
 	}
-	f := p.pool.get(p.scopes)
-	(*f)[0] = obj
-	ok := p.pred(*f)
-	p.pool.put(f)
-	return ok
+	var buf [MaxScopes]unsafe.Pointer
+	buf[0] = obj
+	return p.pred(unsafe.Slice((*unsafe.Pointer)(hide(unsafe.Pointer(&buf))), p.scopes))
 }
 
 // RootType is the Go type (a struct, not a pointer) Match takes a pointer to.

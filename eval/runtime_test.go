@@ -14,7 +14,9 @@ import (
 	"github.com/croql/croql/demo"
 	"github.com/croql/croql/eval"
 	"github.com/croql/croql/internal/refeval"
+	"github.com/croql/croql/parser"
 	"github.com/croql/croql/schema"
+	"github.com/croql/croql/typecheck"
 )
 
 // allocQueries cover every kind of closure: fields, members, nulls,
@@ -62,34 +64,72 @@ func TestZeroAllocsPerEvaluation(t *testing.T) {
 	}
 }
 
-// TestDeepScopes runs a query nested deeper than the frame kept on the
-// stack: its frames come from a pool, with the same results.
-func TestDeepScopes(t *testing.T) {
-	cat := schema.New()
-	// Every with opens a scope; file and branch resolve outward to the
-	// root, identifier too, id to the innermost object.
+// TestLocalRootDoesNotEscape: matching a root that lives on the caller's
+// stack does not move it to the heap.
+func TestLocalRootDoesNotEscape(t *testing.T) {
+	if testing.CoverMode() != "" {
+		t.Skip("coverage instrumentation allocates")
+	}
+	prog := compile(t, schema.New(), schema.CtxStrings, `is hidden and identifier = "x" and count of translations where (user = 11) = 0`)
+	hits := 0
+	allocs := testing.AllocsPerRun(100, func() {
+		s := schema.SourceString{Identifier: "x", IsHidden: true}
+		if prog.Match(&s) {
+			hits++
+		}
+	})
+	assert.Zero(t, allocs)
+	assert.Equal(t, 101, hits)
+}
+
+// deepWith nests `file with (branch with (...))` depth times around a test
+// of the innermost object's id and of the root's identifier: every with
+// opens a scope, and file and branch resolve outward to the root.
+func deepWith(depth int) string {
 	src := `id > 1 and identifier contains "e"`
-	for i := range 10 {
+	for i := range depth {
 		src = []string{`file`, `branch`}[i%2] + ` with (` + src + `)`
 	}
-	src = `count of translations where (count of votes where (user = 11) > 0) > 0 or ` + src
-	q := check(t, cat, schema.CtxStrings, src, checkOpts{})
-	require.Greater(t, q.Scopes, 8)
-	prog, err := eval.Compile(q)
-	require.NoError(t, err)
+	return `count of translations where (count of votes where (user = 11) > 0) > 0 or ` + src
+}
+
+// TestDeepScopes runs queries whose frames take each size of stack frame.
+func TestDeepScopes(t *testing.T) {
+	cat := schema.New()
+	ctx, _ := cat.Context(schema.CtxStrings)
 	ref := &refeval.Interp{}
 	p := demo.Default()
-	matched := 0
-	for i := range p.Strings {
-		want, err := ref.Match(q, &p.Strings[i])
-		require.NoError(t, err)
-		assert.Equal(t, want, prog.Match(&p.Strings[i]))
-		if want {
-			matched++
+	deep := parser.New(parser.Limits{MaxDepth: 1000, MaxNodes: 100000, MaxSource: 1 << 20})
+	for _, depth := range []int{1, 6, 10, 40, eval.MaxScopes - 1} {
+		src := deepWith(depth)
+		tree, pd := deep.Parse(src)
+		require.False(t, pd.HasErrors(), "%v", pd)
+		q := typecheck.Check(typecheck.Config{Catalog: cat, Context: ctx}, src, tree)
+		require.False(t, q.Diags.HasErrors(), "%v", q.Diags)
+		require.Equal(t, max(depth+1, 3), q.Scopes) // the prefix nests two scopes
+		prog, err := eval.Compile(q)
+		require.NoError(t, err, "depth %d", depth)
+		matched := 0
+		for i := range p.Strings {
+			want, err := ref.Match(q, &p.Strings[i])
+			require.NoError(t, err)
+			require.Equal(t, want, prog.Match(&p.Strings[i]), "depth %d, string %d", depth, i)
+			if want {
+				matched++
+			}
 		}
+		assert.Positive(t, matched, "depth %d", depth)
+		assert.Less(t, matched, len(p.Strings), "depth %d", depth)
 	}
-	assert.Positive(t, matched)
-	assert.Less(t, matched, len(p.Strings))
+
+	// Deeper than the frame on the stack: an error, not a crash.
+	src := deepWith(eval.MaxScopes)
+	tree, pd := deep.Parse(src)
+	require.False(t, pd.HasErrors(), "%v", pd)
+	q := typecheck.Check(typecheck.Config{Catalog: cat, Context: ctx}, src, tree)
+	require.False(t, q.Diags.HasErrors())
+	_, err := eval.Compile(q)
+	assert.ErrorContains(t, err, "at most")
 }
 
 // TestFrameSurvivesStackGrowthAndGC evaluates on a goroutine whose stack
