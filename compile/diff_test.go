@@ -164,7 +164,7 @@ func TestDifferential(t *testing.T) {
 	for _, c := range goodCases(t) {
 		if _, err := tryCheck(c.Query(), caseOpts(c)); err != nil {
 			// The parser's and checker's own tests report this.
-			t.Logf("%s: good corpus case %s does not check: %v", c.Where(), c.Name, err)
+			t.Errorf("%s: good corpus case %s does not check: %v", c.Where(), c.Name, err)
 			continue
 		}
 		qs = append(qs, query{name: c.Name, src: c.Query(), opts: caseOpts(c)})

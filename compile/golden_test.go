@@ -82,7 +82,7 @@ func compileCorpus(t *testing.T, d compile.Dialect) map[string][]golden {
 	for _, c := range goodCases(t) {
 		q, err := tryCheck(c.Query(), caseOpts(c))
 		if err != nil {
-			t.Logf("%s: good corpus case %s does not check: %v", c.Where(), c.Name, err)
+			t.Errorf("%s: good corpus case %s does not check: %v", c.Where(), c.Name, err)
 			continue
 		}
 		s, err := compile.Compile(q, d, m)

@@ -40,8 +40,9 @@ func commands() []command {
 	return []command{
 		{"fmt", "print the canonical form of a query", cmdFmt},
 		{"explain", "show how a query groups: every operand parenthesised, and its tree", cmdExplain},
-		{"demo", "write a generated demo project (JSON) to stdout", cmdDemo},
+		{"demo", "write a generated demo project (JSON or NDJSON) to stdout", cmdDemo},
 		{"lint", "check a query against its context; every diagnostic, as text or JSON", cmdLint},
+		{"sql", "compile a query to a SQL WHERE clause and its arguments", cmdSQL},
 		{"query", "run a query over a project file (or the demo project); print the matches as NDJSON or ids", cmdQuery},
 	}
 }
