@@ -1,6 +1,8 @@
 package fuzz
 
 import (
+	"unicode/utf8"
+
 	"github.com/leanovate/gopter"
 
 	"github.com/croql/croql/ast"
@@ -77,7 +79,7 @@ func (g *Generator) smaller(e ast.Expr) []ast.Expr {
 		}
 	case *ast.String:
 		if x.Value != "" {
-			out = append(out, zero[1], &ast.String{Value: x.Value[:len(x.Value)/2]})
+			out = append(out, zero[1], &ast.String{Value: halve(x.Value)})
 		}
 	case *ast.Float:
 		if x.Value != 0 {
@@ -93,6 +95,16 @@ func (g *Generator) smaller(e ast.Expr) []ast.Expr {
 		}
 	}
 	return out
+}
+
+// halve returns the first half of s, cut at a rune boundary (so that a
+// valid string stays valid) and shorter than s.
+func halve(s string) string {
+	i := len(s) / 2
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i]
 }
 
 // walk calls f on e and every expression under it in pre-order, leaving

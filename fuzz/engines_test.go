@@ -1,0 +1,263 @@
+package fuzz_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/croql/croql/compile"
+	"github.com/croql/croql/compile/engine"
+	"github.com/croql/croql/eval"
+	"github.com/croql/croql/fuzz"
+	"github.com/croql/croql/internal/refeval"
+	"github.com/croql/croql/schema"
+	"github.com/croql/croql/typecheck"
+)
+
+// The engines a query runs on: the closure evaluator, the reference
+// interpreter, embedded SQLite, and PostgreSQL and MariaDB when their DSN
+// is set (the same variables the compile package's tests read).
+const (
+	envPostgres = "CROQL_POSTGRES_DSN"
+	envMySQL    = "CROQL_MYSQL_DSN"
+)
+
+// serverEngines lists the database servers to run on: postgres and mysql
+// (MariaDB), each when its DSN is set.
+func serverEngines() []string {
+	var out []string
+	if os.Getenv(envPostgres) != "" {
+		out = append(out, "postgres")
+	}
+	if os.Getenv(envMySQL) != "" {
+		out = append(out, "mysql")
+	}
+	return out
+}
+
+func dsn(e string) string {
+	switch e {
+	case "postgres":
+		return os.Getenv(envPostgres)
+	case "mysql":
+		return os.Getenv(envMySQL)
+	}
+	return ""
+}
+
+// loaded is one project stored in every SQL engine.
+type loaded struct {
+	p   *schema.Project
+	m   *compile.Mapping
+	dbs []*engine.DB
+	// skipped names engines that cannot hold the data (PostgreSQL text
+	// with NUL, for instance), which then take no part.
+	skipped []string
+}
+
+// load stores p in every SQL engine of names. Close it when done.
+func load(ctx context.Context, names []string, p *schema.Project) (*loaded, error) {
+	l := &loaded{p: p, m: compile.DefaultMapping(schema.New())}
+	for _, name := range names {
+		db, err := engine.Open(ctx, name, dsn(name))
+		if err != nil {
+			l.Close()
+			return nil, fmt.Errorf("open %s: %w", name, err)
+		}
+		if err := compile.Load(ctx, db.SQL, db.Dialect, l.m, p); err != nil {
+			_ = db.Close()
+			if errors.Is(err, compile.ErrUnrepresentable) {
+				l.skipped = append(l.skipped, name)
+				continue
+			}
+			l.Close()
+			return nil, fmt.Errorf("load into %s: %w", name, err)
+		}
+		l.dbs = append(l.dbs, db)
+	}
+	return l, nil
+}
+
+// Close closes every database.
+func (l *loaded) Close() error {
+	var errs []error
+	for _, db := range l.dbs {
+		errs = append(errs, db.Close())
+	}
+	l.dbs = nil
+	return errors.Join(errs...)
+}
+
+// result is the ids one engine matched.
+type result struct {
+	engine string
+	ids    []int64
+}
+
+// evalIDs runs q with the closure evaluator over the objects of p.
+func evalIDs(q *typecheck.Query, p *schema.Project) ([]int64, error) {
+	prog, err := eval.Compile(q, eval.WithUserRefs(p.Users...))
+	if err != nil {
+		return nil, err
+	}
+	ids := []int64{}
+	for _, o := range p.Objects(q.Context) {
+		if prog.Match(o) {
+			id, _ := schema.ObjectID(o)
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids, nil
+}
+
+// refIDs runs q with the reference interpreter over the objects of p.
+func refIDs(q *typecheck.Query, p *schema.Project) ([]int64, error) {
+	in := &refeval.Interp{Users: p.UserLogins()}
+	ids := []int64{}
+	for _, o := range p.Objects(q.Context) {
+		ok, err := in.Match(q, o)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			id, _ := schema.ObjectID(o)
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids, nil
+}
+
+// run runs q on every engine: the evaluator first, then the reference
+// interpreter (when ref), then every loaded SQL engine.
+func (l *loaded) run(ctx context.Context, q *typecheck.Query, ref bool) ([]result, error) {
+	ids, err := evalIDs(q, l.p)
+	if err != nil {
+		return nil, fmt.Errorf("eval: %w", err)
+	}
+	out := []result{{"eval", ids}}
+	if ref {
+		ids, err := refIDs(q, l.p)
+		if err != nil {
+			return nil, fmt.Errorf("refeval: %w", err)
+		}
+		out = append(out, result{"refeval", ids})
+	}
+	foldSafe := fuzz.LowerFoldSafe(q, l.p)
+	for _, db := range l.dbs {
+		if _, lite := db.Dialect.(compile.SQLite); !lite && !foldSafe {
+			continue // lower() folds a few runes otherwise (docs/sql.md)
+		}
+		s, err := compile.Compile(q, db.Dialect, l.m)
+		if errors.Is(err, compile.ErrUnrepresentable) {
+			continue // a value this engine cannot hold: a documented refusal
+		}
+		if err != nil {
+			return nil, fmt.Errorf("compile for %s: %w", db.Dialect.Name(), err)
+		}
+		ids, err := s.Run(ctx, db.SQL)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w\n%s\nargs %v", db.Dialect.Name(), err, s.Where, s.Args)
+		}
+		out = append(out, result{db.Dialect.Name(), ids})
+	}
+	return out, nil
+}
+
+// agree returns "" when every engine matched the same ids, else a report.
+func agree(rs []result) string {
+	for _, r := range rs[1:] {
+		if !slices.Equal(r.ids, rs[0].ids) {
+			var b strings.Builder
+			b.WriteString("engines disagree:")
+			for _, r := range rs {
+				fmt.Fprintf(&b, "\n  %-8s %v", r.engine, r.ids)
+			}
+			return b.String()
+		}
+	}
+	return ""
+}
+
+// dialects are the three SQL dialects.
+func dialects() []compile.Dialect {
+	return []compile.Dialect{compile.Postgres{}, compile.SQLite{}, compile.MySQL{}}
+}
+
+var pgParam = regexp.MustCompile(`\$([0-9]+)`)
+
+// placeholders checks that the SQL text of s has one placeholder per
+// argument: for PostgreSQL $1..$n each once, in order; for the others as
+// many `?` as arguments. The mapping's identifiers hold neither.
+func placeholders(s *compile.SQL) error {
+	if _, ok := s.Dialect.(compile.Postgres); ok {
+		ms := pgParam.FindAllStringSubmatch(s.Where, -1)
+		if len(ms) != len(s.Args) {
+			return fmt.Errorf("%d placeholders, %d arguments: %s", len(ms), len(s.Args), s.Where)
+		}
+		for i, m := range ms {
+			if n, _ := strconv.Atoi(m[1]); n != i+1 {
+				return fmt.Errorf("placeholder %d is $%d: %s", i+1, n, s.Where)
+			}
+		}
+		return nil
+	}
+	if n := strings.Count(s.Where, "?"); n != len(s.Args) {
+		return fmt.Errorf("%d placeholders, %d arguments: %s", n, len(s.Args), s.Where)
+	}
+	return nil
+}
+
+// compileAll compiles q for every dialect and checks its placeholders.
+func compileAll(q *typecheck.Query) error {
+	m := compile.DefaultMapping(schema.New())
+	for _, d := range dialects() {
+		s, err := compile.Compile(q, d, m)
+		if err != nil {
+			if errors.Is(err, compile.ErrUnrepresentable) {
+				continue // a value this engine cannot hold: a documented refusal
+			}
+			return fmt.Errorf("compile for %s: %w", d.Name(), err)
+		}
+		if err := placeholders(s); err != nil {
+			return fmt.Errorf("%s: %w", d.Name(), err)
+		}
+	}
+	return nil
+}
+
+// pool is a few generated projects loaded once into the database servers,
+// for the properties that run every case on them too: loading a project
+// into a server per case would be far slower than running the queries.
+type pool []*loaded
+
+// poolSize is the number of projects of a pool.
+const poolSize = 6
+
+// newPool loads poolSize generated projects into every configured server;
+// it returns nil when none is configured (and says so in the log).
+func newPool(t *testing.T) pool {
+	t.Helper()
+	servers := serverEngines()
+	if len(servers) == 0 {
+		t.Logf("no database server: set %s and %s to run these properties on PostgreSQL and MariaDB too", envPostgres, envMySQL)
+		return nil
+	}
+	var p pool
+	for i := range poolSize {
+		l, err := load(context.Background(), servers, project(int64(i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = l.Close() })
+		p = append(p, l)
+	}
+	return p
+}
