@@ -155,10 +155,9 @@ func projects(t *testing.T) map[string]*schema.Project {
 // available engine, and requires the same ids everywhere.
 func TestDifferential(t *testing.T) {
 	type query struct {
-		name    string
-		src     string
-		opts    checkOpts
-		context string
+		name string
+		src  string
+		opts checkOpts
 	}
 	var qs []query
 	for _, c := range goodCases(t) {

@@ -132,9 +132,6 @@ func typeName(o *schema.Object) string {
 	return o.GoType.String()
 }
 
-// at returns the address of the field in the object at base.
-func (g *goField) at(base unsafe.Pointer) unsafe.Pointer { return unsafe.Add(base, g.off) }
-
 // load reads a scalar of Go type T stored at base+off, as (value, present).
 func load[T any](base unsafe.Pointer, off uintptr, ptr bool) (T, bool) {
 	if ptr {

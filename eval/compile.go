@@ -42,7 +42,6 @@ type compiler struct {
 	scopes  int
 	users   map[int64]*schema.UserRef
 	haveDir bool
-	userObj *schema.Object
 	depth   int
 }
 

@@ -605,9 +605,7 @@ func TestAppOutcomes(t *testing.T) {
 			return nil, errors.New("db unreachable")
 		}, true, http.StatusInternalServerError, "db unreachable"},
 		{"panic", func(ctx context.Context, job *Job) ([]String, error) {
-			var m map[string]int
-			m["x"]++
-			return nil, nil
+			panic("the app has a bug")
 		}, false, http.StatusInternalServerError, "The app failed to process the file."},
 		{"nil strings", func(ctx context.Context, job *Job) ([]String, error) { return nil, nil },
 			false, http.StatusInternalServerError, "The app returned no strings."},

@@ -187,8 +187,6 @@ type stringWire struct {
 	snap String // as decoded; never handed out
 }
 
-var stringKeys = []string{"uniqId", "identifier", "context", "maxLength", "isHidden", "hasPlurals", "labels", "text", "translations"}
-
 // UnmarshalJSON decodes a string object and remembers its wire form.
 func (s *String) UnmarshalJSON(b []byte) error {
 	src, err := decodeMembers(b)
