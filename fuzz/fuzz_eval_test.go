@@ -26,7 +26,7 @@ func project(seed int64) *schema.Project {
 // objects as the reference interpreter.
 func FuzzEval(f *testing.F) {
 	seedCorpus(f, func(c corpus.Case) {
-		f.Add(c.Query(), contextIndex(c.Context()), c.Edition() == "enterprise", int64(len(c.Name)))
+		f.Add(c.Query(), ctxByte(c), c.Edition() == "enterprise", int64(len(c.Name)))
 	})
 	envs := newFuzzEnvs(f)
 	f.Fuzz(func(t *testing.T, src string, ctx uint8, enterprise bool, seed int64) {
@@ -57,7 +57,7 @@ func FuzzEval(f *testing.F) {
 // loaded once per fuzzing process.
 func FuzzSQL(f *testing.F) {
 	seedCorpus(f, func(c corpus.Case) {
-		f.Add(c.Query(), contextIndex(c.Context()), c.Edition() == "enterprise", uint8(len(c.Name)))
+		f.Add(c.Query(), ctxByte(c), c.Edition() == "enterprise", uint8(len(c.Name)))
 	})
 	const nData = 8
 	var data []*loaded

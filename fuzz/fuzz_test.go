@@ -49,13 +49,20 @@ func contexts() []string {
 	return []string{croql.Strings, croql.Translations, croql.TM, croql.Glossary, croql.Concepts}
 }
 
-func contextIndex(name string) uint8 {
-	return uint8(max(slices.Index(contexts(), name), 0))
+// ctxByte is the ctx input of a corpus case for fuzzEnvs.env: its
+// context, and its `fold: true` key.
+func ctxByte(c corpus.Case) uint8 {
+	b := uint8(max(slices.Index(contexts(), c.Context()), 0))
+	if c.Get("fold") == "true" {
+		b += uint8(len(contexts()))
+	}
+	return b
 }
 
-// fuzzEnvs are the environments of the fuzz targets, one per context and
-// edition, with the generators' users and clock; pick one with env.
-type fuzzEnvs [][2]*croql.Env
+// fuzzEnvs are the environments of the fuzz targets, with the generators'
+// users and clock: one per context, edition, and case rule of contains.
+// Pick one with env.
+type fuzzEnvs [][2][2]*croql.Env
 
 func newFuzzEnvs(t testing.TB) fuzzEnvs {
 	users := map[string]int64{}
@@ -65,28 +72,32 @@ func newFuzzEnvs(t testing.TB) fuzzEnvs {
 	now := fuzz.Now().Std()
 	var out fuzzEnvs
 	for _, name := range contexts() {
-		var pair [2]*croql.Env
+		var envs [2][2]*croql.Env
 		for i, ed := range []schema.Edition{schema.Standard, schema.Enterprise} {
-			e, err := croql.NewEnv(name, croql.WithEdition(ed), croql.WithUsers(users),
-				croql.WithClock(func() time.Time { return now }))
-			if err != nil {
-				t.Fatal(err)
+			for j, fold := range []bool{false, true} {
+				e, err := croql.NewEnv(name, croql.WithEdition(ed), croql.WithUsers(users),
+					croql.WithClock(func() time.Time { return now }), croql.WithFoldContains(fold))
+				if err != nil {
+					t.Fatal(err)
+				}
+				envs[i][j] = e
 			}
-			pair[i] = e
 		}
-		out = append(out, pair)
+		out = append(out, envs)
 	}
 	return out
 }
 
-// env picks the environment of context index ctx (modulo the number of
-// contexts) and the edition.
+// env picks the environment of the input's ctx byte (the context is ctx
+// modulo the number of contexts, and the next bit up makes contains
+// case-insensitive) and edition.
 func (es fuzzEnvs) env(ctx uint8, enterprise bool) *croql.Env {
 	ed := 0
 	if enterprise {
 		ed = 1
 	}
-	return es[int(ctx)%len(es)][ed]
+	n := len(es)
+	return es[int(ctx)%n][ed][int(ctx)/n%2]
 }
 
 // FuzzCheck: in any context and edition, checking reports diagnostics
@@ -94,7 +105,7 @@ func (es fuzzEnvs) env(ctx uint8, enterprise bool) *croql.Env {
 // checked root, formats to text that checks clean and formats the same
 // again.
 func FuzzCheck(f *testing.F) {
-	seedCorpus(f, func(c corpus.Case) { f.Add(c.Query(), contextIndex(c.Context()), c.Edition() == "enterprise") })
+	seedCorpus(f, func(c corpus.Case) { f.Add(c.Query(), ctxByte(c), c.Edition() == "enterprise") })
 	envs := newFuzzEnvs(f)
 	f.Fuzz(func(t *testing.T, src string, ctx uint8, enterprise bool) {
 		e := envs.env(ctx, enterprise)
