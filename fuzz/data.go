@@ -62,10 +62,7 @@ func (d *dataGen) id() int64 { d.ids++; return d.ids }
 
 func dpick[T any](d *dataGen, xs []T) T { return xs[d.r.Intn(len(xs))] }
 
-func (d *dataGen) text() string {
-	b := &builder{g: &Generator{pools: d.pools}, r: d.r}
-	return b.text()
-}
+func (d *dataGen) text() string { return d.pools.text(d.r) }
 
 func (d *dataGen) optText() *string {
 	if d.chance(0.3) {

@@ -16,10 +16,12 @@
 //     the same pools of values the queries use so that comparisons hit. Its
 //     shrinker removes collection elements one at a time.
 //
-// The properties (properties_test.go) run each with a fixed seed, so CI is
-// deterministic; set CROQL_PROP_SEED to another seed (or "random"), and
-// CROQL_PROP_CASES to the number of cases, to explore further. A failing
-// property prints its seed and the shrunk counterexample. The native fuzz
-// targets FuzzParse, FuzzCheck, FuzzEval and FuzzSQL (fuzz_test.go) are
-// seeded from the conformance corpus in testdata/corpus.
+// The properties (props_test.go, props_eval_test.go) run each with a fixed
+// seed, then with a random one; a failure prints the seed and the shrunk
+// counterexample. CROQL_PROP_SEED runs one given seed only, and
+// CROQL_PROP_CASES sets the number of cases. The engine properties run on
+// PostgreSQL and MariaDB too when CROQL_POSTGRES_DSN and CROQL_MYSQL_DSN are
+// set. The native fuzz targets FuzzParse, FuzzCheck, FuzzEval and FuzzSQL
+// (parse_test.go, fuzz_test.go, fuzz_eval_test.go) are seeded from the
+// conformance corpus in testdata/corpus.
 package fuzz

@@ -327,12 +327,6 @@ func (b *builder) count(x ast.Expr) ast.Expr {
 	return &ast.Member{Name: &ast.Ident{Name: pick(b, []string{"count", "count", "count", "COUNT", "Count"})}, X: x}
 }
 
-var (
-	cmpOps   = []ast.Op{ast.OpEq, ast.OpNe, ast.OpLt, ast.OpLe, ast.OpGt, ast.OpGe}
-	eqOps    = []ast.Op{ast.OpEq, ast.OpNe}
-	logicOps = []ast.Op{ast.OpAnd, ast.OpOr, ast.OpXor}
-)
-
 // ---- literals ----
 
 func (b *builder) intLit() ast.Expr {
@@ -344,15 +338,7 @@ func (b *builder) intLit() ast.Expr {
 
 func (b *builder) floatLit() ast.Expr { return &ast.Float{Value: pick(b, b.g.pools.floats)} }
 
-func (b *builder) text() string {
-	var s strings.Builder
-	for n := b.choose(2, 4, 2, 1); n > 0; n-- {
-		s.WriteString(pick(b, b.g.pools.pieces))
-	}
-	return s.String()
-}
-
-func (b *builder) strLit() ast.Expr { return &ast.String{Value: b.text()} }
+func (b *builder) strLit() ast.Expr { return &ast.String{Value: b.g.pools.text(b.r)} }
 
 func (b *builder) timeLit() ast.Expr { return &ast.Datetime{Text: pick(b, b.g.pools.timeTexts)} }
 
@@ -380,7 +366,7 @@ func (b *builder) boolean(sc scopes, d int, also bool) ast.Expr {
 	case 1:
 		return &ast.Unary{Op: ast.OpNot, X: b.boolean(sc, d-1, true)}
 	case 2:
-		return &ast.Binary{Op: pick(b, logicOps), X: b.boolean(sc, d-1, true), Y: b.boolean(sc, d-1, true)}
+		return &ast.Binary{Op: pick(b, b.g.pools.logicOps), X: b.boolean(sc, d-1, true), Y: b.boolean(sc, d-1, true)}
 	case 3:
 		return b.compare(sc, d-1)
 	case 4:
@@ -397,7 +383,7 @@ func (b *builder) boolean(sc scopes, d int, also bool) ast.Expr {
 		if c == nil {
 			return b.compare(sc, d-1)
 		}
-		return &ast.Binary{Op: pick(b, cmpOps), X: b.count(c), Y: &ast.Int{Value: int64(b.intn(3))}}
+		return &ast.Binary{Op: pick(b, b.g.pools.cmpOps), X: b.count(c), Y: &ast.Int{Value: int64(b.intn(3))}}
 	}
 }
 
@@ -418,7 +404,7 @@ func (b *builder) compare(sc scopes, d int) ast.Expr {
 	}
 	switch b.choose(4, 3, 2, boolEq, 2) {
 	case 0:
-		return &ast.Binary{Op: pick(b, cmpOps), X: b.number(sc, d), Y: b.number(sc, d)}
+		return &ast.Binary{Op: pick(b, b.g.pools.cmpOps), X: b.number(sc, d), Y: b.number(sc, d)}
 	case 1:
 		if fs := b.fields(sc, func(f *schema.Field) bool { return len(f.Enum) > 0 }); len(fs) > 0 && b.chance(0.4) {
 			f := b.pickField(sc, fs)
@@ -426,13 +412,13 @@ func (b *builder) compare(sc scopes, d int) ast.Expr {
 			if b.chance(0.1) {
 				v = strings.ToUpper(v) // an unknown value: a warning, not an error
 			}
-			return &ast.Binary{Op: pick(b, cmpOps), X: b.field(f), Y: &ast.String{Value: v}}
+			return &ast.Binary{Op: pick(b, b.g.pools.cmpOps), X: b.field(f), Y: &ast.String{Value: v}}
 		}
-		return &ast.Binary{Op: pick(b, cmpOps), X: b.textual(sc, d), Y: b.textual(sc, d)}
+		return &ast.Binary{Op: pick(b, b.g.pools.cmpOps), X: b.textual(sc, d), Y: b.textual(sc, d)}
 	case 2:
-		return &ast.Binary{Op: pick(b, cmpOps), X: b.datetime(sc, d), Y: b.datetime(sc, d)}
+		return &ast.Binary{Op: pick(b, b.g.pools.cmpOps), X: b.datetime(sc, d), Y: b.datetime(sc, d)}
 	case 3:
-		return &ast.Binary{Op: pick(b, eqOps), X: b.boolean(sc, d, true), Y: b.boolean(sc, d, true)}
+		return &ast.Binary{Op: pick(b, b.g.pools.eqOps), X: b.boolean(sc, d, true), Y: b.boolean(sc, d, true)}
 	default:
 		x := b.user(sc, d)
 		var y ast.Expr
@@ -444,7 +430,7 @@ func (b *builder) compare(sc scopes, d int) ast.Expr {
 		if b.chance(0.5) {
 			x, y = y, x
 		}
-		return &ast.Binary{Op: pick(b, eqOps), X: x, Y: y}
+		return &ast.Binary{Op: pick(b, b.g.pools.eqOps), X: x, Y: y}
 	}
 }
 
@@ -536,7 +522,7 @@ func (b *builder) integer(sc scopes, d int) ast.Expr {
 			return m
 		}
 	case 3:
-		return &ast.Binary{Op: pick(b, []ast.Op{ast.OpAdd, ast.OpSub, ast.OpMul}), X: b.integer(sc, d-1), Y: b.integer(sc, d-1)}
+		return &ast.Binary{Op: pick(b, b.g.pools.arithOps), X: b.integer(sc, d-1), Y: b.integer(sc, d-1)}
 	case 4:
 		return &ast.Unary{Op: ast.OpNeg, X: b.integer(sc, d-1)}
 	case 5:
@@ -555,7 +541,7 @@ func (b *builder) float(sc scopes, d int) ast.Expr {
 		if b.chance(0.5) {
 			x, y = y, x
 		}
-		return &ast.Binary{Op: pick(b, []ast.Op{ast.OpAdd, ast.OpSub, ast.OpMul}), X: x, Y: y}
+		return &ast.Binary{Op: pick(b, b.g.pools.arithOps), X: x, Y: y}
 	case 2:
 		return &ast.Binary{Op: ast.OpDiv, X: b.number(sc, d-1), Y: b.number(sc, d-1)}
 	case 3:

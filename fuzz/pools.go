@@ -2,8 +2,11 @@ package fuzz
 
 import (
 	"math"
+	"math/rand"
+	"strings"
 	"time"
 
+	"github.com/croql/croql/ast"
 	"github.com/croql/croql/schema"
 )
 
@@ -30,8 +33,8 @@ const unknownUser = 99
 // mentions.
 func Languages() []string { return []string{"de", "fr", "pt-BR", "uk", "ja"} }
 
-// pools holds the value tables below; each generator builds its own, so
-// nothing is shared between goroutines.
+// pools holds the values and operators generators pick from; each
+// generator builds its own, so nothing is shared between goroutines.
 type pools struct {
 	users     []schema.UserRef
 	languages []string
@@ -41,8 +44,21 @@ type pools struct {
 	floats    []float64
 	timeTexts []string
 	times     []schema.Time
+	cmpOps    []ast.Op // = != < <= > >=
+	eqOps     []ast.Op // = !=
+	logicOps  []ast.Op // and or xor
+	arithOps  []ast.Op // + - * (/ is generated on its own: it always gives a float)
 }
 
+// newPools builds the pools. The pieces are the fragments generated
+// strings are made of: empty and
+// short ASCII, quotes and escapes, control characters, letters that case
+// folding treats specially (ß, İ, ſ, K as Kelvin sign, final sigma), accents
+// in composed and decomposed form, emoji and a word of the language. The
+// integers are small counts, the ids generated data uses, and (rarely)
+// boundaries; floats are not negative (a minus is a unary node); the
+// datetime texts are every form the language reads and boundary instants,
+// which generated data uses too, with a second either side of a few.
 func newPools() *pools {
 	p := &pools{
 		users:     Users(),
@@ -55,6 +71,10 @@ func newPools() *pools {
 		smallInts: []int64{0, 1, 2, 3, 5, 7, 10, 11, 12, 13, 14, 42, 99, 100, 1000},
 		bigInts:   []int64{1 << 31, 1<<53 + 1, math.MaxInt64},
 		floats:    []float64{0, 0.5, 1, 1.5, 2.25, 10.01, 0.1, 1e-7, 123456.789},
+		cmpOps:    []ast.Op{ast.OpEq, ast.OpNe, ast.OpLt, ast.OpLe, ast.OpGt, ast.OpGe},
+		eqOps:     []ast.Op{ast.OpEq, ast.OpNe},
+		logicOps:  []ast.Op{ast.OpAnd, ast.OpOr, ast.OpXor},
+		arithOps:  []ast.Op{ast.OpAdd, ast.OpSub, ast.OpMul},
 		timeTexts: []string{
 			"2024-01-01 00:00:00", "2024-01-01", "2024-01-01T00:00:00Z", "2024-01-01T02:00:00+02:00",
 			"2024-02-29 23:59:59", "2023-12-31 23:59:59", "1970-01-01 00:00:00", "1969-12-31 23:59:59",
@@ -73,14 +93,14 @@ func newPools() *pools {
 	return p
 }
 
-// The pieces are the fragments generated strings are made of: empty and
-// short ASCII, quotes and escapes, control characters, letters that case
-// folding treats specially (ß, İ, ſ, K as Kelvin sign, final sigma), accents
-// in composed and decomposed form, emoji and a word of the language. The
-// integers are small counts, the ids generated data uses, and (rarely)
-// boundaries; floats are not negative (a minus is a unary node); the
-// datetime texts are every form the language reads and boundary instants,
-// which generated data uses too, with a second either side of a few.
+// text makes a string of zero to three pieces.
+func (p *pools) text(r *rand.Rand) string {
+	var b strings.Builder
+	for n := r.Intn(4); n > 0; n-- {
+		b.WriteString(p.pieces[r.Intn(len(p.pieces))])
+	}
+	return b.String()
+}
 
 // Now is the fixed clock of generated queries: 'today' is 2024-06-15
 // 00:00:00 UTC.
