@@ -70,16 +70,16 @@ func NewGenerator(cfg Config) (*Generator, error) {
 			FoldContains: cfg.FoldContains,
 		},
 	}
-	seen := map[string]bool{}
+	names, objs := map[string]bool{}, map[*schema.Object]bool{}
 	var walk func(o *schema.Object)
 	walk = func(o *schema.Object) {
+		objs[o] = true
 		for _, f := range o.Fields {
-			if f.Type.Kind == schema.Bool && !seen[f.Name] {
-				seen[f.Name] = true
+			if f.Type.Kind == schema.Bool && !names[f.Name] {
+				names[f.Name] = true
 				g.boolNames = append(g.boolNames, f.Name)
 			}
-			if o := f.Type.Obj; o != nil && !seen["\x00"+o.Name] {
-				seen["\x00"+o.Name] = true
+			if o := f.Type.Obj; o != nil && !objs[o] {
 				walk(o)
 			}
 		}
