@@ -149,8 +149,6 @@ func (c Case) String() string {
 	return b.String()
 }
 
-var caseType = reflect.TypeFor[Case]()
-
 // gen wraps a builder function as a shrinkable gopter generator of Cases.
 // build returns the parts, or nil when the context cannot make this kind
 // of case (the generation is then retried with another random state, up
@@ -169,7 +167,7 @@ func (g *Generator) gen(roles []string, frame func([]ast.Expr) ast.Expr, build f
 			}
 			return gopter.NewGenResult(c, g.shrinker)
 		}
-		return gopter.NewEmptyResult(caseType)
+		return gopter.NewEmptyResult(reflect.TypeFor[Case]())
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand"
+	"strings"
 	"testing"
 
 	"github.com/leanovate/gopter"
@@ -209,9 +210,11 @@ func TestCheckConfig(t *testing.T) {
 	assert.Equal(t, typecheck.RuleUnknownUser, q.Diags[0].Rule, "unknown logins are errors under the generator's directory")
 }
 
-// TestMayOverflow: integer arithmetic that can leave the 64-bit range on
+// TestMayOverflow: arithmetic that can leave its type's range on
 // generated data is recognised; everything else is not.
 func TestMayOverflow(t *testing.T) {
+	big := "1" + strings.Repeat("0", 308) + ".0"  // 1e308
+	tiny := "0." + strings.Repeat("0", 199) + "1" // 1e-200
 	g := generator(t, target{context: "strings", edition: schema.Enterprise})
 	for src, want := range map[string]bool{
 		`9223372036854775807 + 2 >= 0`:                                 true,
@@ -226,6 +229,16 @@ func TestMayOverflow(t *testing.T) {
 		`9223372036854775807 * 2.5 > 0`:                                false, // float arithmetic
 		`count of translations where (count of votes + 1 > 2) > 0`:     false,
 		`(if is hidden then 1 else 4611686018427387903) + 1000 > 0`:    false,
+		// floats: beyond ±1e300 (then infinity, NaN), or a product or
+		// quotient below 1e-300
+		big + ` * 10.0 > 0`:                           true,
+		big + ` * 10.0 - ` + big + ` * 10.0 != 1.0`:   true,
+		tiny + ` * ` + tiny + ` > 0`:                  true,
+		`1.0 / ` + tiny + ` / ` + tiny + ` > 0`:       true,
+		big + ` > max length`:                         false,
+		`max length / 0.0000001 / 0.0000001 > 0`:      false,
+		`(2.5 - 2.5) * 123456.789 * 123456.789 = 0.0`: false,
+		`count of translations / (2.5 - 2.25) > 1`:    false,
 	} {
 		q, err := g.Check(src)
 		require.NoError(t, err)
