@@ -230,8 +230,13 @@ func (SQLite) NullSafeEq(x, y string) string { return x + " IS " + y }
 // NullSafeNe implements Dialect.
 func (SQLite) NullSafeNe(x, y string) string { return x + " IS NOT " + y }
 
-// Contains implements Dialect.
-func (SQLite) Contains(x, sub string) string { return "instr(" + x + ", " + sub + ") > 0" }
+// Contains implements Dialect. Both sides go as BLOBs, so that instr
+// searches bytes as the evaluator does: on TEXT it steps by characters,
+// and a needle with bytes that are not UTF-8 ("\x83") was then not found
+// inside a character it is part of ("σ" is CF 83).
+func (SQLite) Contains(x, sub string) string {
+	return "instr(CAST(" + x + " AS BLOB), CAST(" + sub + " AS BLOB)) > 0"
+}
 
 // Fold implements Dialect. The argument goes as a BLOB, and the function
 // returns one: a TEXT value would end at a NUL character on its way
