@@ -336,7 +336,15 @@ func (b *builder) intLit() ast.Expr {
 
 func (b *builder) floatLit() ast.Expr { return &ast.Float{Value: pick(b, b.g.pools.floats)} }
 
-func (b *builder) strLit() ast.Expr { return &ast.String{Value: b.g.pools.text(b.r)} }
+// strLit is a string literal; now and then with a byte that is not UTF-8
+// (the parser takes one as written; PostgreSQL and MariaDB refuse it).
+func (b *builder) strLit() ast.Expr {
+	s := b.g.pools.text(b.r)
+	if b.chance(0.03) {
+		s += pick(b, []string{"\x83", "\xa9", "\xff"})
+	}
+	return &ast.String{Value: s}
+}
 
 func (b *builder) timeLit() ast.Expr { return &ast.Datetime{Text: pick(b, b.g.pools.timeTexts)} }
 
