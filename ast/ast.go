@@ -197,6 +197,23 @@ func (o Op) IsLogical() bool { return o == OpOr || o == OpXor || o == OpAnd }
 // IsArithmetic reports whether o is + - * /.
 func (o Op) IsArithmetic() bool { return o >= OpAdd && o <= OpDiv }
 
+// Mirror returns the operator that gives the same answer with the operands
+// swapped: `k < x` is `x > k`. Operators that do not order are their own
+// mirror.
+func (o Op) Mirror() Op {
+	switch o {
+	case OpLt:
+		return OpGt
+	case OpLe:
+		return OpGe
+	case OpGt:
+		return OpLt
+	case OpGe:
+		return OpLe
+	}
+	return o
+}
+
 // Precedence levels of language.md section 2, lowest first.
 const (
 	PrecIf      = 1

@@ -59,3 +59,17 @@ func TestEqualCountMember(t *testing.T) {
 		t.Error("a bare identifier compares exactly")
 	}
 }
+
+func TestOpMirror(t *testing.T) {
+	for op, want := range map[Op]Op{
+		OpLt: OpGt, OpLe: OpGe, OpGt: OpLt, OpGe: OpLe,
+		OpEq: OpEq, OpNe: OpNe, OpContains: OpContains,
+	} {
+		if got := op.Mirror(); got != want {
+			t.Errorf("%s.Mirror() = %s, want %s", op, got, want)
+		}
+		if got := op.Mirror().Mirror(); got != op {
+			t.Errorf("%s mirrored twice = %s", op, got)
+		}
+	}
+}

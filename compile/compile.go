@@ -748,7 +748,7 @@ func (c *compiler) countZero(n *typecheck.Compare) bool {
 		if !ok || !kok {
 			return false
 		}
-		op = flip(op)
+		op = op.Mirror()
 	}
 	if k.T.Kind != schema.Int || k.Unresolved {
 		return false
@@ -789,7 +789,7 @@ func (c *compiler) countConst(n *typecheck.Compare) bool {
 		if !ok || !kok {
 			return false
 		}
-		op = flip(op)
+		op = op.Mirror()
 	}
 	if k.T.Kind != schema.Int || k.Unresolved || holds(op, 0, k.I) {
 		return false
@@ -869,20 +869,6 @@ func (c *compiler) collectionParent(coll typecheck.Node) (parent, fk string, ok 
 	}
 }
 
-// flip turns `k op count` into `count op' k`.
-func flip(op ast.Op) ast.Op {
-	switch op {
-	case ast.OpLt:
-		return ast.OpGt
-	case ast.OpLe:
-		return ast.OpGe
-	case ast.OpGt:
-		return ast.OpLt
-	case ast.OpGe:
-		return ast.OpLe
-	}
-	return op
-}
 
 // existsForm tells whether `count op k` is "some element" (exists true) or
 // "no element" (exists false); ok is false for other comparisons.
