@@ -869,7 +869,6 @@ func (c *compiler) collectionParent(coll typecheck.Node) (parent, fk string, ok 
 	}
 }
 
-
 // existsForm tells whether `count op k` is "some element" (exists true) or
 // "no element" (exists false); ok is false for other comparisons.
 func existsForm(op ast.Op, k int64) (exists, ok bool) {
