@@ -56,9 +56,6 @@ type loaded struct {
 	p   *schema.Project
 	m   *compile.Mapping
 	dbs []*engine.DB
-	// skipped names engines that cannot hold the data (PostgreSQL text
-	// with NUL, for instance), which then take no part.
-	skipped []string
 }
 
 // load stores p in every SQL engine of names. Close it when done.
@@ -72,10 +69,6 @@ func load(ctx context.Context, names []string, p *schema.Project) (*loaded, erro
 		}
 		if err := compile.Load(ctx, db.SQL, db.Dialect, l.m, p); err != nil {
 			_ = db.Close()
-			if errors.Is(err, compile.ErrUnrepresentable) {
-				l.skipped = append(l.skipped, name)
-				continue
-			}
 			l.Close()
 			return nil, fmt.Errorf("load into %s: %w", name, err)
 		}
