@@ -780,11 +780,7 @@ func (c *compiler) count(n typecheck.Node) (func(frame) int, error) {
 		case len(stages) == 0:
 			return func(fr frame) int { return len(*(*[]byte)(unsafe.Add(fr[s0], off))) }, nil
 		case stages[0].tests != nil:
-			ts := stages[0].tests
-			return func(fr frame) int {
-				base, k := sliceAt(fr[s0], off)
-				return countPass(base, k, size, ts)
-			}, nil
+			return fusedCount(cl, stages[0].tests), nil
 		}
 		s, p := stages[0].scope, stages[0].pred
 		return func(fr frame) int {
@@ -803,8 +799,7 @@ func (c *compiler) count(n typecheck.Node) (func(frame) int, error) {
 	case len(stages) == 0:
 		return elemsInt(cl, func(_ frame, _ unsafe.Pointer, k int) int { return k }), nil
 	case len(stages) == 1 && stages[0].tests != nil:
-		ts := stages[0].tests
-		return elemsInt(cl, func(_ frame, base unsafe.Pointer, k int) int { return countPass(base, k, size, ts) }), nil
+		return fusedCount(cl, stages[0].tests), nil
 	case len(stages) == 1:
 		s, p := stages[0].scope, stages[0].pred
 		return elemsInt(cl, func(fr frame, base unsafe.Pointer, k int) int {

@@ -1,6 +1,8 @@
 package eval
 
 import (
+	"math"
+	"strings"
 	"unsafe"
 
 	"github.com/croql/croql/ast"
@@ -8,37 +10,140 @@ import (
 	"github.com/croql/croql/typecheck"
 )
 
-// Most where predicates are fields of the element tested against
-// constants, joined by and, or, not, and counts of the element's own
-// collections filtered the same way: `user = @user:"alice"`, `is
-// translated and not is approved`, `count of approvals where (user =
-// @user:"erin") > 0`. For those the collection loop runs a small tree of
-// tests (elemTest) with direct calls instead of binding the element in the
-// frame and calling a closure per element and per node.
+// Most queries, and most where predicates, read only their own object:
+// fields tested against constants, joined by and, or, not, and counts of
+// the object's own collections filtered the same way: `is hidden and not is
+// duplicate`, `id of file = 1`, `count of approvals where (user =
+// @user:"erin") > 0`. Such a predicate becomes a small tree of tests
+// (elemTest), which compiles to closures on the object's address (objPred)
+// specialised to each test's kind and path: no frame, a conjunction is a
+// chain with no closure of its own, and loops over collections run the
+// common element tests inline instead of calling a closure per element. A
+// query that is such a tree as a whole runs without a frame at all (see
+// Program.root); the frame-based closures (compile.go) use the trees for
+// their where predicates.
 
 // testKind is what an elemTest does.
 type testKind uint8
 
 const (
-	testBool   testKind = iota + 1 // the bool at off
-	testStr                        // the string at off equals s
-	testInt                        // the int64 at off compares with k by op
-	testAll                        // every test of sub holds
-	testAnyOf                      // some test of sub holds
-	testExists                     // some element of the slice at off passes every test of sub
-	testCount                      // the number of elements of the slice at off that pass sub compares with k by op
+	// Leaves: the scalar the test's path reaches.
+	testBool     testKind = iota + 1 // the bool is true
+	testInt                          // the int64 compares with k by op
+	testStr                          // the string compares with s by op
+	testContains                     // the string contains s (folded by needle when set)
+	testSet                          // the value is present
+	testLen                          // the length of the slice at off compares with k by op
+	// Trees.
+	testAll    // every test of sub holds
+	testAnyOf  // some test of sub holds
+	testExists // some element of the slice at off passes every test of sub
+	testEvery  // every element of the slice at off passes every test of sub
+	testCount  // the number of elements of the slice at off that pass sub compares with k by op
 )
 
-// elemTest is a test of the element at e; neg negates it.
+// elemTest is a test of the object at e; neg negates its result.
+//
+// A leaf reads the scalar at its path: e+off, or, when hop is set, off
+// into the record the pointer at e+hopOff points to; when ptr is set the
+// scalar is behind a pointer there. A nil pointer on the way is an absent
+// value, and a leaf on an absent value is false (before neg: `not (max
+// length > 10)` holds when there is no max length, and `!=` is the
+// negation of `=`, which makes it null-safe).
 type elemTest struct {
 	kind testKind
 	neg  bool
-	op   ast.Op
-	off  uintptr
-	k    int64
-	s    string
-	size uintptr    // element size of the slice, for testExists and testCount
-	sub  []elemTest // operands of testAll and testAnyOf; the tests of each element of the slice
+	// op and k are an int comparison as the query states it (testInt,
+	// testLen, testCount); prepare turns them into the range [lo, hi]
+	// (and neg). op is also the comparison of testStr.
+	op     ast.Op
+	k      int64
+	lo, hi int64
+	// num is set by prepare on the plain leaves that are a number at
+	// e+off within [lo, hi]: a bool (a byte, in [1, 1]), an int64 or a
+	// slice's length (word set: the word at e+off, for a length the second
+	// of the slice header). Their closures and loops read them inline.
+	num, word bool
+	hop, ptr  bool
+	hopOff    uintptr
+	off       uintptr
+	s         string
+	needle    *foldNeedle
+	size      uintptr    // element size of the slice, for testExists, testEvery and testCount
+	sub       []elemTest // operands of testAll and testAnyOf; the tests of each element of the slice
+}
+
+// intRange is the range of the int64 values v for which `v op k` holds,
+// negated when neg (for !=); an empty range has lo > hi.
+func intRange(op ast.Op, k int64) (lo, hi int64, neg bool) {
+	switch op {
+	case ast.OpEq:
+		return k, k, false
+	case ast.OpNe:
+		return k, k, true
+	case ast.OpLt:
+		if k == math.MinInt64 {
+			return 1, 0, false
+		}
+		return math.MinInt64, k - 1, false
+	case ast.OpLe:
+		return math.MinInt64, k, false
+	case ast.OpGt:
+		if k == math.MaxInt64 {
+			return 1, 0, false
+		}
+		return k + 1, math.MaxInt64, false
+	}
+	return k, math.MaxInt64, false // ast.OpGe
+}
+
+// prepare turns the int comparisons of ts into ranges and marks the num
+// leaves, through the whole tree.
+func prepare(ts []elemTest) {
+	for i := range ts {
+		t := &ts[i]
+		switch t.kind {
+		case testInt, testLen, testCount:
+			lo, hi, neg := intRange(t.op, t.k)
+			t.lo, t.hi, t.neg = lo, hi, t.neg != neg
+		case testBool:
+			t.lo, t.hi = 1, 1
+		}
+		plain := !t.hop && !t.ptr
+		switch t.kind {
+		case testBool:
+			t.num = plain
+		case testInt:
+			t.num, t.word = plain, true
+		case testLen: // the length word of the slice header
+			t.num, t.word, t.off = true, true, t.off+unsafe.Sizeof(uintptr(0))
+		}
+		prepare(t.sub)
+	}
+}
+
+// numAt evaluates a num leaf on the object at e.
+func (t *elemTest) numAt(e unsafe.Pointer) bool {
+	p := unsafe.Add(e, t.off)
+	if !t.word {
+		return *(*bool)(p) != t.neg
+	}
+	v := *(*int64)(p)
+	return (v >= t.lo && v <= t.hi) != t.neg
+}
+
+// intLeaf reports whether t is a plain int64 leaf: the int64 at e+off
+// within [lo, hi] (!= neg). A bool is the byte at e+off (!= neg), and a
+// length the word of the slice header at e+off within [lo, hi].
+func (t *elemTest) intLeaf() bool  { return t.num && t.word && t.kind == testInt }
+func (t *elemTest) boolLeaf() bool { return t.num && t.kind == testBool }
+
+// intEq reports whether t is a plain int64 leaf `= lo` (no neg).
+func (t *elemTest) intEq() bool { return t.intLeaf() && t.lo == t.hi && !t.neg }
+
+// strEq reports whether t is a plain string equality.
+func (t *elemTest) strEq() bool {
+	return t.kind == testStr && t.op == ast.OpEq && !t.hop && !t.ptr
 }
 
 func cmpInt(op ast.Op, v, k int64) bool {
@@ -57,79 +162,362 @@ func cmpInt(op ast.Op, v, k int64) bool {
 	return v >= k
 }
 
-func (t *elemTest) eval(e unsafe.Pointer) bool {
+// at is the address of the scalar a leaf reads, nil when it is absent.
+func (t *elemTest) at(e unsafe.Pointer) unsafe.Pointer {
+	if t.hop {
+		if e = *(*unsafe.Pointer)(unsafe.Add(e, t.hopOff)); e == nil {
+			return nil
+		}
+	}
 	p := unsafe.Add(e, t.off)
+	if t.ptr {
+		p = *(*unsafe.Pointer)(p)
+	}
+	return p
+}
+
+// leaf tests the present scalar at p (neg aside).
+func (t *elemTest) leaf(p unsafe.Pointer) bool {
 	switch t.kind {
 	case testBool:
-		return *(*bool)(p) != t.neg
-	case testStr:
-		return (*(*string)(p) == t.s) != t.neg
+		return *(*bool)(p)
 	case testInt:
-		return cmpInt(t.op, *(*int64)(p), t.k) != t.neg
+		v := *(*int64)(p)
+		return v >= t.lo && v <= t.hi
+	case testStr:
+		return cmpOrd(t.op, *(*string)(p), t.s)
+	case testContains:
+		if t.needle != nil {
+			return t.needle.in(*(*string)(p))
+		}
+		return strings.Contains(*(*string)(p), t.s)
 	}
-	return t.evalTree(e) != t.neg
+	return true // testSet
 }
 
-func (t *elemTest) evalTree(e unsafe.Pointer) bool {
-	switch t.kind {
-	case testAll:
-		return allTests(t.sub, e)
-	case testAnyOf:
-		for i := range t.sub {
-			if quick(&t.sub[i], e) {
-				return true
+// The tests compile to closures on the object's address (objPred), each
+// specialised to its kind and to the shape of its path, and a conjunction
+// to a chain: each test calls the next only when it holds, so `a and b`
+// costs no call of its own. Loops over a collection run the common element
+// tests inline.
+
+// lowerAll compiles "every test of ts holds" (true for none).
+func lowerAll(ts []elemTest) objPred {
+	var next objPred
+	for i := len(ts) - 1; i >= 0; i-- {
+		next = lower(&ts[i], next)
+	}
+	if next == nil {
+		return func(unsafe.Pointer) bool { return true }
+	}
+	return next
+}
+
+// lower compiles t and then next: the predicate holds when t holds and
+// next (if any) holds too.
+func lower(t *elemTest, next objPred) objPred {
+	var p objPred
+	neg := t.neg
+	switch {
+	case t.num:
+		return lowerNum(t, next)
+	case t.strEq():
+		off, s := t.off, t.s
+		if next == nil {
+			return func(e unsafe.Pointer) bool { return (*(*string)(unsafe.Add(e, off)) == s) != neg }
+		}
+		return func(e unsafe.Pointer) bool { return (*(*string)(unsafe.Add(e, off)) == s) != neg && next(e) }
+	case t.kind == testAll:
+		p = lowerAll(t.sub)
+		if neg {
+			q := p
+			p = func(e unsafe.Pointer) bool { return !q(e) }
+		}
+	case t.kind == testAnyOf:
+		p = lowerAny(t.sub, neg)
+	case t.kind == testExists:
+		p = existsFn(t.off, t.size, t.sub, neg)
+	case t.kind == testEvery:
+		p = everyFn(t.off, t.size, t.sub, neg)
+	case t.kind == testCount:
+		p = countFn(t.off, t.size, t.sub, t.lo, t.hi, neg)
+	default:
+		p = lowerPath(t)
+	}
+	if next == nil {
+		return p
+	}
+	return func(e unsafe.Pointer) bool { return p(e) && next(e) }
+}
+
+// lowerNum compiles a num leaf followed by next.
+func lowerNum(t *elemTest, next objPred) objPred {
+	off, neg, lo, hi := t.off, t.neg, t.lo, t.hi
+	switch {
+	case !t.word && next == nil:
+		return func(e unsafe.Pointer) bool { return *(*bool)(unsafe.Add(e, off)) != neg }
+	case !t.word:
+		return func(e unsafe.Pointer) bool { return *(*bool)(unsafe.Add(e, off)) != neg && next(e) }
+	case lo == hi && next == nil:
+		return func(e unsafe.Pointer) bool { return (*(*int64)(unsafe.Add(e, off)) == lo) != neg }
+	case lo == hi:
+		return func(e unsafe.Pointer) bool { return (*(*int64)(unsafe.Add(e, off)) == lo) != neg && next(e) }
+	case next == nil:
+		return func(e unsafe.Pointer) bool {
+			v := *(*int64)(unsafe.Add(e, off))
+			return (v >= lo && v <= hi) != neg
+		}
+	}
+	return func(e unsafe.Pointer) bool {
+		v := *(*int64)(unsafe.Add(e, off))
+		return (v >= lo && v <= hi) != neg && next(e)
+	}
+}
+
+// lowerPath compiles a leaf on a path that may be absent (a nullable
+// field, a member of a record): the common int comparisons read it inline.
+func lowerPath(t *elemTest) objPred {
+	off, neg, lo, hi := t.off, t.neg, t.lo, t.hi
+	if t.kind == testInt {
+		switch {
+		case t.hop && !t.ptr: // `id of file = 1`
+			hopOff := t.hopOff
+			return func(e unsafe.Pointer) bool {
+				r := *(*unsafe.Pointer)(unsafe.Add(e, hopOff))
+				if r == nil {
+					return neg
+				}
+				v := *(*int64)(unsafe.Add(r, off))
+				return (v >= lo && v <= hi) != neg
+			}
+		case !t.hop && t.ptr: // `max length > 10`
+			return func(e unsafe.Pointer) bool {
+				p := *(**int64)(unsafe.Add(e, off))
+				return (p != nil && *p >= lo && *p <= hi) != neg
 			}
 		}
-		return false
-	case testExists:
-		base, k := sliceAt(e, t.off)
-		return k > 0 && (len(t.sub) == 0 || anyPass(base, k, t.size, t.sub))
-	case testCount:
-		base, k := sliceAt(e, t.off)
-		n := k
-		if k > 0 && len(t.sub) > 0 {
-			n = countPass(base, k, t.size, t.sub)
+	}
+	if t.kind == testContains && !t.hop && !t.ptr {
+		if needle := t.needle; needle != nil {
+			return func(e unsafe.Pointer) bool { return needle.in(*(*string)(unsafe.Add(e, off))) != neg }
 		}
-		return cmpInt(t.op, int64(n), t.k)
+		s := t.s
+		return func(e unsafe.Pointer) bool { return strings.Contains(*(*string)(unsafe.Add(e, off)), s) != neg }
 	}
-	return false
+	tc := *t
+	return func(e unsafe.Pointer) bool {
+		p := tc.at(e)
+		return (p != nil && tc.leaf(p)) != neg
+	}
 }
 
-// quick is eval with the bool and string leaves inline.
-func quick(t *elemTest, e unsafe.Pointer) bool {
-	p := unsafe.Add(e, t.off)
-	if t.kind == testStr {
-		return (*(*string)(p) == t.s) != t.neg
-	}
-	if t.kind == testBool {
-		return *(*bool)(p) != t.neg
-	}
-	return t.eval(e)
-}
-
-// allTests reports whether every test holds for the element at e.
-func allTests(ts []elemTest, e unsafe.Pointer) bool {
+// lowerAny compiles "some test of ts holds", negated when neg. An or of
+// num leaves (`count of approvals > 0 or count of votes > 0`) is one
+// closure.
+func lowerAny(ts []elemTest, neg bool) objPred {
+	nums := true
 	for i := range ts {
-		if !quick(&ts[i], e) {
-			return false
+		nums = nums && ts[i].num
+	}
+	if nums {
+		return func(e unsafe.Pointer) bool {
+			for i := range ts {
+				if ts[i].numAt(e) {
+					return !neg
+				}
+			}
+			return neg
 		}
 	}
-	return true
-}
-
-// leavesOnly reports whether ts tests fields only, with no collection.
-func leavesOnly(ts []elemTest) bool {
+	fs := make([]objPred, len(ts))
 	for i := range ts {
-		switch ts[i].kind {
-		case testExists, testCount:
-			return false
-		case testAll, testAnyOf:
-			if !leavesOnly(ts[i].sub) {
-				return false
+		fs[i] = lower(&ts[i], nil)
+	}
+	if len(fs) == 2 {
+		a, b := fs[0], fs[1]
+		return func(e unsafe.Pointer) bool { return (a(e) || b(e)) != neg }
+	}
+	return func(e unsafe.Pointer) bool {
+		for _, f := range fs {
+			if f(e) {
+				return !neg
 			}
 		}
+		return neg
 	}
-	return true
+}
+
+// existsFn compiles "some element of the slice at off (elements of size
+// bytes) passes every test of ts", negated when neg. The common element
+// tests run inline: num leaves, a language code first, and a collection of
+// the element tested with num leaves (`count of translations where (count
+// of approvals where (user = 15) > 0) > 0`).
+func existsFn(off, size uintptr, ts []elemTest, neg bool) objPred {
+	switch {
+	case len(ts) == 1 && ts[0].boolLeaf():
+		eoff, want := ts[0].off, !ts[0].neg
+		return func(e unsafe.Pointer) bool {
+			base, k := sliceAt(e, off)
+			for i := range k {
+				if *(*bool)(unsafe.Add(base, uintptr(i)*size+eoff)) == want {
+					return !neg
+				}
+			}
+			return neg
+		}
+	case len(ts) == 1 && ts[0].intEq():
+		eoff, c := ts[0].off, ts[0].lo
+		return func(e unsafe.Pointer) bool {
+			base, k := sliceAt(e, off)
+			for i := range k {
+				if *(*int64)(unsafe.Add(base, uintptr(i)*size+eoff)) == c {
+					return !neg
+				}
+			}
+			return neg
+		}
+	case len(ts) == 1 && ts[0].intLeaf():
+		eoff, lo, hi, eneg := ts[0].off, ts[0].lo, ts[0].hi, ts[0].neg
+		return func(e unsafe.Pointer) bool {
+			base, k := sliceAt(e, off)
+			for i := range k {
+				v := *(*int64)(unsafe.Add(base, uintptr(i)*size+eoff))
+				if (v >= lo && v <= hi) != eneg {
+					return !neg
+				}
+			}
+			return neg
+		}
+	case len(ts) == 2 && ts[0].boolLeaf() && ts[1].boolLeaf():
+		off0, want0, off1, want1 := ts[0].off, !ts[0].neg, ts[1].off, !ts[1].neg
+		return func(e unsafe.Pointer) bool {
+			base, k := sliceAt(e, off)
+			for i := range k {
+				el := unsafe.Add(base, uintptr(i)*size)
+				if *(*bool)(unsafe.Add(el, off0)) == want0 && *(*bool)(unsafe.Add(el, off1)) == want1 {
+					return !neg
+				}
+			}
+			return neg
+		}
+	case len(ts) == 1 && ts[0].kind == testExists && !ts[0].neg && len(ts[0].sub) == 1 && ts[0].sub[0].intEq():
+		// Some element has some element with an int equal to c (`count
+		// of translations where (count of approvals where (user = 15) >
+		// 0) > 0`).
+		off2, size2, eoff, c := ts[0].off, ts[0].size, ts[0].sub[0].off, ts[0].sub[0].lo
+		return func(e unsafe.Pointer) bool {
+			base, k := sliceAt(e, off)
+			for i := range k {
+				b2, k2 := sliceAt(unsafe.Add(base, uintptr(i)*size), off2)
+				for j := range k2 {
+					if *(*int64)(unsafe.Add(b2, uintptr(j)*size2+eoff)) == c {
+						return !neg
+					}
+				}
+			}
+			return neg
+		}
+	case len(ts) == 1 && ts[0].strEq():
+		eoff, str, eneg := ts[0].off, ts[0].s, ts[0].neg
+		return func(e unsafe.Pointer) bool {
+			base, k := sliceAt(e, off)
+			for i := range k {
+				if (*(*string)(unsafe.Add(base, uintptr(i)*size+eoff)) == str) != eneg {
+					return !neg
+				}
+			}
+			return neg
+		}
+	case len(ts) > 1 && ts[0].strEq() && len(ts[0].s) == 2:
+		// A language code first (`language = "de" and ...`): compared
+		// inline as two bytes; the rest only for the elements that pass.
+		eoff, eneg, rest := ts[0].off, ts[0].neg, lowerAll(ts[1:])
+		w := *(*uint16)(unsafe.Pointer(unsafe.StringData(ts[0].s)))
+		return func(e unsafe.Pointer) bool {
+			base, k := sliceAt(e, off)
+			for i := range k {
+				el := unsafe.Add(base, uintptr(i)*size)
+				v := *(*string)(unsafe.Add(el, eoff))
+				eq := len(v) == 2 && *(*uint16)(unsafe.Pointer(unsafe.StringData(v))) == w
+				if eq != eneg && rest(el) {
+					return !neg
+				}
+			}
+			return neg
+		}
+	}
+	p := lowerAll(ts)
+	return func(e unsafe.Pointer) bool {
+		base, k := sliceAt(e, off)
+		for i := range k {
+			if p(unsafe.Add(base, uintptr(i)*size)) {
+				return !neg
+			}
+		}
+		return neg
+	}
+}
+
+// everyFn compiles "every element of the slice at off passes every test
+// of ts", negated when neg.
+func everyFn(off, size uintptr, ts []elemTest, neg bool) objPred {
+	if len(ts) == 1 && ts[0].intEq() {
+		eoff, c := ts[0].off, ts[0].lo
+		return func(e unsafe.Pointer) bool {
+			base, k := sliceAt(e, off)
+			for i := range k {
+				if *(*int64)(unsafe.Add(base, uintptr(i)*size+eoff)) != c {
+					return neg
+				}
+			}
+			return !neg
+		}
+	}
+	if len(ts) == 1 && ts[0].intLeaf() {
+		eoff, lo, hi, eneg := ts[0].off, ts[0].lo, ts[0].hi, ts[0].neg
+		return func(e unsafe.Pointer) bool {
+			base, k := sliceAt(e, off)
+			for i := range k {
+				v := *(*int64)(unsafe.Add(base, uintptr(i)*size+eoff))
+				if (v >= lo && v <= hi) == eneg {
+					return neg
+				}
+			}
+			return !neg
+		}
+	}
+	p := lowerAll(ts)
+	return func(e unsafe.Pointer) bool {
+		base, k := sliceAt(e, off)
+		for i := range k {
+			if !p(unsafe.Add(base, uintptr(i)*size)) {
+				return neg
+			}
+		}
+		return !neg
+	}
+}
+
+// countFn compiles "the number of elements of the slice at off that pass
+// every test of ts is within [lo, hi]", negated when neg.
+func countFn(off, size uintptr, ts []elemTest, lo, hi int64, neg bool) objPred {
+	p := lowerAll(ts)
+	return func(e unsafe.Pointer) bool {
+		base, k := sliceAt(e, off)
+		m := int64(countElems(base, k, size, p))
+		return (m >= lo && m <= hi) != neg
+	}
+}
+
+// countElems counts the elements p holds for.
+func countElems(base unsafe.Pointer, k int, size uintptr, p objPred) int {
+	m := 0
+	for i := range k {
+		if p(unsafe.Add(base, uintptr(i)*size)) {
+			m++
+		}
+	}
+	return m
 }
 
 // maxTests bounds the size of a fused test tree: longer predicates are
@@ -138,11 +526,21 @@ const maxTests = 16
 
 // simpleTests returns the conjunction of tests that pred, evaluated with
 // the element bound at scope, amounts to; false when pred reads anything
-// but plain (not nullable) fields of that element, constants, and the
-// element's own collections filtered by such tests.
+// but fields of that element (and members of its records), constants, and
+// the element's own collections filtered by such tests.
 func (c *compiler) simpleTests(pred typecheck.Node, scope int) ([]elemTest, bool) {
 	budget := maxTests
-	t, ok := c.simpleTest(pred, scope, &budget)
+	ts, ok := c.subTests(pred, scope, &budget)
+	if !ok {
+		return nil, false
+	}
+	prepare(ts)
+	return ts, true
+}
+
+// subTests is simpleTests within a budget.
+func (c *compiler) subTests(pred typecheck.Node, scope int, budget *int) ([]elemTest, bool) {
+	t, ok := c.simpleTest(pred, scope, budget)
 	if !ok {
 		return nil, false
 	}
@@ -186,18 +584,36 @@ func (c *compiler) simpleTest(n typecheck.Node, scope int, budget *int) (elemTes
 		t, ok := c.simpleTest(n.X, scope, budget)
 		t.neg = !t.neg
 		return t, ok
-	case *typecheck.Field:
-		if n.Scope != scope || n.F.Type.Kind != schema.Bool {
+	case *typecheck.Field, *typecheck.Member:
+		if n.Type().Kind != schema.Bool {
 			return elemTest{}, false
 		}
-		g, err := c.field(n)
-		if err != nil || g.ptr {
+		t, g, ok := c.leafPath(n, scope)
+		if !ok || g.rep != repBool && g.rep != repString {
 			return elemTest{}, false
 		}
-		if g.f.Equals != "" {
-			return elemTest{kind: testStr, off: g.off, s: g.f.Equals}, true
+		switch {
+		case g.f.Equals != "" || g.f.Negate:
+			// The flag is computed from a plain field; an absent record
+			// makes the member absent, which neg would turn into true.
+			if t.hop || t.ptr {
+				return elemTest{}, false
+			}
+			if g.f.Equals != "" {
+				t.kind, t.op, t.s = testStr, ast.OpEq, g.f.Equals
+				return t, true
+			}
+			t.kind, t.neg = testBool, true
+			return t, true
+		case g.rep == repBool:
+			t.kind = testBool
+			return t, true
 		}
-		return elemTest{kind: testBool, off: g.off, neg: g.f.Negate}, true
+		return elemTest{}, false
+	case *typecheck.IsSet:
+		t, _, ok := c.leafPath(n.X, scope)
+		t.kind = testSet
+		return t, ok
 	case *typecheck.Filter:
 		// E with (P) on a collection E of the element.
 		if n.Kind != ast.With || n.X.Type().Kind != schema.Collection {
@@ -214,41 +630,151 @@ func (c *compiler) simpleTest(n typecheck.Node, scope int, budget *int) (elemTes
 		t.kind, t.sub = testExists, append(t.sub, ts...)
 		return t, true
 	case *typecheck.Compare:
-		x, y, op := n.X, n.Y, n.Op
-		if _, ok := constOf(x); ok {
-			x, y, op = y, x, flip(op)
+		return c.simpleCompare(n, scope, budget)
+	case *typecheck.Between:
+		lo, lok := constOf(n.Lo)
+		hi, hok := constOf(n.Hi)
+		if !lok || !hok {
+			return elemTest{}, false
 		}
-		k, ok := constOf(y)
+		a, ok := c.leafConst(n.X, n.Operand, ast.OpGe, lo, scope)
 		if !ok {
 			return elemTest{}, false
 		}
-		if cnt, ok := x.(*typecheck.Count); ok && k.T.Kind == schema.Int {
-			t, ok := c.subCollection(cnt.X, scope, budget)
-			if !ok {
-				return elemTest{}, false
-			}
-			switch {
-			case (op == ast.OpGt && k.I == 0) || (op == ast.OpGe && k.I == 1) || (op == ast.OpNe && k.I == 0):
-				t.kind = testExists
-			case (op == ast.OpEq && k.I == 0) || (op == ast.OpLe && k.I == 0) || (op == ast.OpLt && k.I == 1):
-				t.kind, t.neg = testExists, true
-			default:
-				t.kind, t.op, t.k = testCount, op, k.I
-			}
-			return t, true
-		}
-		f, g, ok := c.direct(x)
-		if !ok || f.Scope != scope || g.ptr {
+		b, ok := c.leafConst(n.X, n.Operand, ast.OpLe, hi, scope)
+		if !ok {
 			return elemTest{}, false
 		}
-		switch {
-		case g.rep == repInt && (k.T.Kind == schema.Int || k.T.Kind == schema.User || k.T.Kind == schema.Datetime):
-			return elemTest{kind: testInt, op: op, off: g.off, k: k.I}, true
-		case g.rep == repString && isText(k.T.Kind) && (op == ast.OpEq || op == ast.OpNe):
-			return elemTest{kind: testStr, off: g.off, s: k.S, neg: op == ast.OpNe}, true
+		return elemTest{kind: testAll, sub: []elemTest{a, b}}, true
+	case *typecheck.Contains:
+		k, ok := constOf(n.Sub)
+		if !ok || !isText(k.T.Kind) {
+			return elemTest{}, false
 		}
+		t, g, ok := c.leafPath(n.X, scope)
+		if !ok || g.rep != repString || g.f.Equals != "" {
+			return elemTest{}, false
+		}
+		t.kind, t.s = testContains, k.S
+		if n.Fold {
+			needle := newFoldNeedle(k.S)
+			t.needle = &needle
+		}
+		return t, true
 	}
 	return elemTest{}, false
+}
+
+// simpleCompare is simpleTest for a comparison: a count of a collection of
+// the element, or a scalar of the element, with a constant; or the counts
+// of a collection and of its filter (every element passes the filter).
+func (c *compiler) simpleCompare(n *typecheck.Compare, scope int, budget *int) (elemTest, bool) {
+	if all, f, ok := forAllShape(n); ok {
+		t, ok := c.subCollection(all, scope, budget)
+		if !ok || len(t.sub) > 0 {
+			return elemTest{}, false
+		}
+		ts, ok := c.subTests(f.Pred, f.Scope, budget)
+		if !ok {
+			return elemTest{}, false
+		}
+		t.kind, t.sub, t.neg = testEvery, ts, n.Op == ast.OpNe
+		return t, true
+	}
+	x, y, op := n.X, n.Y, n.Op
+	if _, ok := constOf(x); ok {
+		x, y, op = y, x, flip(op)
+	}
+	k, ok := constOf(y)
+	if !ok {
+		return elemTest{}, false
+	}
+	cnt, ok := x.(*typecheck.Count)
+	if !ok {
+		return c.leafConst(x, n.Operand, op, k, scope)
+	}
+	if k.T.Kind != schema.Int {
+		return elemTest{}, false
+	}
+	t, ok := c.subCollection(cnt.X, scope, budget)
+	if !ok {
+		return elemTest{}, false
+	}
+	switch {
+	case len(t.sub) == 0:
+		t.kind, t.op, t.k = testLen, op, k.I
+	case (op == ast.OpGt && k.I == 0) || (op == ast.OpGe && k.I == 1) || (op == ast.OpNe && k.I == 0):
+		t.kind = testExists
+	case (op == ast.OpEq && k.I == 0) || (op == ast.OpLe && k.I == 0) || (op == ast.OpLt && k.I == 1):
+		t.kind, t.neg = testExists, true
+	default:
+		t.kind, t.op, t.k = testCount, op, k.I
+	}
+	return t, true
+}
+
+// leafConst is the leaf "x op k" for a scalar x of the element; `!=` is
+// the negation of `=`.
+func (c *compiler) leafConst(x typecheck.Node, operand schema.Kind, op ast.Op, k *typecheck.Const, scope int) (elemTest, bool) {
+	if !isOrderOp(op) {
+		return elemTest{}, false
+	}
+	t, g, ok := c.leafPath(x, scope)
+	if !ok || g.f.Equals != "" || g.f.Negate {
+		return elemTest{}, false
+	}
+	switch {
+	case (operand == schema.Int || operand == schema.Datetime || operand == schema.User) && g.rep == repInt &&
+		(k.T.Kind == schema.Int || k.T.Kind == schema.Datetime || k.T.Kind == schema.User):
+		t.kind, t.k = testInt, k.I
+	case isText(operand) && g.rep == repString && isText(k.T.Kind):
+		t.kind, t.s = testStr, k.S
+	default:
+		return elemTest{}, false
+	}
+	t.op = op
+	if op == ast.OpNe {
+		t.op, t.neg = ast.OpEq, true
+	}
+	return t, true
+}
+
+// leafPath locates a scalar of the element at scope: a field of it, a
+// field of one of its records (`id of file`), or the id of one of its
+// users. The returned test has the path set and no kind.
+func (c *compiler) leafPath(x typecheck.Node, scope int) (elemTest, goField, bool) {
+	switch x := x.(type) {
+	case *typecheck.Field:
+		if x.Scope != scope {
+			return elemTest{}, goField{}, false
+		}
+		g, err := c.field(x)
+		if err != nil || g.rep == repStruct || g.rep == repSlice {
+			return elemTest{}, goField{}, false
+		}
+		return elemTest{off: g.off, ptr: g.ptr}, g, true
+	case *typecheck.Member:
+		if x.X.Type().Kind == schema.User && c.isUserID(x.F) {
+			return c.leafPath(x.X, scope) // the id of a user is the user value
+		}
+		rf, ok := x.X.(*typecheck.Field)
+		if !ok || rf.Scope != scope || rf.F.Type.Kind != schema.Record {
+			return elemTest{}, goField{}, false
+		}
+		rg, err := c.field(rf)
+		if err != nil || rg.rep != repStruct {
+			return elemTest{}, goField{}, false
+		}
+		g, err := c.member(x)
+		if err != nil || g.rep == repStruct || g.rep == repSlice {
+			return elemTest{}, goField{}, false
+		}
+		if rg.ptr {
+			return elemTest{hop: true, hopOff: rg.off, off: g.off, ptr: g.ptr}, g, true
+		}
+		return elemTest{off: rg.off + g.off, ptr: g.ptr}, g, true
+	}
+	return elemTest{}, goField{}, false
 }
 
 // subCollection reads X, a collection of the element at scope, possibly
@@ -281,18 +807,6 @@ func (c *compiler) subCollection(x typecheck.Node, scope int, budget *int) (elem
 		return t, true
 	}
 	return elemTest{}, false
-}
-
-// subTests is simpleTests within a budget.
-func (c *compiler) subTests(pred typecheck.Node, scope int, budget *int) ([]elemTest, bool) {
-	t, ok := c.simpleTest(pred, scope, budget)
-	if !ok {
-		return nil, false
-	}
-	if t.kind == testAll && !t.neg {
-		return t.sub, true
-	}
-	return []elemTest{t}, true
 }
 
 // elemsBool and elemsInt make a closure over the frame from body, a loop
@@ -332,167 +846,42 @@ func elemsInt(cl coll, body func(fr frame, base unsafe.Pointer, k int) int) func
 // fusedExists is exists over a collection whose one stage is simple
 // tests.
 func fusedExists(cl coll, ts []elemTest) predFn {
-	size := cl.size
 	if cl.direct {
-		s, off := cl.directScope, cl.directOff
-		return func(fr frame) bool {
-			base, k := sliceAt(fr[s], off)
-			return anyPass(base, k, size, ts)
+		s, p := cl.directScope, existsFn(cl.directOff, cl.size, ts, false)
+		return func(fr frame) bool { return p(fr[s]) }
+	}
+	p, size := lowerAll(ts), cl.size
+	return elemsBool(cl, func(_ frame, base unsafe.Pointer, k int) bool {
+		for i := range k {
+			if p(unsafe.Add(base, uintptr(i)*size)) {
+				return true
+			}
 		}
-	}
-	src := cl.src
-	return func(fr frame) bool {
-		base, k := src(fr)
-		return anyPass(base, k, size, ts)
-	}
+		return false
+	})
 }
 
 // fusedAll is "every element passes the tests".
 func fusedAll(cl coll, ts []elemTest) predFn {
-	size := cl.size
 	if cl.direct {
-		s, off := cl.directScope, cl.directOff
-		return func(fr frame) bool {
-			base, k := sliceAt(fr[s], off)
-			return allPass(base, k, size, ts)
-		}
+		s, p := cl.directScope, everyFn(cl.directOff, cl.size, ts, false)
+		return func(fr frame) bool { return p(fr[s]) }
 	}
-	return elemsBool(cl, func(_ frame, base unsafe.Pointer, k int) bool { return allPass(base, k, size, ts) })
-}
-
-// The loops over elements: the common one- and two-test shapes run
-// inline, anything else calls eval per test.
-
-func anyPass(base unsafe.Pointer, k int, size uintptr, ts []elemTest) bool {
-	switch {
-	case len(ts) == 1 && ts[0].kind == testBool:
-		off, want := ts[0].off, !ts[0].neg
+	p, size := lowerAll(ts), cl.size
+	return elemsBool(cl, func(_ frame, base unsafe.Pointer, k int) bool {
 		for i := range k {
-			if *(*bool)(unsafe.Add(base, uintptr(i)*size+off)) == want {
-				return true
-			}
-		}
-		return false
-	case len(ts) == 1 && ts[0].kind == testInt:
-		off, op, c, neg := ts[0].off, ts[0].op, ts[0].k, ts[0].neg
-		for i := range k {
-			if cmpInt(op, *(*int64)(unsafe.Add(base, uintptr(i)*size+off)), c) != neg {
-				return true
-			}
-		}
-		return false
-	case len(ts) == 1 && ts[0].kind == testStr:
-		off, str, neg := ts[0].off, ts[0].s, ts[0].neg
-		for i := range k {
-			if (*(*string)(unsafe.Add(base, uintptr(i)*size+off)) == str) != neg {
-				return true
-			}
-		}
-		return false
-	case len(ts) == 1 && ts[0].kind == testExists && !ts[0].neg:
-		// some element has some sub-element passing the sub-tests
-		off, subSize, sub := ts[0].off, ts[0].size, ts[0].sub
-		for i := range k {
-			if sb, sk := sliceAt(unsafe.Add(base, uintptr(i)*size), off); sk > 0 && anyPass(sb, sk, subSize, sub) {
-				return true
-			}
-		}
-		return false
-	case len(ts) > 1 && ts[0].kind == testStr:
-		// a string test first (`language = "de" and ...`): inline, the
-		// rest only for the elements that pass it
-		off, str, neg, rest := ts[0].off, ts[0].s, ts[0].neg, ts[1:]
-		if len(str) == 2 { // language codes: compare two bytes inline
-			w := *(*uint16)(unsafe.Pointer(unsafe.StringData(str)))
-			for i := range k {
-				e := unsafe.Add(base, uintptr(i)*size)
-				v := *(*string)(unsafe.Add(e, off))
-				eq := len(v) == 2 && *(*uint16)(unsafe.Pointer(unsafe.StringData(v))) == w
-				if eq != neg && allTests(rest, e) {
-					return true
-				}
-			}
-			return false
-		}
-		for i := range k {
-			e := unsafe.Add(base, uintptr(i)*size)
-			if (*(*string)(unsafe.Add(e, off)) == str) != neg && allTests(rest, e) {
-				return true
-			}
-		}
-		return false
-	case len(ts) == 2 && ts[0].kind == testBool && ts[1].kind == testBool:
-		off0, want0, off1, want1 := ts[0].off, !ts[0].neg, ts[1].off, !ts[1].neg
-		for i := range k {
-			e := unsafe.Add(base, uintptr(i)*size)
-			if *(*bool)(unsafe.Add(e, off0)) == want0 && *(*bool)(unsafe.Add(e, off1)) == want1 {
-				return true
-			}
-		}
-		return false
-	}
-	for i := range k {
-		if allTests(ts, unsafe.Add(base, uintptr(i)*size)) {
-			return true
-		}
-	}
-	return false
-}
-
-// allPass reports whether every element passes the tests.
-func allPass(base unsafe.Pointer, k int, size uintptr, ts []elemTest) bool {
-	switch {
-	case len(ts) == 1 && ts[0].kind == testInt:
-		off, op, c, neg := ts[0].off, ts[0].op, ts[0].k, ts[0].neg
-		for i := range k {
-			if cmpInt(op, *(*int64)(unsafe.Add(base, uintptr(i)*size+off)), c) == neg {
+			if !p(unsafe.Add(base, uintptr(i)*size)) {
 				return false
 			}
 		}
 		return true
-	case len(ts) == 1 && ts[0].kind == testBool:
-		off, want := ts[0].off, !ts[0].neg
-		for i := range k {
-			if *(*bool)(unsafe.Add(base, uintptr(i)*size+off)) != want {
-				return false
-			}
-		}
-		return true
-	}
-	for i := range k {
-		if !allTests(ts, unsafe.Add(base, uintptr(i)*size)) {
-			return false
-		}
-	}
-	return true
+	})
 }
 
-func countPass(base unsafe.Pointer, k int, size uintptr, ts []elemTest) int {
-	m := 0
-	switch {
-	case len(ts) == 1 && ts[0].kind == testBool:
-		off, want := ts[0].off, !ts[0].neg
-		for i := range k {
-			if *(*bool)(unsafe.Add(base, uintptr(i)*size+off)) == want {
-				m++
-			}
-		}
-		return m
-	case len(ts) == 1 && ts[0].kind == testInt:
-		off, op, c, neg := ts[0].off, ts[0].op, ts[0].k, ts[0].neg
-		for i := range k {
-			if cmpInt(op, *(*int64)(unsafe.Add(base, uintptr(i)*size+off)), c) != neg {
-				m++
-			}
-		}
-		return m
-	}
-	for i := range k {
-		if allTests(ts, unsafe.Add(base, uintptr(i)*size)) {
-			m++
-		}
-	}
-	return m
+// fusedCount counts the elements that pass the tests.
+func fusedCount(cl coll, ts []elemTest) func(frame) int {
+	p, size := lowerAll(ts), cl.size
+	return elemsInt(cl, func(_ frame, base unsafe.Pointer, k int) int { return countElems(base, k, size, p) })
 }
 
 // sameSource reports whether a and b denote the same collection: the same
@@ -509,25 +898,33 @@ func sameSource(a, b typecheck.Node) bool {
 	return false
 }
 
-// forAll recognises count of X = count of X where (P) (and !=, and the
-// sides swapped): the counts are equal exactly when every element of X
-// satisfies P, which stops at the first that does not.
-func (c *compiler) forAll(n *typecheck.Compare) (predFn, bool, error) {
+// forAllShape recognises count of X = count of X where (P) (and !=, and
+// the sides swapped): the counts are equal exactly when every element of X
+// satisfies P. It returns X and the where.
+func forAllShape(n *typecheck.Compare) (typecheck.Node, *typecheck.Filter, bool) {
 	if n.Op != ast.OpEq && n.Op != ast.OpNe {
-		return nil, false, nil
+		return nil, nil, false
 	}
 	cx, ok1 := n.X.(*typecheck.Count)
 	cy, ok2 := n.Y.(*typecheck.Count)
 	if !ok1 || !ok2 {
-		return nil, false, nil
+		return nil, nil, false
 	}
-	all, filtered := cx.X, cy.X
-	f, ok := filtered.(*typecheck.Filter)
-	if !ok || f.Kind != ast.Where || !sameSource(all, f.X) {
-		all, filtered = cy.X, cx.X
-		if f, ok = filtered.(*typecheck.Filter); !ok || f.Kind != ast.Where || !sameSource(all, f.X) {
-			return nil, false, nil
+	for _, pair := range [2][2]typecheck.Node{{cx.X, cy.X}, {cy.X, cx.X}} {
+		all, filtered := pair[0], pair[1]
+		if f, ok := filtered.(*typecheck.Filter); ok && f.Kind == ast.Where && sameSource(all, f.X) {
+			return all, f, true
 		}
+	}
+	return nil, nil, false
+}
+
+// forAll compiles count of X = count of X where (P) as "every element of X
+// satisfies P", which stops at the first that does not.
+func (c *compiler) forAll(n *typecheck.Compare) (predFn, bool, error) {
+	all, f, ok := forAllShape(n)
+	if !ok {
+		return nil, false, nil
 	}
 	cl, err := c.coll(all)
 	if err != nil {

@@ -15,14 +15,18 @@ import (
 // use by any number of goroutines; an evaluation allocates nothing.
 type Program struct {
 	query    *typecheck.Query
-	root     *schema.Object
 	rootType reflect.Type
 	// rootWord is the type word of an interface holding a *Root, so Match
 	// recognises its argument without reflection.
 	rootWord unsafe.Pointer
-	scopes   int
-	pred     predFn
+	// root evaluates the query on a non-nil root object: the fused tests
+	// of a query that reads only the root object (no frame), else the
+	// closures over a frame on the stack (see framed).
+	root objPred
 }
+
+// objPred is a predicate on the object at its argument, with no frame.
+type objPred func(unsafe.Pointer) bool
 
 // MaxScopes is the most scopes (the root and the nested where/with) a
 // query may bind: evaluation keeps them in a frame on the stack. The
@@ -84,8 +88,8 @@ func Compile(q *typecheck.Query, opts ...Option) (*Program, error) {
 	if q.Root == nil || q.Context == nil || q.Context.Root == nil {
 		return nil, errors.New("eval: the query was not checked (no root expression or context)")
 	}
-	root := q.Context.Root
-	if root.GoType == nil || root.GoType.Kind() != reflect.Struct {
+	obj := q.Context.Root
+	if obj.GoType == nil || obj.GoType.Kind() != reflect.Struct {
 		return nil, fmt.Errorf("eval: context %q has no Go struct type", q.Context.Name)
 	}
 	if err := validate(q.Root, 0); err != nil {
@@ -104,23 +108,22 @@ func Compile(q *typecheck.Query, opts ...Option) (*Program, error) {
 	if err != nil {
 		return nil, fmt.Errorf("eval: %w", err)
 	}
-	if ts, ok := c.simpleTests(q.Root, 0); ok && leavesOnly(ts) {
-		// The whole query is tests of plain root fields against constants:
-		// run them inline (the closures above also checked the tree).
-		pred = func(fr frame) bool { return allTests(ts, fr[0]) }
+	root := framed(pred, scopes)
+	if ts, ok := c.simpleTests(q.Root, 0); ok {
+		// The query reads only the root object: run its tests on it, with
+		// no frame (the closures above also checked the tree).
+		root = lowerAll(ts)
 	}
 	var word unsafe.Pointer
 	{
-		v := reflect.New(root.GoType).Interface()
+		v := reflect.New(obj.GoType).Interface()
 		word = (*eface)(unsafe.Pointer(&v)).typ
 	}
 	return &Program{
 		query:    q,
-		root:     root,
-		rootType: root.GoType,
+		rootType: obj.GoType,
 		rootWord: word,
-		scopes:   scopes,
-		pred:     pred,
+		root:     root,
 	}, nil
 }
 
@@ -233,35 +236,44 @@ type eface struct {
 // *schema.GlossaryConcept). Anything else, or a nil pointer, is false.
 func (p *Program) Match(obj any) bool {
 	e := (*eface)(unsafe.Pointer(&obj))
-	if e.typ != p.rootWord {
-		return false
-	}
-	return p.run(e.data)
+	return e.typ == p.rootWord && p.run(e.data)
 }
 
-// run evaluates the query on the root object at obj, with a frame on the
-// stack sized for the query.
+// run evaluates the query on the root object at obj. It is small enough
+// to be inlined into Match, Typed.Match and the loops of Filter.
 func (p *Program) run(obj unsafe.Pointer) bool {
-	if obj == nil {
-		return false
-	}
+	// The closures only read the object (or keep it in a frame on their
+	// stack) during the call: hide keeps obj from escaping (see hide).
+	return obj != nil && p.root(hide(obj))
+}
+
+// framed runs pred with a frame on the stack sized for the query.
+func framed(pred predFn, scopes int) objPred {
 	switch {
-	case p.scopes <= 2: // most queries: the root and one where
-		var buf [2]unsafe.Pointer
-		buf[0] = obj
-		return p.pred(unsafe.Slice((*unsafe.Pointer)(hide(unsafe.Pointer(&buf))), p.scopes))
-	case p.scopes <= 8:
-		var buf [8]unsafe.Pointer
-		buf[0] = obj
-		return p.pred(unsafe.Slice((*unsafe.Pointer)(hide(unsafe.Pointer(&buf))), p.scopes))
-	case p.scopes <= 32:
-		var buf [32]unsafe.Pointer
-		buf[0] = obj
-		return p.pred(unsafe.Slice((*unsafe.Pointer)(hide(unsafe.Pointer(&buf))), p.scopes))
+	case scopes <= 2: // most queries: the root and one where
+		return func(obj unsafe.Pointer) bool {
+			var buf [2]unsafe.Pointer
+			buf[0] = obj
+			return pred(unsafe.Slice((*unsafe.Pointer)(hide(unsafe.Pointer(&buf))), scopes))
+		}
+	case scopes <= 8:
+		return func(obj unsafe.Pointer) bool {
+			var buf [8]unsafe.Pointer
+			buf[0] = obj
+			return pred(unsafe.Slice((*unsafe.Pointer)(hide(unsafe.Pointer(&buf))), scopes))
+		}
+	case scopes <= 32:
+		return func(obj unsafe.Pointer) bool {
+			var buf [32]unsafe.Pointer
+			buf[0] = obj
+			return pred(unsafe.Slice((*unsafe.Pointer)(hide(unsafe.Pointer(&buf))), scopes))
+		}
 	}
-	var buf [MaxScopes]unsafe.Pointer
-	buf[0] = obj
-	return p.pred(unsafe.Slice((*unsafe.Pointer)(hide(unsafe.Pointer(&buf))), p.scopes))
+	return func(obj unsafe.Pointer) bool {
+		var buf [MaxScopes]unsafe.Pointer
+		buf[0] = obj
+		return pred(unsafe.Slice((*unsafe.Pointer)(hide(unsafe.Pointer(&buf))), scopes))
+	}
 }
 
 // RootType is the Go type (a struct, not a pointer) Match takes a pointer to.

@@ -78,6 +78,14 @@ func TestSemanticsStrings(t *testing.T) {
 		// count of an empty collection is 0
 		{src: `count of labels = 0`, want: [2]bool{true, true}},
 		{src: `count of translations = 2`, want: [2]bool{true, false}},
+		// comparisons with constants at the int64 edges (empty and full ranges)
+		{src: `count of translations > 9223372036854775807`, want: [2]bool{false, false}},
+		{src: `not (count of translations > 9223372036854775807)`, want: [2]bool{true, true}},
+		{src: `count of translations <= 9223372036854775807`, want: [2]bool{true, true}},
+		{src: `count of comments < 1 and count of labels >= 0`, want: [2]bool{false, true}},
+		{src: `max length < 9223372036854775807`, want: [2]bool{false, true}},
+		{src: `count of translations where (count of votes > 9223372036854775807) = 0`, want: [2]bool{true, true}},
+		{src: `count of translations where (count of votes < 1) = 1 and count of translations where (count of approvals != 0) = 1`, want: [2]bool{true, false}},
 		// datetimes
 		{src: `updated between '2000-01-01' and '2030-01-01'`, want: [2]bool{false, true}},
 		{src: `added between '2023-11-01' and '2023-11-30'`, want: [2]bool{true, false}},
