@@ -3,6 +3,7 @@ package eval
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"unsafe"
 
@@ -341,33 +342,29 @@ func (c *compiler) intV(n typecheck.Node) (valFn[int64], error) {
 		if err != nil {
 			return nil, err
 		}
+		// One closure per operator, so that the checked operation is
+		// inlined.
 		switch n.Op {
 		case ast.OpAdd:
 			return func(fr frame) (int64, bool) {
-				a, ok := x(fr)
-				if !ok {
-					return 0, false
-				}
-				b, ok := y(fr)
-				return a + b, ok
+				a, aok := x(fr)
+				b, bok := y(fr)
+				c, ok := addInt(a, b)
+				return c, aok && bok && ok
 			}, nil
 		case ast.OpSub:
 			return func(fr frame) (int64, bool) {
-				a, ok := x(fr)
-				if !ok {
-					return 0, false
-				}
-				b, ok := y(fr)
-				return a - b, ok
+				a, aok := x(fr)
+				b, bok := y(fr)
+				c, ok := subInt(a, b)
+				return c, aok && bok && ok
 			}, nil
 		case ast.OpMul:
 			return func(fr frame) (int64, bool) {
-				a, ok := x(fr)
-				if !ok {
-					return 0, false
-				}
-				b, ok := y(fr)
-				return a * b, ok
+				a, aok := x(fr)
+				b, bok := y(fr)
+				c, ok := mulInt(a, b)
+				return c, aok && bok && ok
 			}, nil
 		}
 		return nil, errAt(n, "integer operator %s (division is always float)", n.Op)
@@ -376,7 +373,13 @@ func (c *compiler) intV(n typecheck.Node) (valFn[int64], error) {
 		if err != nil {
 			return nil, err
 		}
-		return func(fr frame) (int64, bool) { a, ok := x(fr); return -a, ok }, nil
+		return func(fr frame) (int64, bool) {
+			a, ok := x(fr)
+			if !ok || a == math.MinInt64 {
+				return 0, false
+			}
+			return -a, true
+		}, nil
 	case *typecheck.If:
 		cond, err := c.pred(n.Cond)
 		if err != nil {
@@ -393,6 +396,30 @@ func (c *compiler) intV(n typecheck.Node) (valFn[int64], error) {
 		return ifVal(cond, th, el), nil
 	}
 	return nil, errAt(n, "%T cannot be an int", n)
+}
+
+// Integer arithmetic is checked: each of these reports false when the
+// exact result is outside the 64-bit range (the result is then absent,
+// like a division by zero).
+
+func addInt(a, b int64) (int64, bool) {
+	c := a + b
+	return c, (c > a) == (b > 0)
+}
+
+func subInt(a, b int64) (int64, bool) {
+	c := a - b
+	return c, (c < a) == (b > 0)
+}
+
+func mulInt(a, b int64) (int64, bool) {
+	if b == 0 {
+		return 0, true
+	}
+	c := a * b
+	// The product wrapped when dividing it back does not give a, except
+	// for MinInt64 * -1, which wraps to MinInt64 and divides back to it.
+	return c, c/b == a && !(b == -1 && a == math.MinInt64)
 }
 
 func (c *compiler) floatV(n typecheck.Node) (valFn[float64], error) {

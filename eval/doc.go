@@ -31,7 +31,8 @@
 //	a < b, <=, >, >=            false
 //	x between lo and hi         false when any of the three is absent
 //	s contains t                false; "abc" contains "" is true
-//	a + b, a - b, a * b, -a     absent
+//	a + b, a - b, a * b, -a     absent; for ints, also when the exact result
+//	                            is outside the int64 range (overflow)
 //	a / b                       absent; also when b is 0 (always a float)
 //	M of X                      absent when X is absent
 //	count of X                  0 when X is absent (or empty)
@@ -46,8 +47,14 @@
 // match when they are equal under Unicode simple case folding (the rule of
 // strings.EqualFold), tested rune by rune without allocating. = and the
 // orderings compare strings by their bytes, which for UTF-8 is code-point
-// order. Integer arithmetic is 64-bit and wraps on overflow; float
-// arithmetic follows IEEE 754 (a NaN is unordered and equal to nothing).
+// order. Integer arithmetic is 64-bit and checked: a sum, difference,
+// product or negation whose exact value does not fit in an int64 is absent,
+// as a division by zero is (so `9223372036854775807 + 1 > 0` is false and
+// `not (9223372036854775807 + 1 < 0)` true), never a wrapped-around value.
+// The SQL engines differ here (docs/language.md, "Evaluation semantics"):
+// PostgreSQL and MariaDB fail the whole query, SQLite computes the result
+// in floating point. Float arithmetic follows IEEE 754 (a NaN is unordered
+// and equal to nothing).
 //
 // Users: a user value is an id. `id of U` is that id. `login of U` and
 // `U with (P)` look the id up in the user directory given with [WithUsers]

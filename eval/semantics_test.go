@@ -69,6 +69,28 @@ func TestSemanticsStrings(t *testing.T) {
 		{src: `count of comments / 0 = max length`, want: [2]bool{true, false}},
 		{src: `max length / 4 = 5`, want: [2]bool{false, true}},
 		{src: `count of comments * 2.5 = 2.5`, want: [2]bool{true, false}},
+		// integer arithmetic whose exact result leaves the 64-bit range is
+		// absent (a wrapped result would be negative where these ask for
+		// not < 0, and the reverse)
+		{src: `9223372036854775807 + 0 = 9223372036854775807`, want: [2]bool{true, true}},
+		{src: `9223372036854775807 + 1 > 0`, want: [2]bool{false, false}},
+		{src: `not (9223372036854775807 + 1 < 0)`, want: [2]bool{true, true}},
+		{src: `9223372036854775807 + 1 = 9223372036854775807 + 2`, want: [2]bool{true, true}},
+		{src: `-9223372036854775807 - 1 < 0`, want: [2]bool{true, true}},
+		{src: `-9223372036854775807 - 2 < 0`, want: [2]bool{false, false}},
+		{src: `not (1 - -9223372036854775807 < 0)`, want: [2]bool{true, true}},
+		{src: `-(-9223372036854775807) = 9223372036854775807`, want: [2]bool{true, true}},
+		{src: `not (-(-9223372036854775807 - 1) < 0)`, want: [2]bool{true, true}},
+		{src: `-4611686018427387904 * 2 < 0`, want: [2]bool{true, true}},
+		{src: `not (4611686018427387904 * 2 < 0)`, want: [2]bool{true, true}},
+		{src: `(-9223372036854775807 - 1) * 1 < 0`, want: [2]bool{true, true}},
+		{src: `(-9223372036854775807 - 1) * -1 < 0`, want: [2]bool{false, false}},
+		{src: `-1 * (-9223372036854775807 - 1) < 0`, want: [2]bool{false, false}},
+		{src: `max length * 461168601842738790 > 0`, want: [2]bool{false, true}},
+		{src: `not (max length * 461168601842738791 < 0)`, want: [2]bool{true, true}},
+		{src: `max length * -461168601842738791 < 0`, want: [2]bool{false, false}},
+		{src: `count of comments - 9223372036854775807 - 2 < 0`, want: [2]bool{true, false}},
+		{src: `(if count of comments = 1 then 9223372036854775807 + 1 else 0) = 0`, want: [2]bool{false, true}},
 		// M of null is null, null with P is false
 		{src: `id of file = 7`, want: [2]bool{false, true}},
 		{src: `id of file != 7`, want: [2]bool{true, false}},

@@ -3,12 +3,14 @@
 //
 // It is written for obviousness, not speed: objects are read by reflection
 // on every access, values are `any` with nil for an absent value, and every
-// rule of language.md section 4 is spelled out where it applies. It shares
-// no code with package eval.
+// rule of language.md section 4 is spelled out where it applies (integer
+// arithmetic is computed exactly, with math/big, and is absent when the
+// result does not fit in 64 bits). It shares no code with package eval.
 package refeval
 
 import (
 	"fmt"
+	"math/big"
 	"reflect"
 	"strings"
 	"unicode/utf8"
@@ -172,14 +174,14 @@ func (in *Interp) eval(n typecheck.Node, scopes []reflect.Value) any {
 			return nil
 		}
 		if n.T.Kind == schema.Int && n.Op != ast.OpDiv {
-			x, y := a.(int64), b.(int64)
+			x, y := big.NewInt(a.(int64)), big.NewInt(b.(int64))
 			switch n.Op {
 			case ast.OpAdd:
-				return x + y
+				return int64Of(x.Add(x, y))
 			case ast.OpSub:
-				return x - y
+				return int64Of(x.Sub(x, y))
 			case ast.OpMul:
-				return x * y
+				return int64Of(x.Mul(x, y))
 			}
 		}
 		x, y := toFloat(a), toFloat(b)
@@ -201,7 +203,8 @@ func (in *Interp) eval(n typecheck.Node, scopes []reflect.Value) any {
 		case nil:
 			return nil
 		case int64:
-			return -v
+			x := big.NewInt(v)
+			return int64Of(x.Neg(x))
 		case float64:
 			return -v
 		}
@@ -311,6 +314,15 @@ func readField(obj reflect.Value, f *schema.Field) any {
 	}
 	fail("field %s of type %s", f.Name, f.Type)
 	return nil
+}
+
+// int64Of is the exact result of integer arithmetic as a value: absent
+// when it does not fit in 64 bits.
+func int64Of(x *big.Int) any {
+	if !x.IsInt64() {
+		return nil
+	}
+	return x.Int64()
 }
 
 func toFloat(v any) float64 {
