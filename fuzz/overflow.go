@@ -14,10 +14,11 @@ import (
 const fieldBound = 1 << 20
 
 // MayOverflow reports whether arithmetic in n may leave the range of its
-// type on data whose integers stay below 2^20 in magnitude (all data
-// GenProject makes): integer arithmetic beyond 64 bits, or float arithmetic
-// beyond ±1e300 (on the way to infinity, and to NaN from there) or, for *
-// and /, below 1e-300 when not zero.
+// type when the numbers it reads (fields, members, counts) stay below 2^20
+// in magnitude, as in all data GenProject makes, or below the largest
+// number of the query: integer arithmetic beyond 64 bits, or float
+// arithmetic beyond ±1e300 (on the way to infinity, and to NaN from there)
+// or, for * and /, below 1e-300 when not zero.
 //
 // design/language.md leaves overflow open (only an overflowing integer
 // literal is an error), and the engines differ: the evaluator wraps
@@ -27,7 +28,28 @@ const fieldBound = 1 << 20
 // fuzz targets leave such queries out; testdata/corpus/regressions.txt
 // records the finding.
 func MayOverflow(n typecheck.Node) bool {
-	return bound(n).risk
+	// A database may evaluate arithmetic on a value no row holds: MariaDB
+	// propagates `9223372036854775807 = rating` into `3 + rating` and
+	// fails on the sum. So a field may be as large as any number of the
+	// query.
+	a := analysis{field: fieldBound}
+	var walk func(n typecheck.Node)
+	walk = func(n typecheck.Node) {
+		if k, ok := n.(*typecheck.Const); ok && k.T.IsNumeric() {
+			a.field = math.Max(a.field, math.Max(math.Abs(float64(k.I)), math.Abs(k.F)))
+		}
+		for _, c := range children(n) {
+			walk(c)
+		}
+	}
+	walk(n)
+	return a.bound(n).risk
+}
+
+// analysis holds what bounds the fields: the largest magnitude data or
+// the query's constants give.
+type analysis struct {
+	field float64
 }
 
 // magnitude bounds the absolute value of a numeric node: hi above, lo
@@ -44,7 +66,7 @@ const (
 	floatLo = 1e-300
 )
 
-func bound(n typecheck.Node) magnitude {
+func (a analysis) bound(n typecheck.Node) magnitude {
 	switch n := n.(type) {
 	case *typecheck.Const:
 		switch n.T.Kind {
@@ -60,7 +82,7 @@ func bound(n typecheck.Node) magnitude {
 		}
 		return magnitude{}
 	case *typecheck.Arith:
-		x, y := bound(n.X), bound(n.Y)
+		x, y := a.bound(n.X), a.bound(n.Y)
 		if x.risk || y.risk {
 			return magnitude{risk: true}
 		}
@@ -83,18 +105,18 @@ func bound(n typecheck.Node) magnitude {
 		m.risk = m.hi > floatHi || (n.Op == ast.OpMul || n.Op == ast.OpDiv) && m.lo < floatLo
 		return m
 	case *typecheck.Neg:
-		return bound(n.X)
+		return a.bound(n.X)
 	case *typecheck.ToFloat:
-		return bound(n.X)
+		return a.bound(n.X)
 	case *typecheck.If:
-		c, t, e := bound(n.Cond), bound(n.Then), bound(n.Else)
+		c, t, e := a.bound(n.Cond), a.bound(n.Then), a.bound(n.Else)
 		return magnitude{hi: math.Max(t.hi, e.hi), lo: math.Min(t.lo, e.lo), risk: c.risk || t.risk || e.risk}
 	}
 	// Fields, members and counts are integers of the data; everything
 	// else is not a number and only passes on the risk of its operands.
-	m := magnitude{hi: fieldBound, lo: 1}
+	m := magnitude{hi: a.field, lo: 1}
 	for _, k := range children(n) {
-		if bound(k).risk {
+		if a.bound(k).risk {
 			m.risk = true
 		}
 	}
