@@ -553,9 +553,7 @@ func (c *compiler) member(n *typecheck.Member) {
 	a := c.alias()
 	c.w("(SELECT ")
 	c.field(binding{alias: a, obj: obj, tab: t}, n.F)
-	c.w(" FROM ", c.q(t.Name), " AS ", a, " WHERE ", a, ".", c.q(t.Key), " = ")
-	c.ref(n.X)
-	c.w(")")
+	c.w(" FROM ", c.q(t.Name), " AS ", a, " WHERE ", c.d.KeyEq(a+"."+c.q(t.Key), c.sub(func() { c.ref(n.X) })), ")")
 }
 
 // with writes X with P: EXISTS over the collection's elements, or over the
@@ -578,9 +576,7 @@ func (c *compiler) with(n *typecheck.Filter) {
 			return
 		}
 		a := c.alias()
-		c.w("EXISTS (SELECT 1 FROM ", c.q(t.Name), " AS ", a, " WHERE ", a, ".", c.q(t.Key), " = ")
-		c.ref(n.X)
-		c.w(" AND ")
+		c.w("EXISTS (SELECT 1 FROM ", c.q(t.Name), " AS ", a, " WHERE ", c.d.KeyEq(a+"."+c.q(t.Key), c.sub(func() { c.ref(n.X) })), " AND ")
 		c.bindPred(n.Scope, binding{alias: a, obj: obj, tab: t}, n.Pred)
 		c.w(")")
 	default:

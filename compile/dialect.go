@@ -35,6 +35,10 @@ type Dialect interface {
 	// NullSafeNe is its negation.
 	NullSafeEq(x, y string) string
 	NullSafeNe(x, y string) string
+	// KeyEq is key = ref where key is a table's (never NULL) key and ref
+	// the reference to a row of it, for `with` on an object and for members:
+	// false when ref is NULL.
+	KeyEq(key, ref string) string
 	// Contains is the case-sensitive substring test "x contains sub",
 	// true for an empty sub; NULL when either side is NULL.
 	Contains(x, sub string) string
@@ -140,6 +144,9 @@ func (Postgres) Bool(b bool) string { return boolWord(b) }
 // NullSafeEq implements Dialect.
 func (Postgres) NullSafeEq(x, y string) string { return x + " IS NOT DISTINCT FROM " + y }
 
+// KeyEq implements Dialect: plain =, which the key's index serves.
+func (Postgres) KeyEq(key, ref string) string { return key + " = " + ref }
+
 // NullSafeNe implements Dialect.
 func (Postgres) NullSafeNe(x, y string) string { return x + " IS DISTINCT FROM " + y }
 
@@ -226,6 +233,9 @@ func (SQLite) Bool(b bool) string { return boolWord(b) }
 
 // NullSafeEq implements Dialect.
 func (SQLite) NullSafeEq(x, y string) string { return x + " IS " + y }
+
+// KeyEq implements Dialect: plain =, which the key's index serves.
+func (SQLite) KeyEq(key, ref string) string { return key + " = " + ref }
 
 // NullSafeNe implements Dialect.
 func (SQLite) NullSafeNe(x, y string) string { return x + " IS NOT " + y }
@@ -328,6 +338,13 @@ func (MySQL) Bool(b bool) string { return boolWord(b) }
 
 // NullSafeEq implements Dialect.
 func (MySQL) NullSafeEq(x, y string) string { return x + " <=> " + y }
+
+// KeyEq implements Dialect with <=>, the same answer as = for a key that is
+// never NULL, and still served by the key's index. With =, MariaDB 10.11's
+// exists_to_in rewrite turns `EXISTS (... key = (CASE ... (subquery) ...))`
+// into an IN it rejects ("SUBQUERY in ROW in left expression of IN") or
+// crashes on (testdata/corpus/regressions.txt).
+func (MySQL) KeyEq(key, ref string) string { return key + " <=> " + ref }
 
 // NullSafeNe implements Dialect.
 func (MySQL) NullSafeNe(x, y string) string { return "NOT (" + x + " <=> " + y + ")" }
