@@ -955,20 +955,6 @@ func (c *compiler) with(n *typecheck.Filter) (predFn, error) {
 // ---------------------------------------------------------------------------
 // Comparisons
 
-func flip(op ast.Op) ast.Op {
-	switch op {
-	case ast.OpLt:
-		return ast.OpGt
-	case ast.OpLe:
-		return ast.OpGe
-	case ast.OpGt:
-		return ast.OpLt
-	case ast.OpGe:
-		return ast.OpLe
-	}
-	return op
-}
-
 func isOrderOp(op ast.Op) bool {
 	switch op {
 	case ast.OpEq, ast.OpNe, ast.OpLt, ast.OpLe, ast.OpGt, ast.OpGe:
@@ -1079,7 +1065,7 @@ func (c *compiler) compare(n *typecheck.Compare) (predFn, error) {
 func (c *compiler) compareFast(n *typecheck.Compare) (predFn, bool, error) {
 	x, y, op := n.X, n.Y, n.Op
 	if _, ok := constOf(x); ok {
-		x, y, op = y, x, flip(op)
+		x, y, op = y, x, op.Mirror()
 	}
 	k, ok := constOf(y)
 	if !ok {

@@ -683,7 +683,7 @@ func (c *compiler) simpleCompare(n *typecheck.Compare, scope int, budget *int) (
 	}
 	x, y, op := n.X, n.Y, n.Op
 	if _, ok := constOf(x); ok {
-		x, y, op = y, x, flip(op)
+		x, y, op = y, x, op.Mirror()
 	}
 	k, ok := constOf(y)
 	if !ok {
