@@ -36,7 +36,7 @@ func LowerFoldSafe(q *typecheck.Query, p *schema.Project) bool {
 				note(fields, n.X.Type().Obj, n.F)
 			}
 		}
-		for _, k := range Operands(n) {
+		for _, k := range irOperands(n) {
 			visit(k, seen)
 		}
 	}

@@ -38,7 +38,7 @@ func MayOverflow(n typecheck.Node) bool {
 		if k, ok := n.(*typecheck.Const); ok && k.T.IsNumeric() {
 			a.field = math.Max(a.field, math.Max(math.Abs(float64(k.I)), math.Abs(k.F)))
 		}
-		for _, c := range Operands(n) {
+		for _, c := range irOperands(n) {
 			walk(c)
 		}
 	}
@@ -115,7 +115,7 @@ func (a analysis) bound(n typecheck.Node) magnitude {
 	// Fields, members and counts are integers of the data; everything
 	// else is not a number and only passes on the risk of its operands.
 	m := magnitude{hi: a.field, lo: 1}
-	for _, k := range Operands(n) {
+	for _, k := range irOperands(n) {
 		if a.bound(k).risk {
 			m.risk = true
 		}
@@ -123,8 +123,8 @@ func (a analysis) bound(n typecheck.Node) magnitude {
 	return m
 }
 
-// Operands lists the operands of a checked IR node, in source order.
-func Operands(n typecheck.Node) []typecheck.Node {
+// irOperands lists the operands of a checked IR node, in source order.
+func irOperands(n typecheck.Node) []typecheck.Node {
 	switch n := n.(type) {
 	case *typecheck.Member:
 		return []typecheck.Node{n.X}
