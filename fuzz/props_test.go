@@ -47,6 +47,7 @@ func runs(t *testing.T, cases int) []struct {
 		}
 		return []run{{seed, cases}}
 	}
+	cases = max(cases/raceScale, 10)
 	if testing.Short() {
 		return []run{{fixedSeed, max(cases/4, 10)}}
 	}
