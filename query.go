@@ -43,7 +43,7 @@ func (e *Env) Compile(src string) (*Query, diag.List) {
 	if users == nil {
 		// Report every unresolved mention where it stands.
 		var found diag.List
-		walkIR(q.Root, func(n typecheck.Node) {
+		typecheck.Inspect(q.Root, func(n typecheck.Node) {
 			if k, ok := n.(*typecheck.Const); ok && k.Unresolved {
 				found = append(found, diag.Errorf(diag.ClassLogic, RuleUnresolvedUser, k.Sp,
 					"@user:%q cannot be evaluated without the user directory", k.S).
@@ -98,48 +98,3 @@ func (q *Query) Program() *eval.Program { return q.prog }
 
 // Context is the context the query runs in.
 func (q *Query) Context() *schema.Context { return q.checked.Context }
-
-// walkIR calls f on every node of the checked tree rooted at n.
-func walkIR(n typecheck.Node, f func(typecheck.Node)) {
-	if n == nil {
-		return
-	}
-	f(n)
-	switch n := n.(type) {
-	case *typecheck.Member:
-		walkIR(n.X, f)
-	case *typecheck.Count:
-		walkIR(n.X, f)
-	case *typecheck.Filter:
-		walkIR(n.X, f)
-		walkIR(n.Pred, f)
-	case *typecheck.Not:
-		walkIR(n.X, f)
-	case *typecheck.Logic:
-		walkIR(n.X, f)
-		walkIR(n.Y, f)
-	case *typecheck.Arith:
-		walkIR(n.X, f)
-		walkIR(n.Y, f)
-	case *typecheck.Neg:
-		walkIR(n.X, f)
-	case *typecheck.Compare:
-		walkIR(n.X, f)
-		walkIR(n.Y, f)
-	case *typecheck.Between:
-		walkIR(n.X, f)
-		walkIR(n.Lo, f)
-		walkIR(n.Hi, f)
-	case *typecheck.Contains:
-		walkIR(n.X, f)
-		walkIR(n.Sub, f)
-	case *typecheck.If:
-		walkIR(n.Cond, f)
-		walkIR(n.Then, f)
-		walkIR(n.Else, f)
-	case *typecheck.ToFloat:
-		walkIR(n.X, f)
-	case *typecheck.IsSet:
-		walkIR(n.X, f)
-	}
-}

@@ -60,45 +60,11 @@ var hostileTemplates = []struct{ context, query string }{
 
 // consts calls f on every constant of n's tree.
 func consts(n typecheck.Node, f func(*typecheck.Const)) {
-	switch n := n.(type) {
-	case *typecheck.Const:
-		f(n)
-	case *typecheck.Member:
-		consts(n.X, f)
-	case *typecheck.Count:
-		consts(n.X, f)
-	case *typecheck.Filter:
-		consts(n.X, f)
-		consts(n.Pred, f)
-	case *typecheck.Not:
-		consts(n.X, f)
-	case *typecheck.Logic:
-		consts(n.X, f)
-		consts(n.Y, f)
-	case *typecheck.Arith:
-		consts(n.X, f)
-		consts(n.Y, f)
-	case *typecheck.Neg:
-		consts(n.X, f)
-	case *typecheck.Compare:
-		consts(n.X, f)
-		consts(n.Y, f)
-	case *typecheck.Between:
-		consts(n.X, f)
-		consts(n.Lo, f)
-		consts(n.Hi, f)
-	case *typecheck.Contains:
-		consts(n.X, f)
-		consts(n.Sub, f)
-	case *typecheck.If:
-		consts(n.Cond, f)
-		consts(n.Then, f)
-		consts(n.Else, f)
-	case *typecheck.ToFloat:
-		consts(n.X, f)
-	case *typecheck.IsSet:
-		consts(n.X, f)
-	}
+	typecheck.Inspect(n, func(n typecheck.Node) {
+		if k, ok := n.(*typecheck.Const); ok {
+			f(k)
+		}
+	})
 }
 
 // substitute replaces every string constant "X" of q's tree by v.

@@ -36,7 +36,7 @@ func LowerFoldSafe(q *typecheck.Query, p *schema.Project) bool {
 				note(fields, n.X.Type().Obj, n.F)
 			}
 		}
-		for _, k := range irOperands(n) {
+		for _, k := range typecheck.Operands(n) {
 			visit(k, seen)
 		}
 	}

@@ -38,7 +38,7 @@ func MayOverflow(n typecheck.Node) bool {
 		if k, ok := n.(*typecheck.Const); ok && k.T.IsNumeric() {
 			a.field = math.Max(a.field, math.Max(math.Abs(float64(k.I)), math.Abs(k.F)))
 		}
-		for _, c := range irOperands(n) {
+		for _, c := range typecheck.Operands(n) {
 			walk(c)
 		}
 	}
@@ -115,43 +115,10 @@ func (a analysis) bound(n typecheck.Node) magnitude {
 	// Fields, members and counts are integers of the data; everything
 	// else is not a number and only passes on the risk of its operands.
 	m := magnitude{hi: a.field, lo: 1}
-	for _, k := range irOperands(n) {
+	for _, k := range typecheck.Operands(n) {
 		if a.bound(k).risk {
 			m.risk = true
 		}
 	}
 	return m
-}
-
-// irOperands lists the operands of a checked IR node, in source order.
-func irOperands(n typecheck.Node) []typecheck.Node {
-	switch n := n.(type) {
-	case *typecheck.Member:
-		return []typecheck.Node{n.X}
-	case *typecheck.Count:
-		return []typecheck.Node{n.X}
-	case *typecheck.Filter:
-		return []typecheck.Node{n.X, n.Pred}
-	case *typecheck.Not:
-		return []typecheck.Node{n.X}
-	case *typecheck.Logic:
-		return []typecheck.Node{n.X, n.Y}
-	case *typecheck.Arith:
-		return []typecheck.Node{n.X, n.Y}
-	case *typecheck.Neg:
-		return []typecheck.Node{n.X}
-	case *typecheck.Compare:
-		return []typecheck.Node{n.X, n.Y}
-	case *typecheck.Between:
-		return []typecheck.Node{n.X, n.Lo, n.Hi}
-	case *typecheck.Contains:
-		return []typecheck.Node{n.X, n.Sub}
-	case *typecheck.If:
-		return []typecheck.Node{n.Cond, n.Then, n.Else}
-	case *typecheck.ToFloat:
-		return []typecheck.Node{n.X}
-	case *typecheck.IsSet:
-		return []typecheck.Node{n.X}
-	}
-	return nil
 }

@@ -137,3 +137,19 @@ func TestDiagnosticCap(t *testing.T) {
 	assert.Equal(t, typecheck.RuleTooMany, q.Diags[len(q.Diags)-1].Rule)
 	assert.Equal(t, diag.Error, q.Diags[0].Severity)
 }
+
+func TestInspectVisitsEveryNode(t *testing.T) {
+	src := `count of translations where (text contains "a" and max length > 1 + 2) > 0`
+	tree, pd := parser.Parse(src)
+	require.Empty(t, pd)
+	q := typecheck.Check(config(t, schema.New(), "strings", "standard"), src, tree)
+	require.Empty(t, q.Diags)
+	var kinds []string
+	typecheck.Inspect(q.Root, func(n typecheck.Node) { kinds = append(kinds, fmt.Sprintf("%T", n)) })
+	assert.Equal(t, []string{
+		"*typecheck.Compare", "*typecheck.Count", "*typecheck.Filter", "*typecheck.Field",
+		"*typecheck.Logic", "*typecheck.Contains", "*typecheck.Field", "*typecheck.Const",
+		"*typecheck.Compare", "*typecheck.Field", "*typecheck.Arith", "*typecheck.Const", "*typecheck.Const",
+		"*typecheck.Const",
+	}, kinds)
+}

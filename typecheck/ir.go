@@ -228,3 +228,48 @@ type Query struct {
 	// formatter can print documented spellings.
 	Names map[*ast.Ident]*schema.Field
 }
+
+// Operands lists the direct operands of a checked node, in source order.
+func Operands(n Node) []Node {
+	switch n := n.(type) {
+	case *Member:
+		return []Node{n.X}
+	case *Count:
+		return []Node{n.X}
+	case *Filter:
+		return []Node{n.X, n.Pred}
+	case *Not:
+		return []Node{n.X}
+	case *Logic:
+		return []Node{n.X, n.Y}
+	case *Arith:
+		return []Node{n.X, n.Y}
+	case *Neg:
+		return []Node{n.X}
+	case *Compare:
+		return []Node{n.X, n.Y}
+	case *Between:
+		return []Node{n.X, n.Lo, n.Hi}
+	case *Contains:
+		return []Node{n.X, n.Sub}
+	case *If:
+		return []Node{n.Cond, n.Then, n.Else}
+	case *ToFloat:
+		return []Node{n.X}
+	case *IsSet:
+		return []Node{n.X}
+	}
+	return nil
+}
+
+// Inspect calls f on every node of the tree rooted at n, parents before
+// their operands.
+func Inspect(n Node, f func(Node)) {
+	if n == nil {
+		return
+	}
+	f(n)
+	for _, k := range Operands(n) {
+		Inspect(k, f)
+	}
+}
