@@ -269,19 +269,7 @@ func (c *compiler) boolV(n typecheck.Node) (valFn[bool], error) {
 		}
 		return memberVal[bool](x, g), nil
 	case *typecheck.If:
-		cond, err := c.pred(n.Cond)
-		if err != nil {
-			return nil, err
-		}
-		th, err := c.boolV(n.Then)
-		if err != nil {
-			return nil, err
-		}
-		el, err := c.boolV(n.Else)
-		if err != nil {
-			return nil, err
-		}
-		return ifVal(cond, th, el), nil
+		return ifOf(c, n, c.boolV)
 	}
 	p, err := c.pred(n)
 	if err != nil {
@@ -309,24 +297,12 @@ func (c *compiler) intV(n typecheck.Node) (valFn[int64], error) {
 		v := n.I
 		return func(frame) (int64, bool) { return v, true }, nil
 	case *typecheck.Field:
-		g, err := c.field(n)
-		if err != nil {
-			return nil, err
-		}
-		return fieldVal[int64](n.Scope, g), nil
+		return fieldOf[int64](c, n)
 	case *typecheck.Member:
 		if n.X.Type().Kind == schema.User && c.isUserID(n.F) {
 			return c.intV(n.X) // the id of a user is the user value itself
 		}
-		x, err := c.ptr(n.X)
-		if err != nil {
-			return nil, err
-		}
-		g, err := c.member(n)
-		if err != nil {
-			return nil, err
-		}
-		return memberVal[int64](x, g), nil
+		return memberOf[int64](c, n)
 	case *typecheck.Count:
 		cnt, err := c.count(n.X)
 		if err != nil {
@@ -381,19 +357,7 @@ func (c *compiler) intV(n typecheck.Node) (valFn[int64], error) {
 			return -a, true
 		}, nil
 	case *typecheck.If:
-		cond, err := c.pred(n.Cond)
-		if err != nil {
-			return nil, err
-		}
-		th, err := c.intV(n.Then)
-		if err != nil {
-			return nil, err
-		}
-		el, err := c.intV(n.Else)
-		if err != nil {
-			return nil, err
-		}
-		return ifVal(cond, th, el), nil
+		return ifOf(c, n, c.intV)
 	}
 	return nil, errAt(n, "%T cannot be an int", n)
 }
@@ -435,21 +399,9 @@ func (c *compiler) floatV(n typecheck.Node) (valFn[float64], error) {
 		v := n.F
 		return func(frame) (float64, bool) { return v, true }, nil
 	case *typecheck.Field:
-		g, err := c.field(n)
-		if err != nil {
-			return nil, err
-		}
-		return fieldVal[float64](n.Scope, g), nil
+		return fieldOf[float64](c, n)
 	case *typecheck.Member:
-		x, err := c.ptr(n.X)
-		if err != nil {
-			return nil, err
-		}
-		g, err := c.member(n)
-		if err != nil {
-			return nil, err
-		}
-		return memberVal[float64](x, g), nil
+		return memberOf[float64](c, n)
 	case *typecheck.ToFloat:
 		x, err := c.intV(n.X)
 		if err != nil {
@@ -514,19 +466,7 @@ func (c *compiler) floatV(n typecheck.Node) (valFn[float64], error) {
 		}
 		return func(fr frame) (float64, bool) { a, ok := x(fr); return -a, ok }, nil
 	case *typecheck.If:
-		cond, err := c.pred(n.Cond)
-		if err != nil {
-			return nil, err
-		}
-		th, err := c.floatV(n.Then)
-		if err != nil {
-			return nil, err
-		}
-		el, err := c.floatV(n.Else)
-		if err != nil {
-			return nil, err
-		}
-		return ifVal(cond, th, el), nil
+		return ifOf(c, n, c.floatV)
 	}
 	return nil, errAt(n, "%T cannot be a float", n)
 }
@@ -545,37 +485,53 @@ func (c *compiler) strV(n typecheck.Node) (valFn[string], error) {
 		v := n.S
 		return func(frame) (string, bool) { return v, true }, nil
 	case *typecheck.Field:
-		g, err := c.field(n)
-		if err != nil {
-			return nil, err
-		}
-		return fieldVal[string](n.Scope, g), nil
+		return fieldOf[string](c, n)
 	case *typecheck.Member:
-		x, err := c.ptr(n.X)
-		if err != nil {
-			return nil, err
-		}
-		g, err := c.member(n)
-		if err != nil {
-			return nil, err
-		}
-		return memberVal[string](x, g), nil
+		return memberOf[string](c, n)
 	case *typecheck.If:
-		cond, err := c.pred(n.Cond)
-		if err != nil {
-			return nil, err
-		}
-		th, err := c.strV(n.Then)
-		if err != nil {
-			return nil, err
-		}
-		el, err := c.strV(n.Else)
-		if err != nil {
-			return nil, err
-		}
-		return ifVal(cond, th, el), nil
+		return ifOf(c, n, c.strV)
 	}
 	return nil, errAt(n, "%T cannot be a string", n)
+}
+
+// ifOf compiles if C then A else B, the branches with sub (the compiler
+// of their kind).
+func ifOf[T any](c *compiler, n *typecheck.If, sub func(typecheck.Node) (valFn[T], error)) (valFn[T], error) {
+	cond, err := c.pred(n.Cond)
+	if err != nil {
+		return nil, err
+	}
+	th, err := sub(n.Then)
+	if err != nil {
+		return nil, err
+	}
+	el, err := sub(n.Else)
+	if err != nil {
+		return nil, err
+	}
+	return ifVal(cond, th, el), nil
+}
+
+// fieldOf compiles a bare field read as T.
+func fieldOf[T any](c *compiler, n *typecheck.Field) (valFn[T], error) {
+	g, err := c.field(n)
+	if err != nil {
+		return nil, err
+	}
+	return fieldVal[T](n.Scope, g), nil
+}
+
+// memberOf compiles F of X read as T; absent when X is.
+func memberOf[T any](c *compiler, n *typecheck.Member) (valFn[T], error) {
+	x, err := c.ptr(n.X)
+	if err != nil {
+		return nil, err
+	}
+	g, err := c.member(n)
+	if err != nil {
+		return nil, err
+	}
+	return memberVal[T](x, g), nil
 }
 
 func ifVal[T any](cond predFn, th, el valFn[T]) valFn[T] {
@@ -1195,7 +1151,7 @@ func (c *compiler) countConst(n *typecheck.Count, op ast.Op, k int64) (predFn, b
 			return nil, true, err
 		}
 		s, off := f.Scope, g.off
-		return func(fr frame) bool { return cmpInt(op, int64(len(*(*[]byte)(unsafe.Add(fr[s], off)))), k) }, true, nil
+		return func(fr frame) bool { return cmpOrd(op, int64(len(*(*[]byte)(unsafe.Add(fr[s], off)))), k) }, true, nil
 	}
 	cnt, err := c.count(n.X)
 	if err != nil {

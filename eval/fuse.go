@@ -146,22 +146,6 @@ func (t *elemTest) strEq() bool {
 	return t.kind == testStr && t.op == ast.OpEq && !t.hop && !t.ptr
 }
 
-func cmpInt(op ast.Op, v, k int64) bool {
-	switch op {
-	case ast.OpEq:
-		return v == k
-	case ast.OpNe:
-		return v != k
-	case ast.OpLt:
-		return v < k
-	case ast.OpLe:
-		return v <= k
-	case ast.OpGt:
-		return v > k
-	}
-	return v >= k
-}
-
 // at is the address of the scalar a leaf reads, nil when it is absent.
 func (t *elemTest) at(e unsafe.Pointer) unsafe.Pointer {
 	if t.hop {
