@@ -27,87 +27,75 @@ func checked(t *testing.T, tg target) func(src string) (*typecheck.Query, string
 	}
 }
 
+// propOnData runs a property for every target over generated queries that
+// check clean and generated projects; body returns "" when it holds, else
+// what went wrong.
+func propOnData(t *testing.T, name string, cases int, body func(q *typecheck.Query, d fuzz.Data) string) {
+	t.Helper()
+	for _, tg := range targets() {
+		t.Run(tg.String(), func(t *testing.T) {
+			g, chk := generator(t, tg), checked(t, tg)
+			check(t, name, cases, func() gopter.Prop {
+				return prop.ForAll(func(c fuzz.Case, d fuzz.Data) string {
+					q, msg := chk(c.Source())
+					if q == nil {
+						return msg
+					}
+					return body(q, d)
+				}, g.Query(), fuzz.GenProject())
+			})
+		})
+	}
+}
+
 // TestPropEvalTotal: a query that checks clean compiles for the evaluator,
 // never panics or errors while evaluating (a panic fails the property
 // with its stack), and compiles to SQL for every dialect with one
 // placeholder per argument.
 func TestPropEvalTotal(t *testing.T) {
-	for _, tg := range targets() {
-		t.Run(tg.String(), func(t *testing.T) {
-			g, chk := generator(t, tg), checked(t, tg)
-			check(t, "checked queries evaluate and compile", 300, func() gopter.Prop {
-				return prop.ForAll(func(c fuzz.Case, d fuzz.Data) string {
-					q, msg := chk(c.Source())
-					if q == nil {
-						return msg
-					}
-					if _, err := evalIDs(q, d.P); err != nil {
-						return err.Error()
-					}
-					if err := compileAll(q); err != nil {
-						return err.Error()
-					}
-					return ""
-				}, g.Query(), fuzz.GenProject())
-			})
-		})
-	}
+	propOnData(t, "checked queries evaluate and compile", 300, func(q *typecheck.Query, d fuzz.Data) string {
+		if _, err := evalIDs(q, d.P); err != nil {
+			return err.Error()
+		}
+		if err := compileAll(q); err != nil {
+			return err.Error()
+		}
+		return ""
+	})
 }
 
 // TestPropEvalRef: the closure evaluator matches exactly the objects the
 // reference interpreter matches.
 func TestPropEvalRef(t *testing.T) {
-	for _, tg := range targets() {
-		t.Run(tg.String(), func(t *testing.T) {
-			g, chk := generator(t, tg), checked(t, tg)
-			check(t, "eval = refeval", 400, func() gopter.Prop {
-				return prop.ForAll(func(c fuzz.Case, d fuzz.Data) string {
-					q, msg := chk(c.Source())
-					if q == nil {
-						return msg
-					}
-					want, err := refIDs(q, d.P)
-					if err != nil {
-						return err.Error()
-					}
-					got, err := evalIDs(q, d.P)
-					if err != nil {
-						return err.Error()
-					}
-					return agree([]result{{"refeval", want}, {"eval", got}})
-				}, g.Query(), fuzz.GenProject())
-			})
-		})
-	}
+	propOnData(t, "eval = refeval", 400, func(q *typecheck.Query, d fuzz.Data) string {
+		want, err := refIDs(q, d.P)
+		if err != nil {
+			return err.Error()
+		}
+		got, err := evalIDs(q, d.P)
+		if err != nil {
+			return err.Error()
+		}
+		return agree([]result{{"refeval", want}, {"eval", got}})
+	})
 }
 
 // TestPropEvalSQL: the evaluator matches exactly the objects the compiled
 // SQL selects on embedded SQLite, over generated data.
 func TestPropEvalSQL(t *testing.T) {
-	for _, tg := range targets() {
-		t.Run(tg.String(), func(t *testing.T) {
-			g, chk := generator(t, tg), checked(t, tg)
-			check(t, "eval = sqlite", 200, func() gopter.Prop {
-				return prop.ForAll(func(c fuzz.Case, d fuzz.Data) string {
-					q, msg := chk(c.Source())
-					if q == nil {
-						return msg
-					}
-					ctx := context.Background()
-					l, err := load(ctx, []string{"sqlite"}, d.P)
-					if err != nil {
-						return err.Error()
-					}
-					defer l.Close()
-					rs, err := l.run(ctx, q, false)
-					if err != nil {
-						return err.Error()
-					}
-					return agree(rs)
-				}, g.Query(), fuzz.GenProject())
-			})
-		})
-	}
+	propOnData(t, "eval = sqlite", 200, func(q *typecheck.Query, d fuzz.Data) string {
+		ctx := context.Background()
+		l, err := load(ctx, []string{"sqlite"}, d.P)
+		if err != nil {
+			return err.Error()
+		}
+		defer l.Close()
+		rs, err := l.run(ctx, q, false)
+		if err != nil {
+			return err.Error()
+		}
+		return agree(rs)
+	})
 }
 
 // TestPropEvalServers: the evaluator matches exactly the objects the
