@@ -239,6 +239,13 @@ const poolSize = 6
 func newPool(t *testing.T) pool {
 	t.Helper()
 	servers := serverEngines()
+	// In CI (CROQL_REQUIRE_DB=postgres,mysql) a server without its DSN is
+	// a failure, not a skipped property.
+	for _, req := range strings.Split(os.Getenv("CROQL_REQUIRE_DB"), ",") {
+		if req != "" && !slices.Contains(servers, req) {
+			t.Fatalf("CROQL_REQUIRE_DB lists %s but its DSN (%s or %s) is not set", req, envPostgres, envMySQL)
+		}
+	}
 	if len(servers) == 0 {
 		t.Logf("no database server: set %s and %s to run these properties on PostgreSQL and MariaDB too", envPostgres, envMySQL)
 		return nil
