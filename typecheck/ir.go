@@ -188,11 +188,18 @@ func (n *If) Span() diag.Span       { return n.Sp }
 func (n *ToFloat) Span() diag.Span  { return n.Sp }
 func (n *IsSet) Span() diag.Span    { return n.Sp }
 
-// Nullable reports whether n can be absent: a nullable field, a member of
-// something nullable or of an object, arithmetic, and if.
+// Nullable reports whether n can be absent: a nullable field, a member (of
+// an object that may be absent, or of a user read from the directory), a
+// where over something nullable, arithmetic with a nullable operand or a
+// division (by zero), an if with a nullable branch, and a user mention that
+// was not resolved (compiled to a lookup that may find no user). Every bool
+// node but a field and a member is two-valued. This is the one definition
+// of nullability every back end reads.
 func Nullable(n Node) bool {
 	switch n := n.(type) {
-	case *Const, *Count, *Not, *Logic, *Compare, *Between, *Contains, *IsSet:
+	case *Const:
+		return n.Unresolved
+	case *Count, *Not, *Logic, *Compare, *Between, *Contains, *IsSet, *Exists:
 		return false
 	case *Field:
 		return n.F.Nullable
@@ -224,6 +231,10 @@ type Query struct {
 	// Scopes is the number of scopes the query binds (1 + deepest where/with
 	// nesting), so a back end can size its scope frame.
 	Scopes int
+	// Core is Root lowered into the core IR (see Lower): what the back ends
+	// run. CoreScopes is the number of scopes it binds (at least Scopes).
+	Core       Node
+	CoreScopes int
 	// Names maps each identifier of AST to the field it resolved to, so the
 	// formatter can print documented spellings.
 	Names map[*ast.Ident]*schema.Field
@@ -257,6 +268,8 @@ func Operands(n Node) []Node {
 	case *ToFloat:
 		return []Node{n.X}
 	case *IsSet:
+		return []Node{n.X}
+	case *Exists:
 		return []Node{n.X}
 	}
 	return nil
