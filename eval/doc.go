@@ -11,6 +11,16 @@
 // allocated per evaluated object, and a nullable value travels as a
 // (value, present) pair.
 //
+// Compile runs the core IR (typecheck.CoreOf), in which the language's
+// rule table has already been applied (docs/language.md, "The core rules"):
+// the evaluator knows no rule of its own. It has two layers. The plain
+// closure compiler gives every core node one closure over a frame of scope
+// objects. The optimising layer, on by default, replaces some of them with
+// faster equivalents: fused test trees for predicates that read only one
+// object (fuse.go), comparisons that read a field inline, and loops that
+// read a slice field inline. [WithoutOptimizations] turns it off; the tests
+// run every query both ways and against the reference interpreter.
+//
 // A Program is immutable and safe for concurrent use. [Program.Match]
 // accepts any value and is false for anything but a pointer to the
 // context's root type; [Bind] gives a typed matcher without the type test;
