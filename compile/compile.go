@@ -406,6 +406,12 @@ func (c *compiler) value(n typecheck.Node) {
 			c.fail("unknown arithmetic operator %s", n.Op)
 			return
 		}
+		if typecheck.MayOverflow(n) {
+			x := c.sub(func() { c.value(n.X) })
+			y := c.sub(func() { c.value(n.Y) })
+			c.w(c.d.IntArith(strings.TrimSpace(op), x, y))
+			return
+		}
 		c.w("(")
 		c.value(n.X)
 		c.w(op)
@@ -418,6 +424,10 @@ func (c *compiler) value(n typecheck.Node) {
 		}
 		c.w(")")
 	case *typecheck.Neg:
+		if typecheck.MayOverflow(n) {
+			c.w(c.d.IntArith("-", c.sub(func() { c.value(n.X) }), ""))
+			return
+		}
 		c.w("(-(")
 		c.value(n.X)
 		c.w("))")

@@ -57,13 +57,14 @@
 // match when they are equal under Unicode simple case folding (the rule of
 // strings.EqualFold), tested rune by rune without allocating. = and the
 // orderings compare strings by their bytes, which for UTF-8 is code-point
-// order. Integer arithmetic is 64-bit and checked: a sum, difference,
-// product or negation whose exact value does not fit in an int64 is absent,
-// as a division by zero is (so `9223372036854775807 + 1 > 0` is false and
-// `not (9223372036854775807 + 1 < 0)` true), never a wrapped-around value.
-// The SQL engines differ here (docs/language.md, "Evaluation semantics"):
-// PostgreSQL and MariaDB fail the whole query, SQLite computes the result
-// in floating point. Float arithmetic follows IEEE 754 (a NaN is unordered
+// order. Integer arithmetic is 64-bit and checked. Overflow: integer +, -,
+// * and unary - whose exact result leaves the 64-bit range give an absent
+// value, like a division by zero, on every engine: the evaluator checks
+// each operation, and the SQL computes it exactly and turns a result out
+// of range into NULL (package compile, Dialect.IntArith), so no engine
+// fails the query or computes in floating point. So `9223372036854775807 +
+// 1 > 0` is false and `not (9223372036854775807 + 1 < 0)` true, never a
+// wrapped-around value. Float arithmetic follows IEEE 754 (a NaN is unordered
 // and equal to nothing).
 //
 // Users: a user value is an id. `id of U` is that id. `login of U` and

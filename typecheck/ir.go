@@ -1,6 +1,8 @@
 package typecheck
 
 import (
+	"math"
+
 	"github.com/croql/croql/ast"
 	"github.com/croql/croql/diag"
 	"github.com/croql/croql/schema"
@@ -190,8 +192,8 @@ func (n *IsSet) Span() diag.Span    { return n.Sp }
 
 // Nullable reports whether n can be absent: a nullable field, a member (of
 // an object that may be absent, or of a user read from the directory), a
-// where over something nullable, arithmetic with a nullable operand or a
-// division (by zero), an if with a nullable branch, and a user mention that
+// where over something nullable, arithmetic with a nullable operand, a
+// division (by zero), integer arithmetic (overflow), an if with a nullable branch, and a user mention that
 // was not resolved (compiled to a lookup that may find no user). Every bool
 // node but a field and a member is two-valued. This is the one definition
 // of nullability every back end reads.
@@ -208,15 +210,35 @@ func Nullable(n Node) bool {
 	case *Member:
 		return true
 	case *Neg:
-		return Nullable(n.X)
+		return MayOverflow(n) || Nullable(n.X)
 	case *ToFloat:
 		return Nullable(n.X)
 	case *Arith:
-		return n.Op == ast.OpDiv || Nullable(n.X) || Nullable(n.Y)
+		// A division may be by zero; integer +, - and * may overflow.
+		return n.Op == ast.OpDiv || MayOverflow(n) || Nullable(n.X) || Nullable(n.Y)
 	case *If:
 		return Nullable(n.Then) || Nullable(n.Else)
 	}
 	return true
+}
+
+// MayOverflow reports whether n is integer arithmetic whose exact result
+// may leave the int64 range, which makes it absent (the language's overflow
+// rule, docs/language.md "Numbers"): integer +, - and *, and the negation
+// of anything but a constant (a literal is at most 2^63-1, whose negation
+// fits).
+func MayOverflow(n Node) bool {
+	switch n := n.(type) {
+	case *Arith:
+		return n.T.Kind == schema.Int && n.Op != ast.OpDiv
+	case *Neg:
+		if n.T.Kind != schema.Int {
+			return false
+		}
+		k, ok := n.X.(*Const)
+		return !ok || k.I == math.MinInt64
+	}
+	return false
 }
 
 // Query is a checked query: the IR, the tree it came from, and every
