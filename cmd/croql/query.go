@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 	_ "time/tzdata" // --tz works on machines without a zoneinfo database
 
@@ -39,6 +39,8 @@ func cmdQuery(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fold := fs.Bool("fold", false, "make contains case-insensitive (Unicode simple folding)")
 	engineName := fs.String("engine", "memory", "where the query runs: memory (the evaluator), or "+engineNames+" (compiled to SQL)")
 	dsn := fs.String("dsn", "", "data source of --engine postgres or mysql (a scratch schema is created and dropped); optional for sqlite")
+	strict := fs.Bool("strict", false, "reject unknown members and member names repeated within an object in the data file")
+	skipBad := fs.Bool("skip-bad", false, "skip data lines that cannot be read or fail a check, reporting each on stderr, instead of stopping at the first")
 	if st := parseFlags(fs, args); st >= 0 {
 		return st
 	}
@@ -89,7 +91,13 @@ func cmdQuery(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return usageErr("%v", err)
 	}
 
-	p, err := loadProject(*data, stdin, stderr)
+	ropts := schema.ReadOptions{Strict: *strict, SkipBad: *skipBad}
+	if *engineName == "memory" && *data != "" {
+		ctx, stop := signalContext()
+		defer stop()
+		return streamQuery(ctx, *data, stdin, stdout, stderr, src, *ctxName, opts, *ids, ropts)
+	}
+	p, err := loadProject(*data, stdin, stderr, ropts)
 	if err != nil {
 		fmt.Fprintf(stderr, "croql query: %v\n", err)
 		return 1
@@ -114,7 +122,9 @@ func cmdQuery(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if checked.Diags.HasErrors() {
 			return 1
 		}
-		matched, err := runOnEngine(context.Background(), *engineName, *dsn, p, checked)
+		ctx, stop := signalContext()
+		defer stop()
+		matched, err := runOnEngine(ctx, *engineName, *dsn, p, checked)
 		if err != nil {
 			fmt.Fprintf(stderr, "croql query: %v\n", err)
 			return 1
@@ -227,7 +237,7 @@ const (
 
 // loadProject reads the project file name ("-" for stdin), or returns the
 // built-in demo project when name is empty.
-func loadProject(name string, stdin io.Reader, stderr io.Writer) (*schema.Project, error) {
+func loadProject(name string, stdin io.Reader, stderr io.Writer, ropts schema.ReadOptions) (*schema.Project, error) {
 	if name == "" {
 		return demo.Default(), nil
 	}
@@ -252,7 +262,10 @@ func loadProject(name string, stdin io.Reader, stderr io.Writer) (*schema.Projec
 		r = f
 	}
 	pr := &progressReader{r: r, size: size, name: name, prog: newProgress(stderr, size >= progressBytes)}
-	p, err := schema.ReadProject(pr)
+	if ropts.SkipBad {
+		ropts.Skipped = skipReporter(stderr, pr.prog, "croql query")
+	}
+	p, err := schema.ReadProjectWith(pr, ropts)
 	pr.prog.done()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -281,6 +294,7 @@ func (p *progressReader) Read(b []byte) (int, error) {
 // progress writes a self-overwriting status line to a terminal, at most
 // every progressEvery; it does nothing when disabled.
 type progress struct {
+	mu    sync.Mutex
 	w     io.Writer
 	on    bool
 	shown bool
@@ -299,6 +313,8 @@ func (p *progress) show(format string, a ...any) {
 	if !p.on {
 		return
 	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if now := time.Now(); now.Sub(p.last) >= progressEvery {
 		p.last = now
 		p.shown = true
@@ -308,6 +324,8 @@ func (p *progress) show(format string, a ...any) {
 
 // done clears the status line.
 func (p *progress) done() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.shown {
 		fmt.Fprint(p.w, "\r\x1b[K")
 		p.shown = false
