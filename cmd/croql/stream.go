@@ -5,9 +5,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 
 	"github.com/croql/croql"
@@ -18,28 +20,25 @@ import (
 // streamQuery runs a query over a project file with the in-memory
 // evaluator while it reads it (schema.Stream): each object is decoded,
 // matched and printed on the workers, then written in file order, so memory
-// stays flat whatever the file's size. env is built from the file's head
-// (its users and languages), so the query is compiled only then; its
-// diagnostics go to stderr. It returns the exit status.
-func streamQuery(ctx context.Context, name string, stdin io.Reader, stdout, stderr io.Writer,
-	src, ctxName string, opts []croql.Option, ids bool, ropts schema.ReadOptions) int {
-	r, size, closeFn, err := openData(name, stdin)
+// stays flat whatever the file's size. The environment is built from the
+// file's head (its users and languages), so the query is compiled only
+// then; its diagnostics go to stderr.
+func (c *cli) streamQuery(ctx context.Context, src, name, ctxName string, ids bool, opts []croql.Option, ropts schema.ReadOptions) error {
+	r, size, closeFn, err := openData(name, c.stdin)
 	if err != nil {
-		fmt.Fprintf(stderr, "croql query: %v\n", err)
-		return 1
+		return failure(err)
 	}
 	defer closeFn()
-	prog := newProgress(stderr, size >= progressBytes)
+	prog := newProgress(c.stderr, "croql query: ", c.stderrTerminal && size >= progressBytes)
 	pr := &progressReader{r: r, size: size, name: name, prog: prog}
-	out := bufio.NewWriterSize(stdout, 64<<10)
+	out := bufio.NewWriterSize(c.stdout, 64<<10)
 	var diags diag.List
-	compiled := false
 	if ropts.SkipBad {
-		ropts.Skipped = skipReporter(stderr, prog, "croql query")
+		ropts.Skipped = skipReporter(c.stderr, prog, "croql query")
 	}
 	err = schema.Stream(ctx, pr, ropts, schema.Handler{
 		Head: func(head *schema.Project) (func(*schema.Item) error, error) {
-			hopts := append(opts, croql.WithUsers(head.UserIDs()))
+			hopts := append(slices.Clip(opts), croql.WithUsers(head.UserIDs()))
 			if langs := projectLanguages(head); len(langs) > 0 {
 				hopts = append(hopts, croql.WithLanguages(langs...))
 			}
@@ -52,7 +51,6 @@ func streamQuery(ctx context.Context, name string, stdin io.Reader, stdout, stde
 			if d.HasErrors() || q == nil {
 				return nil, errQueryDiags
 			}
-			compiled = true
 			return matcher(q, ctxName, ids), nil
 		},
 		Emit: func(items []*schema.Item) error {
@@ -67,22 +65,19 @@ func streamQuery(ctx context.Context, name string, stdin io.Reader, stdout, stde
 		},
 	})
 	prog.done()
-	printDiags(stderr, src, diags)
-	if err == errQueryDiags {
-		return 1
+	printDiags(c.stderr, src, diags)
+	if errors.Is(err, errQueryDiags) {
+		return errHasErrors
 	}
 	if err != nil {
-		if compiled {
-			_ = out.Flush()
-		}
-		fmt.Fprintf(stderr, "croql query: %s: %v\n", name, err)
-		return 1
+		_ = out.Flush()
+		return failure(fmt.Errorf("%s: %w", name, err))
 	}
-	return flush(out, stderr)
+	return flush(out)
 }
 
 // errQueryDiags stops the reader when the query has errors.
-var errQueryDiags = fmt.Errorf("the query has errors")
+var errQueryDiags = errors.New("the query has errors")
 
 // matcher returns the work function of a streaming query: it matches the
 // objects of the query's context within an item and appends what is
