@@ -81,6 +81,7 @@ func Stream(ctx context.Context, r io.Reader, opts ReadOptions, h Handler) error
 	if err != nil && err != io.EOF {
 		return fmt.Errorf("reading project: line 1: %w", err)
 	}
+	first = bytes.Clone(first) // readLine's slice is the reader's buffer
 	if !isKindLine(first) {
 		rest, err := io.ReadAll(br)
 		if err != nil {
