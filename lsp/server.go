@@ -82,8 +82,15 @@ const ConfigFile = "croql.json"
 // ends, and returns the connection's error (nil after a clean exit).
 func Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 	srv := NewServer()
-	ctx, conn, client := protocol.NewServer(ctx, srv, jsonrpc2.NewStream(rwc), zap.NewNop())
+	// protocol.NewServer's handler chain (jsonrpc2.AsyncHandler) lets the
+	// next message start before a reply is written and lets exit close the
+	// stream under a pending reply; croql's handlers are fast and never wait
+	// on the client, so they run in order on the read loop instead.
+	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(rwc))
+	client := protocol.ClientDispatcher(conn, zap.NewNop())
 	srv.bind(conn, client)
+	ctx = protocol.WithClient(ctx, client)
+	conn.Go(ctx, protocol.CancelHandler(jsonrpc2.ReplyHandler(protocol.ServerHandler(srv, jsonrpc2.MethodNotFoundHandler))))
 	select {
 	case <-conn.Done():
 	case <-ctx.Done():

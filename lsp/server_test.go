@@ -69,13 +69,13 @@ type session struct {
 
 func start(t *testing.T) *session {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	base, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
 	a, b := net.Pipe()
 	done := make(chan error, 1)
-	go func() { done <- lsp.Serve(ctx, a) }()
+	go func() { done <- lsp.Serve(base, a) }()
 	cl := &client{diags: make(chan *protocol.PublishDiagnosticsParams, 16), messages: make(chan string, 16)}
-	ctx, conn, server := protocol.NewClient(ctx, cl, jsonrpc2.NewStream(b), zap.NewNop())
+	ctx, conn, server := protocol.NewClient(base, cl, jsonrpc2.NewStream(b), zap.NewNop())
 	t.Cleanup(func() { _ = conn.Close() })
 	return &session{t: t, ctx: ctx, server: server, conn: conn, client: cl, done: done}
 }
