@@ -161,15 +161,7 @@ var tokenTypes = []protocol.SemanticTokenTypes{
 
 // Initialize reads the settings and announces the capabilities.
 func (s *Server) Initialize(_ context.Context, params *protocol.InitializeParams) (*protocol.InitializeResult, error) {
-	root := ""
-	switch {
-	case len(params.WorkspaceFolders) > 0:
-		root = protocol.DocumentURI(params.WorkspaceFolders[0].URI).Filename()
-	case params.RootURI != "":
-		root = params.RootURI.Filename()
-	case params.RootPath != "":
-		root = params.RootPath
-	}
+	root := workspaceRoot(params)
 	var set Settings
 	var warns []string
 	if root != "" {
@@ -222,6 +214,20 @@ func (s *Server) Initialize(_ context.Context, params *protocol.InitializeParams
 		},
 		ServerInfo: &protocol.ServerInfo{Name: "croql"},
 	}, nil
+}
+
+// workspaceRoot is the first workspace folder, else the older rootUri and
+// rootPath that some clients still send alone.
+func workspaceRoot(params *protocol.InitializeParams) string {
+	if len(params.WorkspaceFolders) > 0 {
+		return protocol.DocumentURI(params.WorkspaceFolders[0].URI).Filename()
+	}
+	//lint:ignore SA1019 clients that send no workspace folders send rootUri
+	if params.RootURI != "" {
+		return params.RootURI.Filename() //lint:ignore SA1019 see above
+	}
+	//lint:ignore SA1019 the oldest clients send only rootPath
+	return params.RootPath
 }
 
 // addProject adds the users and target languages of a project file.

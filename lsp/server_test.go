@@ -84,7 +84,7 @@ func (s *session) initialize(root string, opts any) *protocol.InitializeResult {
 	s.t.Helper()
 	params := &protocol.InitializeParams{InitializationOptions: opts}
 	if root != "" {
-		params.RootURI = uri.File(root)
+		params.WorkspaceFolders = []protocol.WorkspaceFolder{{URI: string(uri.File(root)), Name: "root"}}
 	}
 	res, err := s.server.Initialize(s.ctx, params)
 	require.NoError(s.t, err)
