@@ -85,7 +85,7 @@ func (e *Env) Complete(src string, offset int) []CompletionItem {
 // Complete is Env.Complete on the document's text.
 func (d *Document) Complete(offset int) []CompletionItem {
 	e, src, part := d.env, d.src, d.part
-	offset = clampOffset(offset, len(src))
+	offset = clampOffset(offset, src)
 	c := completer{env: e, src: src, off: offset, part: part, scopes: e.scopesAt(part, offset)}
 	c.run()
 	order := make([]int, len(c.items))
@@ -134,6 +134,15 @@ func (c *completer) run() {
 	// them: a multi-word name may go on).
 	var id *parser.Token
 	idx := sort.Search(len(toks), func(i int) bool { return toks[i].Span.End >= c.off })
+	if idx < len(toks) && toks[idx].Span.End == c.off {
+		switch toks[idx].Kind {
+		case parser.TokLParen, parser.TokRParen, parser.TokOperator:
+			idx++ // just after a symbol: it is the previous token
+		case parser.TokIdent:
+		default:
+			return // a keyword or literal is still being typed
+		}
+	}
 	if idx < len(toks) && toks[idx].Kind == parser.TokIdent && toks[idx].Span.Start < c.off {
 		id = &toks[idx]
 	} else if idx > 0 && toks[idx-1].Kind == parser.TokIdent && strings.TrimSpace(c.src[toks[idx-1].Span.End:c.off]) == "" {
@@ -435,8 +444,8 @@ func (c *completer) operand(prev *parser.Token, rng diag.Span, typed string) {
 				continue
 			}
 			m := match(f.Name, typed)
-			if m == noMatch {
-				continue
+			if m == noMatch || (f.Key == schema.NormalKey(typed) && strings.TrimSpace(typed) != typed) {
+				continue // no match, or the name is already written out
 			}
 			group := rankField + depth + 10*m
 			c.add(group, CompletionItem{Label: f.Name, Kind: CompleteField, Detail: fieldDetail(f), Doc: f.Doc,

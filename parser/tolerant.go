@@ -126,6 +126,7 @@ func (p *Parser) ParseTolerant(src string) *Partial {
 	for ; depth > 0; depth-- {
 		work = append(work, synth(tRParen, len(src)))
 	}
+	work = fillHoles(work, len(src))
 	for try := 0; ; try++ {
 		tree, _, scopes, ok := parseTokens(src, work, false)
 		if ok {
@@ -157,6 +158,40 @@ func synth(t lexer.TokenType, off int) lexer.Token {
 	return lexer.Token{Type: t, Pos: lexer.Position{Offset: off, Line: 1, Column: 1}}
 }
 
+// startsOperandTok reports whether t can begin an operand: a leaf, `(`,
+// `not`, `if`, or the unary minus.
+func startsOperandTok(t *lexer.Token) bool {
+	switch t.Type {
+	case tLeaf, tLParen, tNot, tIf:
+		return true
+	case tOp:
+		return t.Value == "-"
+	}
+	return false
+}
+
+// fillHoles inserts a hole wherever an operand is due and the next token
+// (or the end) cannot begin one: `a and`, `where ()`, `(or b)`, `not )`.
+// Participle reports such errors at the start of the construct it gave up
+// on, not where the operand is missing, so these are repaired up front.
+func fillHoles(toks []lexer.Token, end int) []lexer.Token {
+	out := make([]lexer.Token, 0, len(toks)+4)
+	var prev *lexer.Token
+	for i := range toks {
+		t := &toks[i]
+		if expectsOperand(prev) && !startsOperandTok(t) {
+			out = append(out, synth(tLeaf, t.Pos.Offset))
+		}
+		out = append(out, *t)
+		last := *t
+		prev = &last
+	}
+	if expectsOperand(prev) {
+		out = append(out, synth(tLeaf, end))
+	}
+	return out
+}
+
 // expectsOperand reports whether an operand must follow token t (nil: the
 // start of the text).
 func expectsOperand(t *lexer.Token) bool {
@@ -170,10 +205,10 @@ func expectsOperand(t *lexer.Token) bool {
 	return false
 }
 
-// repair changes the tokens at index at, where participle stopped: it
-// tries the candidate repairs in order and keeps the first after which the
-// tokens parse or participle stops further on; the last, dropping the
-// token, always applies.
+// repair changes the tokens at index at, where participle stopped: of the
+// candidate repairs it keeps the first after which the tokens parse, else
+// the one after which participle stops furthest on; when none gets past
+// the error the token is dropped.
 func repair(src string, toks []lexer.Token, at, end int) []lexer.Token {
 	off := end
 	if at < len(toks) {
@@ -200,10 +235,20 @@ func repair(src string, toks []lexer.Token, at, end int) []lexer.Token {
 		// Give an open `between` its `and`.
 		cands = append(cands, insert(toks, at, lexer.Token{Type: tOp, Value: "and", Pos: lexer.Position{Offset: end, Line: 1, Column: 1}}, synth(tLeaf, end)))
 	}
-	for _, c := range cands {
-		if i := failIndex(src, c); i < 0 || i > at {
+	// The first candidate that parses wins; else the one participle gets
+	// furthest with, counted in tokens of the original stream.
+	best, bestScore := -1, at
+	for k, c := range cands {
+		i := failIndex(src, c)
+		if i < 0 {
 			return c
 		}
+		if score := i - (len(c) - len(toks)); score > bestScore {
+			best, bestScore = k, score
+		}
+	}
+	if best >= 0 {
+		return cands[best]
 	}
 	if at >= len(toks) {
 		return closeAt(toks, end)

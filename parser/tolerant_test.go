@@ -55,6 +55,7 @@ func TestTolerantRecovers(t *testing.T) {
 		{`provider = "go`, `(= provider )`},
 		{`text contains "a" or`, `(or (contains text "a") )`},
 		{`(is hidden or ) and is icu`, `(and (or |is hidden| ) |is icu|)`},
+		{`count of translations where (votes where (`, `(of count (where translations (where votes )))`},
 	}
 	p := parser.New(parser.Limits{})
 	for _, c := range cases {
@@ -75,6 +76,15 @@ func TestTolerantScopes(t *testing.T) {
 	assert.Equal(t, len(src), part.Scopes[0].Body.End)
 	assert.Equal(t, "is up", src[part.Scopes[1].Body.Start:part.Scopes[1].Body.End])
 	assert.Equal(t, ast.With, part.Scopes[1].Filter.Kind)
+}
+
+// The hole of an empty nested filter is inside its parentheses.
+func TestTolerantNestedOpen(t *testing.T) {
+	src := `count of translations where (votes where (`
+	part := parser.New(parser.Limits{}).ParseTolerant(src)
+	require.Len(t, part.Scopes, 2)
+	assert.Equal(t, len(src), part.Scopes[1].Body.Start)
+	assert.Equal(t, len(src), part.Scopes[1].Body.End)
 }
 
 // TestTolerantGarbage: arbitrary bytes give no panic, and a bounded number
