@@ -91,11 +91,39 @@ func TestTolerantNestedOpen(t *testing.T) {
 // of repairs.
 func TestTolerantGarbage(t *testing.T) {
 	p := parser.New(parser.Limits{})
-	for _, src := range []string{")))(((", "and and and or not not", "if if if then then", strings.Repeat("a = = ", 200), "@@@ \"", "' is", "x between", strings.Repeat("(", 300)} {
+	for _, src := range []string{")))(((", "and and and or not not", "if if if then then", strings.Repeat("a = = ", 200), "@@@ \"", "' is", "x between", strings.Repeat("(", 300), strings.Repeat("a and ", 6000)} {
 		part := p.ParseTolerant(src)
 		assert.NotEmpty(t, part.Diags, "%q", src)
 		for _, tok := range part.Tokens {
 			assert.True(t, tok.Span.End <= len(src), "%q: %+v", src, tok)
+		}
+	}
+}
+
+// BenchmarkTolerantWorst is a text just under the default node limit
+// (10,000) whose errors are at its end, so that each repair re-parses all of
+// it: the most a broken query can cost an editor per keystroke.
+//
+//	go test -run '^$' -bench BenchmarkTolerant ./parser
+func BenchmarkTolerantWorst(b *testing.B) {
+	src := strings.Repeat("is hidden and ", 3300) + `is hidden "x" "y" "z" then else`
+	p := parser.New(parser.Limits{})
+	for b.Loop() {
+		if p.ParseTolerant(src).Tree == nil {
+			b.Fatal("no tree")
+		}
+	}
+}
+
+// BenchmarkTolerantTyping is a 200-byte query cut in the middle of a
+// nested filter, as while typing.
+func BenchmarkTolerantTyping(b *testing.B) {
+	src := `is hidden = false and (text contains "Save" or max length between 10 and 80) and ` +
+		`count of translations where (is pre translated and provider = "deepl" and count of votes where (is up`
+	p := parser.New(parser.Limits{})
+	for b.Loop() {
+		if p.ParseTolerant(src).Tree == nil {
+			b.Fatal("no tree")
 		}
 	}
 }
