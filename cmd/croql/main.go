@@ -15,6 +15,7 @@
 //	explain     show how a query groups, and its syntax tree
 //	demo        write a generated demo project
 //	version     print the version of croql
+//	lsp         run the language server on stdin and stdout
 //	completion  print a shell completion script (bash, zsh, fish, powershell)
 //	help        show the help of croql or of one command
 //
@@ -68,6 +69,7 @@ func commands() []func(*cli) *cobra.Command {
 		newExplainCmd,
 		newDemoCmd,
 		newVersionCmd,
+		newLSPCmd,
 	}
 }
 
