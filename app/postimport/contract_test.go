@@ -509,3 +509,27 @@ func TestUpstreamBehaviours(t *testing.T) {
 		}
 	}
 }
+
+// Low (issue 16): a download that times out in the middle of a line is a
+// download failure, not "not valid NDJSON". Before, the cut line was
+// reported as a bad line.
+func TestTimeoutMidLineIsADownloadFailure(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	st := newStorage(t)
+	st.mux.HandleFunc("/half", func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, compactString(t, wireStringsForJob[0])+"\n"+`{"uniqId":"cut::1","ident`)
+		w.(http.Flusher).Flush()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	})
+	cfg, logs := logConfig()
+	cfg.FetchTimeout = 200 * time.Millisecond
+	h := newHandler(t, identity, cfg)
+	a := post(t, h, jobJSON(t, func(m map[string]any) { delete(m, "strings"); m["stringsUrl"] = st.srv.URL + "/half" }))
+	requireError(t, a, http.StatusBadGateway, "The strings file could not be downloaded.")
+	assert.NotContains(t, a.resp.Error.Message, "newline-delimited")
+	assert.Contains(t, logs.String(), "reading line 2")
+}

@@ -262,6 +262,20 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// errRecorder remembers the first error of r other than io.EOF.
+type errRecorder struct {
+	r   io.Reader
+	err error
+}
+
+func (e *errRecorder) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF && e.err == nil {
+		e.err = err
+	}
+	return n, err
+}
+
 // ndjsonError reports a bad line of an NDJSON stream.
 type ndjsonError struct {
 	line int
@@ -275,6 +289,11 @@ func (e *ndjsonError) Unwrap() error { return e.err }
 // "\r\n" endings are accepted) with bounds on the line length and the total
 // size; 0 means no bound.
 func DecodeNDJSON(r io.Reader, maxLine int, maxTotal int64) ([]String, error) {
+	// A read error (a timeout, a cut connection) ends the scan with the
+	// partial line as its last token: it is reported as what it is, not as
+	// a bad line.
+	rec := &errRecorder{r: r}
+	r = rec
 	var lr *limitedReader
 	if maxTotal > 0 {
 		lr = &limitedReader{r: r, n: maxTotal}
@@ -298,6 +317,9 @@ func DecodeNDJSON(r io.Reader, maxLine int, maxTotal int64) ([]String, error) {
 		if err := s.UnmarshalJSON(b); err != nil {
 			if lr != nil && lr.n < 0 {
 				return nil, tooLarge() // the line was cut by the bound
+			}
+			if rec.err != nil && !errors.Is(rec.err, errTooLarge) {
+				return nil, fmt.Errorf("reading line %d: %w", line, rec.err)
 			}
 			return nil, &ndjsonError{line: line, err: err}
 		}
