@@ -1,0 +1,212 @@
+package playground
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"unicode/utf16"
+)
+
+var strs = Options{Context: "strings"}
+
+func TestLintMisspelledFieldHasFix(t *testing.T) {
+	pg := Demo()
+	src := "is hiden and id of file = 7"
+	ds := pg.Lint(src, strs)
+	if len(ds) != 1 {
+		t.Fatalf("want 1 diagnostic, got %+v", ds)
+	}
+	d := ds[0]
+	if d.From != 0 || d.To != 8 || d.Severity != "error" || d.Rule != "unknown-field" {
+		t.Errorf("diagnostic = %+v, want error unknown-field on 0-8", d)
+	}
+	if len(d.Fixes) == 0 || d.Fixes[0].Text != "is hidden" || d.Fixes[0].From != 0 || d.Fixes[0].To != 8 {
+		t.Fatalf("fixes = %+v, want is hidden on 0-8", d.Fixes)
+	}
+	// Applying the fix leaves a query without diagnostics.
+	fixed := src[:d.Fixes[0].From] + d.Fixes[0].Text + src[d.Fixes[0].To:]
+	if ds := pg.Lint(fixed, strs); len(ds) != 0 {
+		t.Errorf("after the fix %q: %+v", fixed, ds)
+	}
+}
+
+// Offsets are UTF-16 code units: text before the error with characters
+// of 2, 3 and 4 UTF-8 bytes (the last a surrogate pair in UTF-16) moves
+// the range by 1, 1 and 2.
+func TestLintRangesCountUTF16(t *testing.T) {
+	pg := Demo()
+	prefix := `text contains "é☕🌙" and `
+	src := prefix + "is hiden"
+	ds := pg.Lint(src, strs)
+	if len(ds) != 1 {
+		t.Fatalf("want 1 diagnostic, got %+v", ds)
+	}
+	from := len(utf16.Encode([]rune(prefix)))
+	if ds[0].From != from || ds[0].To != from+8 {
+		t.Errorf("range %d-%d, want %d-%d", ds[0].From, ds[0].To, from, from+8)
+	}
+	if f := ds[0].Fixes; len(f) == 0 || f[0].From != from || f[0].To != from+8 {
+		t.Errorf("fix = %+v, want on %d-%d", f, from, from+8)
+	}
+}
+
+func TestOffsetsRoundTrip(t *testing.T) {
+	src := "a é ☕ 🌙 z"
+	o := newOffsets(src)
+	u := 0
+	for i, r := range src {
+		if got := o.utf16(i); got != u {
+			t.Errorf("utf16(%d) = %d, want %d", i, got, u)
+		}
+		if got := o.byteOf(u); got != i {
+			t.Errorf("byteOf(%d) = %d, want %d", u, got, i)
+		}
+		if r >= 0x10000 {
+			// Between the halves of the pair: the rune's start.
+			if got := o.byteOf(u + 1); got != i {
+				t.Errorf("byteOf(%d) inside a pair = %d, want %d", u+1, got, i)
+			}
+			u++
+		}
+		u++
+	}
+	if got := o.utf16(len(src)); got != u {
+		t.Errorf("utf16(end) = %d, want %d", got, u)
+	}
+	if got := o.byteOf(u + 5); got != len(src) {
+		t.Errorf("byteOf past the end = %d, want %d", got, len(src))
+	}
+	if got := o.byteOf(-3); got != 0 {
+		t.Errorf("byteOf(-3) = %d", got)
+	}
+}
+
+func TestFormat(t *testing.T) {
+	pg := Demo()
+	f := pg.Format("IS HIDDEN   AND (id of file = 7)", strs)
+	if !f.OK || f.Text != "is hidden and id of file = 7" {
+		t.Errorf("Format = %+v", f)
+	}
+	if f := pg.Format("is hidden and (", strs); f.OK || f.Error == "" {
+		t.Errorf("Format of a syntax error = %+v, want an error", f)
+	}
+}
+
+func TestSQLEveryDialect(t *testing.T) {
+	pg := Demo()
+	want := map[string]string{"postgres": "$1", "sqlite": "?", "mysql": "?"}
+	for _, d := range Dialects {
+		s := pg.SQL(`id of file = 7 and text contains "x"`, strs, d)
+		if s.Error != "" {
+			t.Fatalf("%s: %s", d, s.Error)
+		}
+		if !strings.Contains(s.Where, want[d]) || !strings.HasPrefix(s.Select, "SELECT ") {
+			t.Errorf("%s: where %q select %q", d, s.Where, s.Select)
+		}
+		if len(s.Args) != 2 || s.Args[0] != (Arg{Type: "int", Value: "7"}) || s.Args[1] != (Arg{Type: "string", Value: `"x"`}) {
+			t.Errorf("%s: args %+v", d, s.Args)
+		}
+	}
+	if s := pg.SQL("is hiden", strs, "postgres"); s.Error == "" || s.Where != "" {
+		t.Errorf("SQL of a wrong query = %+v", s)
+	}
+	if s := pg.SQL("is hidden", strs, "oracle"); s.Error == "" {
+		t.Errorf("SQL for an unknown dialect = %+v", s)
+	}
+}
+
+// Evaluate counts what the project holds, computed here from the data.
+func TestEvaluateCounts(t *testing.T) {
+	pg := Demo()
+	p := pg.Project()
+	var hidden, file1 []int64
+	for _, s := range p.Strings {
+		if s.IsHidden {
+			hidden = append(hidden, s.ID)
+		}
+		if s.File != nil && s.File.ID == 1 {
+			file1 = append(file1, s.ID)
+		}
+	}
+	if len(hidden) == 0 || len(hidden) == len(p.Strings) || len(file1) == 0 {
+		t.Fatalf("demo project: %d hidden, %d in file 1 of %d strings; the test needs some of each", len(hidden), len(file1), len(p.Strings))
+	}
+	for _, c := range []struct {
+		src  string
+		want []int64
+	}{{"is hidden", hidden}, {"id of file = 1", file1}} {
+		ev := pg.Evaluate(c.src, strs, 0)
+		if ev.Error != "" || ev.Count != len(c.want) || ev.Total != len(p.Strings) || len(ev.Matches) != len(c.want) {
+			t.Fatalf("%s: %+v, want %d of %d", c.src, ev, len(c.want), len(p.Strings))
+		}
+		for i, m := range ev.Matches {
+			if m.ID != c.want[i] {
+				t.Errorf("%s: match %d is %d, want %d", c.src, i, m.ID, c.want[i])
+			}
+		}
+	}
+	// The limit caps the list, not the count.
+	ev := pg.Evaluate("not is hidden", strs, 3)
+	if ev.Count != len(p.Strings)-len(hidden) || len(ev.Matches) != 3 {
+		t.Errorf("limit 3: count %d, %d listed", ev.Count, len(ev.Matches))
+	}
+	if s := p.Strings[0]; ev.Matches[0].Label != s.Text && !s.IsHidden {
+		t.Errorf("label %q, want the string's text %q", ev.Matches[0].Label, s.Text)
+	}
+	if ev := pg.Evaluate("is hiden", strs, 0); ev.Error == "" || ev.Count != 0 {
+		t.Errorf("a wrong query: %+v", ev)
+	}
+}
+
+// Mentions resolve against the project's users: the count equals the
+// translations whose author is alice.
+func TestEvaluateMentionsAndContexts(t *testing.T) {
+	pg := Demo()
+	alice := pg.Project().UserIDs()["alice"]
+	if alice == 0 {
+		t.Fatal("the demo project has no alice")
+	}
+	want := 0
+	for _, tr := range pg.Project().Translations() {
+		if tr.User == alice {
+			want++
+		}
+	}
+	ev := pg.Evaluate(`user = @user:"alice"`, Options{Context: "translations"}, 0)
+	if ev.Error != "" || ev.Count != want || want == 0 {
+		t.Errorf("translations by alice: %+v, want %d", ev, want)
+	}
+	for ctx, src := range map[string]string{"tm": "count of records >= 0", "glossary": "id > 0", "concepts": "id > 0"} {
+		ev := pg.Evaluate(src, Options{Context: ctx}, 0)
+		if ev.Error != "" || ev.Count != ev.Total || ev.Total == 0 || ev.Matches[0].Label == "" {
+			t.Errorf("%s: %+v", ctx, ev)
+		}
+	}
+	ds := pg.Lint("is hidden", Options{Context: "nowhere"})
+	if len(ds) != 1 || ds[0].Rule != "options" || !strings.Contains(ds[0].Message, "nowhere") {
+		t.Errorf("unknown context: %+v", ds)
+	}
+	if ev := pg.Evaluate("is hidden", Options{Edition: "platinum"}, 0); !strings.Contains(ev.Error, "platinum") {
+		t.Errorf("unknown edition: %+v", ev)
+	}
+}
+
+func TestAnalyzeEncodes(t *testing.T) {
+	a := Demo().Analyze("is hiden", strs)
+	b, err := json.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back map[string]any
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"diagnostics", "formatted", "sql", "evaluation"} {
+		if _, ok := back[k]; !ok {
+			t.Errorf("no %q in %s", k, b)
+		}
+	}
+	if len(a.SQL) != len(Dialects) || a.SQL[0].Error == "" || len(a.Diagnostics) != 1 {
+		t.Errorf("analysis of a wrong query: %s", b)
+	}
+}
