@@ -14,6 +14,7 @@
 //	fmt         print the canonical form of a query
 //	explain     show how a query groups, and its syntax tree
 //	demo        write a generated demo project
+//	serve       serve the platform's CroQL list endpoints over HTTP
 //	version     print the version of croql
 //	completion  print a shell completion script (bash, zsh, fish, powershell)
 //	help        show the help of croql or of one command
@@ -60,6 +61,7 @@ func commands() []func(*cli) *cobra.Command {
 		newFmtCmd,
 		newExplainCmd,
 		newDemoCmd,
+		newServeCmd,
 		newVersionCmd,
 	}
 }
