@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"sync"
@@ -256,6 +257,11 @@ func LoadSQLite(ctx context.Context, dir string, data ...*schema.Project) (_ *St
 			db.Close()
 			return nil, fmt.Errorf("server: loading project %d: %w", id, err)
 		}
+		// SQLite runs each query on the calling goroutine's CPU: more
+		// connections than twice the CPUs only queue inside the engine.
+		conns := 2 * runtime.GOMAXPROCS(0)
+		db.SQL.SetMaxOpenConns(conns)
+		db.SQL.SetMaxIdleConns(conns)
 		p := projectOf(id, d)
 		p.Scratch = file
 		if err := s.Add(p, db.SQL, db.Dialect, db.Close); err != nil {
