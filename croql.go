@@ -42,8 +42,10 @@ const (
 )
 
 type config struct {
-	check  typecheck.Config
-	limits parser.Limits
+	check   typecheck.Config
+	limits  parser.Limits
+	maxCost float64
+	cost    *typecheck.CostModel
 }
 
 // Option configures an Env.
@@ -79,6 +81,21 @@ func WithFoldContains(fold bool) Option { return func(c *config) { c.check.FoldC
 // node count (safe defaults otherwise).
 func WithLimits(l parser.Limits) Option { return func(c *config) { c.limits = l } }
 
+// WithMaxCost sets the cost budget: the most work (steps, see
+// typecheck.CostModel) one evaluation of a query on one object may take by
+// the environment's cost model. Check and Compile report a query over it as
+// an error (rule typecheck.RuleTooCostly) whose span is the costly part. 0
+// means the safe default (typecheck.DefaultMaxCost); a negative budget is
+// unlimited.
+func WithMaxCost(n float64) Option { return func(c *config) { c.maxCost = n } }
+
+// WithCostModel sets the collection sizes the cost of a query is estimated
+// with (typecheck.DefaultCostModel otherwise); typecheck.MeasureSizes
+// measures them from data.
+func WithCostModel(m typecheck.CostModel) Option {
+	return func(c *config) { c.cost = &m }
+}
+
 // Env is an immutable environment for one context: build it once, check
 // and compile many queries with it, from any number of goroutines.
 type Env struct {
@@ -109,6 +126,10 @@ func NewEnv(context string, opts ...Option) (*Env, error) {
 	if cfg.check.Now == nil {
 		cfg.check.Now = time.Now
 	}
+	if cfg.cost == nil {
+		m := typecheck.DefaultCostModel()
+		cfg.cost = &m
+	}
 	return &Env{cfg: cfg, parser: parser.New(cfg.limits)}, nil
 }
 
@@ -118,10 +139,45 @@ func (e *Env) Context() *schema.Context { return e.cfg.check.Context }
 // Catalog is the schema of every context.
 func (e *Env) Catalog() *schema.Catalog { return e.cfg.check.Catalog }
 
+// CostModel is the model the environment estimates query costs with.
+func (e *Env) CostModel() typecheck.CostModel { return *e.cfg.cost }
+
+// MaxCost is the environment's cost budget: typecheck.DefaultMaxCost unless
+// WithMaxCost set one; negative is unlimited.
+func (e *Env) MaxCost() float64 {
+	if e.cfg.maxCost == 0 {
+		return typecheck.DefaultMaxCost
+	}
+	return e.cfg.maxCost
+}
+
+// Cost checks src and returns its estimated cost per object under the
+// environment's cost model, whatever the budget, with the diagnostics of
+// the check (the cost is 0 when there are errors other than the budget's).
+func (e *Env) Cost(src string) (float64, diag.List) {
+	q := e.check(src)
+	return q.Cost(e.CostModel()), q.Diags
+}
+
 // Check parses and checks src. The result carries every diagnostic, syntax
 // and logic, sorted by position; its Root is set only when there is no
-// error.
+// error. A query whose estimated cost exceeds the budget (WithMaxCost) is
+// an error of rule typecheck.RuleTooCostly.
 func (e *Env) Check(src string) *typecheck.Query {
+	q := e.check(src)
+	if q.Root == nil {
+		return q
+	}
+	if d, over := q.CostError(e.CostModel(), e.cfg.maxCost); over {
+		q.Diags = append(q.Diags, d)
+		q.Diags.Sort()
+		q.Root = nil
+	}
+	return q
+}
+
+// check is Check without the cost budget.
+func (e *Env) check(src string) *typecheck.Query {
 	tree, diags := e.parser.Parse(src)
 	if diags.HasErrors() || tree == nil {
 		diags.Sort()

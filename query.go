@@ -27,6 +27,7 @@ const (
 type Query struct {
 	checked *typecheck.Query
 	prog    *eval.Program
+	model   typecheck.CostModel
 }
 
 // Compile checks src and compiles it for evaluation. On any error it
@@ -77,7 +78,7 @@ func (e *Env) Compile(src string) (*Query, diag.List) {
 		diags.Sort()
 		return nil, diags
 	}
-	return &Query{checked: q, prog: prog}, diags
+	return &Query{checked: q, prog: prog, model: e.CostModel()}, diags
 }
 
 // Match reports whether the query holds for obj, a pointer to the
@@ -85,6 +86,10 @@ func (e *Env) Compile(src string) (*Query, diag.List) {
 // (translations), *schema.TMSegment (tm), *schema.GlossaryTerm (glossary),
 // *schema.GlossaryConcept (concepts). Anything else is false.
 func (q *Query) Match(obj any) bool { return q.prog.Match(obj) }
+
+// Cost is the query's estimated cost per object (steps, see
+// typecheck.CostModel) under the environment's cost model.
+func (q *Query) Cost() float64 { return q.checked.Cost(q.model) }
 
 // Source is the query text.
 func (q *Query) Source() string { return q.checked.Source }

@@ -72,7 +72,9 @@ func leafKind(v string) int {
 }
 
 // isIdentTok reports whether t is an identifier.
-func isIdentTok(t *lexer.Token) bool { return t.Type == tLeaf && isWordStart(t.Value[0]) }
+func isIdentTok(t *lexer.Token) bool {
+	return t.Type == tLeaf && t.Value != "" && isWordStart(t.Value[0])
+}
 
 // keywordType is the token type of each keyword.
 var keywordType = map[string]lexer.TokenType{
@@ -195,6 +197,8 @@ type scanResult struct {
 	toks  []lexer.Token
 	diags diag.List
 	nodes int
+	// stopped: a limit or the error cap ended the scan early.
+	stopped bool
 }
 
 func scan(src string, lim Limits) scanResult {
@@ -214,7 +218,7 @@ func scan(src string, lim Limits) scanResult {
 	}
 	s.toks = append(s.toks, lexer.Token{Type: lexer.EOF, Pos: lexer.Position{Offset: len(src), Line: 1, Column: 1}})
 	s.diags.Sort()
-	return scanResult{toks: s.toks, diags: s.diags, nodes: s.nodes}
+	return scanResult{toks: s.toks, diags: s.diags, nodes: s.nodes, stopped: s.stopped}
 }
 
 // MaxErrors is the most syntax errors one Parse reports; past it the scan

@@ -63,8 +63,8 @@ func TestFmtBadUsage(t *testing.T) {
 	code, out, errOut := runCLI("", "fmt", "-nope", "a")
 	assert.Equal(t, 2, code)
 	assert.Empty(t, out)
-	assert.Contains(t, errOut, "flag provided but not defined: -nope")
-	assert.Contains(t, errOut, "usage: croql fmt")
+	assert.Contains(t, errOut, "unknown shorthand flag: 'n' in -nope")
+	assert.Contains(t, errOut, "Run 'croql fmt --help' for usage.")
 
 	// A query starting with "-" goes after "--".
 	code, out, _ = runCLI("", "fmt", "--", "-max length < 0")

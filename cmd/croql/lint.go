@@ -3,71 +3,63 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"io"
+
+	"github.com/spf13/cobra"
 
 	"github.com/croql/croql"
 	"github.com/croql/croql/diag"
-	"github.com/croql/croql/schema"
 )
 
-// cmdLint implements `croql lint`: every diagnostic of a query in a context,
-// as text (like the other commands) or as a JSON array for editors.
-func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlags("lint", "[--context C] [--edition E] [--format text|json] [QUERY|-]",
-		"Checks the query against the schema of its context and prints every diagnostic.\n"+
-			"Exit 0 when there is no error (warnings allowed), 1 on errors, 2 on bad usage.", stderr)
-	context := fs.String("context", croql.Strings, "evaluation context: strings, translations, tm, glossary, concepts")
-	edition := fs.String("edition", "standard", "platform edition: standard or enterprise")
-	format := fs.String("format", "text", "output format: text, or json (an array of diagnostics)")
-	if st := parseFlags(fs, args); st >= 0 {
-		return st
+// newLintCmd returns `croql lint`: every diagnostic of a query in a
+// context, as text (like the other commands) or as a JSON array for
+// editors.
+func newLintCmd(c *cli) *cobra.Command {
+	var ctxName, edition, format string
+	cmd := &cobra.Command{
+		Use:   "lint [--context C] [--edition E] [--format text|json] [QUERY|-]",
+		Short: "Check a query against its context; every diagnostic, as text or JSON",
+		Long: "Checks the query against the schema of its context and prints every diagnostic.\n" +
+			"Exit 0 when there is no error (warnings allowed), 1 on errors, 2 on bad usage.",
+		ValidArgsFunction: noFileCompletion,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ed, err := parseEdition(edition)
+			if err != nil {
+				return err
+			}
+			if err := checkFormat(format, "text", "json"); err != nil {
+				return err
+			}
+			src, _, err := c.readQuery(args)
+			if err != nil {
+				return err
+			}
+			env, err := croql.NewEnv(ctxName, croql.WithEdition(ed))
+			if err != nil {
+				return usageErrorf("%w", err)
+			}
+			diags := env.Check(src).Diags
+			if format == "json" {
+				located := diag.NewSource(src).Locate(diags)
+				if located == nil {
+					located = []diag.Located{}
+				}
+				enc := json.NewEncoder(c.stdout)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(located); err != nil {
+					return failure(fmt.Errorf("writing: %w", err))
+				}
+			} else {
+				printDiags(c.stdout, src, diags)
+			}
+			if diags.HasErrors() {
+				return errHasErrors
+			}
+			return nil
+		},
 	}
-	ed, ok := parseEdition(*edition)
-	if !ok {
-		fmt.Fprintf(stderr, "croql lint: --edition must be standard or enterprise, not %q\n", *edition)
-		return 2
-	}
-	if *format != "text" && *format != "json" {
-		fmt.Fprintf(stderr, "croql lint: --format must be text or json, not %q\n", *format)
-		return 2
-	}
-	src, err := readQuery(fs.Args(), stdin)
-	if err != nil {
-		fmt.Fprintf(stderr, "croql lint: %v\n", err)
-		return 2
-	}
-	env, err := croql.NewEnv(*context, croql.WithEdition(ed))
-	if err != nil {
-		fmt.Fprintf(stderr, "croql lint: %v\n", err)
-		return 2
-	}
-	diags := env.Check(src).Diags
-	if *format == "json" {
-		located := diag.NewSource(src).Locate(diags)
-		if located == nil {
-			located = []diag.Located{}
-		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(located); err != nil {
-			fmt.Fprintf(stderr, "croql lint: %v\n", err)
-			return 2
-		}
-	} else {
-		printDiags(stdout, src, diags)
-	}
-	if diags.HasErrors() {
-		return 1
-	}
-	return 0
-}
-
-func parseEdition(s string) (schema.Edition, bool) {
-	switch s {
-	case "standard", "":
-		return schema.Standard, true
-	case "enterprise":
-		return schema.Enterprise, true
-	}
-	return 0, false
+	addContextFlag(cmd, &ctxName)
+	addEditionFlag(cmd, &edition)
+	cmd.Flags().StringVar(&format, "format", "text", "output format: text, or json (an array of diagnostics)")
+	completeFlag(cmd, "format", "text", "json")
+	return cmd
 }
