@@ -210,3 +210,126 @@ func TestAnalyzeEncodes(t *testing.T) {
 		t.Errorf("analysis of a wrong query: %s", b)
 	}
 }
+
+// Inside `count of translations where (`, the translation's fields come
+// before the string's, and the item replaces the words typed so far.
+func TestCompleteInsideAFilter(t *testing.T) {
+	pg := Demo()
+	src := "count of translations where (is pr"
+	c := pg.Complete(src, strs, len(src))
+	if c.Error != "" {
+		t.Fatal(c.Error)
+	}
+	var labels []string
+	pre := -1
+	for i, it := range c.Items {
+		labels = append(labels, it.Label)
+		if it.Label == "is pre translated" {
+			pre = i
+			if it.From != len("count of translations where (") || it.To != len(src) || it.Insert != "is pre translated" || it.Kind != "field" {
+				t.Errorf("item %+v, want a field replacing 29-%d", it, len(src))
+			}
+		}
+	}
+	if pre < 0 {
+		t.Fatalf("no `is pre translated` in %q", labels)
+	}
+	// At `(is |` both scopes' fields are offered, the inner first.
+	src = "count of translations where (is "
+	c = pg.Complete(src, strs, len(src))
+	inner, outer := -1, -1
+	for i, it := range c.Items {
+		switch it.Label {
+		case "is pre translated":
+			inner = i
+		case "is hidden":
+			outer = i
+		}
+	}
+	if inner < 0 || outer < 0 || inner > outer {
+		t.Errorf("is pre translated at %d, is hidden at %d: the inner scope must come first", inner, outer)
+	}
+}
+
+// Logins come from the project; offsets are UTF-16 after a non-ASCII
+// prefix.
+func TestCompleteLoginsAfterNonASCII(t *testing.T) {
+	pg := Demo()
+	prefix := `text contains "🌙" and count of translations where (user = @user:"`
+	src := prefix + "al"
+	c := pg.Complete(src, strs, len(utf16.Encode([]rune(src))))
+	var alice *CompletionItem
+	for i := range c.Items {
+		if c.Items[i].Label == "alice" {
+			alice = &c.Items[i]
+		}
+	}
+	if alice == nil {
+		t.Fatalf("no alice in %+v", c.Items)
+	}
+	start := len(utf16.Encode([]rune(prefix)))
+	if alice.From != start || alice.To != start+2 || alice.Kind != "value" {
+		t.Errorf("alice: %+v, want a value on %d-%d", alice, start, start+2)
+	}
+}
+
+func TestHover(t *testing.T) {
+	pg := Demo()
+	src := `max length > 5 and count of translations where (user = @user:"frank") > 0`
+	h := pg.Hover(src, strs, 2)
+	if !h.Found || h.Kind != "field" || h.Type != "int" || h.From != 0 || h.To != len("max length") ||
+		!strings.Contains(h.Markdown, "int") {
+		t.Errorf("hover on max length: %+v", h)
+	}
+	at := strings.Index(src, "@user")
+	h = pg.Hover(src, strs, at+3)
+	frank := pg.Project().UserIDs()["frank"]
+	if !h.Found || h.Kind != "mention" || h.ID == nil || *h.ID != frank {
+		t.Errorf("hover on @user:\"frank\": %+v, want id %d", h, frank)
+	}
+	if h := pg.Hover("is hidden   ", strs, 11); h.Found {
+		t.Errorf("hover on white space: %+v", h)
+	}
+}
+
+func TestTokens(t *testing.T) {
+	pg := Demo()
+	src := `is hidden and text contains "x"`
+	var got []string
+	for _, tk := range pg.Tokens(src, strs) {
+		got = append(got, tk.Kind+":"+src[tk.From:tk.To])
+	}
+	want := []string{"field:is hidden", "keyword:and", "field:text", "keyword:contains", `literal:"x"`}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("tokens %q, want %q", got, want)
+	}
+}
+
+// A directive on the first line sets the context; the checks, the SQL and
+// the evaluation run on the rest with the offsets unchanged.
+func TestDirective(t *testing.T) {
+	pg := Demo()
+	src := "# croql: context=translations\nis pre translated and is hiden"
+	a := pg.Analyze(src, strs)
+	if a.Options.Context != "translations" {
+		t.Errorf("options %+v", a.Options)
+	}
+	if len(a.Diagnostics) != 1 || src[a.Diagnostics[0].From:a.Diagnostics[0].To] != "is hiden" {
+		t.Errorf("diagnostics %+v", a.Diagnostics)
+	}
+	src = "# croql: context=translations\nis pre translated"
+	a = pg.Analyze(src, strs)
+	want := 0
+	for _, tr := range pg.Project().Translations() {
+		if tr.IsPreTranslated {
+			want++
+		}
+	}
+	if len(a.Diagnostics) != 0 || a.Evaluation.Count != want || a.SQL[0].Error != "" ||
+		a.Formatted.Text != src {
+		t.Errorf("analysis %+v, want %d matches", a, want)
+	}
+	if ds := pg.Lint("# croql: colour=red\nis hidden", strs); len(ds) != 1 || ds[0].Severity != "warning" {
+		t.Errorf("unknown directive setting: %+v", ds)
+	}
+}

@@ -86,6 +86,15 @@ page.on("console", (m) => {
 
 const doc = () => page.evaluate(() => globalThis.playground.view.state.doc.toString());
 const count = () => page.locator("#count").getAttribute("data-count");
+// hoverAt moves the mouse onto the character at offset pos of the text.
+const hoverAt = async (pos) => {
+  const c = await page.evaluate((pos) => globalThis.playground.view.coordsAtPos(pos, 1), pos);
+  await page.mouse.move(0, 0);
+  await page.mouse.move(c.left + 2, (c.top + c.bottom) / 2);
+};
+// settled waits until the panels and underlines show the current text.
+const settled = () =>
+  page.waitForFunction(() => globalThis.playground?.analyzed === globalThis.playground?.view.state.doc.toString());
 const waitCount = (n) =>
   page.waitForFunction((n) => document.querySelector("#count")?.dataset.count === String(n), n);
 
@@ -109,6 +118,7 @@ try {
     await page.keyboard.press("Control+A");
     await page.keyboard.press("Backspace");
     await page.keyboard.type("is hiden", { delay: 25 });
+    await settled();
     const underline = page.locator(".cm-lintRange-error");
     await underline.first().waitFor();
     assert.equal(await underline.count(), 1);
@@ -137,7 +147,8 @@ try {
     await page.keyboard.press("End");
     await page.keyboard.type(" and count of translations where (is pr", { delay: 25 });
     const popup = page.locator(".cm-tooltip-autocomplete");
-    await popup.waitFor();
+    // The list follows the typing: wait for the one at the end of it.
+    await popup.locator(".cm-completionLabel", { hasText: /^is pre translated$/ }).waitFor();
     const labels = await popup.locator("li .cm-completionLabel").allTextContents();
     assert.ok(labels.includes("is pre translated"), `completions: ${labels.join(" | ")}`);
     // Select it (it may not be first) and accept with Enter.
@@ -148,6 +159,7 @@ try {
     await page.waitForFunction(() =>
       globalThis.playground.view.state.doc.toString().endsWith("(is pre translated"));
     await page.keyboard.type(") > 0", { delay: 25 });
+    await settled();
     assert.equal(await doc(), "is hidden and count of translations where (is pre translated) > 0");
     await waitCount(want.hiddenPre);
     assert.equal(await page.locator(".cm-lintRange-error").count(), 0);
@@ -156,14 +168,8 @@ try {
   }, "complete");
 
   await step("hovering a field shows its type", async () => {
-    const box = await page.locator(".cm-content").boundingBox();
-    // "hidden" in the first line: a few characters in from the left.
-    const line = page.locator(".cm-line").first();
-    const text = await line.textContent();
-    assert.ok(text.startsWith("is hidden"), text);
-    const lb = await line.boundingBox();
-    const charWidth = lb.width / Math.max(text.length, 1);
-    await page.mouse.move(box.x + 4 * charWidth, lb.y + 8);
+    assert.ok((await doc()).startsWith("is hidden"));
+    await hoverAt(4); // "hidden"
     const tip = page.locator(".croql-hover");
     await tip.waitFor();
     assert.match(await tip.textContent(), /bool/);
@@ -173,6 +179,7 @@ try {
     await page.click(".cm-content");
     await page.keyboard.press("Control+A");
     await page.keyboard.type("is pre translated", { delay: 10 });
+    await settled();
     await page.selectOption("#context", "translations");
     // Each translation once: a duplicate lists its master's too (stringId is the master's).
     const wantTr = project.strings
@@ -180,7 +187,40 @@ try {
       .filter((t) => t.isPreTranslated).length;
     await waitCount(wantTr);
     assert.match(await page.locator("#count").textContent(), /translations$/);
+    // Back on strings, the translation's field is an error again.
     await page.selectOption("#context", "strings");
+    await page.waitForFunction(() => document.querySelector("#count")?.classList.contains("error"));
+    assert.equal(await page.locator(".cm-lintRange-error").textContent(), "is pre translated");
+  });
+
+  await step("a directive on the first line sets the context", async () => {
+    await page.click(".cm-content");
+    await page.keyboard.press("Control+A");
+    await page.keyboard.type("# croql: context=translations\nis pre translated", { delay: 10 });
+    await settled();
+    assert.equal(await page.locator("#directive").textContent(), "the directive sets context=translations");
+    assert.equal(await page.locator("#context").inputValue(), "strings");
+    assert.equal(await page.locator(".cm-lintRange-error").count(), 0);
+    assert.match(await page.locator("#count").textContent(), /translations$/);
+  });
+
+  await step("a final query for the screenshot", async () => {
+    await page.click(".cm-content");
+    await page.keyboard.press("Control+A");
+    await page.keyboard.type('count of translations where (user = @user:"alice" and language = @language:"de") > 0 and not is hidden', { delay: 5 });
+    await settled();
+    const alice = project.users.find((u) => u.login === "alice").id;
+    const wantAlice = countStrings((s) => !s.isHidden && (s.translations || []).some((t) => t.user === alice && t.language === "de"));
+    assert.ok(wantAlice > 0);
+    await page.keyboard.press("Escape"); // close the completion list
+    await waitCount(wantAlice);
+    assert.equal(await page.locator("#directive").textContent(), "");
+    assert.equal(await page.locator("#count").textContent(), `${wantAlice} of ${want.total} strings`);
+    // Hover the mention: it resolves to alice's id.
+    await hoverAt((await doc()).indexOf("@user") + 4);
+    const tip = page.locator(".croql-hover");
+    await tip.waitFor();
+    assert.match(await tip.textContent(), new RegExp(`user id ${alice}(?!\\d)`));
   });
 
   await step("no error in the page's console", async () => {
