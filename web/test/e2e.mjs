@@ -77,8 +77,10 @@ await mkdir(outDir, { recursive: true });
 const page = browser.pages()[0] || (await browser.newPage());
 page.setDefaultTimeout(20_000);
 page.on("pageerror", (e) => errors.push(`page error: ${e.message}`));
+const responses = new Map(); // file name → response headers
 page.on("response", (r) => {
   if (r.status() >= 400) errors.push(`HTTP ${r.status()} for ${r.url()}`);
+  responses.set(new URL(r.url()).pathname.split("/").pop(), r.headers());
 });
 page.on("console", (m) => {
   if (m.type() === "error") errors.push(`console error: ${m.text()}`);
@@ -105,6 +107,10 @@ try {
     await page.waitForSelector('#status[data-state="ready"]', { timeout: 60_000 });
     await waitCount(want.initial);
     assert.equal(await page.locator("#count").textContent(), `${want.initial} of ${want.total} strings`);
+    // The module came compressed, with the type instantiateStreaming needs.
+    const wasm = responses.get("croql.wasm");
+    assert.equal(wasm?.["content-type"], "application/wasm");
+    assert.equal(wasm?.["content-encoding"], "gzip");
     assert.equal(await page.locator("#formatted").textContent(),
       "count of translations where (is pre translated) > 0 and not is hidden");
     for (const d of ["postgres", "sqlite", "mysql"]) {
