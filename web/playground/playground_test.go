@@ -2,9 +2,13 @@ package playground
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf16"
+
+	"github.com/croql/croql"
+	"github.com/croql/croql/internal/corpus"
 )
 
 var strs = Options{Context: "strings"}
@@ -332,4 +336,75 @@ func TestDirective(t *testing.T) {
 	if ds := pg.Lint("# croql: colour=red\nis hidden", strs); len(ds) != 1 || ds[0].Severity != "warning" {
 		t.Errorf("unknown directive setting: %+v", ds)
 	}
+}
+
+// Over the conformance corpus, in every context and edition a case names:
+// the diagnostics are the library's (same rules, same spans converted),
+// every range lies in the text, and completion, hover and tokens answer
+// at every cursor position without leaving it.
+func TestCorpusRangesStayInTheText(t *testing.T) {
+	cases, err := corpus.Load(filepath.Join("..", "..", "testdata", "corpus"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg := Demo()
+	users := pg.Project().UserIDs()
+	langs := languages(pg.Project())
+	checked := 0
+	for i, c := range cases {
+		src := c.Query()
+		if src == "" {
+			continue
+		}
+		o := Options{Context: c.Context(), Edition: c.Edition()}
+		n := len(utf16.Encode([]rune(src)))
+		in := func(what string, from, to int) {
+			if from < 0 || from > to || to > n {
+				t.Errorf("%s: %s range %d-%d outside 0-%d of %q", c.Where(), what, from, to, n, src)
+			}
+		}
+		a := pg.Analyze(src, o)
+		ed := croql.Standard
+		if Effective(src, o).Edition == "enterprise" {
+			ed = croql.Enterprise
+		}
+		lib := croql.Lint(src, Effective(src, o).Context, croql.WithEdition(ed), croql.WithUsers(users), croql.WithLanguages(langs...))
+		if !strings.HasPrefix(src, croql.DirectivePrefix) && len(lib) != len(a.Diagnostics) {
+			t.Errorf("%s: %d diagnostics, the library has %d", c.Where(), len(a.Diagnostics), len(lib))
+		}
+		for j, d := range a.Diagnostics {
+			in("diagnostic", d.From, d.To)
+			if j < len(lib) && (d.Rule != lib[j].Rule || d.From != newOffsets(src).utf16(lib[j].Span.Start)) {
+				t.Errorf("%s: diagnostic %d is %s at %d, the library's %s at %d", c.Where(), j, d.Rule, d.From, lib[j].Rule, lib[j].Span.Start)
+			}
+			for _, f := range d.Fixes {
+				in("fix", f.From, f.To)
+			}
+		}
+		for _, tk := range pg.Tokens(src, o) {
+			in("token", tk.From, tk.To)
+		}
+		// Every position for a sample of the cases (all of them would take
+		// long under -race), the end of the text for every case.
+		step := n + 1
+		if i%7 == 0 {
+			step = 1
+		}
+		for at := n % step; at <= n; at += step {
+			for _, it := range pg.Complete(src, o, at).Items {
+				in("completion", it.From, it.To)
+				if it.From > at || it.To < at {
+					t.Errorf("%s: completion %q replaces %d-%d, not around the cursor %d", c.Where(), it.Label, it.From, it.To, at)
+				}
+			}
+			if h := pg.Hover(src, o, at); h.Found {
+				in("hover", h.From, h.To)
+			}
+		}
+		checked++
+	}
+	if checked < 100 {
+		t.Fatalf("only %d corpus queries checked", checked)
+	}
+	t.Logf("%d corpus queries", checked)
 }
