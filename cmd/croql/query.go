@@ -17,6 +17,7 @@ import (
 
 	"github.com/croql/croql"
 	"github.com/croql/croql/demo"
+	"github.com/croql/croql/parser"
 	"github.com/croql/croql/schema"
 )
 
@@ -27,6 +28,7 @@ func newQueryCmd(c *cli) *cobra.Command {
 	var (
 		ctxName, data, now, tz, edition, engineName, dsn string
 		ids, fold                                        bool
+		limits                                           parser.Limits
 	)
 	cmd := &cobra.Command{
 		Use:   "query [--context C] [--data FILE] [--ids] [--now T] [--tz Z] [--edition E] [--fold] [--engine memory|sqlite|postgres|mysql] [--dsn DSN] [QUERY|-]",
@@ -77,11 +79,15 @@ func newQueryCmd(c *cli) *cobra.Command {
 			if _, err := croql.NewEnv(ctxName); err != nil { // a bad context is a usage error: check it before reading
 				return usageErrorf("%w", err)
 			}
-			src, _, err := c.readQuery(args)
+			if err := checkLimits(limits); err != nil {
+				return err
+			}
+			opts = append(opts, croql.WithLimits(limits))
+			src, name, err := c.readQuery(args)
 			if err != nil {
 				return err
 			}
-			return c.runQuery(src, data, ctxName, engineName, dsn, ids, opts)
+			return c.runQuery(name, src, data, ctxName, engineName, dsn, ids, opts)
 		},
 	}
 	addContextFlag(cmd, &ctxName)
@@ -95,11 +101,12 @@ func newQueryCmd(c *cli) *cobra.Command {
 	completeFlag(cmd, "engine", "memory", "sqlite", "postgres", "mysql")
 	cmd.Flags().StringVar(&dsn, "dsn", "", "data source of --engine postgres or mysql (a scratch schema is created and dropped); optional for sqlite")
 	_ = cmd.MarkFlagFilename("data", "json", "ndjson", "jsonl")
+	addLimitFlags(cmd, &limits)
 	return cmd
 }
 
 // runQuery reads the data and runs the query src over it.
-func (c *cli) runQuery(src, data, ctxName, engineName, dsn string, ids bool, opts []croql.Option) error {
+func (c *cli) runQuery(name, src, data, ctxName, engineName, dsn string, ids bool, opts []croql.Option) error {
 	p, err := c.loadProject(data)
 	if err != nil {
 		return failure(err)
@@ -120,7 +127,7 @@ func (c *cli) runQuery(src, data, ctxName, engineName, dsn string, ids bool, opt
 	objs := p.Objects(env.Context())
 	if engineName != "memory" {
 		checked := env.Check(src)
-		printDiags(c.stderr, src, checked.Diags)
+		printDiags(c.stderr, name, src, checked.Diags)
 		if checked.Diags.HasErrors() {
 			return errHasErrors
 		}
@@ -135,7 +142,7 @@ func (c *cli) runQuery(src, data, ctxName, engineName, dsn string, ids bool, opt
 	}
 
 	q, diags := env.Compile(src)
-	printDiags(c.stderr, src, diags)
+	printDiags(c.stderr, name, src, diags)
 	if diags.HasErrors() || q == nil {
 		return errHasErrors
 	}
