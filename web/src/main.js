@@ -5,7 +5,7 @@
 import { EditorView, keymap, hoverTooltip, ViewPlugin, Decoration, drawSelection } from "@codemirror/view";
 import { EditorState, RangeSetBuilder, StateEffect } from "@codemirror/state";
 import { linter, forceLinting, lintKeymap } from "@codemirror/lint";
-import { autocompletion, completionKeymap, closeCompletion } from "@codemirror/autocomplete";
+import { autocompletion, completionKeymap, closeCompletion, startCompletion } from "@codemirror/autocomplete";
 import { defaultKeymap, history, historyKeymap } from "@codemirror/commands";
 import { bracketMatching } from "@codemirror/language";
 
@@ -216,6 +216,8 @@ function start(croql) {
               selection: { anchor: it.from + it.insert.length },
               userEvent: "input.complete",
             });
+            // `@user:"` goes on with the logins, `@language:"` with the codes.
+            if (it.insert.endsWith('"') && it.kind === "mention") setTimeout(() => startCompletion(view), 0);
           },
         })),
       };

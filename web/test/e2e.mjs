@@ -173,6 +173,32 @@ try {
       "is hidden and count of translations where (is pre translated) > 0");
   }, "complete");
 
+  await step("completing `@` offers the mention kinds, then the project's logins", async () => {
+    await page.click(".cm-content");
+    await page.keyboard.press("Control+A");
+    await page.keyboard.type("count of translations where (user = @", { delay: 25 });
+    const popup = page.locator(".cm-tooltip-autocomplete");
+    await popup.locator(".cm-completionLabel", { hasText: /^@user:"$/ }).waitFor();
+    const kinds = await popup.locator("li .cm-completionLabel").allTextContents();
+    for (let i = 0; i < kinds.indexOf('@user:"'); i++) await page.keyboard.press("ArrowDown");
+    await page.keyboard.press("Enter");
+    // The logins follow without another keystroke.
+    await popup.locator(".cm-completionLabel", { hasText: /^alice$/ }).waitFor();
+    const logins = await popup.locator("li .cm-completionLabel").allTextContents();
+    assert.deepEqual([...logins].sort(), project.users.map((u) => u.login).sort());
+    await page.keyboard.press("Enter"); // the first login
+    await page.keyboard.type(") > 0", { delay: 25 });
+    await settled();
+    const first = logins[0];
+    assert.match(await doc(), new RegExp(`^count of translations where \\(user = @user:"${first}"\\) > 0$`));
+    const id = project.users.find((u) => u.login === first).id;
+    await waitCount(countStrings((s) => (s.translations || []).some((t) => t.user === id)));
+    // Back to the query of the next step.
+    await page.keyboard.press("Control+A");
+    await page.keyboard.type("is hidden and count of translations where (is pre translated) > 0", { delay: 5 });
+    await settled();
+  }, "complete");
+
   await step("hovering a field shows its type", async () => {
     assert.ok((await doc()).startsWith("is hidden"));
     await hoverAt(4); // "hidden"
