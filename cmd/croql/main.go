@@ -13,6 +13,7 @@
 //	sql         compile a query to a SQL WHERE clause and its bound arguments
 //	fmt         print the canonical form of a query
 //	explain     show how a query groups, and its syntax tree
+//	fields      list the fields of a context, with types and meanings
 //	demo        write a generated demo project
 //	version     print the version of croql
 //	completion  print a shell completion script (bash, zsh, fish, powershell)
@@ -66,6 +67,7 @@ func commands() []func(*cli) *cobra.Command {
 		newSQLCmd,
 		newFmtCmd,
 		newExplainCmd,
+		newFieldsCmd,
 		newDemoCmd,
 		newVersionCmd,
 	}

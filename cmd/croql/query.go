@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 	_ "time/tzdata" // --tz works on machines without a zoneinfo database
 
@@ -26,14 +27,16 @@ import (
 // the matching objects as NDJSON, or their ids one per line.
 func newQueryCmd(c *cli) *cobra.Command {
 	var (
-		ctxName, data, now, tz, edition, engineName, dsn string
-		ids, fold                                        bool
-		limits                                           parser.Limits
+		ctxName, data, now, tz, edition, engineName, dsn, language string
+		ids, fold                                                  bool
+		limits                                                     parser.Limits
 	)
 	cmd := &cobra.Command{
-		Use:   "query [--context C] [--data FILE] [--ids] [--now T] [--tz Z] [--edition E] [--fold] [--engine memory|sqlite|postgres|mysql] [--dsn DSN] [QUERY|-]",
+		Use:   "query [--context C] [--data FILE] [--ids] [--now T] [--tz Z] [--language L] [--edition E] [--fold] [--engine memory|sqlite|postgres|mysql] [--dsn DSN] [QUERY|-]",
 		Short: "Run a query over a project file (or the demo project); print the matches as NDJSON or ids",
 		Long: "Runs the query over the objects of a context and prints the matching ones as NDJSON\n" +
+			"(with --language de, only the translations or glossary terms in German, as the\n" +
+			"platform's per-language endpoint does)\n" +
 			"(one JSON object per line), or their ids with --ids. Without --data it runs on the\n" +
 			"built-in demo project (croql demo). @user and @language mentions resolve against the\n" +
 			"data's users and languages. The in-memory evaluator prints matches in the data's order;\n" +
@@ -76,8 +79,12 @@ func newQueryCmd(c *cli) *cobra.Command {
 			if data == "-" && queryFromStdin {
 				return usageErrorf("--data - reads the project from stdin, so give the query as an argument")
 			}
-			if _, err := croql.NewEnv(ctxName); err != nil { // a bad context is a usage error: check it before reading
+			env, err := croql.NewEnv(ctxName) // a bad context is a usage error: check it before reading
+			if err != nil {
 				return usageErrorf("%w", err)
+			}
+			if language != "" && !languageContexts[env.Context().Name] {
+				return usageErrorf("--language selects translations or glossary terms of one language; the %s context has none", env.Context().Name)
 			}
 			if err := checkLimits(limits); err != nil {
 				return err
@@ -87,7 +94,8 @@ func newQueryCmd(c *cli) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return c.runQuery(name, src, data, ctxName, engineName, dsn, ids, opts)
+			return c.runQuery(queryRun{name: name, src: src, data: data, ctxName: ctxName, engine: engineName,
+				dsn: dsn, ids: ids, language: language}, opts)
 		},
 	}
 	addContextFlag(cmd, &ctxName)
@@ -101,13 +109,28 @@ func newQueryCmd(c *cli) *cobra.Command {
 	completeFlag(cmd, "engine", "memory", "sqlite", "postgres", "mysql")
 	cmd.Flags().StringVar(&dsn, "dsn", "", "data source of --engine postgres or mysql (a scratch schema is created and dropped); optional for sqlite")
 	_ = cmd.MarkFlagFilename("data", "json", "ndjson", "jsonl")
+	cmd.Flags().StringVar(&language, "language", "", "only the translations (or glossary terms) of this language code, as the platform's per-language endpoint")
 	addLimitFlags(cmd, &limits)
 	return cmd
 }
 
-// runQuery reads the data and runs the query src over it.
-func (c *cli) runQuery(name, src, data, ctxName, engineName, dsn string, ids bool, opts []croql.Option) error {
-	p, err := c.loadProject(data)
+// languageContexts are the contexts whose objects have a language that
+// --language selects.
+var languageContexts = map[string]bool{croql.Translations: true, croql.Glossary: true}
+
+// queryRun is what `croql query` runs: the query src (called name), over
+// data (the demo project when empty) in a context, on an engine.
+type queryRun struct {
+	name, src, data, ctxName string
+	engine, dsn              string
+	ids                      bool
+	language                 string // only objects of this language, when set
+}
+
+// runQuery reads the data and runs the query over it.
+func (c *cli) runQuery(r queryRun, opts []croql.Option) error {
+	name, src, engineName := r.name, r.src, r.engine
+	p, err := c.loadProject(r.data)
 	if err != nil {
 		return failure(err)
 	}
@@ -115,27 +138,34 @@ func (c *cli) runQuery(name, src, data, ctxName, engineName, dsn string, ids boo
 	if langs := projectLanguages(p); len(langs) > 0 {
 		opts = append(opts, croql.WithLanguages(langs...))
 	}
-	env, err := croql.NewEnv(ctxName, opts...)
+	env, err := croql.NewEnv(r.ctxName, opts...)
 	if err != nil {
 		return usageErrorf("%w", err)
 	}
 	out := bufio.NewWriterSize(c.stdout, 64<<10)
 	write := writeObject(out)
-	if ids {
+	if r.ids {
 		write = writeID(out)
 	}
-	objs := p.Objects(env.Context())
+	all := p.Objects(env.Context())
+	objs := all
+	if r.language != "" {
+		if !slices.Contains(projectLanguages(p), r.language) {
+			return usageErrorf("--language %q is not a language of the data (%s)", r.language, strings.Join(projectLanguages(p), ", "))
+		}
+		objs = ofLanguage(all, r.language)
+	}
 	if engineName != "memory" {
 		checked := env.Check(src)
 		printDiags(c.stderr, name, src, checked.Diags)
 		if checked.Diags.HasErrors() {
 			return errHasErrors
 		}
-		matched, err := runOnEngine(context.Background(), engineName, dsn, p, checked)
+		matched, err := runOnEngine(context.Background(), engineName, r.dsn, p, checked)
 		if err != nil {
 			return failure(err)
 		}
-		if err := writeByID(objs, matched, write); err != nil {
+		if err := writeByID(all, objs, matched, write); err != nil {
 			return failure(err)
 		}
 		return flush(out)
@@ -170,18 +200,26 @@ func flush(out *bufio.Writer) error {
 }
 
 // writeByID writes the objects of objs whose ids a SQL engine returned,
-// in the order of ids.
-func writeByID(objs []any, ids []int64, write func(any) error) error {
-	byID := make(map[int64]any, len(objs))
-	for _, o := range objs {
-		if id, ok := schema.ObjectID(o); ok {
-			byID[id] = o
+// in the order of ids; all are the objects of the context, objs those of
+// them that are selected (by --language).
+func writeByID(all, objs []any, ids []int64, write func(any) error) error {
+	index := func(l []any) map[int64]any {
+		byID := make(map[int64]any, len(l))
+		for _, o := range l {
+			if id, ok := schema.ObjectID(o); ok {
+				byID[id] = o
+			}
 		}
+		return byID
 	}
+	known, selected := index(all), index(objs)
 	for _, id := range ids {
-		o, ok := byID[id]
-		if !ok {
+		if _, ok := known[id]; !ok {
 			return fmt.Errorf("the engine returned id %d, which is not an object of the data", id)
+		}
+		o, ok := selected[id]
+		if !ok {
+			continue
 		}
 		if err := write(o); err != nil {
 			return fmt.Errorf("writing: %w", err)
@@ -210,6 +248,25 @@ func writeID(w *bufio.Writer) func(any) error {
 		_, err := w.Write(buf)
 		return err
 	}
+}
+
+// ofLanguage returns the objects of objs (translations or glossary terms)
+// in language code.
+func ofLanguage(objs []any, code string) []any {
+	var out []any
+	for _, o := range objs {
+		switch v := o.(type) {
+		case *schema.Translation:
+			if v.Language == code {
+				out = append(out, o)
+			}
+		case *schema.GlossaryTerm:
+			if v.Language == code {
+				out = append(out, o)
+			}
+		}
+	}
+	return out
 }
 
 // projectLanguages returns every language code the project knows: its
