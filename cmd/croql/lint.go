@@ -11,6 +11,7 @@ import (
 	"github.com/croql/croql/diag"
 	"github.com/croql/croql/diag/sarif"
 	"github.com/croql/croql/parser"
+	"github.com/croql/croql/schema"
 )
 
 // newLintCmd returns `croql lint`: every diagnostic of a query in a
@@ -51,7 +52,7 @@ func newLintCmd(c *cli) *cobra.Command {
 				if data == "-" && file == "" && (len(args) == 0 || len(args) == 1 && args[0] == "-") {
 					return usageErrorf("--data - reads the project from stdin, so give the query as an argument or --file")
 				}
-				p, err := c.loadProject(data)
+				p, err := c.loadProject(data, schema.ReadOptions{})
 				if err != nil {
 					return failure(err)
 				}

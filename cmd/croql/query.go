@@ -28,7 +28,7 @@ import (
 func newQueryCmd(c *cli) *cobra.Command {
 	var (
 		ctxName, data, now, tz, edition, engineName, dsn, language string
-		ids, fold                                                  bool
+		ids, fold, strict, skipBad                                 bool
 		limits                                                     parser.Limits
 	)
 	cmd := &cobra.Command{
@@ -94,8 +94,13 @@ func newQueryCmd(c *cli) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return c.runQuery(queryRun{name: name, src: src, data: data, ctxName: ctxName, engine: engineName,
-				dsn: dsn, ids: ids, language: language}, opts)
+			ropts := schema.ReadOptions{Strict: strict, SkipBad: skipBad}
+			ctx, stop := signalContext()
+			defer stop()
+			if engineName == "memory" && data != "" {
+				return c.streamQuery(ctx, name, src, data, ctxName, language, ids, opts, ropts)
+			}
+			return c.runQuery(ctx, name, src, data, ctxName, language, engineName, dsn, ids, opts, ropts)
 		},
 	}
 	addContextFlag(cmd, &ctxName)
@@ -108,6 +113,8 @@ func newQueryCmd(c *cli) *cobra.Command {
 	cmd.Flags().StringVar(&engineName, "engine", "memory", "where the query runs: memory (the evaluator), or "+engineNames+" (compiled to SQL)")
 	completeFlag(cmd, "engine", "memory", "sqlite", "postgres", "mysql")
 	cmd.Flags().StringVar(&dsn, "dsn", "", "data source of --engine postgres or mysql (a scratch schema is created and dropped); optional for sqlite")
+	cmd.Flags().BoolVar(&strict, "strict", false, "reject unknown members and member names repeated within an object in the data file")
+	cmd.Flags().BoolVar(&skipBad, "skip-bad", false, "skip data lines that cannot be read or fail a check, reporting each on stderr, instead of stopping at the first")
 	_ = cmd.MarkFlagFilename("data", "json", "ndjson", "jsonl")
 	cmd.Flags().StringVar(&language, "language", "", "only the translations (or glossary terms) of this language code, as the platform's per-language endpoint")
 	addLimitFlags(cmd, &limits)
@@ -118,19 +125,31 @@ func newQueryCmd(c *cli) *cobra.Command {
 // --language selects.
 var languageContexts = map[string]bool{croql.Translations: true, croql.Glossary: true}
 
-// queryRun is what `croql query` runs: the query src (called name), over
-// data (the demo project when empty) in a context, on an engine.
-type queryRun struct {
-	name, src, data, ctxName string
-	engine, dsn              string
-	ids                      bool
-	language                 string // only objects of this language, when set
+// checkLanguage reports a usage error when --language names no language
+// of the project.
+func checkLanguage(p *schema.Project, language string) error {
+	if language != "" && !slices.Contains(projectLanguages(p), language) {
+		return usageErrorf("--language %q is not a language of the data (%s)", language, strings.Join(projectLanguages(p), ", "))
+	}
+	return nil
 }
 
-// runQuery reads the data and runs the query over it.
-func (c *cli) runQuery(r queryRun, opts []croql.Option) error {
-	name, src, engineName := r.name, r.src, r.engine
-	p, err := c.loadProject(r.data)
+// ofLanguage reports whether o, a translation or glossary term, is in
+// language code; every object is when code is empty.
+func ofLanguage(o any, code string) bool {
+	switch v := o.(type) {
+	case *schema.Translation:
+		return code == "" || v.Language == code
+	case *schema.GlossaryTerm:
+		return code == "" || v.Language == code
+	}
+	return code == ""
+}
+
+// runQuery reads the data and runs the query src over it (over the
+// objects in language only, when it is set).
+func (c *cli) runQuery(ctx context.Context, name, src, data, ctxName, language, engineName, dsn string, ids bool, opts []croql.Option, ropts schema.ReadOptions) error {
+	p, err := c.loadProject(data, ropts)
 	if err != nil {
 		return failure(err)
 	}
@@ -138,22 +157,22 @@ func (c *cli) runQuery(r queryRun, opts []croql.Option) error {
 	if langs := projectLanguages(p); len(langs) > 0 {
 		opts = append(opts, croql.WithLanguages(langs...))
 	}
-	env, err := croql.NewEnv(r.ctxName, opts...)
+	env, err := croql.NewEnv(ctxName, opts...)
 	if err != nil {
 		return usageErrorf("%w", err)
 	}
 	out := bufio.NewWriterSize(c.stdout, 64<<10)
 	write := writeObject(out)
-	if r.ids {
+	if ids {
 		write = writeID(out)
+	}
+	if err := checkLanguage(p, language); err != nil {
+		return err
 	}
 	all := p.Objects(env.Context())
 	objs := all
-	if r.language != "" {
-		if !slices.Contains(projectLanguages(p), r.language) {
-			return usageErrorf("--language %q is not a language of the data (%s)", r.language, strings.Join(projectLanguages(p), ", "))
-		}
-		objs = ofLanguage(all, r.language)
+	if language != "" {
+		objs = slices.DeleteFunc(slices.Clone(all), func(o any) bool { return !ofLanguage(o, language) })
 	}
 	if engineName != "memory" {
 		checked := env.Check(src)
@@ -161,7 +180,7 @@ func (c *cli) runQuery(r queryRun, opts []croql.Option) error {
 		if checked.Diags.HasErrors() {
 			return errHasErrors
 		}
-		matched, err := runOnEngine(context.Background(), engineName, r.dsn, p, checked)
+		matched, err := runOnEngine(ctx, engineName, dsn, p, checked)
 		if err != nil {
 			return failure(err)
 		}
@@ -250,25 +269,6 @@ func writeID(w *bufio.Writer) func(any) error {
 	}
 }
 
-// ofLanguage returns the objects of objs (translations or glossary terms)
-// in language code.
-func ofLanguage(objs []any, code string) []any {
-	var out []any
-	for _, o := range objs {
-		switch v := o.(type) {
-		case *schema.Translation:
-			if v.Language == code {
-				out = append(out, o)
-			}
-		case *schema.GlossaryTerm:
-			if v.Language == code {
-				out = append(out, o)
-			}
-		}
-	}
-	return out
-}
-
 // projectLanguages returns every language code the project knows: its
 // source and target languages and its language objects.
 func projectLanguages(p *schema.Project) []string {
@@ -297,7 +297,7 @@ const (
 
 // loadProject reads the project file name ("-" for stdin), or returns the
 // built-in demo project when name is empty.
-func (c *cli) loadProject(name string) (*schema.Project, error) {
+func (c *cli) loadProject(name string, ropts schema.ReadOptions) (*schema.Project, error) {
 	if name == "" {
 		return demo.Default(), nil
 	}
@@ -322,7 +322,10 @@ func (c *cli) loadProject(name string) (*schema.Project, error) {
 		r = f
 	}
 	pr := &progressReader{r: r, size: size, name: name, prog: newProgress(c.stderr, "croql query: ", c.stderrTerminal && size >= progressBytes)}
-	p, err := schema.ReadProject(pr)
+	if ropts.SkipBad {
+		ropts.Skipped = skipReporter(c.stderr, pr.prog, "croql query")
+	}
+	p, err := schema.ReadProjectWith(pr, ropts)
 	pr.prog.done()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
