@@ -15,7 +15,9 @@
 //	explain     show how a query groups, and its syntax tree
 //	fields      list the fields of a context, with types and meanings
 //	demo        write a generated demo project
+//	serve       serve the platform's CroQL list endpoints over HTTP
 //	version     print the version of croql
+//	lsp         run the language server on stdin and stdout
 //	completion  print a shell completion script (bash, zsh, fish, powershell)
 //	help        show the help of croql or of one command
 //
@@ -69,7 +71,9 @@ func commands() []func(*cli) *cobra.Command {
 		newExplainCmd,
 		newFieldsCmd,
 		newDemoCmd,
+		newServeCmd,
 		newVersionCmd,
+		newLSPCmd,
 	}
 }
 
