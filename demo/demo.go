@@ -24,6 +24,20 @@ type Options struct {
 	Strings int
 	// Seed selects the project; the same seed gives the same project.
 	Seed int64
+	// Progress, when not nil, is called now and then while the strings
+	// are generated, with how many of total are done, and once at the end
+	// with done == total. It does not change the project.
+	Progress func(done, total int)
+}
+
+// progressEvery is how many strings are generated between two calls of
+// Options.Progress.
+const progressEvery = 1024
+
+func (o Options) progress(done, total int) {
+	if o.Progress != nil && (done%progressEvery == 0 || done == total) {
+		o.Progress(done, total)
+	}
 }
 
 // DefaultOptions returns the options of the built-in demo project:
@@ -50,8 +64,10 @@ func Generate(opts Options) *schema.Project {
 	g := newStringGen(opts.Seed, p)
 	p.Strings = make([]schema.SourceString, n)
 	for i := range p.Strings {
+		opts.progress(i, n)
 		g.fill(&p.Strings[i], i)
 	}
+	opts.progress(n, n)
 	nTM, nConcepts := sizes(n)
 	p.TMSegments = make([]schema.TMSegment, 0, nTM)
 	_ = genTM(opts.Seed, nTM, func(seg *schema.TMSegment) error {
@@ -89,12 +105,14 @@ func Stream(opts Options, w *schema.NDJSONWriter) error {
 	}
 	g := newStringGen(opts.Seed, p)
 	for i := range n {
+		opts.progress(i, n)
 		s := new(schema.SourceString)
 		g.fill(s, i)
 		if err := w.Write(s); err != nil {
 			return err
 		}
 	}
+	opts.progress(n, n)
 	nTM, nConcepts := sizes(n)
 	if err := genTM(opts.Seed, nTM, func(seg *schema.TMSegment) error { return w.Write(seg) }); err != nil {
 		return err

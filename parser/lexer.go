@@ -72,7 +72,9 @@ func leafKind(v string) int {
 }
 
 // isIdentTok reports whether t is an identifier.
-func isIdentTok(t *lexer.Token) bool { return t.Type == tLeaf && isWordStart(t.Value[0]) }
+func isIdentTok(t *lexer.Token) bool {
+	return t.Type == tLeaf && t.Value != "" && isWordStart(t.Value[0])
+}
 
 // keywordType is the token type of each keyword.
 var keywordType = map[string]lexer.TokenType{
@@ -195,6 +197,8 @@ type scanResult struct {
 	toks  []lexer.Token
 	diags diag.List
 	nodes int
+	// stopped: a limit or the error cap ended the scan early.
+	stopped bool
 }
 
 func scan(src string, lim Limits) scanResult {
@@ -214,7 +218,7 @@ func scan(src string, lim Limits) scanResult {
 	}
 	s.toks = append(s.toks, lexer.Token{Type: lexer.EOF, Pos: lexer.Position{Offset: len(src), Line: 1, Column: 1}})
 	s.diags.Sort()
-	return scanResult{toks: s.toks, diags: s.diags, nodes: s.nodes}
+	return scanResult{toks: s.toks, diags: s.diags, nodes: s.nodes, stopped: s.stopped}
 }
 
 // MaxErrors is the most syntax errors one Parse reports; past it the scan
@@ -246,16 +250,18 @@ func (s *scanner) emit(t lexer.TokenType, start, end int) {
 func (s *scanner) node(start, end int) {
 	s.nodes++
 	if s.nodes > s.lim.MaxNodes && !s.stopped {
-		s.errorf("limit-nodes", diag.Span{Start: start, End: end},
-			"the query has more than %d syntax nodes; split it or raise the node limit", s.lim.MaxNodes)
+		s.add(diag.Errorf(diag.ClassSyntax, "limit-nodes", diag.Span{Start: start, End: end},
+			"the query has more than %d syntax nodes; split it", s.lim.MaxNodes).
+			WithHint("raise the limit with --max-nodes N (croql lint, sql, query, fmt, explain), or parser.Limits.MaxNodes through croql.WithLimits"))
 		s.stopped = true
 	}
 }
 
 func (s *scanner) depthCheck(start, end int) {
 	if d := len(s.levels) - 1 + s.ifs; d > s.lim.MaxDepth && !s.stopped {
-		s.errorf("limit-depth", diag.Span{Start: start, End: end},
-			"the query nests deeper than %d levels of parentheses and `if`; flatten it or raise the depth limit", s.lim.MaxDepth)
+		s.add(diag.Errorf(diag.ClassSyntax, "limit-depth", diag.Span{Start: start, End: end},
+			"the query nests deeper than %d levels of parentheses and `if`; flatten it", s.lim.MaxDepth).
+			WithHint("raise the limit with --max-depth N (croql lint, sql, query, fmt, explain), or parser.Limits.MaxDepth through croql.WithLimits"))
 		s.stopped = true
 	}
 }

@@ -16,6 +16,9 @@ import (
 type lowerer struct {
 	src   string
 	diags diag.List
+	// scopes, when non-nil, collects the body of every where/with filter
+	// (tolerant parsing only).
+	scopes *[]Scope
 }
 
 func tokSpan(t lexer.Token) diag.Span {
@@ -211,7 +214,15 @@ func (l *lowerer) links(g *gOperand) (ast.Expr, diag.Span) {
 			kind = ast.With
 		}
 		sp := diag.Span{Start: cur.sp.Start, End: po.End}
-		cur = segment{&ast.Filter{Kind: kind, X: cur.x, Pred: p, Sp: sp}, sp, false}
+		f := &ast.Filter{Kind: kind, X: cur.x, Pred: p, Sp: sp}
+		if l.scopes != nil {
+			body := diag.Span{Start: k.Kw.Pos.Offset + len(k.Kw.Value), End: po.End}
+			if k.Open != nil {
+				body = diag.Span{Start: k.Open.Pos.Offset + 1, End: k.Close.Pos.Offset}
+			}
+			*l.scopes = append(*l.scopes, Scope{Filter: f, Body: body})
+		}
+		cur = segment{f, sp, false}
 	}
 	x, xo = cur.x, cur.sp
 	for i := len(segs) - 1; i >= 0; i-- {
@@ -245,6 +256,9 @@ func (l *lowerer) primary(g gPrim) (ast.Expr, diag.Span) {
 
 func (l *lowerer) leaf(t lexer.Token) (ast.Expr, diag.Span) {
 	sp := tokSpan(t)
+	if t.Value == "" { // a hole the tolerant parser inserted
+		return &ast.Ident{Sp: sp}, sp
+	}
 	switch leafKind(t.Value) {
 	case leafInt:
 		v, _ := strconv.ParseInt(t.Value, 10, 64) // range checked by the pre-scan

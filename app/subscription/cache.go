@@ -2,6 +2,7 @@ package subscription
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"sync"
 	"time"
@@ -18,10 +19,16 @@ const (
 	DefaultMaxEntries = 100_000
 )
 
-// Key identifies a cache entry.
+// Key identifies a cache entry: the normalised base URL, the organization,
+// the app and a SHA-256 of the token. An answer obtained through one base URL
+// or one token is never served for another, so a second platform address
+// cannot reuse the first one's Active answer, and a token cannot plant an
+// Unpaid answer for requests made with another.
 type Key struct {
+	BaseURL      string
 	Organization string
 	App          string
+	TokenHash    [sha256.Size]byte
 }
 
 // CacheOptions configures a Cache. The zero value is usable.
@@ -53,7 +60,6 @@ type Cache struct {
 	mu       sync.Mutex
 	entries  map[Key]cacheEntry
 	inflight map[Key]*call
-	gen      map[Key]uint64
 }
 
 type cacheEntry struct {
@@ -65,6 +71,9 @@ type call struct {
 	done chan struct{}
 	res  Result
 	err  error
+	// stale is set (under Cache.mu) when the key is invalidated while the
+	// call is in flight: its answer goes to the waiters but is not stored.
+	stale bool
 }
 
 // NewCache returns a cache in front of next (usually a *Client).
@@ -83,12 +92,18 @@ func NewCache(next Checker, opts CacheOptions) *Cache {
 		opts:     opts,
 		entries:  make(map[Key]cacheEntry),
 		inflight: make(map[Key]*call),
-		gen:      make(map[Key]uint64),
 	}
 }
 
-// KeyOf returns the cache key of req.
-func KeyOf(req Request) Key { return Key{Organization: req.Organization, App: req.AppIdentifier} }
+// KeyOf returns the cache key of req. A base URL that does not normalise is
+// kept as given (the client refuses it anyway).
+func KeyOf(req Request) Key {
+	base, err := NormalizeBaseURL(req.BaseURL)
+	if err != nil {
+		base = req.BaseURL
+	}
+	return Key{BaseURL: base, Organization: req.Organization, App: req.AppIdentifier, TokenHash: sha256.Sum256([]byte(req.Token))}
+}
 
 // Check answers from the cache when a valid entry exists and asks next
 // otherwise. The returned Result's Expires is always compared with the
@@ -112,11 +127,10 @@ func (c *Cache) Check(ctx context.Context, req Request) (Result, error) {
 	if !ok {
 		cl = &call{done: make(chan struct{})}
 		c.inflight[key] = cl
-		gen := c.gen[key]
 		c.mu.Unlock()
 		// The shared request must not die with the first caller's context;
 		// the client's timeouts and retry budget bound it.
-		go c.fetch(context.WithoutCancel(ctx), key, gen, req, cl)
+		go c.fetch(context.WithoutCancel(ctx), key, req, cl)
 	} else {
 		c.mu.Unlock()
 	}
@@ -128,7 +142,7 @@ func (c *Cache) Check(ctx context.Context, req Request) (Result, error) {
 	}
 }
 
-func (c *Cache) fetch(ctx context.Context, key Key, gen uint64, req Request, cl *call) {
+func (c *Cache) fetch(ctx context.Context, key Key, req Request, cl *call) {
 	defer close(cl.done)
 	defer func() {
 		if r := recover(); r != nil {
@@ -143,7 +157,7 @@ func (c *Cache) fetch(ctx context.Context, key Key, gen uint64, req Request, cl 
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.inflight, key)
-	if err != nil || c.gen[key] != gen {
+	if err != nil || cl.stale {
 		// Failures are not cached; an answer that raced an Invalidate is
 		// returned to its waiters but not stored.
 		return
@@ -187,28 +201,35 @@ func (c *Cache) makeRoom(now time.Time) {
 	}
 }
 
-// Invalidate forgets the entry of one organization and app, e.g. when the
-// platform reports that a subscription was paid. A request in flight for
-// that key still answers its waiters but is not stored.
+// Invalidate forgets the entries of one organization and app (every base
+// URL and token). A request in flight for them still answers its waiters but
+// is not stored.
 func (c *Cache) Invalidate(organization, app string) {
-	key := Key{Organization: organization, App: app}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	delete(c.entries, key)
-	if _, ok := c.inflight[key]; ok {
-		c.gen[key]++
-	} else {
-		delete(c.gen, key)
-	}
+	c.invalidate(func(k Key) bool { return k.Organization == organization && k.App == app })
+}
+
+// InvalidateOrganization forgets every entry of an organization, whatever
+// the app: what the platform's "subscription paid" event asks (see
+// [PaidHandler]).
+func (c *Cache) InvalidateOrganization(organization string) {
+	c.invalidate(func(k Key) bool { return k.Organization == organization })
 }
 
 // InvalidateAll forgets every entry.
-func (c *Cache) InvalidateAll() {
+func (c *Cache) InvalidateAll() { c.invalidate(func(Key) bool { return true }) }
+
+func (c *Cache) invalidate(match func(Key) bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	clear(c.entries)
-	for k := range c.inflight {
-		c.gen[k]++
+	for k := range c.entries {
+		if match(k) {
+			delete(c.entries, k)
+		}
+	}
+	for k, cl := range c.inflight {
+		if match(k) {
+			cl.stale = true
+		}
 	}
 }
 

@@ -15,11 +15,15 @@ import (
 	"time"
 )
 
-// Default base addresses of the public platform. Both can be replaced with
-// [Endpoints]; the enterprise one is a template in which
+// Default base addresses of the public platform, as the platform's own app
+// SDK (@crowdin/app-project-module 3.2.2, out/util/app-functions/crowdin.js,
+// getSubscription) builds the subscription URL: the standard edition asks
+// https://crowdin.com/api/v2/applications/{id}/subscription, the enterprise
+// edition https://{organization}.api.crowdin.com/api/v2/... Both can be
+// replaced with [Endpoints]; the enterprise one is a template in which
 // "{organization_domain}" is replaced with the organization's domain.
 const (
-	DefaultStandardBaseURL    = "https://api.crowdin.com"
+	DefaultStandardBaseURL    = "https://crowdin.com"
 	DefaultEnterpriseTemplate = "https://{organization_domain}.api.crowdin.com"
 )
 
@@ -46,8 +50,12 @@ var (
 	// `expires`). Not retried.
 	ErrUnexpectedResponse = errors.New("unexpected subscription response")
 	// ErrInvalidRequest: the Request itself is unusable (empty identifier,
-	// base URL that is not http(s), ...).
+	// base URL that is not http(s) or not allowed, ...).
 	ErrInvalidRequest = errors.New("invalid subscription request")
+	// ErrUnauthorized: the platform refused the token (401 or 403). It also
+	// wraps ErrUnexpectedResponse. Decide restricts on it under every
+	// ErrorPolicy: a token the platform refuses never opens a paid app.
+	ErrUnauthorized = errors.New("the platform refused the access token")
 )
 
 // Edition selects the platform edition whose base address is used.
@@ -99,14 +107,80 @@ func (e Endpoints) BaseURL(edition Edition, organizationDomain string) (string, 
 	}
 }
 
+// Allow reports whether baseURL is one of the base addresses e describes:
+// the standard edition's, or the enterprise template filled with one DNS
+// label. It is the allow-list for a base URL that comes from anywhere but the
+// app's own configuration (for example a job's organization.apiBaseUrl,
+// which an unauthenticated request can set to any host: the token must not
+// follow it there). Scheme and host compare case-insensitively; a trailing
+// slash is ignored.
+func (e Endpoints) Allow(baseURL string) error {
+	norm, err := NormalizeBaseURL(baseURL)
+	if err != nil {
+		return err
+	}
+	std, _ := e.BaseURL(Standard, "")
+	if n, err := NormalizeBaseURL(std); err == nil && n == norm {
+		return nil
+	}
+	tpl := e.EnterpriseTemplate
+	if tpl == "" {
+		tpl = DefaultEnterpriseTemplate
+	}
+	const sentinel = "organizationdomainsentinel"
+	if n, err := NormalizeBaseURL(strings.ReplaceAll(tpl, "{organization_domain}", sentinel)); err == nil {
+		if pre, post, ok := strings.Cut(n, sentinel); ok && len(norm) > len(pre)+len(post) &&
+			strings.HasPrefix(norm, pre) && strings.HasSuffix(norm, post) {
+			if label := norm[len(pre) : len(norm)-len(post)]; domainLabel.MatchString(label) {
+				return nil
+			}
+		}
+	}
+	return fmt.Errorf("%w: base URL %q is not the platform's (allowed: %s, %s)", ErrInvalidRequest, baseURL, std, tpl)
+}
+
+// NormalizeBaseURL returns the canonical form of a base URL: lower-case
+// scheme and host, no default port, no trailing slash. It fails for URLs
+// that are not absolute http(s) without query, fragment or user info.
+func NormalizeBaseURL(raw string) (string, error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		return "", fmt.Errorf("%w: base URL: %w", ErrInvalidRequest, err)
+	}
+	u.Scheme = strings.ToLower(u.Scheme)
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil || u.Opaque != "" {
+		return "", fmt.Errorf("%w: base URL %q must be an absolute http(s) URL without query or user info", ErrInvalidRequest, raw)
+	}
+	host := strings.ToLower(u.Hostname())
+	port := u.Port()
+	if (u.Scheme == "http" && port == "80") || (u.Scheme == "https" && port == "443") {
+		port = ""
+	}
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if port != "" {
+		host += ":" + port
+	}
+	u.Host = host
+	u.RawPath = ""
+	u.Path = strings.TrimRight(u.Path, "/")
+	return u.String(), nil
+}
+
 // Request identifies one subscription check.
 type Request struct {
-	// Organization identifies the organization; it is the cache key together
-	// with AppIdentifier (the client itself does not send it).
+	// Organization identifies the organization; it is part of the cache key
+	// (the client itself does not send it). Use the organization id the
+	// platform sends in its events, so that [PaidHandler] finds the entries.
 	Organization string
-	// BaseURL is the platform API base address, e.g. from
-	// [Endpoints.BaseURL] or the job's organization.apiBaseUrl.
+	// BaseURL is the platform API base address, from [Endpoints.BaseURL]. A
+	// base URL from anywhere else (a job's organization.apiBaseUrl) must
+	// pass [Endpoints.Allow] first, or the token goes wherever it says;
+	// [WithAllowedBaseURLs] makes the client check it.
 	BaseURL string
+	// Edition selects the trial length (see [Trial]).
+	Edition Edition
 	// AppIdentifier is the app's identifier (path-escaped into the URL).
 	AppIdentifier string
 	// Token is the access token sent as `Authorization: bearer <token>`.
@@ -161,8 +235,15 @@ func (p RetryPolicy) Backoff(attempt int) time.Duration {
 type Option func(*Client)
 
 // WithHTTPClient sets the HTTP client (default: a client with no overall
-// timeout; attempts are bounded by WithTimeout).
+// timeout; attempts are bounded by WithTimeout). The client is copied and
+// its CheckRedirect replaced: redirects are never followed (the token would
+// travel with them, and the final answer would not be the platform's).
 func WithHTTPClient(hc *http.Client) Option { return func(c *Client) { c.http = hc } }
+
+// WithAllowedBaseURLs makes the client refuse (ErrInvalidRequest, no
+// request made) every base URL that e does not allow (see
+// [Endpoints.Allow]).
+func WithAllowedBaseURLs(e Endpoints) Option { return func(c *Client) { c.allow = e.Allow } }
 
 // WithTimeout bounds each attempt (default DefaultTimeout).
 func WithTimeout(d time.Duration) Option { return func(c *Client) { c.timeout = d } }
@@ -193,6 +274,7 @@ type Client struct {
 	now     func() time.Time
 	sleep   func(context.Context, time.Duration) error
 	loc     *time.Location
+	allow   func(string) error
 }
 
 // NewClient returns a client with the given options.
@@ -214,6 +296,9 @@ func NewClient(opts ...Option) *Client {
 	if c.http == nil {
 		c.http = &http.Client{}
 	}
+	hc := *c.http
+	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	c.http = &hc
 	if c.now == nil {
 		c.now = time.Now
 	}
@@ -265,14 +350,11 @@ func URL(req Request) (string, error) {
 	if strings.TrimSpace(req.AppIdentifier) == "" {
 		return "", fmt.Errorf("%w: empty app identifier", ErrInvalidRequest)
 	}
-	u, err := url.Parse(req.BaseURL)
+	base, err := NormalizeBaseURL(req.BaseURL)
 	if err != nil {
-		return "", fmt.Errorf("%w: base URL: %w", ErrInvalidRequest, err)
+		return "", err
 	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-		return "", fmt.Errorf("%w: base URL %q must be an absolute http(s) URL without query", ErrInvalidRequest, req.BaseURL)
-	}
-	return strings.TrimSuffix(u.String(), "/") + "/api/v2/applications/" + url.PathEscape(req.AppIdentifier) + "/subscription", nil
+	return base + "/api/v2/applications/" + url.PathEscape(req.AppIdentifier) + "/subscription", nil
 }
 
 // Check performs the request, retrying per the client's RetryPolicy. The
@@ -285,6 +367,11 @@ func (c *Client) Check(ctx context.Context, req Request) (Result, error) {
 	}
 	if req.Token == "" {
 		return Result{}, &CheckError{Err: fmt.Errorf("%w: empty access token", ErrInvalidRequest)}
+	}
+	if c.allow != nil {
+		if err := c.allow(req.BaseURL); err != nil {
+			return Result{}, &CheckError{Err: err}
+		}
 	}
 	var last attemptOutcome
 	for attempt := 1; ; attempt++ {
@@ -354,6 +441,8 @@ func (c *Client) attempt(ctx context.Context, endpoint, token string) attemptOut
 		out.err = fmt.Errorf("%w: status %d", ErrUnavailable, resp.StatusCode)
 		out.retryable = true
 		out.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), now)
+	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		out.err = fmt.Errorf("%w: %w: status %d: %s", ErrUnexpectedResponse, ErrUnauthorized, resp.StatusCode, snippet(body))
 	default:
 		out.err = fmt.Errorf("%w: status %d: %s", ErrUnexpectedResponse, resp.StatusCode, snippet(body))
 	}

@@ -118,6 +118,6 @@ func ExampleEndpoints_BaseURL() {
 	fmt.Println(std)
 	fmt.Println(ent)
 	// Output:
-	// https://api.crowdin.com
+	// https://crowdin.com
 	// https://acme.api.crowdin.com
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html/template"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -35,7 +37,23 @@ type Subject struct {
 	BaseURL string
 	// Token is the access token for the subscription endpoint.
 	Token string
+	// Edition selects the trial length.
+	Edition Edition
 }
+
+// PageMode is how restricted page views are answered.
+type PageMode int
+
+const (
+	// RedirectPages answers 303 to the subscribe link (or
+	// RestrictedPageURL); the default.
+	RedirectPages PageMode = iota
+	// HTMLPages answers 200 with an HTML page that explains the restriction
+	// and links to the subscribe page, as the platform's SDK renders inside
+	// its iframe (a redirect inside the platform's UI frame would load the
+	// checkout page in the frame).
+	HTMLPages
+)
 
 // ErrorReporter receives every failed check, whatever the policy decided.
 type ErrorReporter func(ctx context.Context, req Request, d Decision)
@@ -52,8 +70,16 @@ type MiddlewareConfig struct {
 	// Identify returns the subject of a request. Required with ViaPlatform.
 	// An error answers 401.
 	Identify func(r *http.Request) (Subject, error)
-	// OnError is the policy when the check fails (default Restrict).
+	// OnError is the policy when the check fails (default Restrict). A
+	// token the platform refuses (401/403) and a request that cannot be
+	// formed restrict under every policy.
 	OnError ErrorPolicy
+	// Trial is the trial length after a 402 with initializedAt (default
+	// DefaultTrialDays in both editions).
+	Trial Trial
+	// Pages selects how restricted page views are answered (default
+	// RedirectPages).
+	Pages PageMode
 	// Report is called for every failed check (default: a warning on
 	// slog.Default()). Failures are never silent, whatever OnError says.
 	Report ErrorReporter
@@ -116,6 +142,10 @@ func Middleware(cfg MiddlewareConfig) (func(http.Handler) http.Handler, error) {
 	if cfg.OnError != Restrict && cfg.OnError != Grant {
 		return nil, fmt.Errorf("subscription: unknown error policy %d", cfg.OnError)
 	}
+	if cfg.Pages != RedirectPages && cfg.Pages != HTMLPages {
+		return nil, fmt.Errorf("subscription: unknown page mode %d", cfg.Pages)
+	}
+	rules := Rules{OnError: cfg.OnError, Trial: cfg.Trial}
 	if cfg.Report == nil {
 		cfg.Report = func(ctx context.Context, req Request, d Decision) {
 			slog.Default().WarnContext(ctx, "subscription check failed",
@@ -139,9 +169,9 @@ func Middleware(cfg MiddlewareConfig) (func(http.Handler) http.Handler, error) {
 				writeJSON(w, http.StatusUnauthorized, DeniedBody{State: "unauthenticated", Message: "The request could not be attributed to an organization."})
 				return
 			}
-			req := Request{Organization: subj.Organization, BaseURL: subj.BaseURL, AppIdentifier: cfg.AppIdentifier, Token: subj.Token}
+			req := Request{Organization: subj.Organization, BaseURL: subj.BaseURL, AppIdentifier: cfg.AppIdentifier, Token: subj.Token, Edition: subj.Edition}
 			res, err := cfg.Checker.Check(r.Context(), req)
-			d := Decide(res, err, cfg.Clock(), cfg.OnError)
+			d := rules.Decide(res, err, cfg.Clock(), subj.Edition)
 			if d.Reason == ReasonCheckFailed {
 				cfg.Report(r.Context(), req, d)
 			}
@@ -194,6 +224,10 @@ func deny(w http.ResponseWriter, r *http.Request, d Decision, cfg *MiddlewareCon
 	default:
 		body.Message = "Access to this app is restricted."
 	}
+	if cfg.IsPage(r) && cfg.Pages == HTMLPages {
+		writePage(w, r, body)
+		return
+	}
 	if cfg.IsPage(r) {
 		switch {
 		case body.SubscribeLink != "":
@@ -224,4 +258,103 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	_, _ = w.Write(append(b, '\n'))
+}
+
+var restrictedPage = template.Must(template.New("restricted").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Subscription required</title></head>
+<body>
+<main>
+<h1>{{if eq .State "unpaid"}}Subscription required{{else}}Access restricted{{end}}</h1>
+<p>{{.Message}}</p>
+{{if .SubscribeLink}}<p><a href="{{.SubscribeLink}}" target="_blank" rel="noopener noreferrer">Subscribe</a></p>{{end}}
+</main>
+</body>
+</html>
+`))
+
+// writePage answers 200 with the restricted page (HTMLPages).
+func writePage(w http.ResponseWriter, r *http.Request, body DeniedBody) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Subscription-State", body.State)
+	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodHead {
+		return
+	}
+	_ = restrictedPage.Execute(w, body)
+}
+
+// Invalidator forgets cached answers of an organization; *Cache implements
+// it.
+type Invalidator interface {
+	InvalidateOrganization(organization string)
+}
+
+// PaidHandler serves the platform's "subscription paid" event (the
+// platform's SDK registers it as POST /subscription-paid, event
+// `subscription_paid`, and reads `organization_id` from the query or the
+// body: @crowdin/app-project-module 3.2.2, out/modules/subscription-paid.js
+// and out/modules/manifest.js). It forgets the organization's cached answers
+// and answers 204, so the next request asks the platform again instead of
+// waiting for the restricted TTL. verify, when non-nil, authenticates the
+// request (an error answers 401); without it anyone can force an
+// organization's next check, which costs one platform request and opens
+// nothing.
+func PaidHandler(inv Invalidator, verify func(*http.Request) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", http.MethodPost)
+			writeJSON(w, http.StatusMethodNotAllowed, map[string]string{"message": "POST only"})
+			return
+		}
+		if verify != nil {
+			if err := verify(r); err != nil {
+				writeJSON(w, http.StatusUnauthorized, map[string]string{"message": "unauthenticated"})
+				return
+			}
+		}
+		org, err := paidOrganization(r)
+		if err != nil || org == "" {
+			writeJSON(w, http.StatusBadRequest, map[string]string{"message": "organization_id is missing"})
+			return
+		}
+		inv.InvalidateOrganization(org)
+		w.WriteHeader(http.StatusNoContent)
+	})
+}
+
+// paidOrganization reads organization_id from the query, a JSON body or a
+// form body; a JSON number and a string are both accepted.
+func paidOrganization(r *http.Request) (string, error) {
+	if v := r.URL.Query().Get("organization_id"); v != "" {
+		return v, nil
+	}
+	b, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes))
+	if err != nil {
+		return "", err
+	}
+	if ct := r.Header.Get("Content-Type"); strings.HasPrefix(ct, "application/x-www-form-urlencoded") {
+		q, err := url.ParseQuery(string(b))
+		if err != nil {
+			return "", err
+		}
+		return q.Get("organization_id"), nil
+	}
+	var body struct {
+		OrganizationID json.RawMessage `json:"organization_id"`
+	}
+	if err := json.Unmarshal(b, &body); err != nil || len(body.OrganizationID) == 0 {
+		return "", err
+	}
+	var n json.Number
+	if err := json.Unmarshal(body.OrganizationID, &n); err == nil {
+		return n.String(), nil
+	}
+	var str string
+	if err := json.Unmarshal(body.OrganizationID, &str); err != nil {
+		return "", err
+	}
+	return str, nil
 }

@@ -116,6 +116,9 @@ const (
 	// ReasonExempt: the app is free or paid through its own payment system,
 	// so no check is made.
 	ReasonExempt
+	// ReasonTrial: the platform answered 402 with `initializedAt` and the
+	// trial that started then has not ended.
+	ReasonTrial
 )
 
 // String returns a short snake_case name of the reason.
@@ -133,6 +136,8 @@ func (r Reason) String() string {
 		return "check_failed"
 	case ReasonExempt:
 		return "exempt"
+	case ReasonTrial:
+		return "trial"
 	default:
 		return "unknown"
 	}
@@ -148,17 +153,84 @@ type Decision struct {
 	Result Result
 	// Err is the check's error when Reason is ReasonCheckFailed.
 	Err error
+	// TrialEnds is when the trial ends (ReasonTrial only).
+	TrialEnds time.Time
+}
+
+// DefaultTrialDays is the trial length when a Trial leaves it unset: two
+// weeks, as the platform's app SDK defaults (@crowdin/app-project-module
+// 3.2.2, out/util/subscription.js: "default 2 weeks").
+const DefaultTrialDays = 14
+
+// Trial is how long a trial lasts after the platform's `initializedAt`
+// (sent with a 402). Like the platform's SDK (pricing.trial,
+// pricing.trialCrowdin, pricing.trialEnterprise) it can differ per edition.
+// The zero value gives DefaultTrialDays for both editions.
+type Trial struct {
+	// Days applies to both editions unless overridden; 0 means
+	// DefaultTrialDays and a negative value disables trials.
+	Days int
+	// StandardDays and EnterpriseDays, when non-zero, override Days for
+	// their edition (negative: no trial in that edition).
+	StandardDays, EnterpriseDays int
+}
+
+// Length returns the trial length in the edition; 0 means no trial.
+func (t Trial) Length(e Edition) time.Duration {
+	days := t.Days
+	switch {
+	case e == Enterprise && t.EnterpriseDays != 0:
+		days = t.EnterpriseDays
+	case e != Enterprise && t.StandardDays != 0:
+		days = t.StandardDays
+	}
+	if days == 0 {
+		days = DefaultTrialDays
+	}
+	if days < 0 {
+		return 0
+	}
+	return time.Duration(days) * 24 * time.Hour
+}
+
+// TrialEnds returns the end of the trial r announces (a 402 with
+// initializedAt) in the edition, and false when r announces none.
+func (r Result) TrialEnds(t Trial, e Edition) (time.Time, bool) {
+	if r.State != Unpaid || r.InitializedAt.IsZero() {
+		return time.Time{}, false
+	}
+	d := t.Length(e)
+	if d == 0 {
+		return time.Time{}, false
+	}
+	return r.InitializedAt.Add(d), true
+}
+
+// Rules are what Decide applies besides the platform's answer.
+type Rules struct {
+	// OnError is the policy for failed checks (default Restrict).
+	OnError ErrorPolicy
+	// Trial is the trial length (default DefaultTrialDays).
+	Trial Trial
+}
+
+// Decide applies the seed's section 3 with the default trial; see
+// [Rules.Decide].
+func Decide(res Result, err error, now time.Time, policy ErrorPolicy) Decision {
+	return Rules{OnError: policy}.Decide(res, err, now, Standard)
 }
 
 // Decide applies the seed's section 3 to the outcome of one check at the
-// moment now: Active grants until Expires, Unpaid and NotFound restrict, and
-// a failed check (err != nil) follows policy — except a request that could
-// not even be formed (ErrInvalidRequest: no organization, token or app
-// identifier), which always restricts, so a misconfiguration never opens
-// the app.
-func Decide(res Result, err error, now time.Time, policy ErrorPolicy) Decision {
+// moment now: Active grants until Expires; Unpaid restricts, except during a
+// trial (a 402 with initializedAt, until initializedAt plus the trial length
+// of the edition); NotFound restricts; a failed check (err != nil) follows
+// OnError — except a request that could not even be formed
+// (ErrInvalidRequest) and a token the platform refused (ErrUnauthorized,
+// 401/403), which restrict under every policy, so neither a
+// misconfiguration nor a bad token opens the app.
+func (rules Rules) Decide(res Result, err error, now time.Time, edition Edition) Decision {
 	if err != nil {
-		allow := policy == Grant && !errors.Is(err, ErrInvalidRequest)
+		allow := rules.OnError == Grant && !errors.Is(err, ErrInvalidRequest) && !errors.Is(err, ErrUnauthorized)
 		return Decision{Allow: allow, Reason: ReasonCheckFailed, Err: err}
 	}
 	switch res.State {
@@ -168,12 +240,15 @@ func Decide(res Result, err error, now time.Time, policy ErrorPolicy) Decision {
 		}
 		return Decision{Allow: false, Reason: ReasonExpired, Result: res}
 	case Unpaid:
+		if end, ok := res.TrialEnds(rules.Trial, edition); ok && now.Before(end) {
+			return Decision{Allow: true, Reason: ReasonTrial, Result: res, TrialEnds: end}
+		}
 		return Decision{Allow: false, Reason: ReasonUnpaid, Result: res}
 	case NotFound:
 		return Decision{Allow: false, Reason: ReasonNotFound, Result: res}
 	default:
 		return Decision{
-			Allow:  policy == Grant,
+			Allow:  rules.OnError == Grant,
 			Reason: ReasonCheckFailed,
 			Result: res,
 			Err:    fmt.Errorf("subscription: result without a state: %w", ErrUnexpectedResponse),

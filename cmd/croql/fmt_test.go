@@ -47,10 +47,10 @@ func TestFmtDiagnostics(t *testing.T) {
 	code, out, errOut := runCLI("", "fmt", `text == "a" && is hidden`)
 	assert.Equal(t, 1, code)
 	assert.Empty(t, out)
-	assert.Equal(t, "1:6: CroQL has no `==`: write `=` [croqlInvalidSyntax/double-equals]\n"+
+	assert.Equal(t, "<arg>:1:6: error: CroQL has no `==`: write `=` [croqlInvalidSyntax/double-equals]\n"+
 		"  text == \"a\" && is hidden\n"+
 		"       ^^\n"+
-		"1:13: CroQL has no `&&`: write `and` [croqlInvalidSyntax/double-ampersand]\n"+
+		"<arg>:1:13: error: CroQL has no `&&`: write `and` [croqlInvalidSyntax/double-ampersand]\n"+
 		"  text == \"a\" && is hidden\n"+
 		"              ^^\n", errOut)
 
@@ -63,8 +63,8 @@ func TestFmtBadUsage(t *testing.T) {
 	code, out, errOut := runCLI("", "fmt", "-nope", "a")
 	assert.Equal(t, 2, code)
 	assert.Empty(t, out)
-	assert.Contains(t, errOut, "flag provided but not defined: -nope")
-	assert.Contains(t, errOut, "usage: croql fmt")
+	assert.Contains(t, errOut, "unknown shorthand flag: 'n' in -nope")
+	assert.Contains(t, errOut, "Run 'croql fmt --help' for usage.")
 
 	// A query starting with "-" goes after "--".
 	code, out, _ = runCLI("", "fmt", "--", "-max length < 0")

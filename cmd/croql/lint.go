@@ -3,71 +3,102 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"io"
+	"os"
+
+	"github.com/spf13/cobra"
 
 	"github.com/croql/croql"
 	"github.com/croql/croql/diag"
-	"github.com/croql/croql/schema"
+	"github.com/croql/croql/diag/sarif"
+	"github.com/croql/croql/parser"
 )
 
-// cmdLint implements `croql lint`: every diagnostic of a query in a context,
-// as text (like the other commands) or as a JSON array for editors.
-func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlags("lint", "[--context C] [--edition E] [--format text|json] [QUERY|-]",
-		"Checks the query against the schema of its context and prints every diagnostic.\n"+
-			"Exit 0 when there is no error (warnings allowed), 1 on errors, 2 on bad usage.", stderr)
-	context := fs.String("context", croql.Strings, "evaluation context: strings, translations, tm, glossary, concepts")
-	edition := fs.String("edition", "standard", "platform edition: standard or enterprise")
-	format := fs.String("format", "text", "output format: text, or json (an array of diagnostics)")
-	if st := parseFlags(fs, args); st >= 0 {
-		return st
+// newLintCmd returns `croql lint`: every diagnostic of a query in a
+// context, as text (like the other commands), as a JSON array for editors,
+// or as a SARIF 2.1.0 log for CI code scanning.
+func newLintCmd(c *cli) *cobra.Command {
+	var (
+		ctxName, edition, format, file string
+		limits                         parser.Limits
+	)
+	cmd := &cobra.Command{
+		Use:   "lint [--context C] [--edition E] [--format text|json|sarif] [--file FILE | QUERY|-]",
+		Short: "Check a query against its context; every diagnostic, as text, JSON or SARIF",
+		Long: "Checks the query against the schema of its context and prints every diagnostic:\n" +
+			"as text (FILE:LINE:COL: SEVERITY: MESSAGE [CODE/RULE], the line and carets), as a\n" +
+			"JSON array, or as a SARIF 2.1.0 log for CI code scanning. The file name is FILE with\n" +
+			"--file, <arg> for a query given as arguments and <stdin> for one read from stdin.\n" +
+			"Exit 0 when there is no error (warnings allowed), 1 on errors, 2 on bad usage.",
+		ValidArgsFunction: noFileCompletion,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ed, err := parseEdition(edition)
+			if err != nil {
+				return err
+			}
+			if err := checkFormat(format, "text", "json", "sarif"); err != nil {
+				return err
+			}
+			if err := checkLimits(limits); err != nil {
+				return err
+			}
+			env, err := croql.NewEnv(ctxName, croql.WithEdition(ed), croql.WithLimits(limits))
+			if err != nil {
+				return usageErrorf("%w", err)
+			}
+			var src, name string
+			if file != "" {
+				if len(args) > 0 {
+					return usageErrorf("give the query as --file or as arguments, not both")
+				}
+				b, err := os.ReadFile(file)
+				if err != nil {
+					return failure(err)
+				}
+				src, name = string(b), file
+			} else if src, name, err = c.readQuery(args); err != nil {
+				return err
+			}
+			diags := env.Check(src).Diags
+			switch format {
+			case "json":
+				located := diag.NewNamedSource(name, src).Locate(diags)
+				if located == nil {
+					located = []diag.Located{}
+				}
+				if err := writeJSON(c, located); err != nil {
+					return err
+				}
+			case "sarif":
+				tool := sarif.Tool{Name: "croql", Version: version(), InformationURI: "https://github.com/croql/croql"}
+				if err := sarif.Write(c.stdout, tool, sarif.Input{Name: name, Text: src, Diags: diags}); err != nil {
+					return failure(fmt.Errorf("writing: %w", err))
+				}
+			default:
+				printDiags(c.stdout, name, src, diags)
+			}
+			if diags.HasErrors() {
+				return errHasErrors
+			}
+			return nil
+		},
 	}
-	ed, ok := parseEdition(*edition)
-	if !ok {
-		fmt.Fprintf(stderr, "croql lint: --edition must be standard or enterprise, not %q\n", *edition)
-		return 2
-	}
-	if *format != "text" && *format != "json" {
-		fmt.Fprintf(stderr, "croql lint: --format must be text or json, not %q\n", *format)
-		return 2
-	}
-	src, err := readQuery(fs.Args(), stdin)
-	if err != nil {
-		fmt.Fprintf(stderr, "croql lint: %v\n", err)
-		return 2
-	}
-	env, err := croql.NewEnv(*context, croql.WithEdition(ed))
-	if err != nil {
-		fmt.Fprintf(stderr, "croql lint: %v\n", err)
-		return 2
-	}
-	diags := env.Check(src).Diags
-	if *format == "json" {
-		located := diag.NewSource(src).Locate(diags)
-		if located == nil {
-			located = []diag.Located{}
-		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(located); err != nil {
-			fmt.Fprintf(stderr, "croql lint: %v\n", err)
-			return 2
-		}
-	} else {
-		printDiags(stdout, src, diags)
-	}
-	if diags.HasErrors() {
-		return 1
-	}
-	return 0
+	addContextFlag(cmd, &ctxName)
+	addEditionFlag(cmd, &edition)
+	cmd.Flags().StringVar(&format, "format", "text", "output format: text, json (an array of diagnostics) or sarif (a SARIF 2.1.0 log)")
+	completeFlag(cmd, "format", "text", "json", "sarif")
+	cmd.Flags().StringVar(&file, "file", "", "read the query from FILE; diagnostics carry its name")
+	_ = cmd.MarkFlagFilename("file")
+	addLimitFlags(cmd, &limits)
+	return cmd
 }
 
-func parseEdition(s string) (schema.Edition, bool) {
-	switch s {
-	case "standard", "":
-		return schema.Standard, true
-	case "enterprise":
-		return schema.Enterprise, true
+// writeJSON writes v as indented JSON to stdout.
+func writeJSON(c *cli, v any) error {
+	enc := json.NewEncoder(c.stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return failure(fmt.Errorf("writing: %w", err))
 	}
-	return 0, false
+	return nil
 }

@@ -13,147 +13,168 @@ import (
 	"time"
 	_ "time/tzdata" // --tz works on machines without a zoneinfo database
 
+	"github.com/spf13/cobra"
+
 	"github.com/croql/croql"
 	"github.com/croql/croql/demo"
+	"github.com/croql/croql/parser"
 	"github.com/croql/croql/schema"
 )
 
-// cmdQuery implements `croql query`: it runs a query over a project file
-// (or the built-in demo project) in memory and prints the matching objects
-// as NDJSON, or their ids one per line.
-func cmdQuery(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlags("query", "[--context C] [--data FILE] [--ids] [--now DATETIME] [--tz ZONE] [--edition E] [--fold] [--engine memory|sqlite|postgres|mysql] [--dsn DSN] [QUERY|-]",
-		"Runs the query over the objects of a context and prints the matching ones as NDJSON\n"+
-			"(one JSON object per line), or their ids with --ids. Without --data it runs on the\n"+
-			"built-in demo project (croql demo). @user and @language mentions resolve against the\n"+
-			"data's users and languages. The in-memory evaluator prints matches in the data's order;\n"+
-			"a SQL engine (the data loaded into a scratch database) in ascending id order.\n"+
-			"Exit 0 on success (no match included), 1 when the query has an error or the data\n"+
-			"cannot be read or queried, 2 on bad usage.", stderr)
-	ctxName := fs.String("context", croql.Strings, "evaluation context: strings, translations, tm, glossary, concepts")
-	data := fs.String("data", "", "project file, JSON or NDJSON (docs/data-format.md); - reads stdin; default: the built-in demo project")
-	ids := fs.Bool("ids", false, "print the ids of the matching objects, one per line, instead of the objects")
-	now := fs.String("now", "", "the current time 'today' is read from: 'YYYY-MM-DD HH:MM:SS', 'YYYY-MM-DD' or RFC 3339, in --tz (default: the clock)")
-	tz := fs.String("tz", "UTC", "time zone of datetime literals without an offset and of 'today' (IANA name, e.g. Europe/Berlin)")
-	edition := fs.String("edition", "standard", "platform edition: standard or enterprise")
-	fold := fs.Bool("fold", false, "make contains case-insensitive (Unicode simple folding)")
-	engineName := fs.String("engine", "memory", "where the query runs: memory (the evaluator), or "+engineNames+" (compiled to SQL)")
-	dsn := fs.String("dsn", "", "data source of --engine postgres or mysql (a scratch schema is created and dropped); optional for sqlite")
-	if st := parseFlags(fs, args); st >= 0 {
-		return st
+// newQueryCmd returns `croql query`: it runs a query over a project file
+// (or the built-in demo project) in memory or on a SQL engine and prints
+// the matching objects as NDJSON, or their ids one per line.
+func newQueryCmd(c *cli) *cobra.Command {
+	var (
+		ctxName, data, now, tz, edition, engineName, dsn string
+		ids, fold, strict, skipBad                       bool
+		limits                                           parser.Limits
+	)
+	cmd := &cobra.Command{
+		Use:   "query [--context C] [--data FILE] [--ids] [--now T] [--tz Z] [--edition E] [--fold] [--engine memory|sqlite|postgres|mysql] [--dsn DSN] [QUERY|-]",
+		Short: "Run a query over a project file (or the demo project); print the matches as NDJSON or ids",
+		Long: "Runs the query over the objects of a context and prints the matching ones as NDJSON\n" +
+			"(one JSON object per line), or their ids with --ids. Without --data it runs on the\n" +
+			"built-in demo project (croql demo). @user and @language mentions resolve against the\n" +
+			"data's users and languages. The in-memory evaluator prints matches in the data's order;\n" +
+			"a SQL engine (the data loaded into a scratch database) in ascending id order.\n" +
+			"Exit 0 on success (no match included), 1 when the query has an error or the data\n" +
+			"cannot be read or queried, 2 on bad usage.",
+		ValidArgsFunction: noFileCompletion,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch engineName {
+			case "memory":
+				if dsn != "" {
+					return usageErrorf("--dsn needs --engine %s", engineNames)
+				}
+			case "sqlite":
+			case "postgres", "mysql":
+				if dsn == "" {
+					return usageErrorf("--engine %s needs --dsn (for example %s)", engineName, exampleDSN(engineName))
+				}
+			default:
+				return usageErrorf("--engine must be memory, %s, not %q", engineNames, engineName)
+			}
+			ed, err := parseEdition(edition)
+			if err != nil {
+				return err
+			}
+			loc, err := time.LoadLocation(tz)
+			if err != nil || tz == "" {
+				return usageErrorf("--tz %q is not a time zone: give an IANA name such as UTC or Europe/Berlin", tz)
+			}
+			opts := []croql.Option{croql.WithEdition(ed), croql.WithLocation(loc), croql.WithFoldContains(fold)}
+			if now != "" {
+				t, err := schema.ParseTime(now, loc)
+				if err != nil {
+					return usageErrorf("--now: %w", err)
+				}
+				fixed := t.Std().In(loc)
+				opts = append(opts, croql.WithClock(func() time.Time { return fixed }))
+			}
+			queryFromStdin := len(args) == 0 || (len(args) == 1 && args[0] == "-")
+			if data == "-" && queryFromStdin {
+				return usageErrorf("--data - reads the project from stdin, so give the query as an argument")
+			}
+			if _, err := croql.NewEnv(ctxName); err != nil { // a bad context is a usage error: check it before reading
+				return usageErrorf("%w", err)
+			}
+			if err := checkLimits(limits); err != nil {
+				return err
+			}
+			opts = append(opts, croql.WithLimits(limits))
+			src, name, err := c.readQuery(args)
+			if err != nil {
+				return err
+			}
+			ropts := schema.ReadOptions{Strict: strict, SkipBad: skipBad}
+			ctx, stop := signalContext()
+			defer stop()
+			if engineName == "memory" && data != "" {
+				return c.streamQuery(ctx, name, src, data, ctxName, ids, opts, ropts)
+			}
+			return c.runQuery(ctx, name, src, data, ctxName, engineName, dsn, ids, opts, ropts)
+		},
 	}
-	usageErr := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "croql query: "+format+"\n", a...)
-		return 2
-	}
-	switch *engineName {
-	case "memory":
-		if *dsn != "" {
-			return usageErr("--dsn needs --engine %s", engineNames)
-		}
-	case "sqlite":
-	case "postgres", "mysql":
-		if *dsn == "" {
-			return usageErr("--engine %s needs --dsn (for example %s)", *engineName, exampleDSN(*engineName))
-		}
-	default:
-		return usageErr("--engine must be memory, %s, not %q", engineNames, *engineName)
-	}
-	ed, ok := parseEdition(*edition)
-	if !ok {
-		return usageErr("--edition must be standard or enterprise, not %q", *edition)
-	}
-	loc, err := time.LoadLocation(*tz)
-	if err != nil || *tz == "" {
-		return usageErr("--tz %q is not a time zone: give an IANA name such as UTC or Europe/Berlin", *tz)
-	}
-	opts := []croql.Option{croql.WithEdition(ed), croql.WithLocation(loc), croql.WithFoldContains(*fold)}
-	if *now != "" {
-		t, err := schema.ParseTime(*now, loc)
-		if err != nil {
-			return usageErr("--now: %v", err)
-		}
-		fixed := t.Std().In(loc)
-		opts = append(opts, croql.WithClock(func() time.Time { return fixed }))
-	}
-	queryArgs := fs.Args()
-	queryFromStdin := len(queryArgs) == 0 || (len(queryArgs) == 1 && queryArgs[0] == "-")
-	if *data == "-" && queryFromStdin {
-		return usageErr("--data - reads the project from stdin, so give the query as an argument")
-	}
-	src, err := readQuery(queryArgs, stdin)
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	if _, err := croql.NewEnv(*ctxName); err != nil { // a bad context is a usage error: check it before reading data
-		return usageErr("%v", err)
-	}
+	addContextFlag(cmd, &ctxName)
+	cmd.Flags().StringVar(&data, "data", "", "project file, JSON or NDJSON (docs/data-format.md); - reads stdin; default: the built-in demo project")
+	cmd.Flags().BoolVar(&ids, "ids", false, "print the ids of the matching objects, one per line, instead of the objects")
+	cmd.Flags().StringVar(&now, "now", "", "the current time 'today' is read from: 'YYYY-MM-DD HH:MM:SS', 'YYYY-MM-DD' or RFC 3339, in --tz (default: the clock)")
+	cmd.Flags().StringVar(&tz, "tz", "UTC", "time zone of datetime literals without an offset and of 'today' (IANA name, e.g. Europe/Berlin)")
+	addEditionFlag(cmd, &edition)
+	cmd.Flags().BoolVar(&fold, "fold", false, "make contains case-insensitive (Unicode simple folding)")
+	cmd.Flags().StringVar(&engineName, "engine", "memory", "where the query runs: memory (the evaluator), or "+engineNames+" (compiled to SQL)")
+	completeFlag(cmd, "engine", "memory", "sqlite", "postgres", "mysql")
+	cmd.Flags().StringVar(&dsn, "dsn", "", "data source of --engine postgres or mysql (a scratch schema is created and dropped); optional for sqlite")
+	cmd.Flags().BoolVar(&strict, "strict", false, "reject unknown members and member names repeated within an object in the data file")
+	cmd.Flags().BoolVar(&skipBad, "skip-bad", false, "skip data lines that cannot be read or fail a check, reporting each on stderr, instead of stopping at the first")
+	_ = cmd.MarkFlagFilename("data", "json", "ndjson", "jsonl")
+	addLimitFlags(cmd, &limits)
+	return cmd
+}
 
-	p, err := loadProject(*data, stdin, stderr)
+// runQuery reads the data and runs the query src over it.
+func (c *cli) runQuery(ctx context.Context, name, src, data, ctxName, engineName, dsn string, ids bool, opts []croql.Option, ropts schema.ReadOptions) error {
+	p, err := c.loadProject(data, ropts)
 	if err != nil {
-		fmt.Fprintf(stderr, "croql query: %v\n", err)
-		return 1
+		return failure(err)
 	}
 	opts = append(opts, croql.WithUsers(p.UserIDs()))
 	if langs := projectLanguages(p); len(langs) > 0 {
 		opts = append(opts, croql.WithLanguages(langs...))
 	}
-	env, err := croql.NewEnv(*ctxName, opts...)
+	env, err := croql.NewEnv(ctxName, opts...)
 	if err != nil {
-		return usageErr("%v", err)
+		return usageErrorf("%w", err)
 	}
-	out := bufio.NewWriterSize(stdout, 64<<10)
+	out := bufio.NewWriterSize(c.stdout, 64<<10)
 	write := writeObject(out)
-	if *ids {
+	if ids {
 		write = writeID(out)
 	}
 	objs := p.Objects(env.Context())
-	if *engineName != "memory" {
+	if engineName != "memory" {
 		checked := env.Check(src)
-		printDiags(stderr, src, checked.Diags)
+		printDiags(c.stderr, name, src, checked.Diags)
 		if checked.Diags.HasErrors() {
-			return 1
+			return errHasErrors
 		}
-		matched, err := runOnEngine(context.Background(), *engineName, *dsn, p, checked)
+		matched, err := runOnEngine(ctx, engineName, dsn, p, checked)
 		if err != nil {
-			fmt.Fprintf(stderr, "croql query: %v\n", err)
-			return 1
+			return failure(err)
 		}
 		if err := writeByID(objs, matched, write); err != nil {
-			fmt.Fprintf(stderr, "croql query: %v\n", err)
-			return 1
+			return failure(err)
 		}
-		return flush(out, stderr)
+		return flush(out)
 	}
 
 	q, diags := env.Compile(src)
-	printDiags(stderr, src, diags)
+	printDiags(c.stderr, name, src, diags)
 	if diags.HasErrors() || q == nil {
-		return 1
+		return errHasErrors
 	}
-	prog := newProgress(stderr, len(objs) >= progressObjects)
+	prog := newProgress(c.stderr, "croql query: ", c.stderrTerminal && len(objs) >= progressObjects)
+	defer prog.done()
 	for i, o := range objs {
 		if i&4095 == 0 {
 			prog.show("matching: %d of %d objects", i, len(objs))
 		}
 		if q.Match(o) {
 			if err := write(o); err != nil {
-				prog.done()
-				fmt.Fprintf(stderr, "croql query: writing: %v\n", err)
-				return 1
+				return failure(fmt.Errorf("writing: %w", err))
 			}
 		}
 	}
 	prog.done()
-	return flush(out, stderr)
+	return flush(out)
 }
 
-func flush(out *bufio.Writer, stderr io.Writer) int {
+func flush(out *bufio.Writer) error {
 	if err := out.Flush(); err != nil {
-		fmt.Fprintf(stderr, "croql query: writing: %v\n", err)
-		return 1
+		return failure(fmt.Errorf("writing: %w", err))
 	}
-	return 0
+	return nil
 }
 
 // writeByID writes the objects of objs whose ids a SQL engine returned,
@@ -227,7 +248,7 @@ const (
 
 // loadProject reads the project file name ("-" for stdin), or returns the
 // built-in demo project when name is empty.
-func loadProject(name string, stdin io.Reader, stderr io.Writer) (*schema.Project, error) {
+func (c *cli) loadProject(name string, ropts schema.ReadOptions) (*schema.Project, error) {
 	if name == "" {
 		return demo.Default(), nil
 	}
@@ -236,10 +257,10 @@ func loadProject(name string, stdin io.Reader, stderr io.Writer) (*schema.Projec
 		size int64 = -1
 	)
 	if name == "-" {
-		if stdin == nil {
+		if c.stdin == nil {
 			return nil, errors.New("--data -: no stdin")
 		}
-		r = stdin
+		r = c.stdin
 	} else {
 		f, err := os.Open(name)
 		if err != nil {
@@ -251,8 +272,11 @@ func loadProject(name string, stdin io.Reader, stderr io.Writer) (*schema.Projec
 		}
 		r = f
 	}
-	pr := &progressReader{r: r, size: size, name: name, prog: newProgress(stderr, size >= progressBytes)}
-	p, err := schema.ReadProject(pr)
+	pr := &progressReader{r: r, size: size, name: name, prog: newProgress(c.stderr, "croql query: ", c.stderrTerminal && size >= progressBytes)}
+	if ropts.SkipBad {
+		ropts.Skipped = skipReporter(c.stderr, pr.prog, "croql query")
+	}
+	p, err := schema.ReadProjectWith(pr, ropts)
 	pr.prog.done()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -276,50 +300,4 @@ func (p *progressReader) Read(b []byte) (int, error) {
 		p.prog.show("reading %s: %d%% (%d of %d MiB)", p.name, p.n*100/p.size, p.n>>20, p.size>>20)
 	}
 	return n, err
-}
-
-// progress writes a self-overwriting status line to a terminal, at most
-// every progressEvery; it does nothing when disabled.
-type progress struct {
-	w     io.Writer
-	on    bool
-	shown bool
-	last  time.Time
-}
-
-const progressEvery = 200 * time.Millisecond
-
-// newProgress returns a progress line on w, enabled when want is true and
-// w is a terminal.
-func newProgress(w io.Writer, want bool) *progress {
-	return &progress{w: w, on: want && isTerminal(w)}
-}
-
-func (p *progress) show(format string, a ...any) {
-	if !p.on {
-		return
-	}
-	if now := time.Now(); now.Sub(p.last) >= progressEvery {
-		p.last = now
-		p.shown = true
-		fmt.Fprintf(p.w, "\r\x1b[Kcroql query: "+format, a...)
-	}
-}
-
-// done clears the status line.
-func (p *progress) done() {
-	if p.shown {
-		fmt.Fprint(p.w, "\r\x1b[K")
-		p.shown = false
-	}
-}
-
-// isTerminal reports whether w is a character device (a terminal).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

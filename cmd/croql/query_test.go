@@ -256,9 +256,9 @@ func TestQueryBadUsage(t *testing.T) {
 		assert.Empty(t, out, "%v", args)
 		assert.NotEmpty(t, stderr, "%v", args)
 	}
-	code, _, stderr := runQuery(t, "", "-h")
+	code, stdout, _ := runQuery(t, "", "-h")
 	assert.Equal(t, 0, code)
-	assert.Contains(t, stderr, "usage: croql query")
+	assert.Contains(t, stdout, "croql query [--context C]")
 }
 
 func TestQueryBadData(t *testing.T) {
@@ -269,7 +269,7 @@ func TestQueryBadData(t *testing.T) {
 	assert.Contains(t, stderr, "missing.json")
 
 	bad := filepath.Join(dir, "bad.json")
-	require.NoError(t, os.WriteFile(bad, []byte(`{"strings": [{"id": 1, "type": "poem"}]}`), 0o600))
+	require.NoError(t, os.WriteFile(bad, []byte(`{"strings": [{"id": 1, "type": "poem", "added": "2024-01-01"}]}`), 0o600))
 	code, out, stderr = runQuery(t, "", "--data", bad, "is hidden")
 	assert.Equal(t, 1, code)
 	assert.Empty(t, out)
@@ -282,9 +282,20 @@ func TestIsTerminal(t *testing.T) {
 	require.NoError(t, err)
 	defer f.Close()
 	assert.False(t, isTerminal(f), "a regular file is not a terminal")
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	require.NoError(t, err)
+	defer null.Close()
+	assert.False(t, isTerminal(null), "/dev/null is a character device but not a terminal")
 	var buf bytes.Buffer
-	p := newProgress(&buf, true)
+	p := newProgress(&buf, "x: ", false)
 	p.show("x %d", 1)
+	p.step("y")
 	p.done()
-	assert.Empty(t, buf.String(), "no progress on a non-terminal")
+	assert.Empty(t, buf.String(), "no progress when off")
+	p = newProgress(&buf, "croql x: ", true)
+	p.show("at %d", 1)
+	p.show("at %d", 2) // within progressEvery of the first: not shown
+	p.step("next")
+	p.done()
+	assert.Equal(t, "\r\x1b[Kcroql x: at 1\r\x1b[Kcroql x: next\r\x1b[K", buf.String())
 }

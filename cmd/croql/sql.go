@@ -1,83 +1,106 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"strconv"
+
+	"github.com/spf13/cobra"
 
 	"github.com/croql/croql"
 	"github.com/croql/croql/compile"
+	"github.com/croql/croql/diag"
+	"github.com/croql/croql/parser"
 )
 
-// cmdSQL implements `croql sql`: the WHERE clause a query compiles to in
+// newSQLCmd returns `croql sql`: the WHERE clause a query compiles to in
 // one dialect, with its arguments.
-func cmdSQL(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlags("sql", "--dialect postgres|sqlite|mysql [--context C] [--edition E] [--fold] [--format text|json] [QUERY|-]",
-		"Compiles the query into a SQL WHERE clause over the reference tables (docs/sql.md) and prints it\n"+
-			"with its arguments: every value is a bound parameter. @user mentions are looked up by login in the\n"+
-			"users table. Exit 0 on success, 1 when the query has an error, 2 on bad usage.", stderr)
-	dialect := fs.String("dialect", "postgres", "SQL dialect: postgres, sqlite or mysql (MariaDB)")
-	context := fs.String("context", croql.Strings, "evaluation context: strings, translations, tm, glossary, concepts")
-	edition := fs.String("edition", "standard", "platform edition: standard or enterprise")
-	fold := fs.Bool("fold", false, "make contains case-insensitive (Unicode simple folding)")
-	format := fs.String("format", "text", "output format: text, or json (dialect, from, key, where, select, args)")
-	if st := parseFlags(fs, args); st >= 0 {
-		return st
+func newSQLCmd(c *cli) *cobra.Command {
+	var (
+		dialect, ctxName, edition, format string
+		fold                              bool
+		limits                            parser.Limits
+	)
+	cmd := &cobra.Command{
+		Use:   "sql [--dialect postgres|sqlite|mysql] [--context C] [--edition E] [--fold] [--format text|json] [QUERY|-]",
+		Short: "Compile a query to a SQL WHERE clause and its arguments",
+		Long: "Compiles the query into a SQL WHERE clause over the reference tables (docs/sql.md) and prints it\n" +
+			"with its arguments: every value is a bound parameter. @user mentions are looked up by login in the\n" +
+			"users table. Exit 0 on success, 1 when the query has an error, 2 on bad usage.",
+		ValidArgsFunction: noFileCompletion,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			d, err := compile.DialectByName(dialect)
+			if err != nil {
+				return usageErrorf("%w", err)
+			}
+			ed, err := parseEdition(edition)
+			if err != nil {
+				return err
+			}
+			if err := checkFormat(format, "text", "json"); err != nil {
+				return err
+			}
+			if err := checkLimits(limits); err != nil {
+				return err
+			}
+			env, err := croql.NewEnv(ctxName, croql.WithEdition(ed), croql.WithFoldContains(fold), croql.WithLimits(limits))
+			if err != nil {
+				return usageErrorf("%w", err)
+			}
+			src, name, err := c.readQuery(args)
+			if err != nil {
+				return err
+			}
+			s, diags := env.SQL(src, d)
+			if format == "json" {
+				// One JSON document on stdout, the diagnostics in it
+				// (as lint --format json prints them), errors or not.
+				out := sqlJSON{Dialect: d.Name(), Diagnostics: diag.NewNamedSource(name, src).Locate(diags)}
+				if out.Diagnostics == nil {
+					out.Diagnostics = []diag.Located{}
+				}
+				if !diags.HasErrors() && s != nil {
+					out.From, out.Key, out.Where, out.Select, out.Args = s.From, s.Key, s.Where, s.Select(), sqlArgs(s.Args)
+				}
+				if err := writeJSON(c, out); err != nil {
+					return err
+				}
+				if diags.HasErrors() || s == nil {
+					return errHasErrors
+				}
+				return nil
+			}
+			printDiags(c.stderr, name, src, diags)
+			if diags.HasErrors() || s == nil {
+				return errHasErrors
+			}
+			fmt.Fprintln(c.stdout, s.Where)
+			for i, a := range sqlArgs(s.Args) {
+				fmt.Fprintf(c.stdout, "-- arg %d (%s): %s\n", i+1, a.Type, a.text())
+			}
+			return nil
+		},
 	}
-	d, err := compile.DialectByName(*dialect)
-	if err != nil {
-		fmt.Fprintf(stderr, "croql sql: %v\n", err)
-		return 2
-	}
-	ed, ok := parseEdition(*edition)
-	if !ok {
-		fmt.Fprintf(stderr, "croql sql: --edition must be standard or enterprise, not %q\n", *edition)
-		return 2
-	}
-	if *format != "text" && *format != "json" {
-		fmt.Fprintf(stderr, "croql sql: --format must be text or json, not %q\n", *format)
-		return 2
-	}
-	src, err := readQuery(fs.Args(), stdin)
-	if err != nil {
-		fmt.Fprintf(stderr, "croql sql: %v\n", err)
-		return 2
-	}
-	env, err := croql.NewEnv(*context, croql.WithEdition(ed), croql.WithFoldContains(*fold))
-	if err != nil {
-		fmt.Fprintf(stderr, "croql sql: %v\n", err)
-		return 2
-	}
-	s, diags := env.SQL(src, d)
-	if diags.HasErrors() || s == nil {
-		printDiags(stderr, src, diags)
-		return 1
-	}
-	printDiags(stderr, src, diags) // warnings
-	if *format == "json" {
-		out := struct {
-			Dialect string   `json:"dialect"`
-			From    string   `json:"from"`
-			Key     string   `json:"key"`
-			Where   string   `json:"where"`
-			Select  string   `json:"select"`
-			Args    []sqlArg `json:"args"`
-		}{d.Name(), s.From, s.Key, s.Where, s.Select(), sqlArgs(s.Args)}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(out); err != nil {
-			fmt.Fprintf(stderr, "croql sql: %v\n", err)
-			return 2
-		}
-		return 0
-	}
-	fmt.Fprintln(stdout, s.Where)
-	for i, a := range sqlArgs(s.Args) {
-		fmt.Fprintf(stdout, "-- arg %d (%s): %s\n", i+1, a.Type, a.text())
-	}
-	return 0
+	cmd.Flags().StringVar(&dialect, "dialect", "postgres", "SQL dialect: postgres, sqlite or mysql (MariaDB)")
+	completeFlag(cmd, "dialect", "postgres", "sqlite", "mysql")
+	addContextFlag(cmd, &ctxName)
+	addEditionFlag(cmd, &edition)
+	cmd.Flags().BoolVar(&fold, "fold", false, "make contains case-insensitive (Unicode simple folding)")
+	cmd.Flags().StringVar(&format, "format", "text", "output format: text, or json (dialect, from, key, where, select, args, diagnostics; errors too)")
+	completeFlag(cmd, "format", "text", "json")
+	addLimitFlags(cmd, &limits)
+	return cmd
+}
+
+// sqlJSON is what `croql sql --format json` prints: the compiled query
+// and its arguments, or only the diagnostics when the query has an error.
+type sqlJSON struct {
+	Dialect     string         `json:"dialect"`
+	From        string         `json:"from,omitempty"`
+	Key         string         `json:"key,omitempty"`
+	Where       string         `json:"where,omitempty"`
+	Select      string         `json:"select,omitempty"`
+	Args        []sqlArg       `json:"args,omitempty"`
+	Diagnostics []diag.Located `json:"diagnostics"`
 }
 
 // sqlArg is an argument as the CLI prints it.

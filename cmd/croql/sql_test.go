@@ -20,7 +20,7 @@ import (
 func runSQLCmd(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := cmdSQL(args, strings.NewReader(stdin), &out, &errb)
+	code := run(append([]string{"sql"}, args...), strings.NewReader(stdin), &out, &errb)
 	return code, out.String(), errb.String()
 }
 

@@ -1,0 +1,129 @@
+package server
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Tokens are the bearer tokens a server accepts, each with the projects
+// it may read. Tokens are kept as SHA-256 digests and compared in
+// constant time (every configured token is compared on every request, so
+// the time does not tell which one, or how much of one, matched); they
+// never appear in a log line or an error message.
+type Tokens struct {
+	entries []tokenEntry
+}
+
+type tokenEntry struct {
+	digest [sha256.Size]byte
+	all    bool
+	ids    []int64
+}
+
+// Grant is what a token may read.
+type Grant struct {
+	all bool
+	ids []int64
+}
+
+// Reads reports whether the grant covers project id.
+func (g Grant) Reads(id int64) bool { return g.all || slices.Contains(g.ids, id) }
+
+// Add accepts token for the projects ids, or for every project when ids
+// is empty. An empty token is an error.
+func (t *Tokens) Add(token string, ids ...int64) error {
+	if token == "" {
+		return errors.New("server: empty token")
+	}
+	t.entries = append(t.entries, tokenEntry{digest: sha256.Sum256([]byte(token)), all: len(ids) == 0, ids: slices.Clone(ids)})
+	return nil
+}
+
+// Len is the number of tokens.
+func (t *Tokens) Len() int {
+	if t == nil {
+		return 0
+	}
+	return len(t.entries)
+}
+
+// ReadTokenFile reads a token file: one token per line, followed by the
+// ids of the projects it may read, separated by commas or spaces, or `*`
+// for every project. Blank lines and lines starting with # are skipped.
+//
+//	# token            projects
+//	9f2c1e...          *
+//	a71b03...          1,3
+func ReadTokenFile(r io.Reader) (*Tokens, error) {
+	t := &Tokens{}
+	sc := bufio.NewScanner(r)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		fields := strings.Fields(strings.ReplaceAll(line, ",", " "))
+		if len(fields) < 2 {
+			return nil, fmt.Errorf("server: token file line %d: want a token and its projects (ids separated by commas, or *)", n)
+		}
+		var ids []int64
+		all := false
+		for _, f := range fields[1:] {
+			if f == "*" {
+				all = true
+				continue
+			}
+			id, err := strconv.ParseInt(f, 10, 64)
+			if err != nil || id <= 0 {
+				return nil, fmt.Errorf("server: token file line %d: %q is not a project id (a positive integer or *)", n, f)
+			}
+			ids = append(ids, id)
+		}
+		if all {
+			ids = nil
+		}
+		if err := t.Add(fields[0], ids...); err != nil {
+			return nil, fmt.Errorf("server: token file line %d: %w", n, err)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("server: token file: %w", err)
+	}
+	if len(t.entries) == 0 {
+		return nil, errors.New("server: the token file lists no token")
+	}
+	return t, nil
+}
+
+// authenticate returns the grant of the request's bearer token.
+func (t *Tokens) authenticate(r *http.Request) (Grant, bool) {
+	h := r.Header.Get("Authorization")
+	scheme, tok, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "bearer") || t == nil {
+		return Grant{}, false
+	}
+	tok = strings.TrimSpace(tok)
+	if tok == "" {
+		return Grant{}, false
+	}
+	d := sha256.Sum256([]byte(tok))
+	match := -1
+	for i := range t.entries {
+		if subtle.ConstantTimeCompare(d[:], t.entries[i].digest[:]) == 1 && match < 0 {
+			match = i
+		}
+	}
+	if match < 0 {
+		return Grant{}, false
+	}
+	e := t.entries[match]
+	return Grant{all: e.all, ids: e.ids}, true
+}

@@ -1,0 +1,483 @@
+package server
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/croql/croql"
+	"github.com/croql/croql/compile"
+	"github.com/croql/croql/diag"
+	"github.com/croql/croql/schema"
+)
+
+// listParams are the parameters of a list request.
+type listParams struct {
+	croql     string
+	limit     int64
+	offset    int64
+	orderBy   []orderTerm
+	withTotal bool
+}
+
+type orderTerm struct {
+	col  column
+	desc bool
+}
+
+// params reads the list parameters from the query string (GET) or the
+// JSON body (POST …/query). res, when not nil, is the resource orderBy
+// names its fields.
+func (s *Server) params(r *http.Request, res *resource, body bool) (listParams, *httpError) {
+	raw := map[string]string{}
+	if body {
+		if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(strings.ToLower(ct), "application/json") {
+			return listParams{}, invalid("body", "notJson", "the body must be a JSON object (Content-Type: application/json)")
+		}
+		b, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, s.cfg.MaxBody))
+		if err != nil {
+			var mbe *http.MaxBytesError
+			if errors.As(err, &mbe) {
+				return listParams{}, invalid("body", "tooLarge", fmt.Sprintf("the body is longer than %d bytes", s.cfg.MaxBody))
+			}
+			return listParams{}, invalid("body", "unreadable", "the body could not be read")
+		}
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(b, &obj); err != nil || obj == nil {
+			return listParams{}, invalid("body", "notJson", `the body must be a JSON object such as {"croql":"count of translations > 0","limit":25}`)
+		}
+		for k, v := range obj {
+			switch k {
+			case "croql", "orderBy":
+				var str string
+				if err := json.Unmarshal(v, &str); err != nil {
+					return listParams{}, invalid(k, "notString", k+" must be a JSON string")
+				}
+				raw[k] = str
+			case "limit", "offset":
+				var n json.Number
+				if err := json.Unmarshal(v, &n); err != nil || len(v) == 0 || v[0] == '"' {
+					return listParams{}, invalid(k, "notDigits", k+" must be a JSON number")
+				}
+				raw[k] = n.String()
+			case "withTotal":
+				var t bool
+				if err := json.Unmarshal(v, &t); err != nil {
+					return listParams{}, invalid(k, "notBoolean", "withTotal must be true or false")
+				}
+				raw[k] = strconv.FormatBool(t)
+			default:
+				return listParams{}, invalid(k, "unknownKey", fmt.Sprintf("%q is not a parameter: the body takes croql, limit, offset, orderBy and withTotal", k))
+			}
+		}
+	} else {
+		q, err := url.ParseQuery(r.URL.RawQuery)
+		if err != nil {
+			return listParams{}, invalid("query", "malformed", "the query string is not URL-encoded correctly: "+err.Error())
+		}
+		for k, vs := range q {
+			switch k {
+			case "croql", "limit", "offset", "orderBy", "withTotal":
+				if len(vs) > 1 {
+					return listParams{}, invalid(k, "duplicate", k+" is given more than once")
+				}
+				raw[k] = vs[0]
+			}
+		}
+	}
+	p := listParams{croql: raw["croql"], limit: DefaultLimit}
+	if v, ok := raw["limit"]; ok {
+		n, ok := digits(v)
+		if !ok {
+			return p, invalid("limit", "notDigits", fmt.Sprintf("limit must be an integer from 1 to %d", MaxLimit))
+		}
+		if n < 1 || n > MaxLimit {
+			return p, invalid("limit", "notBetween", fmt.Sprintf("limit must be from 1 to %d", MaxLimit))
+		}
+		p.limit = n
+	}
+	if v, ok := raw["offset"]; ok {
+		n, ok := digits(v)
+		if !ok {
+			return p, invalid("offset", "notDigits", "offset must be an integer, 0 or more")
+		}
+		p.offset = n
+	}
+	if v, ok := raw["withTotal"]; ok {
+		switch v {
+		case "true", "1":
+			p.withTotal = true
+		case "false", "0", "":
+		default:
+			return p, invalid("withTotal", "notBoolean", "withTotal must be true or false")
+		}
+	}
+	if v := raw["orderBy"]; v != "" {
+		if res == nil {
+			return p, invalid("orderBy", "notSupported", "this list takes no orderBy")
+		}
+		terms, e := parseOrderBy(v, res)
+		if e != nil {
+			return p, e
+		}
+		p.orderBy = terms
+	}
+	return p, nil
+}
+
+// digits parses a non-negative decimal integer of ASCII digits only.
+func digits(s string) (int64, bool) {
+	if s == "" || len(s) > 18 {
+		return 0, false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil
+}
+
+// parseOrderBy reads the platform's orderBy form: `field [asc|desc]`,
+// comma-separated, over the scalar fields of the response.
+func parseOrderBy(v string, res *resource) ([]orderTerm, *httpError) {
+	var out []orderTerm
+	parts := strings.Split(v, ",")
+	if len(parts) > 8 {
+		return nil, invalid("orderBy", "tooLong", "orderBy takes at most 8 fields")
+	}
+	for _, part := range parts {
+		f := strings.Fields(part)
+		if len(f) == 0 || len(f) > 2 {
+			return nil, invalid("orderBy", "invalidOrderBy", "orderBy is a comma-separated list of `field` or `field asc|desc`")
+		}
+		c, ok := res.column(f[0])
+		if !ok {
+			return nil, invalid("orderBy", "notInArray", fmt.Sprintf("orderBy: %q is not a field of this list (one of %s)", f[0], strings.Join(res.orderable(), ", ")))
+		}
+		t := orderTerm{col: c}
+		if len(f) == 2 {
+			switch strings.ToLower(f[1]) {
+			case "asc":
+			case "desc":
+				t.desc = true
+			default:
+				return nil, invalid("orderBy", "invalidOrderBy", fmt.Sprintf("orderBy: %q is neither asc nor desc", f[1]))
+			}
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// list serves one list endpoint.
+func (s *Server) list(ctxName string, body bool) func(*http.Request) (any, *httpError) {
+	return func(r *http.Request) (any, *httpError) {
+		var p *Project
+		var e *httpError
+		var lang string
+		switch ctxName {
+		case croql.Strings:
+			p, e = s.project(r, "projectId", "Project")
+		case croql.Translations:
+			if p, e = s.project(r, "projectId", "Project"); e == nil {
+				lang = r.PathValue("languageId")
+				if !p.HasLanguage(lang) {
+					e = notFound("Language")
+				}
+			}
+		case croql.TM:
+			p, e = s.project(r, "tmId", "Translation Memory")
+		case croql.Glossary:
+			p, e = s.project(r, "glossaryId", "Glossary")
+		}
+		if e != nil {
+			return nil, e
+		}
+		res, err := s.resource(p.Dialect(), ctxName)
+		if err != nil {
+			return nil, s.internal(r, err)
+		}
+		params, e := s.params(r, res, body)
+		if e != nil {
+			return nil, e
+		}
+		where, args, e := s.compile(p, ctxName, params.croql)
+		if e != nil {
+			return nil, e
+		}
+		if lang != "" {
+			if err := p.Dialect().CheckString(lang); err != nil {
+				return nil, notFound("Language")
+			}
+			args = append(args, lang)
+			where = append(where, res.language+" = "+p.Dialect().Param(len(args), schema.String))
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
+		defer cancel()
+		var page []any
+		var total int64
+		err = s.cfg.Storage.ReadTx(ctx, p, func(tx *sql.Tx) error {
+			var err error
+			if page, err = s.page(ctx, tx, p, res, where, args, params); err != nil {
+				return err
+			}
+			if params.withTotal {
+				q := "SELECT COUNT(*) FROM " + res.table + whereClause(where)
+				if err := tx.QueryRowContext(ctx, q, args...).Scan(&total); err != nil {
+					return fmt.Errorf("server: counting: %w", err)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, s.dbError(r, ctx, params.croql, err)
+		}
+		return listBody(page, params, total), nil
+	}
+}
+
+func whereClause(where []string) string {
+	if len(where) == 0 {
+		return ""
+	}
+	return " WHERE " + strings.Join(where, " AND ")
+}
+
+// compile checks src in the project's environment and compiles it for
+// the project's dialect. A blank src lists every object.
+func (s *Server) compile(p *Project, ctxName, src string) ([]string, []any, *httpError) {
+	if !utf8.ValidString(src) {
+		at := 0
+		for at < len(src) {
+			r, n := utf8.DecodeRuneInString(src[at:])
+			if r == utf8.RuneError && n <= 1 {
+				break
+			}
+			at += n
+		}
+		d := diag.Errorf(diag.ClassSyntax, "invalid-utf8", diag.Span{Start: at, End: at + 1},
+			"the query is not valid UTF-8 (byte %d); percent-encode the UTF-8 bytes of each character", at)
+		return nil, nil, croqlError(strings.ToValidUTF8(src, "\uFFFD"), diag.List{d})
+	}
+	if strings.TrimSpace(src) == "" {
+		return nil, nil, nil
+	}
+	env, err := s.env(p, ctxName)
+	if err != nil {
+		return nil, nil, &httpError{status: http.StatusInternalServerError, message: "Internal Server Error"}
+	}
+	q := env.Check(src)
+	if q.Diags.HasErrors() {
+		return nil, nil, croqlError(src, q.Diags)
+	}
+	c, err := compile.Compile(q, p.Dialect(), s.mapping)
+	if err != nil {
+		d := diag.Errorf(diag.ClassLogic, croql.RuleSQL, diag.Span{Start: 0, End: len(src)},
+			"the query cannot run on this server's %s database: %v", p.Dialect().Name(), err)
+		return nil, nil, croqlError(src, diag.List{d})
+	}
+	return []string{"(" + c.Where + ")"}, c.Args, nil
+}
+
+// page runs the page query (and the records of TM segments).
+func (s *Server) page(ctx context.Context, tx *sql.Tx, p *Project, res *resource, where []string, args []any, params listParams) ([]any, error) {
+	d := p.Dialect()
+	var order []string
+	for _, t := range params.orderBy {
+		dir := ""
+		if t.desc {
+			dir = " DESC"
+		}
+		// Nulls first ascending, last descending, on every engine.
+		if t.col.nullable {
+			order = append(order, "CASE WHEN "+t.col.sql+" IS NULL THEN 0 ELSE 1 END"+dir)
+		}
+		order = append(order, t.col.sql+dir)
+	}
+	order = append(order, res.key)
+	a := append(append([]any(nil), args...), params.limit, params.offset)
+	q := "SELECT " + res.selectList() + " FROM " + res.table + whereClause(where) +
+		" ORDER BY " + strings.Join(order, ", ") +
+		d.Limit(d.Param(len(a)-1, schema.Int)) + " OFFSET " + d.Param(len(a), schema.Int)
+	rows, err := tx.QueryContext(ctx, q, a...)
+	if err != nil {
+		return nil, fmt.Errorf("server: query: %w", err)
+	}
+	defer rows.Close()
+	page := []any{}
+	var objs []map[string]any
+	vals := make([]any, len(res.cols))
+	ptrs := make([]any, len(vals))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, fmt.Errorf("server: reading rows: %w", err)
+		}
+		o := res.render(p, vals)
+		objs = append(objs, o)
+		page = append(page, item{o})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("server: reading rows: %w", err)
+	}
+	rows.Close()
+	if res.records != nil && len(objs) > 0 {
+		if err := s.records(ctx, tx, d, res.records, objs); err != nil {
+			return nil, err
+		}
+	}
+	return page, nil
+}
+
+// records fills the records of a page of TM segments.
+func (s *Server) records(ctx context.Context, tx *sql.Tx, d compile.Dialect, rq *recordsQuery, objs []map[string]any) error {
+	byID := make(map[int64]map[string]any, len(objs))
+	var q strings.Builder
+	q.WriteString(rq.sql)
+	args := make([]any, 0, len(objs))
+	for i, o := range objs {
+		id := o["id"].(int64)
+		byID[id] = o
+		o["records"] = []any{}
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		args = append(args, id)
+		q.WriteString(d.Param(len(args), schema.Int))
+	}
+	q.WriteString(") ORDER BY " + rq.cols[0].sql)
+	rows, err := tx.QueryContext(ctx, q.String(), args...)
+	if err != nil {
+		return fmt.Errorf("server: records: %w", err)
+	}
+	defer rows.Close()
+	vals := make([]any, len(rq.cols)+1)
+	ptrs := make([]any, len(vals))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return fmt.Errorf("server: records: %w", err)
+		}
+		seg, _ := toInt(vals[0])
+		rec := make(map[string]any, len(rq.cols))
+		for i, c := range rq.cols {
+			rec[c.json] = value(c, vals[i+1])
+		}
+		if o := byID[seg]; o != nil {
+			o["records"] = append(o["records"].([]any), rec)
+		}
+	}
+	return rows.Err()
+}
+
+// statementTimeout sets the server-side statement timeout of a
+// transaction from ctx's deadline, where the engine has one (PostgreSQL's
+// statement_timeout, MariaDB's max_statement_time). Every engine also
+// cancels the statement when ctx ends (the drivers watch it).
+func statementTimeout(ctx context.Context, tx *sql.Tx, d compile.Dialect) error {
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return nil
+	}
+	left := time.Until(dl)
+	if left <= 0 {
+		return context.DeadlineExceeded
+	}
+	switch d.(type) {
+	case compile.Postgres:
+		ms := max(left.Milliseconds(), 1)
+		if _, err := tx.ExecContext(ctx, "SET LOCAL statement_timeout = "+strconv.FormatInt(ms, 10)); err != nil {
+			return fmt.Errorf("server: statement_timeout: %w", err)
+		}
+	case compile.MySQL:
+		// MariaDB only (MySQL has max_execution_time instead, in ms, for
+		// SELECT); an unknown variable is not an error of the request.
+		secs := strconv.FormatFloat(max(left.Seconds(), 0.001), 'f', 3, 64)
+		_, _ = tx.ExecContext(ctx, "SET SESSION max_statement_time = "+secs)
+	}
+	return nil
+}
+
+// dbError maps a failed query: a timeout is 503, anything else an
+// internal error.
+func (s *Server) dbError(r *http.Request, ctx context.Context, src string, err error) *httpError {
+	var pg *pgconn.PgError
+	var my *mysql.MySQLError
+	if !errors.As(err, &pg) {
+		pg = nil
+	}
+	if !errors.As(err, &my) {
+		my = nil
+	}
+	timedOut := errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil ||
+		pg != nil && pg.Code == "57014" ||
+		my != nil && (my.Number == 1969 || my.Number == 3024)
+	if timedOut {
+		if r.Context().Err() != nil {
+			// The client went away: nobody reads the answer.
+			return &httpError{status: 499, message: "Client Closed Request"}
+		}
+		return &httpError{status: http.StatusServiceUnavailable,
+			message: fmt.Sprintf("the query ran longer than the server's statement timeout (%s)", s.cfg.Timeout)}
+	}
+	if engineLimit(err, pg, my) {
+		d := diag.Errorf(diag.ClassSyntax, "engine-limit", diag.Span{Start: 0, End: len(src)},
+			"the query is too large for this server's database: %s", limitMessage(err, pg, my)).
+			WithHint("split a long or-chain into several requests (the Go client batches them)")
+		return croqlError(src, diag.List{d})
+	}
+	return s.internal(r, err)
+}
+
+// engineLimit reports an error of an engine's own limit on a statement's
+// size (SQLite's expression depth of 1000, PostgreSQL's program limits,
+// MySQL's stack and placeholder limits): the query is too large, a 400.
+func engineLimit(err error, pg *pgconn.PgError, my *mysql.MySQLError) bool {
+	switch {
+	case pg != nil:
+		return strings.HasPrefix(pg.Code, "54")
+	case my != nil:
+		return my.Number == 1436 || my.Number == 1390 || my.Number == 1104
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "Expression tree is too large") || strings.Contains(msg, "too many SQL variables") ||
+		strings.Contains(msg, "parser stack overflow")
+}
+
+func limitMessage(err error, pg *pgconn.PgError, my *mysql.MySQLError) string {
+	switch {
+	case pg != nil:
+		return pg.Message
+	case my != nil:
+		return my.Message
+	}
+	msg := err.Error()
+	if i := strings.LastIndex(msg, ": "); i >= 0 {
+		msg = msg[i+2:]
+	}
+	return msg
+}
+
+func (s *Server) internal(r *http.Request, err error) *httpError {
+	s.log.LogAttrs(r.Context(), slog.LevelError, "internal error", slog.String("path", r.URL.Path), slog.String("error", err.Error()))
+	return &httpError{status: http.StatusInternalServerError, message: "Internal Server Error"}
+}

@@ -1,0 +1,401 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/croql/croql"
+	"github.com/croql/croql/compile"
+	"github.com/croql/croql/schema"
+)
+
+// kind is how a column's value is written in a response.
+type kind int
+
+const (
+	kInt    kind = iota
+	kString      // text
+	kBool        // boolean (0/1 in SQLite and MySQL)
+	kTime        // Unix seconds, written as ISO 8601 with offset
+)
+
+// column is one scalar field of a response object: its JSON name, where
+// it is stored, and how it is written.
+type column struct {
+	json string
+	// sql is the column expression over the root alias (t0."text").
+	sql      string
+	kind     kind
+	nullable bool
+	// zero is written instead of null (the platform's maxLength is 0 for
+	// no limit).
+	zero bool
+	// orderable columns may be named in orderBy.
+	orderable bool
+}
+
+// resource is one list endpoint: the context its croql is checked in and
+// the columns of its objects.
+type resource struct {
+	context string
+	// table and key are the root table and its key column, quoted.
+	table, key string
+	cols       []column
+	// language is the root's language column (translations: the
+	// endpoint's languageId filters on it).
+	language string
+	// records: the TM segment's records, read by a second query.
+	records *recordsQuery
+	// render builds the response object of one row (values in cols order).
+	render func(p *Project, v []any) map[string]any
+}
+
+type recordsQuery struct {
+	// sql selects fk, then the record columns, of the segments listed in
+	// the IN list appended to it.
+	sql  string
+	cols []column
+}
+
+// resources builds the four list endpoints' descriptions for dialect d
+// over mapping m. Identifiers come only from the mapping, quoted.
+func resources(d compile.Dialect, m *compile.Mapping) (map[string]*resource, error) {
+	cat := m.Catalog()
+	b := &resBuilder{d: d, m: m, cat: cat}
+	out := map[string]*resource{}
+	for _, ctx := range []string{croql.Strings, croql.Translations, croql.TM, croql.Glossary} {
+		r, err := b.build(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out[ctx] = r
+	}
+	return out, nil
+}
+
+type resBuilder struct {
+	d   compile.Dialect
+	m   *compile.Mapping
+	cat *schema.Catalog
+	err error
+}
+
+const alias = "t0"
+
+// col is the column of Go field goName of the objects of Go type t (any
+// object of that type in the catalog: the translations context's root
+// shares its table with a string's translation, which adds language).
+func (b *resBuilder) col(t reflect.Type, goName string) string {
+	objs := append([]*schema.Object{}, b.cat.Objects...)
+	for _, c := range b.cat.Contexts {
+		objs = append(objs, c.Root)
+	}
+	for _, o := range objs {
+		if o.GoType != t {
+			continue
+		}
+		tab, err := b.m.Table(o)
+		if err != nil {
+			continue
+		}
+		if goName == "ID" && tab.Key != "" {
+			return tab.Key
+		}
+		for _, f := range o.Fields {
+			if f.GoName == goName {
+				if c := tab.Columns[f.Name]; c != "" {
+					return c
+				}
+			}
+		}
+	}
+	if b.err == nil {
+		b.err = fmt.Errorf("server: the mapping has no column for %s.%s", t.Name(), goName)
+	}
+	return "id"
+}
+
+func (b *resBuilder) q(c string) string { return alias + "." + b.d.Quote(c) }
+
+func (b *resBuilder) table(t reflect.Type) *compile.Table {
+	for _, o := range b.cat.Objects {
+		if o.GoType == t {
+			if tab, err := b.m.Table(o); err == nil {
+				return tab
+			}
+		}
+	}
+	for _, c := range b.cat.Contexts {
+		if c.Root.GoType == t {
+			if tab, err := b.m.Table(c.Root); err == nil {
+				return tab
+			}
+		}
+	}
+	if b.err == nil {
+		b.err = fmt.Errorf("server: the mapping has no table for %s", t.Name())
+	}
+	return &compile.Table{Name: "missing", Key: "id"}
+}
+
+func (b *resBuilder) build(ctxName string) (*resource, error) {
+	ctx, ok := b.cat.Context(ctxName)
+	if !ok {
+		return nil, fmt.Errorf("server: no context %q", ctxName)
+	}
+	root, err := b.m.Table(ctx.Root)
+	if err != nil {
+		return nil, err
+	}
+	if root.Key == "" {
+		return nil, fmt.Errorf("server: table %s has no key", root.Name)
+	}
+	r := &resource{context: ctxName, table: b.d.Quote(root.Name) + " AS " + alias, key: b.q(root.Key)}
+	T := ctx.Root.GoType
+	c := func(json, goName string, k kind, nullable bool) column {
+		return column{json: json, sql: b.q(b.col(T, goName)), kind: k, nullable: nullable, orderable: true}
+	}
+	switch ctxName {
+	case croql.Strings:
+		r.cols = []column{
+			c("id", "ID", kInt, false),
+			c("fileId", "File", kInt, true),
+			c("branchId", "Branch", kInt, true),
+			c("identifier", "Identifier", kString, false),
+			c("text", "Text", kString, false),
+			c("type", "Type", kString, false),
+			c("context", "Context", kString, false),
+			c("maxLength", "MaxLength", kInt, true),
+			c("isHidden", "IsHidden", kBool, false),
+			c("isDuplicate", "IsDuplicate", kBool, false),
+			c("createdAt", "Added", kTime, false),
+			c("updatedAt", "Updated", kTime, true),
+		}
+		r.cols[7].zero = true
+		r.render = func(p *Project, v []any) map[string]any {
+			o := r.object(v)
+			o["projectId"] = p.ID
+			o["hasPlurals"] = o["type"] == "plural"
+			o["isIcu"] = o["type"] == "icu"
+			return o
+		}
+	case croql.Translations:
+		st := reflect.TypeFor[schema.SourceString]()
+		strTab := b.table(st)
+		var ch *compile.Child
+		for _, o := range b.cat.Objects {
+			if o.GoType != st {
+				continue
+			}
+			for _, f := range o.Fields {
+				if f.GoName == "Translations" {
+					ch = strTab.Children[f.Name]
+				}
+			}
+		}
+		// The string a translation was made for: the master among the
+		// strings that list it (a duplicate shares its master's
+		// translations), the lowest id among equals.
+		var stringID string
+		if ch != nil && ch.Through != "" {
+			d := b.d
+			stringID = "(SELECT j." + d.Quote(ch.From) + " FROM " + d.Quote(ch.Through) + " AS j JOIN " + d.Quote(strTab.Name) + " AS s ON s." + d.Quote(strTab.Key) + " = j." + d.Quote(ch.From) +
+				" WHERE j." + d.Quote(ch.To) + " = " + r.key + " ORDER BY s." + d.Quote(b.col(st, "IsDuplicate")) + ", j." + d.Quote(ch.From) + d.Limit("1") + ")"
+		} else {
+			stringID = "NULL"
+		}
+		r.cols = []column{
+			c("translationId", "ID", kInt, false),
+			{json: "stringId", sql: stringID, kind: kInt, nullable: true, orderable: true},
+			c("languageId", "Language", kString, false),
+			c("text", "Text", kString, false),
+			c("pluralCategoryName", "PluralForm", kString, false),
+			c("provider", "Provider", kString, true),
+			c("isPreTranslated", "IsPreTranslated", kBool, false),
+			c("userId", "User", kInt, false),
+			c("updatedAt", "Updated", kTime, false),
+		}
+		r.language = r.cols[2].sql
+		r.render = func(p *Project, v []any) map[string]any {
+			o := r.object(v)
+			o["contentType"] = "text/plain"
+			if id, ok := o["userId"].(int64); ok {
+				o["user"] = map[string]any{"id": id, "username": p.Logins[id]}
+			}
+			delete(o, "userId")
+			return o
+		}
+	case croql.TM:
+		r.cols = []column{c("id", "ID", kInt, false)}
+		rt := reflect.TypeFor[schema.TMRecord]()
+		recTab := b.table(rt)
+		var fk string
+		for _, f := range ctx.Root.Fields {
+			if f.GoName == "Records" {
+				if ch := root.Children[f.Name]; ch != nil {
+					fk = ch.FK
+				}
+			}
+		}
+		if fk == "" && b.err == nil {
+			b.err = errors.New("server: the mapping has no foreign key for TM records")
+		}
+		rc := func(json, goName string, k kind) column {
+			return column{json: json, sql: b.q(b.col(rt, goName)), kind: k}
+		}
+		rq := &recordsQuery{cols: []column{
+			rc("id", "ID", kInt), rc("text", "Text", kString), rc("usageCount", "UsageCount", kInt),
+			rc("createdBy", "CreatedBy", kInt), rc("updatedBy", "UpdatedBy", kInt),
+			rc("createdAt", "CreatedAt", kTime), rc("updatedAt", "UpdatedAt", kTime),
+		}}
+		sel := []string{b.q(fk)}
+		for _, c := range rq.cols {
+			sel = append(sel, c.sql)
+		}
+		rq.sql = "SELECT " + strings.Join(sel, ", ") + " FROM " + b.d.Quote(recTab.Name) + " AS " + alias + " WHERE " + b.q(fk) + " IN ("
+		r.records = rq
+		r.render = func(p *Project, v []any) map[string]any {
+			o := r.object(v)
+			o["tmId"] = p.ID
+			return o
+		}
+	case croql.Glossary:
+		r.cols = []column{
+			c("id", "ID", kInt, false),
+			c("userId", "User", kInt, false),
+			c("languageId", "Language", kString, false),
+			c("text", "Text", kString, false),
+			c("description", "Description", kString, false),
+			c("partOfSpeech", "PartOfSpeech", kString, true),
+			c("status", "Status", kString, true),
+			c("type", "Type", kString, true),
+			c("gender", "Gender", kString, true),
+			c("note", "Note", kString, false),
+			c("url", "URL", kString, false),
+			c("conceptId", "ConceptID", kInt, false),
+			c("lemma", "Lemma", kString, false),
+			c("createdAt", "CreatedAt", kTime, false),
+			c("updatedAt", "UpdatedAt", kTime, true),
+		}
+		r.render = func(p *Project, v []any) map[string]any {
+			o := r.object(v)
+			o["glossaryId"] = p.ID
+			return o
+		}
+	}
+	if b.err != nil {
+		return nil, b.err
+	}
+	return r, nil
+}
+
+// selectList is the SELECT list of the root columns.
+func (r *resource) selectList() string {
+	parts := make([]string, len(r.cols))
+	for i, c := range r.cols {
+		parts[i] = c.sql
+	}
+	return strings.Join(parts, ", ")
+}
+
+// object writes the values of one row by column.
+func (r *resource) object(v []any) map[string]any {
+	o := make(map[string]any, len(r.cols)+4)
+	for i, c := range r.cols {
+		o[c.json] = value(c, v[i])
+	}
+	return o
+}
+
+// column returns the orderable column named json.
+func (r *resource) column(json string) (column, bool) {
+	for _, c := range r.cols {
+		if c.json == json && c.orderable {
+			return c, true
+		}
+	}
+	return column{}, false
+}
+
+// orderable lists the names orderBy accepts.
+func (r *resource) orderable() []string {
+	var out []string
+	for _, c := range r.cols {
+		if c.orderable {
+			out = append(out, c.json)
+		}
+	}
+	return out
+}
+
+// TimeLayout is how datetimes are written: ISO 8601 with offset, as the
+// platform's API writes them ("2024-01-31T23:59:59+00:00").
+const TimeLayout = "2006-01-02T15:04:05-07:00"
+
+// value converts a scanned value (the drivers differ: SQLite stores
+// booleans as integers, MySQL may return text as bytes) to the column's
+// JSON value.
+func value(c column, v any) any {
+	if v == nil {
+		if c.zero {
+			return int64(0)
+		}
+		return nil
+	}
+	switch c.kind {
+	case kString:
+		switch x := v.(type) {
+		case string:
+			return x
+		case []byte:
+			return string(x)
+		}
+		return fmt.Sprint(v)
+	case kBool:
+		switch x := v.(type) {
+		case bool:
+			return x
+		default:
+			n, _ := toInt(v)
+			return n != 0
+		}
+	case kTime:
+		n, _ := toInt(v)
+		return time.Unix(n, 0).UTC().Format(TimeLayout)
+	default:
+		n, _ := toInt(v)
+		return n
+	}
+}
+
+func toInt(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return x, true
+	case int32:
+		return int64(x), true
+	case int:
+		return int64(x), true
+	case uint64:
+		return int64(x), true
+	case float64:
+		return int64(x), true
+	case bool:
+		if x {
+			return 1, true
+		}
+		return 0, true
+	case []byte:
+		var n int64
+		_, err := fmt.Sscan(string(x), &n)
+		return n, err == nil
+	case string:
+		var n int64
+		_, err := fmt.Sscan(x, &n)
+		return n, err == nil
+	}
+	return 0, false
+}

@@ -1,0 +1,406 @@
+// Package server is `croql serve`: the platform's list endpoints that take
+// a CroQL expression (seed section 4.3), as an HTTP service over a copy of
+// one or more projects held in SQLite, PostgreSQL or MySQL/MariaDB.
+//
+//	GET /api/v2/projects
+//	GET /api/v2/projects/{projectId}
+//	GET /api/v2/projects/{projectId}/strings?croql=&limit=&offset=
+//	GET /api/v2/projects/{projectId}/languages/{languageId}/translations?croql=
+//	GET /api/v2/tms/{tmId}/segments?croql=
+//	GET /api/v2/glossaries/{glossaryId}/terms?croql=
+//
+// Responses and errors have the platform's shapes and field names. The
+// server never evaluates a query itself: it checks the text with the croql
+// facade (every diagnostic becomes a 400 under the key croql), compiles it
+// to SQL with bound parameters (package compile) and runs it on the
+// project's database in a read-only transaction bounded by the request's
+// context. Extensions the platform lacks (POST …/query bodies, orderBy on
+// any scalar field, withTotal) are listed in docs/serve.md.
+//
+// A [Server] is an http.Handler. Routes can be added with [Server.Handle]
+// (behind the token check) and [Server.HandlePublic]; the data lives in a
+// [Storage], which has a transaction API for routes that write.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/croql/croql"
+	"github.com/croql/croql/compile"
+	"github.com/croql/croql/schema"
+)
+
+// Defaults of a Config.
+const (
+	DefaultTimeout = 10 * time.Second
+	DefaultMaxBody = 1 << 20
+	DefaultLimit   = 25
+	MaxLimit       = 500
+)
+
+// Config configures a Server.
+type Config struct {
+	// Storage holds the projects; required.
+	Storage *Storage
+	// Tokens are the accepted bearer tokens; a server without tokens
+	// answers every API request with 401.
+	Tokens *Tokens
+	// Edition is the platform edition queries are checked in (Standard
+	// by default).
+	Edition schema.Edition
+	// Timeout bounds each request's queries (DefaultTimeout when 0): the
+	// statement timeout is the earlier of this and the request context's
+	// deadline.
+	Timeout time.Duration
+	// MaxBody bounds a POST body (DefaultMaxBody when 0).
+	MaxBody int64
+	// Now is the clock 'today' is read from (time.Now when nil).
+	Now func() time.Time
+	// Location is the zone of datetimes without an offset (UTC when nil).
+	Location *time.Location
+	// Logger receives one line per request and the internal errors (a
+	// discarding logger when nil). Tokens are never logged.
+	Logger *slog.Logger
+	// MaxCost is the cost budget of a query (croql.WithMaxCost): the most
+	// work one evaluation on one object may take by the static cost
+	// model; a query over it is a 400 (rule too-costly) before it runs.
+	// 0 is the facade's safe default, negative unlimited.
+	MaxCost float64
+	// Options are more facade options for every query (applied last).
+	Options []croql.Option
+}
+
+// Server serves the API. It is safe for concurrent use.
+type Server struct {
+	cfg     Config
+	mux     *http.ServeMux
+	handler http.Handler
+	mapping *compile.Mapping
+	log     *slog.Logger
+
+	mu   sync.Mutex
+	res  map[string]map[string]*resource // dialect name, context
+	envs map[envKey]*croql.Env
+}
+
+type envKey struct {
+	project int64
+	context string
+}
+
+// New builds a server over cfg.Storage.
+func New(cfg Config) (*Server, error) {
+	if cfg.Storage == nil {
+		return nil, errors.New("server: no storage")
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.MaxBody <= 0 {
+		cfg.MaxBody = DefaultMaxBody
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Location == nil {
+		cfg.Location = time.UTC
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{cfg: cfg, mux: http.NewServeMux(), mapping: compile.DefaultMapping(schema.New()), log: log,
+		res: map[string]map[string]*resource{}, envs: map[envKey]*croql.Env{}}
+	// The resources of every dialect in use are built now, so that a bad
+	// mapping fails here rather than on a request.
+	for _, p := range cfg.Storage.Projects() {
+		if _, err := s.resource(p.Dialect(), croql.Strings); err != nil {
+			return nil, err
+		}
+	}
+	s.routes()
+	s.handler = s.recoverer(s.accessLog(s.mux))
+	return s, nil
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// Handle adds a route (an http.ServeMux pattern such as "GET
+// /api/v2/applications/{id}/subscription") behind the token check: h runs
+// only for a valid token, and [GrantOf] tells it what the token may read.
+func (s *Server) Handle(pattern string, h http.Handler) { s.mux.Handle(pattern, s.auth(h)) }
+
+// HandlePublic adds a route that needs no token (a playground page, a
+// health check).
+func (s *Server) HandlePublic(pattern string, h http.Handler) { s.mux.Handle(pattern, h) }
+
+// Storage is the storage the server reads.
+func (s *Server) Storage() *Storage { return s.cfg.Storage }
+
+func (s *Server) routes() {
+	s.HandlePublic("GET /healthz", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	}))
+	s.Handle("GET /api/v2/projects", s.api(s.listProjects))
+	s.Handle("GET /api/v2/projects/{projectId}", s.api(s.getProject))
+	for _, e := range []struct {
+		path, context string
+	}{
+		{"/api/v2/projects/{projectId}/strings", croql.Strings},
+		{"/api/v2/projects/{projectId}/languages/{languageId}/translations", croql.Translations},
+		{"/api/v2/tms/{tmId}/segments", croql.TM},
+		{"/api/v2/glossaries/{glossaryId}/terms", croql.Glossary},
+	} {
+		s.Handle("GET "+e.path, s.api(s.list(e.context, false)))
+		s.Handle("POST "+e.path+"/query", s.api(s.list(e.context, true)))
+	}
+	// Anything else under the API is a JSON 404 (after the token check,
+	// so that unknown paths tell nothing to a caller without a token).
+	s.Handle("/api/", s.api(func(*http.Request) (any, *httpError) { return nil, notFound("Resource") }))
+	s.HandlePublic("/", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		writeError(w, notFound("Resource"))
+	}))
+}
+
+// api adapts a handler that returns a body or an error.
+func (s *Server) api(h func(*http.Request) (any, *httpError)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, e := h(r)
+		if e != nil {
+			writeError(w, e)
+			return
+		}
+		writeJSON(w, http.StatusOK, body)
+	})
+}
+
+type grantKey struct{}
+
+// GrantOf returns what the request's token may read (set for routes added
+// with Handle).
+func GrantOf(r *http.Request) (Grant, bool) {
+	g, ok := r.Context().Value(grantKey{}).(Grant)
+	return g, ok
+}
+
+func (s *Server) auth(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		g, ok := s.cfg.Tokens.authenticate(r)
+		if !ok {
+			writeError(w, &httpError{status: http.StatusUnauthorized, message: "Unauthorized"})
+			return
+		}
+		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), grantKey{}, g)))
+	})
+}
+
+// statusWriter records the status of an answer for the access log.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	bytes  int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += n
+	return n, err
+}
+
+// accessLog logs method, path (never the query string or the headers, so
+// neither croql texts nor tokens), status, size and duration.
+func (s *Server) accessLog(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w}
+		h.ServeHTTP(sw, r)
+		s.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
+			slog.String("method", r.Method), slog.String("path", r.URL.Path),
+			slog.Int("status", sw.status), slog.Int("bytes", sw.bytes),
+			slog.Duration("duration", time.Since(start)))
+	})
+}
+
+// recoverer turns a panic into a logged 500 (a bug: no input should get
+// there).
+func (s *Server) recoverer(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.log.Error("panic", slog.String("path", r.URL.Path), slog.Any("panic", v), slog.String("stack", string(debug.Stack())))
+				writeError(w, &httpError{status: http.StatusInternalServerError, message: "Internal Server Error"})
+			}
+		}()
+		h.ServeHTTP(w, r)
+	})
+}
+
+// Serve serves on ln until ctx is done, then shuts down gracefully:
+// it stops accepting, lets the requests in flight finish (for at most
+// grace), and returns. The caller closes the storage afterwards.
+func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
+	hs := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second,
+		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) }}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	err := hs.Shutdown(sctx)
+	if e := <-errc; !errors.Is(e, http.ErrServerClosed) {
+		err = errors.Join(err, e)
+	}
+	return err
+}
+
+// env returns the facade environment of a project and context, built
+// once: the project's users and languages resolve mentions.
+func (s *Server) env(p *Project, ctxName string) (*croql.Env, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := envKey{p.ID, ctxName}
+	if e := s.envs[k]; e != nil {
+		return e, nil
+	}
+	opts := []croql.Option{croql.WithEdition(s.cfg.Edition), croql.WithUsers(p.Users),
+		croql.WithClock(s.cfg.Now), croql.WithLocation(s.cfg.Location), croql.WithMaxCost(s.cfg.MaxCost)}
+	if len(p.Languages) > 0 {
+		opts = append(opts, croql.WithLanguages(p.Languages...))
+	}
+	opts = append(opts, s.cfg.Options...)
+	e, err := croql.NewEnv(ctxName, opts...)
+	if err != nil {
+		return nil, err
+	}
+	s.envs[k] = e
+	return e, nil
+}
+
+// resource returns the description of a list endpoint for dialect d.
+func (s *Server) resource(d compile.Dialect, ctxName string) (*resource, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	byCtx := s.res[d.Name()]
+	if byCtx == nil {
+		var err error
+		if byCtx, err = resources(d, s.mapping); err != nil {
+			return nil, err
+		}
+		s.res[d.Name()] = byCtx
+	}
+	r := byCtx[ctxName]
+	if r == nil {
+		return nil, fmt.Errorf("server: no resource for context %q", ctxName)
+	}
+	return r, nil
+}
+
+// project resolves a path id the request's token may read. A project the
+// token may not read is 404, as one that does not exist (docs/serve.md:
+// ids cannot be probed).
+func (s *Server) project(r *http.Request, param, what string) (*Project, *httpError) {
+	raw := r.PathValue(param)
+	id, err := strconv.ParseInt(raw, 10, 64)
+	if err != nil || id <= 0 || strconv.FormatInt(id, 10) != raw {
+		return nil, notFound(what)
+	}
+	g, _ := GrantOf(r)
+	p, ok := s.cfg.Storage.Project(id)
+	if !ok || !g.Reads(id) {
+		return nil, notFound(what)
+	}
+	return p, nil
+}
+
+// projectView is the platform's project object (the fields croql knows).
+func projectView(p *Project) map[string]any {
+	targets := p.TargetLanguages
+	if targets == nil {
+		targets = []string{}
+	}
+	return map[string]any{"id": p.ID, "name": p.Name, "identifier": p.Name,
+		"sourceLanguageId": p.SourceLanguage, "targetLanguageIds": targets}
+}
+
+func (s *Server) listProjects(r *http.Request) (any, *httpError) {
+	params, e := s.params(r, nil, false)
+	if e != nil {
+		return nil, e
+	}
+	if params.croql != "" {
+		return nil, invalid("croql", "notSupported", "the projects list takes no croql")
+	}
+	g, _ := GrantOf(r)
+	var all []*Project
+	for _, p := range s.cfg.Storage.Projects() {
+		if g.Reads(p.ID) {
+			all = append(all, p)
+		}
+	}
+	page := []any{}
+	for i := params.offset; i < int64(len(all)) && i < params.offset+params.limit; i++ {
+		page = append(page, item{projectView(all[i])})
+	}
+	return listBody(page, params, int64(len(all))), nil
+}
+
+func (s *Server) getProject(r *http.Request) (any, *httpError) {
+	p, e := s.project(r, "projectId", "Project")
+	if e != nil {
+		return nil, e
+	}
+	return item{projectView(p)}, nil
+}
+
+// item is the platform's wrapper of one object.
+type item struct {
+	Data any `json:"data"`
+}
+
+// Pagination is the pagination object of a list answer; Total is an
+// extension, present when withTotal=true.
+type Pagination struct {
+	Offset int64  `json:"offset"`
+	Limit  int64  `json:"limit"`
+	Total  *int64 `json:"total,omitempty"`
+}
+
+type listResponse struct {
+	Data       []any      `json:"data"`
+	Pagination Pagination `json:"pagination"`
+}
+
+func listBody(page []any, p listParams, total int64) listResponse {
+	out := listResponse{Data: page, Pagination: Pagination{Offset: p.offset, Limit: p.limit}}
+	if p.withTotal {
+		out.Pagination.Total = &total
+	}
+	return out
+}

@@ -1,0 +1,410 @@
+package server
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/croql/croql/compile"
+	"github.com/croql/croql/compile/engine"
+	"github.com/croql/croql/schema"
+)
+
+// Project is one project the server serves: its identity, its user and
+// language directories (what @user and @language mentions resolve against)
+// and the database that holds its data in the reference schema.
+//
+// The project's translation memory and glossary have the project's id
+// (tmId = glossaryId = projectId): a data file holds one of each.
+type Project struct {
+	ID              int64
+	Name            string
+	SourceLanguage  string
+	TargetLanguages []string
+	// Users maps logins to ids; Logins is the reverse.
+	Users  map[string]int64
+	Logins map[int64]string
+	// Languages lists every language code of the project (source first).
+	Languages []string
+	// Scratch is the scratch schema (PostgreSQL) or database (MySQL) the
+	// project was loaded into, or the SQLite file; Close removes it.
+	// Empty for data the storage did not create.
+	Scratch string
+
+	db      *sql.DB
+	dialect compile.Dialect
+}
+
+// Dialect is the SQL dialect of the project's database.
+func (p *Project) Dialect() compile.Dialect { return p.dialect }
+
+// DB is the connection pool of the project's database.
+func (p *Project) DB() *sql.DB { return p.db }
+
+// HasLanguage reports whether code is one of the project's target languages.
+func (p *Project) HasLanguage(code string) bool { return slices.Contains(p.TargetLanguages, code) }
+
+// Storage is the set of projects a server serves and the databases that
+// hold them. Reads go through [Storage.ReadTx], writes (for routes that
+// import data) through [Storage.WriteTx]; both run a function inside one
+// transaction of the project's database.
+//
+// Close closes every database and removes what the storage created: the
+// SQLite files of a temporary directory, the scratch schemas (PostgreSQL)
+// or databases (MySQL/MariaDB) the projects were loaded into.
+type Storage struct {
+	mu       sync.RWMutex
+	projects []*Project
+	closers  []func() error
+	closed   bool
+}
+
+// Projects lists the projects in id order.
+func (s *Storage) Projects() []*Project {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return slices.Clone(s.projects)
+}
+
+// Project returns the project with the given id.
+func (s *Storage) Project(id int64) (*Project, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for _, p := range s.projects {
+		if p.ID == id {
+			return p, true
+		}
+	}
+	return nil, false
+}
+
+// ReadTx runs fn in a read-only transaction of p's database: every
+// statement of fn sees the same snapshot (a page and its total agree). The
+// transaction ends with fn; ctx bounds it (its deadline is the statement
+// timeout).
+func (s *Storage) ReadTx(ctx context.Context, p *Project, fn func(*sql.Tx) error) error {
+	return s.tx(ctx, p, true, fn)
+}
+
+// WriteTx runs fn in a read-write transaction of p's database, committed
+// when fn returns nil and rolled back otherwise.
+func (s *Storage) WriteTx(ctx context.Context, p *Project, fn func(*sql.Tx) error) error {
+	return s.tx(ctx, p, false, fn)
+}
+
+func (s *Storage) tx(ctx context.Context, p *Project, readOnly bool, fn func(*sql.Tx) error) error {
+	if p == nil || p.db == nil {
+		return errors.New("server: no project database")
+	}
+	// SQLite's driver refuses the read-only option; its readers never
+	// block each other, which is all the option would buy.
+	opts := &sql.TxOptions{ReadOnly: readOnly}
+	if _, ok := p.dialect.(compile.SQLite); ok {
+		opts = nil
+	}
+	tx, err := p.db.BeginTx(ctx, opts)
+	if err != nil {
+		return fmt.Errorf("server: begin: %w", err)
+	}
+	if err := statementTimeout(ctx, tx, p.dialect); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("server: commit: %w", err)
+	}
+	return nil
+}
+
+// Add adds a project served from db with dialect d (the tables of the
+// reference schema must exist). close, when not nil, runs on Close.
+func (s *Storage) Add(p *Project, db *sql.DB, d compile.Dialect, close func() error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return errors.New("server: storage closed")
+	}
+	for _, q := range s.projects {
+		if q.ID == p.ID {
+			return fmt.Errorf("server: two projects with id %d", p.ID)
+		}
+	}
+	p.db, p.dialect = db, d
+	s.projects = append(s.projects, p)
+	slices.SortFunc(s.projects, func(a, b *Project) int { return int(min(max(a.ID-b.ID, -1), 1)) })
+	if close != nil {
+		s.closers = append(s.closers, close)
+	}
+	return nil
+}
+
+// OnClose registers f to run when the storage closes (after the
+// databases, in reverse order of registration).
+func (s *Storage) OnClose(f func() error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closers = append(s.closers, f)
+}
+
+// Close closes every database and removes the scratch schemas and files.
+func (s *Storage) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	var errs []error
+	for i := len(s.closers) - 1; i >= 0; i-- {
+		errs = append(errs, s.closers[i]())
+	}
+	s.closers, s.projects = nil, nil
+	return errors.Join(errs...)
+}
+
+// projectOf describes data as a served project with the given id.
+func projectOf(id int64, data *schema.Project) *Project {
+	p := &Project{ID: id, Name: data.Name, SourceLanguage: data.SourceLanguage,
+		Users: data.UserIDs(), Logins: data.UserLogins()}
+	if p.Name == "" {
+		p.Name = "project-" + strconv.FormatInt(id, 10)
+	}
+	add := func(list *[]string, c string) {
+		if c != "" && !slices.Contains(*list, c) {
+			*list = append(*list, c)
+		}
+	}
+	for _, c := range data.TargetLanguages {
+		add(&p.TargetLanguages, c)
+	}
+	for _, l := range data.Languages {
+		if l.ID != data.SourceLanguage {
+			add(&p.TargetLanguages, l.ID)
+		}
+	}
+	// Languages that only translations name are served too.
+	for _, s := range data.Strings {
+		for _, t := range s.Translations {
+			add(&p.TargetLanguages, t.Language)
+		}
+	}
+	add(&p.Languages, data.SourceLanguage)
+	for _, c := range p.TargetLanguages {
+		add(&p.Languages, c)
+	}
+	return p
+}
+
+// LoadSQLite stores each project in an embedded SQLite database of its
+// own, a file in dir (a fresh temporary directory, removed on Close, when
+// dir is empty). Project i of data gets id i+1.
+func LoadSQLite(ctx context.Context, dir string, data ...*schema.Project) (_ *Storage, err error) {
+	s := &Storage{}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, s.Close())
+		}
+	}()
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "croql-serve-")
+		if err != nil {
+			return nil, fmt.Errorf("server: %w", err)
+		}
+		s.OnClose(func() error { return os.RemoveAll(tmp) })
+		dir = tmp
+	} else if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	m := compile.DefaultMapping(schema.New())
+	for i, d := range data {
+		id := int64(i + 1)
+		file := filepath.Join(dir, "project-"+strconv.FormatInt(id, 10)+".db")
+		if err := os.Remove(file); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("server: %w", err)
+		}
+		// Readers in WAL mode never wait for each other; busy_timeout
+		// covers the moment a connection opens while another writes.
+		db, err := engine.OpenSQLite("file:" + file + "?_pragma=journal_mode(wal)&_pragma=busy_timeout(5000)")
+		if err != nil {
+			return nil, err
+		}
+		// The database files go with the storage, also in a given dir.
+		s.OnClose(func() error {
+			var errs []error
+			for _, suffix := range []string{"", "-wal", "-shm"} {
+				if err := os.Remove(file + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
+					errs = append(errs, err)
+				}
+			}
+			return errors.Join(errs...)
+		})
+		if err := compile.Load(ctx, db.SQL, db.Dialect, m, d); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("server: loading project %d: %w", id, err)
+		}
+		// SQLite runs each query on the calling goroutine's CPU: more
+		// connections than twice the CPUs only queue inside the engine.
+		conns := 2 * runtime.GOMAXPROCS(0)
+		db.SQL.SetMaxOpenConns(conns)
+		db.SQL.SetMaxIdleConns(conns)
+		p := projectOf(id, d)
+		p.Scratch = file
+		if err := s.Add(p, db.SQL, db.Dialect, db.Close); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// LoadServer loads each project into a scratch schema (PostgreSQL) or
+// database (MySQL/MariaDB) of its own on the server at dsn; Close drops
+// them. Project i of data gets id i+1.
+func LoadServer(ctx context.Context, engineName, dsn string, data ...*schema.Project) (_ *Storage, err error) {
+	s := &Storage{}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, s.Close())
+		}
+	}()
+	m := compile.DefaultMapping(schema.New())
+	for i, d := range data {
+		id := int64(i + 1)
+		db, err := engine.Open(ctx, engineName, dsn)
+		if err != nil {
+			return nil, err
+		}
+		if err := compile.Load(ctx, db.SQL, db.Dialect, m, d); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("server: loading project %d: %w", id, err)
+		}
+		p := projectOf(id, d)
+		p.Scratch = db.Schema
+		if err := s.Add(p, db.SQL, db.Dialect, db.Close); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// OpenExisting serves the data already in the reference schema at dsn
+// (loaded with `croql load`, or a service's own tables in that shape) as
+// one project with id 1 named name. The user directory is read from the
+// users table, the languages from the translations. Nothing is created or
+// dropped.
+func OpenExisting(ctx context.Context, engineName, dsn, name string) (_ *Storage, err error) {
+	d, err := compile.DialectByName(engineName)
+	if err != nil {
+		return nil, err
+	}
+	var db *sql.DB
+	switch d.(type) {
+	case compile.Postgres:
+		cfg, err := pgx.ParseConfig(dsn)
+		if err != nil {
+			return nil, fmt.Errorf("server: postgres DSN: %w", err)
+		}
+		db = stdlib.OpenDB(*cfg)
+	case compile.MySQL:
+		cfg, err := mysql.ParseDSN(dsn)
+		if err != nil {
+			return nil, fmt.Errorf("server: mysql DSN: %w", err)
+		}
+		cfg.Collation = "utf8mb4_general_ci"
+		con, err := mysql.NewConnector(cfg)
+		if err != nil {
+			return nil, fmt.Errorf("server: mysql: %w", err)
+		}
+		db = sql.OpenDB(con)
+	default:
+		e, err := engine.OpenSQLite(dsn)
+		if err != nil {
+			return nil, err
+		}
+		db = e.SQL
+	}
+	s := &Storage{}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, db.Close())
+		}
+	}()
+	p, err := readDirectory(ctx, db, d, compile.DefaultMapping(schema.New()))
+	if err != nil {
+		return nil, err
+	}
+	p.ID, p.Name = 1, name
+	if p.Name == "" {
+		p.Name = "project-1"
+	}
+	if err := s.Add(p, db, d, db.Close); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// readDirectory reads the users and the translation languages of the
+// reference schema.
+func readDirectory(ctx context.Context, db *sql.DB, d compile.Dialect, m *compile.Mapping) (*Project, error) {
+	cat := m.Catalog()
+	ut, err := m.Table(cat.UserObj)
+	if err != nil {
+		return nil, err
+	}
+	p := &Project{Users: map[string]int64{}, Logins: map[int64]string{}}
+	rows, err := db.QueryContext(ctx, "SELECT "+d.Quote(ut.Key)+", "+d.Quote(ut.Columns["login"])+" FROM "+d.Quote(ut.Name))
+	if err != nil {
+		return nil, fmt.Errorf("server: reading users: %w", err)
+	}
+	for rows.Next() {
+		var id int64
+		var login string
+		if err := rows.Scan(&id, &login); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("server: reading users: %w", err)
+		}
+		p.Users[login], p.Logins[id] = id, login
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return nil, fmt.Errorf("server: reading users: %w", err)
+	}
+	tr, ok := cat.Context("translations")
+	if !ok {
+		return nil, errors.New("server: the catalog has no translations context")
+	}
+	tt, err := m.Table(tr.Root)
+	if err != nil {
+		return nil, err
+	}
+	col := d.Quote(tt.Columns["language"])
+	rows, err = db.QueryContext(ctx, "SELECT DISTINCT "+col+" FROM "+d.Quote(tt.Name)+" ORDER BY "+col)
+	if err != nil {
+		return nil, fmt.Errorf("server: reading languages: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var code string
+		if err := rows.Scan(&code); err != nil {
+			return nil, fmt.Errorf("server: reading languages: %w", err)
+		}
+		p.TargetLanguages = append(p.TargetLanguages, code)
+	}
+	p.Languages = slices.Clone(p.TargetLanguages)
+	return p, rows.Err()
+}
