@@ -29,6 +29,7 @@ func newQueryCmd(c *cli) *cobra.Command {
 		ctxName, data, now, tz, edition, engineName, dsn string
 		ids, fold, strict, skipBad                       bool
 		limits                                           parser.Limits
+		maxCost                                          float64
 	)
 	cmd := &cobra.Command{
 		Use:   "query [--context C] [--data FILE] [--ids] [--now T] [--tz Z] [--edition E] [--fold] [--engine memory|sqlite|postgres|mysql] [--dsn DSN] [QUERY|-]",
@@ -82,7 +83,7 @@ func newQueryCmd(c *cli) *cobra.Command {
 			if err := checkLimits(limits); err != nil {
 				return err
 			}
-			opts = append(opts, croql.WithLimits(limits))
+			opts = append(opts, croql.WithLimits(limits), croql.WithMaxCost(maxCost))
 			src, name, err := c.readQuery(args)
 			if err != nil {
 				return err
@@ -110,6 +111,7 @@ func newQueryCmd(c *cli) *cobra.Command {
 	cmd.Flags().BoolVar(&skipBad, "skip-bad", false, "skip data lines that cannot be read or fail a check, reporting each on stderr, instead of stopping at the first")
 	_ = cmd.MarkFlagFilename("data", "json", "ndjson", "jsonl")
 	addLimitFlags(cmd, &limits)
+	cmd.Flags().Float64Var(&maxCost, "max-cost", 0, "cost budget of the query, in steps per object (0: the safe default, 1e6; negative: unlimited); docs/language.md, Cost budget")
 	return cmd
 }
 
@@ -160,7 +162,11 @@ func (c *cli) runQuery(ctx context.Context, name, src, data, ctxName, engineName
 		if i&4095 == 0 {
 			prog.show("matching: %d of %d objects", i, len(objs))
 		}
-		if q.Match(o) {
+		ok, err := q.MatchContext(ctx, o) // an interrupt stops even a costly evaluation
+		if err != nil {
+			return failure(err)
+		}
+		if ok {
 			if err := write(o); err != nil {
 				return failure(fmt.Errorf("writing: %w", err))
 			}
