@@ -3,6 +3,7 @@ package compile
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -490,9 +491,9 @@ func Run(ctx context.Context, db *sql.DB, d Dialect, m *Mapping, q *typecheck.Qu
 // server is told too, so that it stops the statement on its own even if
 // the cancellation does not reach it: on PostgreSQL the statement runs in
 // a read-only transaction with statement_timeout set (SET LOCAL) to the
-// time left; on MySQL the SELECT carries the MAX_EXECUTION_TIME optimizer
-// hint (MariaDB ignores it, and relies on the driver closing the
-// connection; docs/sql.md).
+// time left; on MariaDB the statement runs on a connection whose
+// max_statement_time is the time left (reset afterwards), and on MySQL the
+// SELECT carries the MAX_EXECUTION_TIME optimizer hint.
 func (s *SQL) Run(ctx context.Context, db *sql.DB) ([]int64, error) {
 	return runSelect(ctx, db, s.Dialect, s.Select(), s.Args)
 }
@@ -515,6 +516,7 @@ func runSelect(ctx context.Context, db *sql.DB, d Dialect, query string, args []
 	case MySQL:
 		if limited {
 			query = "SELECT /*+ MAX_EXECUTION_TIME(" + strconv.FormatInt(ms, 10) + ") */" + strings.TrimPrefix(query, "SELECT")
+			return runMySQLTimeout(ctx, db, query, args, ms)
 		}
 	}
 	rows, err := db.QueryContext(ctx, query, args...)
@@ -541,6 +543,32 @@ func runPostgresTimeout(ctx context.Context, db *sql.DB, query string, args []an
 		return nil, fmt.Errorf("compile: setting the statement timeout: %w", err)
 	}
 	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("compile: running query: %w", err)
+	}
+	return scanIDs(rows)
+}
+
+// runMySQLTimeout runs query on a connection of its own whose MariaDB
+// max_statement_time is ms milliseconds, and puts the server's default
+// back afterwards. MySQL has no such variable (the SET fails, and the
+// query's MAX_EXECUTION_TIME hint does the work there).
+func runMySQLTimeout(ctx context.Context, db *sql.DB, query string, args []any, ms int64) ([]int64, error) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("compile: running query: %w", err)
+	}
+	defer conn.Close()
+	secs := strconv.FormatFloat(float64(ms)/1000, 'f', 3, 64)
+	if _, err := conn.ExecContext(ctx, "SET SESSION max_statement_time = "+secs); err == nil {
+		defer func() {
+			if _, err := conn.ExecContext(context.WithoutCancel(ctx), "SET SESSION max_statement_time = DEFAULT"); err != nil {
+				// Never hand the pool a connection with our timeout.
+				_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+			}
+		}()
+	}
+	rows, err := conn.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("compile: running query: %w", err)
 	}
