@@ -57,6 +57,7 @@ func commands() []func(*cli) *cobra.Command {
 		newQueryCmd,
 		newLintCmd,
 		newSQLCmd,
+		newLoadCmd,
 		newFmtCmd,
 		newExplainCmd,
 		newDemoCmd,

@@ -99,7 +99,7 @@ func TestPostgresRunsIsolated(t *testing.T) {
 
 	admin, err := sql.Open("pgx", dsn)
 	require.NoError(t, err)
-	defer admin.Close()
+	t.Cleanup(func() { admin.Close() }) // after the cleanups below, which use it
 	// Grow run 0's table behind the planner's back: a statistics refresh
 	// of it would change reltuples.
 	_, err = dbs[0].SQL.Exec(`INSERT INTO screenshots (id, name, string_id) SELECT g, 'x', 1 FROM generate_series(1, 5000) g`)
@@ -120,7 +120,7 @@ func TestLeftoversDropped(t *testing.T) {
 	dsn := serverDSN(t, "postgres")
 	admin, err := sql.Open("pgx", dsn)
 	require.NoError(t, err)
-	defer admin.Close()
+	t.Cleanup(func() { admin.Close() }) // after the cleanups below, which use it
 	now := time.Now()
 	old, err := scratchName(now.Add(-LeftoverAge - time.Hour))
 	require.NoError(t, err)
