@@ -15,7 +15,7 @@ import (
 func newLoadCmd(c *cli) *cobra.Command {
 	var (
 		dsn, engineName, schemaName string
-		strict, skipBad bool
+		strict, skipBad             bool
 	)
 	cmd := &cobra.Command{
 		Use:   "load --dsn DSN [--engine sqlite|postgres|mysql] [--schema S] [--strict] [--skip-bad] FILE",
