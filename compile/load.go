@@ -191,9 +191,10 @@ type loader struct {
 	seen map[*Table]map[int64]uint64
 	// links holds the rows of each join table, to reject repeats.
 	links map[string]map[[2]int64]bool
-	// cache of the Go field index of each column, per Go type.
-	fieldIdx map[reflect.Type]map[string][]int
+	// caches of the table of each Go type and of the field indexes of
+	// each table's columns per Go type.
 	tables   map[reflect.Type]*Table
+	goFields map[fieldsKey]*goFields
 	// copyFrom, when set, takes the rows of a batch instead of an INSERT
 	// (PostgreSQL's COPY).
 	copyFrom func(ctx context.Context, table string, cols []string, rows [][]any) error
@@ -237,7 +238,7 @@ func newLoader(ctx context.Context, tx *sql.Tx, d Dialect, m *Mapping, l *layout
 	ld := &loader{ctx: ctx, tx: tx, d: d, m: m, l: l,
 		infos: map[*Table]*loadInfo{}, batches: map[string]*batch{},
 		seen: map[*Table]map[int64]uint64{}, links: map[string]map[[2]int64]bool{},
-		fieldIdx: map[reflect.Type]map[string][]int{}, tables: map[reflect.Type]*Table{}}
+		tables: map[reflect.Type]*Table{}, goFields: map[fieldsKey]*goFields{}}
 	for _, ti := range l.tables {
 		cols := make([]string, len(ti.cols))
 		for i, c := range ti.cols {
@@ -361,23 +362,50 @@ func (ld *loader) findTable(t reflect.Type) *Table {
 	return nil
 }
 
-// field returns the Go field named name of v (cached by type).
-func (ld *loader) field(v reflect.Value, name string) (reflect.Value, error) {
-	m := ld.fieldIdx[v.Type()]
-	if m == nil {
-		m = map[string][]int{}
-		ld.fieldIdx[v.Type()] = m
+// goFields is where the Go fields of a table's columns and collections
+// are in one Go type (nil for a column the parent fills).
+type goFields struct {
+	cols, colls [][]int
+}
+
+type fieldsKey struct {
+	li *loadInfo
+	t  reflect.Type
+}
+
+// fieldsOf returns the field indexes of v's type for li, computed once.
+func (ld *loader) fieldsOf(li *loadInfo, v reflect.Value) (*goFields, error) {
+	k := fieldsKey{li, v.Type()}
+	if f, ok := ld.goFields[k]; ok {
+		return f, nil
 	}
-	idx, ok := m[name]
-	if !ok {
-		sf, found := v.Type().FieldByName(name)
-		if !found {
-			return reflect.Value{}, fmt.Errorf("compile: %s has no Go field %s", v.Type(), name)
+	f := &goFields{cols: make([][]int, len(li.ti.cols)), colls: make([][]int, len(li.colls))}
+	for i, c := range li.ti.cols {
+		if c.goName == "" {
+			continue
 		}
-		idx = sf.Index
-		m[name] = idx
+		sf, ok := v.Type().FieldByName(c.goName)
+		if !ok {
+			return nil, fmt.Errorf("compile: %s has no Go field %s", v.Type(), c.goName)
+		}
+		f.cols[i] = sf.Index
 	}
-	return v.FieldByIndex(idx), nil
+	for i, lc := range li.colls {
+		sf, ok := v.Type().FieldByName(lc.goName)
+		if !ok {
+			return nil, fmt.Errorf("compile: %s has no Go field %s", v.Type(), lc.goName)
+		}
+		f.colls[i] = sf.Index
+	}
+	ld.goFields[k] = f
+	return f, nil
+}
+
+func fieldAt(v reflect.Value, idx []int) reflect.Value {
+	if len(idx) == 1 {
+		return v.Field(idx[0])
+	}
+	return v.FieldByIndex(idx)
 }
 
 // object stores v (a struct) in table t, with fk holding the parent's key
@@ -389,6 +417,10 @@ func (ld *loader) object(t *Table, v reflect.Value, fk *string, fkVal int64) (in
 		return 0, fmt.Errorf("compile: no table for %s", v.Type())
 	}
 	ti := li.ti
+	gf, err := ld.fieldsOf(li, v)
+	if err != nil {
+		return 0, err
+	}
 	row := make([]any, len(ti.cols))
 	var key int64
 	for i, c := range ti.cols {
@@ -399,10 +431,7 @@ func (ld *loader) object(t *Table, v reflect.Value, fk *string, fkVal int64) (in
 			}
 			continue
 		case c.ref:
-			fv, err := ld.field(v, c.goName)
-			if err != nil {
-				return 0, err
-			}
+			fv := fieldAt(v, gf.cols[i])
 			if fv.IsNil() {
 				continue
 			}
@@ -417,11 +446,7 @@ func (ld *loader) object(t *Table, v reflect.Value, fk *string, fkVal int64) (in
 			row[i] = k
 			continue
 		}
-		fv, err := ld.field(v, c.goName)
-		if err != nil {
-			return 0, err
-		}
-		val, err := ld.scalar(fv)
+		val, err := ld.scalar(fieldAt(v, gf.cols[i]))
 		if err != nil {
 			return 0, fmt.Errorf("%s.%s: %w", v.Type().Name(), c.goName, err)
 		}
@@ -443,14 +468,11 @@ func (ld *loader) object(t *Table, v reflect.Value, fk *string, fkVal int64) (in
 	if err := ld.add(li.b, row); err != nil {
 		return 0, err
 	}
-	for _, lc := range li.colls {
+	for ci, lc := range li.colls {
 		if lc.child == nil || lc.elem == nil {
 			continue
 		}
-		sv, err := ld.field(v, lc.goName)
-		if err != nil {
-			return 0, err
-		}
+		sv := fieldAt(v, gf.colls[ci])
 		for j := range sv.Len() {
 			ev := sv.Index(j)
 			if lc.child.Through == "" {
