@@ -46,6 +46,7 @@ func newLoadCmd(c *cli) *cobra.Command {
 				return failure(err)
 			}
 			defer closeFn()
+			defer streamingGC()()
 			prog := newProgress(c.stderr, "croql load: ", c.stderrTerminal)
 			defer prog.done()
 			pr := &progressReader{r: r, size: size, name: args[0], prog: prog}
