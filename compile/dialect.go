@@ -116,9 +116,19 @@ func (Postgres) Quote(ident string) string { return quoteWith(ident, '"') }
 // Placeholder implements Dialect.
 func (Postgres) Placeholder(n int) string { return "$" + strconv.Itoa(n) }
 
-// Analyze implements Dialect: VACUUM also sets the visibility map, so
-// that index-only scans after a bulk load need not visit the heap.
-func (Postgres) Analyze([]string) string { return "VACUUM ANALYZE" }
+// Analyze implements Dialect: ANALYZE of the tables named (unqualified:
+// the load's search_path), never the whole database, whose other tables
+// may be someone else's and whose VACUUM would wait on their locks. A
+// plain ANALYZE samples each table; a VACUUM would read all of a fresh
+// load again to set its visibility map, which the scratch queries do not
+// need.
+func (d Postgres) Analyze(tables []string) string {
+	q := make([]string, len(tables))
+	for i, t := range tables {
+		q[i] = d.Quote(t)
+	}
+	return "ANALYZE " + strings.Join(q, ", ")
+}
 
 // MaxParams implements Dialect.
 func (Postgres) MaxParams() int { return 65535 }
