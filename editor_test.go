@@ -327,3 +327,23 @@ func runeStart(src string, off int) int {
 	}
 	return off
 }
+
+// Right after `(` the cursor is in the filter's scope; nested filters put
+// the innermost element's fields first.
+func TestCompleteAfterParen(t *testing.T) {
+	env := strEnv(t)
+	src := `languages summary with (`
+	items := env.Complete(src, len(src))
+	require.NotEmpty(t, items)
+	assert.Equal(t, "language", items[0].Label)
+	src = `count of translations where (votes where (`
+	items = env.Complete(src, len(src))
+	require.NotEmpty(t, items)
+	assert.Equal(t, []string{"is up", "is down", "user", "added"}, labels(items[:4]))
+	assert.Less(t, indexOf(items, "added"), indexOf(items, "is pre translated"))
+	assert.Less(t, indexOf(items, "is pre translated"), indexOf(items, "is hidden"))
+	// A keyword still being typed gets nothing; a name written out is not
+	// offered again.
+	assert.Empty(t, env.Complete("is hidden and", 13))
+	assert.Equal(t, -1, indexOf(env.Complete("is hidden ", 10), "is hidden"))
+}
