@@ -203,7 +203,7 @@ func (s *Server) Initialize(_ context.Context, params *protocol.InitializeParams
 				OpenClose: true,
 				Change:    protocol.TextDocumentSyncKindFull,
 			},
-			CompletionProvider:         &protocol.CompletionOptions{TriggerCharacters: []string{"@", "\"", " ", "("}},
+			CompletionProvider:         &protocol.CompletionOptions{TriggerCharacters: []string{"@", "\"", "("}},
 			HoverProvider:              true,
 			CodeActionProvider:         protocol.CodeActionOptions{CodeActionKinds: []protocol.CodeActionKind{protocol.QuickFix}},
 			DocumentFormattingProvider: true,
