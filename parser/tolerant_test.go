@@ -1,6 +1,7 @@
 package parser_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -126,4 +127,17 @@ func BenchmarkTolerantTyping(b *testing.B) {
 			b.Fatal("no tree")
 		}
 	}
+}
+
+func ExampleParser_ParseTolerant() {
+	src := `count of translations where (is pre translated and `
+	part := parser.New(parser.Limits{}).ParseTolerant(src)
+	fmt.Println(part.Diags[0].Rule)
+	fmt.Println(ast.SExpr(part.Tree))
+	body := part.Scopes[0].Body
+	fmt.Printf("filter body %d-%d of %d bytes\n", body.Start, body.End, len(src))
+	// Output:
+	// missing-paren
+	// (of count (where translations (and |is pre translated| )))
+	// filter body 29-51 of 51 bytes
 }
