@@ -347,3 +347,35 @@ func TestCompleteAfterParen(t *testing.T) {
 	assert.Empty(t, env.Complete("is hidden and", 13))
 	assert.Equal(t, -1, indexOf(env.Complete("is hidden ", 10), "is hidden"))
 }
+
+// FuzzEditor: completion, hover and tokens at any offset of any text do
+// not panic and stay in the text.
+//
+//	go test . -run '^$' -fuzz FuzzEditor -fuzztime 50000x
+func FuzzEditor(f *testing.F) {
+	for _, s := range []string{`count of translations where (is ) > 0`, `@user:"al`, `provider = "`, `if is hidden then`, "# croql: context=tm\nrecords with (", "é😀 and"} {
+		f.Add(s, len(s)/2)
+	}
+	env, err := croql.NewEnv(croql.Strings, croql.WithUsers(map[string]int64{"alice": 1}), croql.WithLanguages("de"))
+	require.NoError(f, err)
+	f.Fuzz(func(t *testing.T, src string, off int) {
+		if len(src) > 2048 {
+			return
+		}
+		doc := env.Open(src)
+		doc.Diagnostics()
+		for _, it := range doc.Complete(off) {
+			if it.Range.Start < 0 || it.Range.Start > it.Range.End || it.Range.End > len(src) {
+				t.Fatalf("%q@%d: %+v", src, off, it)
+			}
+		}
+		if h := doc.Hover(off); h != nil && (h.Range.Start < 0 || h.Range.End > len(src)) {
+			t.Fatalf("%q@%d: %+v", src, off, h)
+		}
+		for _, tk := range doc.SemanticTokens() {
+			if tk.Span.Start < 0 || tk.Span.Start >= tk.Span.End || tk.Span.End > len(src) {
+				t.Fatalf("%q: %+v", src, tk)
+			}
+		}
+	})
+}
