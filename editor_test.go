@@ -191,6 +191,12 @@ func TestHover(t *testing.T) {
 	assert.Equal(t, "plural form", h.Name)
 	assert.Contains(t, h.Values, "few")
 	assert.Nil(t, env.Hover("is hidden   ", 11))
+	// A member name is resolved in its object.
+	h = env.Hover(`name of file = "a.json"`, 1)
+	require.NotNil(t, h)
+	assert.Equal(t, "name", h.Name)
+	assert.Equal(t, "file", h.Of)
+	assert.Equal(t, "string", h.Type)
 }
 
 func TestSemanticTokens(t *testing.T) {
