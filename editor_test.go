@@ -385,3 +385,21 @@ func FuzzEditor(f *testing.F) {
 		}
 	})
 }
+
+// Inside the directive line, its settings and their values complete.
+func TestCompleteDirective(t *testing.T) {
+	env := strEnv(t)
+	src := "# croql: context=tr\nis hidden"
+	items := env.Complete(src, len("# croql: context=tr"))
+	assert.Equal(t, []string{"translations"}, labels(items))
+	assert.Equal(t, "tr", src[items[0].Range.Start:items[0].Range.End])
+	src = "# croql: context=tm e\nrecords with (text = \"\")"
+	items = env.Complete(src, len("# croql: context=tm e"))
+	assert.Equal(t, []string{"edition="}, labels(items))
+	items = env.Complete("# croql: edition=\n", len("# croql: edition="))
+	assert.Equal(t, []string{"standard", "enterprise"}, labels(items))
+	// Not fields: the directive is no query.
+	items = env.Complete("# croql: context=tm\n", 9)
+	assert.Equal(t, []string{"context=", "edition="}, labels(items))
+	assert.Equal(t, 9, items[0].Range.End)
+}
