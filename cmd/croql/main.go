@@ -14,6 +14,7 @@
 //	fmt         print the canonical form of a query
 //	explain     show how a query groups, and its syntax tree
 //	demo        write a generated demo project
+//	serve       serve the platform's CroQL list endpoints over HTTP
 //	version     print the version of croql
 //	lsp         run the language server on stdin and stdout
 //	completion  print a shell completion script (bash, zsh, fish, powershell)
@@ -68,6 +69,7 @@ func commands() []func(*cli) *cobra.Command {
 		newFmtCmd,
 		newExplainCmd,
 		newDemoCmd,
+		newServeCmd,
 		newVersionCmd,
 		newLSPCmd,
 	}
