@@ -533,3 +533,29 @@ func TestTimeoutMidLineIsADownloadFailure(t *testing.T) {
 	assert.NotContains(t, a.resp.Error.Message, "newline-delimited")
 	assert.Contains(t, logs.String(), "reading line 2")
 }
+
+// A processor that ignores its deadline is abandoned (the job is answered),
+// but it keeps its slot until it returns: runaway processors cannot pile up
+// past MaxConcurrentJobs.
+func TestAbandonedProcessorKeepsItsSlot(t *testing.T) {
+	release := make(chan struct{})
+	returned := make(chan struct{}, 3)
+	var calls atomic.Int32
+	cfg := testConfig()
+	cfg.MaxConcurrentJobs = 1
+	cfg.Deadline = 300 * time.Millisecond
+	h := newHandler(t, ProcessorFunc(func(ctx context.Context, job *Job) ([]String, error) {
+		defer func() { returned <- struct{}{} }()
+		if calls.Add(1) == 1 {
+			<-release // ignores ctx
+		}
+		return job.Strings, nil
+	}), cfg)
+	a := post(t, h, jobJSON(t, nil))
+	requireError(t, a, http.StatusGatewayTimeout, "did not finish")
+	a = post(t, h, jobJSON(t, nil))
+	requireError(t, a, http.StatusServiceUnavailable, "busy")
+	close(release)
+	<-returned
+	require.Eventually(t, func() bool { return post(t, h, jobJSON(t, nil)).status == http.StatusOK }, 5*time.Second, 10*time.Millisecond)
+}

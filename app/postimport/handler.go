@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -236,15 +237,29 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	select {
 	case h.slots <- struct{}{}:
-		defer func() { <-h.slots }()
+		// The slot is released when the job is answered, or, when the
+		// processor ignored its deadline and was abandoned, when it returns:
+		// a runaway processor keeps counting against MaxConcurrentJobs.
+		release := func() { <-h.slots }
+		defer func() {
+			if release != nil {
+				release()
+			}
+		}()
+		h.serveJob(w, r, start, func() (rel func()) { rel, release = release, nil; return rel })
+		return
 	default:
 		w.Header().Set("Retry-After", "5")
 		w.Header().Set("Connection", "close")
 		h.writeFailure(w, r, &failure{status: http.StatusServiceUnavailable, transport: true,
 			message: "The app is busy with other files. Please try again in a moment.",
 			cause:   fmt.Errorf("%d jobs already running", h.cfg.MaxConcurrentJobs)})
-		return
 	}
+}
+
+// serveJob runs one job; takeRelease hands the job's slot release over to
+// an abandoned processor.
+func (h *Handler) serveJob(w http.ResponseWriter, r *http.Request, start time.Time, takeRelease func() func()) {
 	ctx, cancel := context.WithDeadline(r.Context(), start.Add(h.cfg.Deadline))
 	defer cancel()
 
@@ -263,7 +278,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// are logged, and strings passed through unchanged are accepted.
 		h.cfg.Logger.WarnContext(r.Context(), "post-import job: the platform's strings do not follow the contract; passing them through", "problems", err)
 	}
-	out, f := h.run(ctx, job)
+	out, f := h.run(ctx, job, takeRelease)
 	if f != nil {
 		if f.status == http.StatusNotModified {
 			w.WriteHeader(http.StatusNotModified)
@@ -457,9 +472,21 @@ type runResult struct {
 
 // run calls the processor and waits for it or for the deadline. A
 // processor that ignores its context is abandoned: its result is dropped.
-func (h *Handler) run(ctx context.Context, job *Job) ([]String, *failure) {
+func (h *Handler) run(ctx context.Context, job *Job, takeRelease func() func()) ([]String, *failure) {
 	done := make(chan runResult, 1)
+	var mu sync.Mutex
+	var finished bool
+	var release func() // set when the processor is abandoned
 	go func() {
+		defer func() {
+			mu.Lock()
+			finished = true
+			rel := release
+			mu.Unlock()
+			if rel != nil {
+				rel()
+			}
+		}()
 		defer func() {
 			if p := recover(); p != nil {
 				h.cfg.Logger.Error("post-import processor panicked", "panic", p, "stack", string(debug.Stack()))
@@ -474,6 +501,11 @@ func (h *Handler) run(ctx context.Context, job *Job) ([]String, *failure) {
 	case res = <-done:
 	case <-ctx.Done():
 		res = runResult{err: ctx.Err()}
+		mu.Lock()
+		if !finished {
+			release = takeRelease()
+		}
+		mu.Unlock()
 	}
 	switch {
 	case res.err == nil && res.strs == nil:
