@@ -287,11 +287,12 @@ func (h *Handler) serveJob(w http.ResponseWriter, r *http.Request, start time.Ti
 		h.writeFailure(w, r, f)
 		return
 	}
-	if err := validate(job, out, inputRepeats); err != nil {
+	untouched, err := validate(job, out, inputRepeats)
+	if err != nil {
 		h.writeFailure(w, r, fail(http.StatusInternalServerError, err, "The app produced invalid strings: %v", err))
 		return
 	}
-	body, f := h.encode(r, out)
+	body, f := h.encode(r, out, untouched)
 	if f != nil {
 		h.writeFailure(w, r, f)
 		return
@@ -531,43 +532,43 @@ func (h *Handler) run(ctx context.Context, job *Job, takeRelease func() func()) 
 }
 
 // encode builds the answer, inline or through the store.
-func (h *Handler) encode(r *http.Request, strs []String) ([]byte, *failure) {
+func (h *Handler) encode(r *http.Request, strs []String, untouched []bool) ([]byte, *failure) {
 	var buf bytes.Buffer
 	buf.WriteString(`{"data":{"strings":[`)
 	for i, s := range strs {
 		if i > 0 {
 			buf.WriteByte(',')
 		}
-		b, err := s.MarshalJSON()
+		b, err := marshalKnown(&s, i, untouched)
 		if err != nil {
 			return nil, fail(http.StatusInternalServerError, err, "The app produced a string that cannot be encoded: string %d: %v", i+1, err)
 		}
 		buf.Write(b)
 		if int64(buf.Len()) > h.cfg.MaxInlineResponseBytes {
 			buf = bytes.Buffer{}
-			return h.encodeStored(r, strs)
+			return h.encodeStored(r, strs, untouched)
 		}
 	}
 	buf.WriteString(`]}}`)
 	if int64(buf.Len()) > h.cfg.MaxInlineResponseBytes {
-		return h.encodeStored(r, strs)
+		return h.encodeStored(r, strs, untouched)
 	}
 	return buf.Bytes(), nil
 }
 
-func (h *Handler) encodeStored(r *http.Request, strs []String) ([]byte, *failure) {
+func (h *Handler) encodeStored(r *http.Request, strs []String, untouched []bool) ([]byte, *failure) {
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), h.cfg.StoreTimeout)
 	defer cancel()
 	var u string
 	if h.results != nil {
-		id, err := h.results.put(func(w io.Writer) error { return EncodeNDJSON(w, strs) })
+		id, err := h.results.put(func(w io.Writer) error { return encodeNDJSON(w, strs, untouched) })
 		if err != nil {
 			return nil, fail(http.StatusInternalServerError, err, "The result could not be stored for download.")
 		}
 		u = h.resultURL(r, id)
 	} else {
 		var nd bytes.Buffer
-		if err := EncodeNDJSON(&nd, strs); err != nil {
+		if err := encodeNDJSON(&nd, strs, untouched); err != nil {
 			return nil, fail(http.StatusInternalServerError, err, "The app produced a string that cannot be encoded: %v", err)
 		}
 		var err error
