@@ -83,6 +83,13 @@ func Compile(q *typecheck.Query, d Dialect, m *Mapping) (*SQL, error) {
 	if root.Key == "" {
 		return nil, fmt.Errorf("compile: table %s of the %s context has no key", root.Name, q.Context.Name)
 	}
+	// Every identifier Compile writes passes Mapping.Check's rules (see q):
+	// a NUL in one would collide with the parameter markers.
+	for _, id := range []string{root.Name, root.Key} {
+		if err := checkIdent(id); err != nil {
+			return nil, fmt.Errorf("compile: table of the %s context: %w", q.Context.Name, err)
+		}
+	}
 	c := &compiler{d: d, m: m, scopes: make([]binding, max(q.Scopes, 1))}
 	alias := c.alias()
 	c.scopes[0] = binding{alias: alias, obj: q.Context.Root, tab: root}
@@ -151,7 +158,17 @@ func (c *compiler) alias() string {
 	return a
 }
 
-func (c *compiler) q(ident string) string { return c.d.Quote(ident) }
+// q quotes an identifier of the mapping, after checking it as
+// Mapping.Check does: running the whole Check on every compilation would
+// cost ten times the compilation, so Compile checks exactly the
+// identifiers it writes.
+func (c *compiler) q(ident string) string {
+	if err := checkIdent(ident); err != nil {
+		c.fail("mapping: %v", err)
+		return `""`
+	}
+	return c.d.Quote(ident)
+}
 
 // param writes a marker for value v: NUL, its index, NUL. finish turns the
 // markers into the dialect's placeholders in the order they appear in the

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/croql/croql/schema"
 	"github.com/croql/croql/typecheck"
@@ -484,12 +485,70 @@ func Run(ctx context.Context, db *sql.DB, d Dialect, m *Mapping, q *typecheck.Qu
 	return s.Run(ctx, db)
 }
 
-// Run runs the compiled query's Select on db.
+// Run runs the compiled query's Select on db, under ctx: the driver
+// cancels the statement when ctx is done. When ctx has a deadline, the
+// server is told too, so that it stops the statement on its own even if
+// the cancellation does not reach it: on PostgreSQL the statement runs in
+// a read-only transaction with statement_timeout set (SET LOCAL) to the
+// time left; on MySQL the SELECT carries the MAX_EXECUTION_TIME optimizer
+// hint (MariaDB ignores it, and relies on the driver closing the
+// connection; docs/sql.md).
 func (s *SQL) Run(ctx context.Context, db *sql.DB) ([]int64, error) {
-	rows, err := db.QueryContext(ctx, s.Select(), s.Args...)
+	return runSelect(ctx, db, s.Dialect, s.Select(), s.Args)
+}
+
+// runSelect runs query, a SELECT of ids in dialect d, under ctx (see Run).
+func runSelect(ctx context.Context, db *sql.DB, d Dialect, query string, args []any) ([]int64, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("compile: running query: %w", err)
+	}
+	deadline, limited := ctx.Deadline()
+	ms := int64(0)
+	if limited {
+		ms = max(time.Until(deadline).Milliseconds(), 1)
+	}
+	switch d.(type) {
+	case Postgres:
+		if limited {
+			return runPostgresTimeout(ctx, db, query, args, ms)
+		}
+	case MySQL:
+		if limited {
+			query = "SELECT /*+ MAX_EXECUTION_TIME(" + strconv.FormatInt(ms, 10) + ") */" + strings.TrimPrefix(query, "SELECT")
+		}
+	}
+	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("compile: running query: %w", err)
 	}
+	return scanIDs(rows)
+}
+
+// runPostgresTimeout runs query in a read-only transaction whose
+// statement_timeout is ms milliseconds.
+func runPostgresTimeout(ctx context.Context, db *sql.DB, query string, args []any, ms int64) (ids []int64, err error) {
+	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("compile: running query: %w", err)
+	}
+	defer func() {
+		if rerr := tx.Rollback(); rerr != nil && !errors.Is(rerr, sql.ErrTxDone) && err == nil {
+			err = fmt.Errorf("compile: running query: %w", rerr)
+		}
+	}()
+	// set_config(..., true) is SET LOCAL with a bound value.
+	if _, err := tx.ExecContext(ctx, "SELECT set_config('statement_timeout', $1, true)", strconv.FormatInt(ms, 10)); err != nil {
+		return nil, fmt.Errorf("compile: setting the statement timeout: %w", err)
+	}
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("compile: running query: %w", err)
+	}
+	return scanIDs(rows)
+}
+
+// scanIDs reads the ids of rows and closes them.
+func scanIDs(rows *sql.Rows) ([]int64, error) {
 	defer rows.Close()
 	ids := []int64{}
 	for rows.Next() {

@@ -768,6 +768,9 @@ func (c *compiler) count(n typecheck.Node) (func(frame) int, error) {
 		s, p := stages[0].scope, stages[0].pred
 		return func(fr frame) int {
 			base, k := sliceAt(fr[s0], off)
+			if stop(fr, k) {
+				return 0
+			}
 			m := 0
 			for i := range k {
 				fr[s] = unsafe.Add(base, uintptr(i)*size)
@@ -832,6 +835,9 @@ func exists(cl coll) predFn {
 		s, p := stages[0].scope, stages[0].pred
 		return func(fr frame) bool {
 			base, k := sliceAt(fr[s0], off)
+			if stop(fr, k) {
+				return false
+			}
 			for i := range k {
 				fr[s] = unsafe.Add(base, uintptr(i)*size)
 				if p(fr) {

@@ -802,12 +802,18 @@ func elemsBool(cl coll, body func(fr frame, base unsafe.Pointer, k int) bool) pr
 		s, off := cl.directScope, cl.directOff
 		return func(fr frame) bool {
 			base, k := sliceAt(fr[s], off)
+			if stop(fr, k) {
+				return false
+			}
 			return body(fr, base, k)
 		}
 	}
 	src := cl.src
 	return func(fr frame) bool {
 		base, k := src(fr)
+		if stop(fr, k) {
+			return false
+		}
 		return body(fr, base, k)
 	}
 }
@@ -817,12 +823,18 @@ func elemsInt(cl coll, body func(fr frame, base unsafe.Pointer, k int) int) func
 		s, off := cl.directScope, cl.directOff
 		return func(fr frame) int {
 			base, k := sliceAt(fr[s], off)
+			if stop(fr, k) {
+				return 0
+			}
 			return body(fr, base, k)
 		}
 	}
 	src := cl.src
 	return func(fr frame) int {
 		base, k := src(fr)
+		if stop(fr, k) {
+			return 0
+		}
 		return body(fr, base, k)
 	}
 }

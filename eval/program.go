@@ -1,9 +1,11 @@
 package eval
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"reflect"
+	"sync"
 	"unsafe"
 
 	"github.com/croql/croql/schema"
@@ -23,10 +25,18 @@ type Program struct {
 	// of a query that reads only the root object (no frame), else the
 	// closures over a frame on the stack (see framed).
 	root objPred
+	// guarded is root with a guard (see MatchContext) in the frame.
+	guarded guardedPred
+	// guards recycles the guards of MatchContext.
+	guards sync.Pool
 }
 
 // objPred is a predicate on the object at its argument, with no frame.
 type objPred func(unsafe.Pointer) bool
+
+// guardedPred is a predicate on the object at obj that runs its loops under
+// the guard at g (see guard).
+type guardedPred func(obj, g unsafe.Pointer) bool
 
 // MaxScopes is the most scopes (the root and the nested where/with) a
 // query may bind: evaluation keeps them in a frame on the stack. The
@@ -108,11 +118,14 @@ func Compile(q *typecheck.Query, opts ...Option) (*Program, error) {
 	if err != nil {
 		return nil, fmt.Errorf("eval: %w", err)
 	}
-	root := framed(pred, scopes)
+	root, guarded := framed(pred, scopes)
 	if ts, ok := c.simpleTests(q.Root, 0); ok {
 		// The query reads only the root object: run its tests on it, with
-		// no frame (the closures above also checked the tree).
+		// no frame (the closures above also checked the tree). Its loops
+		// are over the object's own collections and theirs, at most
+		// maxTests of them: bounded work, with no guard to look at.
 		root = lowerAll(ts)
+		guarded = func(obj, _ unsafe.Pointer) bool { return root(obj) }
 	}
 	var word unsafe.Pointer
 	{
@@ -124,6 +137,7 @@ func Compile(q *typecheck.Query, opts ...Option) (*Program, error) {
 		rootType: obj.GoType,
 		rootWord: word,
 		root:     root,
+		guarded:  guarded,
 	}, nil
 }
 
@@ -247,33 +261,82 @@ func (p *Program) run(obj unsafe.Pointer) bool {
 	return obj != nil && p.root(hide(obj))
 }
 
-// framed runs pred with a frame on the stack sized for the query.
-func framed(pred predFn, scopes int) objPred {
+// MatchContext is Match under ctx: the evaluation looks at the context
+// between elements of the collections it visits (every guardEvery elements)
+// and, once ctx is done, stops and returns false and the context's error
+// (wrapped; errors.Is finds context.Canceled or DeadlineExceeded). It
+// allocates nothing unless it fails.
+func (p *Program) MatchContext(ctx context.Context, obj any) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, fmt.Errorf("eval: %w", err)
+	}
+	e := (*eface)(unsafe.Pointer(&obj))
+	if e.typ != p.rootWord || e.data == nil {
+		return false, nil
+	}
+	// The guard is on the heap, reused through the program's pool: a
+	// pointer into this goroutine's stack, hidden in the frame, would not
+	// survive the compiler reusing the slot or the stack moving.
+	g, _ := p.guards.Get().(*guard)
+	if g == nil {
+		g = new(guard)
+	}
+	*g = guard{ctx: ctx, next: guardEvery}
+	ok := p.guarded(hide(e.data), unsafe.Pointer(g))
+	err := g.err
+	*g = guard{}
+	p.guards.Put(g)
+	if err != nil {
+		return false, fmt.Errorf("eval: %w", err)
+	}
+	return ok, nil
+}
+
+// framed runs pred with a frame on the stack sized for the query: a slot
+// per scope and, last, the guard of MatchContext (nil for Match).
+func framed(pred predFn, scopes int) (objPred, guardedPred) {
+	n := scopes + 1
 	switch {
-	case scopes <= 2: // most queries: the root and one where
+	case n <= 3: // most queries: the root and one where
 		return func(obj unsafe.Pointer) bool {
-			var buf [2]unsafe.Pointer
-			buf[0] = obj
-			return pred(unsafe.Slice((*unsafe.Pointer)(hide(unsafe.Pointer(&buf))), scopes))
-		}
-	case scopes <= 8:
+				var buf [3]unsafe.Pointer
+				buf[0] = obj
+				return pred(unsafe.Slice((*unsafe.Pointer)(hide(unsafe.Pointer(&buf))), n))
+			}, func(obj, g unsafe.Pointer) bool {
+				var buf [3]unsafe.Pointer
+				buf[0], buf[n-1] = obj, g
+				return pred(unsafe.Slice((*unsafe.Pointer)(hide(unsafe.Pointer(&buf))), n))
+			}
+	case n <= 8:
 		return func(obj unsafe.Pointer) bool {
-			var buf [8]unsafe.Pointer
-			buf[0] = obj
-			return pred(unsafe.Slice((*unsafe.Pointer)(hide(unsafe.Pointer(&buf))), scopes))
-		}
-	case scopes <= 32:
+				var buf [8]unsafe.Pointer
+				buf[0] = obj
+				return pred(unsafe.Slice((*unsafe.Pointer)(hide(unsafe.Pointer(&buf))), n))
+			}, func(obj, g unsafe.Pointer) bool {
+				var buf [8]unsafe.Pointer
+				buf[0], buf[n-1] = obj, g
+				return pred(unsafe.Slice((*unsafe.Pointer)(hide(unsafe.Pointer(&buf))), n))
+			}
+	case n <= 32:
 		return func(obj unsafe.Pointer) bool {
-			var buf [32]unsafe.Pointer
-			buf[0] = obj
-			return pred(unsafe.Slice((*unsafe.Pointer)(hide(unsafe.Pointer(&buf))), scopes))
-		}
+				var buf [32]unsafe.Pointer
+				buf[0] = obj
+				return pred(unsafe.Slice((*unsafe.Pointer)(hide(unsafe.Pointer(&buf))), n))
+			}, func(obj, g unsafe.Pointer) bool {
+				var buf [32]unsafe.Pointer
+				buf[0], buf[n-1] = obj, g
+				return pred(unsafe.Slice((*unsafe.Pointer)(hide(unsafe.Pointer(&buf))), n))
+			}
 	}
 	return func(obj unsafe.Pointer) bool {
-		var buf [MaxScopes]unsafe.Pointer
-		buf[0] = obj
-		return pred(unsafe.Slice((*unsafe.Pointer)(hide(unsafe.Pointer(&buf))), scopes))
-	}
+			var buf [MaxScopes + 1]unsafe.Pointer
+			buf[0] = obj
+			return pred(unsafe.Slice((*unsafe.Pointer)(hide(unsafe.Pointer(&buf))), n))
+		}, func(obj, g unsafe.Pointer) bool {
+			var buf [MaxScopes + 1]unsafe.Pointer
+			buf[0], buf[n-1] = obj, g
+			return pred(unsafe.Slice((*unsafe.Pointer)(hide(unsafe.Pointer(&buf))), n))
+		}
 }
 
 // RootType is the Go type (a struct, not a pointer) Match takes a pointer to.

@@ -250,16 +250,18 @@ func (s *scanner) emit(t lexer.TokenType, start, end int) {
 func (s *scanner) node(start, end int) {
 	s.nodes++
 	if s.nodes > s.lim.MaxNodes && !s.stopped {
-		s.errorf("limit-nodes", diag.Span{Start: start, End: end},
-			"the query has more than %d syntax nodes; split it or raise the node limit", s.lim.MaxNodes)
+		s.add(diag.Errorf(diag.ClassSyntax, "limit-nodes", diag.Span{Start: start, End: end},
+			"the query has more than %d syntax nodes; split it", s.lim.MaxNodes).
+			WithHint("raise the limit with --max-nodes N (croql lint, sql, query, fmt, explain), or parser.Limits.MaxNodes through croql.WithLimits"))
 		s.stopped = true
 	}
 }
 
 func (s *scanner) depthCheck(start, end int) {
 	if d := len(s.levels) - 1 + s.ifs; d > s.lim.MaxDepth && !s.stopped {
-		s.errorf("limit-depth", diag.Span{Start: start, End: end},
-			"the query nests deeper than %d levels of parentheses and `if`; flatten it or raise the depth limit", s.lim.MaxDepth)
+		s.add(diag.Errorf(diag.ClassSyntax, "limit-depth", diag.Span{Start: start, End: end},
+			"the query nests deeper than %d levels of parentheses and `if`; flatten it", s.lim.MaxDepth).
+			WithHint("raise the limit with --max-depth N (croql lint, sql, query, fmt, explain), or parser.Limits.MaxDepth through croql.WithLimits"))
 		s.stopped = true
 	}
 }

@@ -105,6 +105,20 @@ func TestCroqlErrors(t *testing.T) {
 	})
 }
 
+func TestOverCost(t *testing.T) {
+	hs := serve(t, "sqlite", server.Config{MaxCost: 50}, demo(t))
+	q := `count of translations where (count of votes where (is up) > count of approvals) > 0`
+	status, body := get(t, hs, "/api/v2/projects/1/strings", url.Values{"croql": {q}})
+	require.Equal(t, http.StatusBadRequest, status, "%v", body)
+	key, errs := fieldErrors(t, body)
+	require.Equal(t, "croql", key)
+	require.Equal(t, "croqlInvalidLogic", errs[0]["code"])
+	require.Equal(t, "too-costly", errs[0]["rule"])
+	// A cheap query passes the same budget.
+	status, body = get(t, hs, "/api/v2/projects/1/strings", url.Values{"croql": {"is hidden"}})
+	require.Equal(t, http.StatusOK, status, "%v", body)
+}
+
 func TestParameterErrors(t *testing.T) {
 	hs := serve(t, "sqlite", server.Config{}, demo(t))
 	const strs = "/api/v2/projects/1/strings"
