@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/croql/croql/ast"
 	"github.com/croql/croql/diag"
@@ -206,5 +207,12 @@ func fieldDetail(f *schema.Field) string {
 	return f.Type.String()
 }
 
-// clampOffset keeps an offset inside the text.
-func clampOffset(offset, n int) int { return max(0, min(offset, n)) }
+// clampOffset keeps an offset inside src and moves one that falls inside
+// a UTF-8 sequence back to the start of its character.
+func clampOffset(offset int, src string) int {
+	offset = max(0, min(offset, len(src)))
+	for offset > 0 && offset < len(src) && !utf8.RuneStart(src[offset]) {
+		offset--
+	}
+	return offset
+}

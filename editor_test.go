@@ -1,8 +1,10 @@
 package croql_test
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -237,11 +239,12 @@ func TestEditorCorpusOffsets(t *testing.T) {
 		`"unterminated`, `((`, `@`, `@user:`, `name of file = "a" and `, `'2024-01-01' < added or not`,
 		`languages summary with (language = @language:"de" and translation updated)`,
 	} {
-		for off := 0; off <= len(src); off++ {
-			for _, it := range env.Complete(src, off) {
+		for raw := 0; raw <= len(src); raw++ {
+			off := runeStart(src, raw)
+			for _, it := range env.Complete(src, raw) {
 				assert.True(t, it.Range.Start <= off && off <= it.Range.End && it.Range.End <= len(src), "%q@%d: %+v", src, off, it)
 			}
-			if h := env.Hover(src, off); h != nil {
+			if h := env.Hover(src, raw); h != nil {
 				assert.True(t, h.Range.Start <= off && off <= h.Range.End, "%q@%d: %+v", src, off, h)
 			}
 		}
@@ -269,14 +272,58 @@ func TestDocumentMatchesCheck(t *testing.T) {
 		src := c.Query()
 		doc := env.Open(src)
 		assert.Equal(t, env.Check(src).Diags, doc.Diagnostics(), "%s: %q", c.Where(), src)
-		for off := 0; off <= len(src); off += 3 {
-			for _, it := range doc.Complete(off) {
+		for raw := 0; raw <= len(src); raw += 3 {
+			off := runeStart(src, raw)
+			for _, it := range doc.Complete(raw) {
 				assert.True(t, it.Range.Start <= off && off <= it.Range.End && it.Range.End <= len(src), "%s@%d: %+v", src, off, it)
 			}
-			doc.Hover(off)
+			doc.Hover(raw)
 		}
 		for _, tk := range doc.SemanticTokens() {
 			assert.True(t, tk.Span.End <= len(src))
 		}
 	}
+}
+
+// Random texts from CroQL's vocabulary (mostly not queries): completion,
+// hover and tokens at every offset stay in range and never panic.
+func TestEditorRandomTexts(t *testing.T) {
+	env := strEnv(t, croql.WithUsers(map[string]int64{"alice": 1}), croql.WithLanguages("de"))
+	words := []string{"is", "hidden", "pre", "translated", "count", "of", "translations", "where", "with", "(", ")", "and", "or",
+		"not", "if", "then", "else", "between", "=", "!=", ">", "1", "2.5", `"x`, `"y"`, "'today'", "@user:\"alice\"", "@",
+		"@language:\"", "provider", "max length", "é", "😀", "\n", "==", "#", "votes", "user", "contains", "-", "text"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 400 {
+		var b strings.Builder
+		for n := rng.IntN(12); n >= 0; n-- {
+			b.WriteString(words[rng.IntN(len(words))])
+			if rng.IntN(3) > 0 {
+				b.WriteByte(' ')
+			}
+		}
+		src := b.String()
+		doc := env.Open(src)
+		doc.Diagnostics()
+		for off := 0; off <= len(src); off++ {
+			for _, it := range doc.Complete(off) {
+				require.True(t, it.Range.Start <= it.Range.End && it.Range.End <= len(src), "%q@%d: %+v", src, off, it)
+				require.True(t, utf8.ValidString(src[it.Range.Start:it.Range.End]), "%q@%d: %+v", src, off, it)
+			}
+			if h := doc.Hover(off); h != nil {
+				require.True(t, h.Range.End <= len(src), "%q@%d: %+v", src, off, h)
+			}
+		}
+		for _, tk := range doc.SemanticTokens() {
+			require.True(t, tk.Span.Start < tk.Span.End && tk.Span.End <= len(src), "%q: %+v", src, tk)
+		}
+	}
+}
+
+// runeStart is the offset the editor calls use for off: the start of the
+// character it falls in.
+func runeStart(src string, off int) int {
+	for off > 0 && off < len(src) && !utf8.RuneStart(src[off]) {
+		off--
+	}
+	return off
 }

@@ -55,6 +55,7 @@ func TestTolerantRecovers(t *testing.T) {
 		{`provider = "go`, `(= provider )`},
 		{`text contains "a" or`, `(or (contains text "a") )`},
 		{`(is hidden or ) and is icu`, `(and (or |is hidden| ) |is icu|)`},
+		{`count of translations where (votes where (`, `(of count (where translations (where votes )))`},
 	}
 	p := parser.New(parser.Limits{})
 	for _, c := range cases {
@@ -77,15 +78,52 @@ func TestTolerantScopes(t *testing.T) {
 	assert.Equal(t, ast.With, part.Scopes[1].Filter.Kind)
 }
 
+// The hole of an empty nested filter is inside its parentheses.
+func TestTolerantNestedOpen(t *testing.T) {
+	src := `count of translations where (votes where (`
+	part := parser.New(parser.Limits{}).ParseTolerant(src)
+	require.Len(t, part.Scopes, 2)
+	assert.Equal(t, len(src), part.Scopes[1].Body.Start)
+	assert.Equal(t, len(src), part.Scopes[1].Body.End)
+}
+
 // TestTolerantGarbage: arbitrary bytes give no panic, and a bounded number
 // of repairs.
 func TestTolerantGarbage(t *testing.T) {
 	p := parser.New(parser.Limits{})
-	for _, src := range []string{")))(((", "and and and or not not", "if if if then then", strings.Repeat("a = = ", 200), "@@@ \"", "' is", "x between", strings.Repeat("(", 300)} {
+	for _, src := range []string{")))(((", "and and and or not not", "if if if then then", strings.Repeat("a = = ", 200), "@@@ \"", "' is", "x between", strings.Repeat("(", 300), strings.Repeat("a and ", 6000)} {
 		part := p.ParseTolerant(src)
 		assert.NotEmpty(t, part.Diags, "%q", src)
 		for _, tok := range part.Tokens {
 			assert.True(t, tok.Span.End <= len(src), "%q: %+v", src, tok)
+		}
+	}
+}
+
+// BenchmarkTolerantWorst is a text just under the default node limit
+// (10,000) whose errors are at its end, so that each repair re-parses all of
+// it: the most a broken query can cost an editor per keystroke.
+//
+//	go test -run '^$' -bench BenchmarkTolerant ./parser
+func BenchmarkTolerantWorst(b *testing.B) {
+	src := strings.Repeat("is hidden and ", 3300) + `is hidden "x" "y" "z" then else`
+	p := parser.New(parser.Limits{})
+	for b.Loop() {
+		if p.ParseTolerant(src).Tree == nil {
+			b.Fatal("no tree")
+		}
+	}
+}
+
+// BenchmarkTolerantTyping is a 200-byte query cut in the middle of a
+// nested filter, as while typing.
+func BenchmarkTolerantTyping(b *testing.B) {
+	src := `is hidden = false and (text contains "Save" or max length between 10 and 80) and ` +
+		`count of translations where (is pre translated and provider = "deepl" and count of votes where (is up`
+	p := parser.New(parser.Limits{})
+	for b.Loop() {
+		if p.ParseTolerant(src).Tree == nil {
+			b.Fatal("no tree")
 		}
 	}
 }

@@ -4,11 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"reflect"
-	"slices"
 	"strings"
 )
 
@@ -138,91 +136,6 @@ func ObjectID(v any) (int64, bool) {
 	return 0, false
 }
 
-// Validate checks what the evaluator relies on and a data file may get
-// wrong: string types, vote marks, translation languages. It also links
-// each string's file and branch to the project's entry of the same id (a
-// string may name its file by id alone: {"id": 3}) and sets a
-// translation's StringID when it is 0.
-func (p *Project) Validate() error {
-	r := newResolver(p)
-	var errs []error
-	for i := range p.Strings {
-		if err := r.string(&p.Strings[i]); err != nil {
-			errs = append(errs, fmt.Errorf("strings[%d]: %w", i, err))
-			if len(errs) == 10 {
-				break
-			}
-		}
-	}
-	return errors.Join(errs...)
-}
-
-// resolver interns files and branches and checks strings.
-type resolver struct {
-	files    map[int64]*File
-	branches map[int64]*Branch
-}
-
-func newResolver(p *Project) *resolver {
-	r := &resolver{files: map[int64]*File{}, branches: map[int64]*Branch{}}
-	for i := range p.Files {
-		r.files[p.Files[i].ID] = &p.Files[i]
-	}
-	for i := range p.Branches {
-		r.branches[p.Branches[i].ID] = &p.Branches[i]
-	}
-	return r
-}
-
-func (r *resolver) addFile(f File)     { r.files[f.ID] = &f }
-func (r *resolver) addBranch(b Branch) { r.branches[b.ID] = &b }
-
-func sameFile(a, b *File) bool {
-	return a.ID == b.ID && a.Name == b.Name && a.Type == b.Type && a.Context == b.Context && sameStr(a.Title, b.Title)
-}
-
-func sameStr(a, b *string) bool { return a == b || (a != nil && b != nil && *a == *b) }
-
-func (r *resolver) string(s *SourceString) error {
-	if s.File != nil {
-		if f, ok := r.files[s.File.ID]; ok && (*s.File == File{ID: f.ID} || sameFile(s.File, f)) {
-			s.File = f
-		}
-	}
-	if s.Branch != nil {
-		if b, ok := r.branches[s.Branch.ID]; ok && (*s.Branch == Branch{ID: b.ID} ||
-			(s.Branch.Name == b.Name && sameStr(s.Branch.Title, b.Title))) {
-			s.Branch = b
-		}
-	}
-	if !slices.Contains(StringTypes(), s.Type) {
-		return fmt.Errorf("string %d: type %q is not one of %s", s.ID, s.Type, strings.Join(StringTypes(), ", "))
-	}
-	for i := range s.Translations {
-		t := &s.Translations[i]
-		if t.StringID == 0 {
-			t.StringID = s.ID
-		}
-		if t.Language == "" {
-			return fmt.Errorf("string %d: translation %d has no language", s.ID, t.ID)
-		}
-		if t.PluralForm == "" {
-			t.PluralForm = "none"
-		}
-		for _, v := range t.Votes {
-			if v.Mark != "up" && v.Mark != "down" {
-				return fmt.Errorf("string %d: translation %d: vote mark %q is neither up nor down", s.ID, t.ID, v.Mark)
-			}
-		}
-	}
-	for _, l := range s.LanguagesSummary {
-		if l.Language == "" {
-			return fmt.Errorf("string %d: languages summary element has no language", s.ID)
-		}
-	}
-	return nil
-}
-
 // The kinds of the lines of the newline-delimited format.
 const (
 	KindProject  = "project"
@@ -243,22 +156,10 @@ const MaxLine = 64 << 20
 // (the [Project] object) or newline-delimited JSON, one object per line,
 // each with a "kind" member (see docs/data-format.md). It tells them apart
 // by the first line: a complete JSON object with a "kind" member starts the
-// newline-delimited form. Errors name the line they were found on.
+// newline-delimited form. It checks what [Stream] checks; errors name the
+// line they were found on. [ReadProjectWith] takes options.
 func ReadProject(r io.Reader) (*Project, error) {
-	br := bufio.NewReaderSize(r, 1<<16)
-	first, err := br.ReadBytes('\n')
-	if err != nil && err != io.EOF {
-		return nil, fmt.Errorf("reading project: %w", err)
-	}
-	if isKindLine(first) {
-		return readNDJSON(first, br)
-	}
-	rest, err := io.ReadAll(br)
-	if err != nil {
-		return nil, fmt.Errorf("reading project: %w", err)
-	}
-	data := append(first, rest...)
-	return readJSON(data)
+	return ReadProjectWith(r, ReadOptions{})
 }
 
 func isKindLine(line []byte) bool {
@@ -270,56 +171,6 @@ func isKindLine(line []byte) bool {
 		Kind *string `json:"kind"`
 	}
 	return json.Unmarshal(line, &k) == nil && k.Kind != nil
-}
-
-func readJSON(data []byte) (*Project, error) {
-	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, errors.New("reading project: the input is empty")
-	}
-	var p Project
-	if err := json.Unmarshal(data, &p); err != nil {
-		var off int64 = -1
-		var se *json.SyntaxError
-		var te *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &se):
-			off = se.Offset
-		case errors.As(err, &te):
-			off = te.Offset
-		}
-		if off >= 0 {
-			line := 1 + bytes.Count(data[:min(int(off), len(data))], []byte{'\n'})
-			return nil, fmt.Errorf("reading project: line %d: %w", line, err)
-		}
-		return nil, fmt.Errorf("reading project: %w", err)
-	}
-	if err := p.Validate(); err != nil {
-		return nil, fmt.Errorf("reading project: %w", err)
-	}
-	return &p, nil
-}
-
-func readNDJSON(first []byte, br *bufio.Reader) (*Project, error) {
-	p := &Project{}
-	r := newResolver(p)
-	sawProject := false
-	lineNo := 0
-	line := first
-	for {
-		lineNo++
-		if err := p.decodeLine(bytes.TrimSpace(line), r, &sawProject); err != nil {
-			return nil, fmt.Errorf("reading project: line %d: %w", lineNo, err)
-		}
-		var err error
-		line, err = readLine(br)
-		if err == io.EOF && len(line) == 0 {
-			break
-		}
-		if err != nil && err != io.EOF {
-			return nil, fmt.Errorf("reading project: line %d: %w", lineNo+1, err)
-		}
-	}
-	return p, nil
 }
 
 // readLine reads one line of at most MaxLine bytes.
@@ -339,68 +190,6 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 	return buf, err
 }
 
-func (p *Project) decodeLine(line []byte, r *resolver, sawProject *bool) error {
-	if len(line) == 0 {
-		return nil
-	}
-	kind, ok := kindPrefix(line)
-	if !ok {
-		var head struct {
-			Kind string `json:"kind"`
-		}
-		if err := json.Unmarshal(line, &head); err != nil {
-			return fmt.Errorf("not a JSON object: %w", err)
-		}
-		kind = head.Kind
-	}
-	switch kind {
-	case KindProject:
-		if *sawProject {
-			return errors.New("a second project line")
-		}
-		*sawProject = true
-		var h struct {
-			Name            string   `json:"name"`
-			SourceLanguage  string   `json:"sourceLanguageId"`
-			TargetLanguages []string `json:"targetLanguageIds"`
-		}
-		if err := json.Unmarshal(line, &h); err != nil {
-			return fmt.Errorf("project: %w", err)
-		}
-		p.Name, p.SourceLanguage, p.TargetLanguages = h.Name, h.SourceLanguage, h.TargetLanguages
-	case KindUser:
-		return appendDecoded(line, KindUser, &p.Users)
-	case KindLanguage:
-		return appendDecoded(line, KindLanguage, &p.Languages)
-	case KindFile:
-		if err := appendDecoded(line, KindFile, &p.Files); err != nil {
-			return err
-		}
-		r.addFile(p.Files[len(p.Files)-1])
-	case KindBranch:
-		if err := appendDecoded(line, KindBranch, &p.Branches); err != nil {
-			return err
-		}
-		r.addBranch(p.Branches[len(p.Branches)-1])
-	case KindString:
-		if err := appendDecoded(line, KindString, &p.Strings); err != nil {
-			return err
-		}
-		return r.string(&p.Strings[len(p.Strings)-1])
-	case KindTM:
-		return appendDecoded(line, KindTM, &p.TMSegments)
-	case KindTerm:
-		return appendDecoded(line, KindTerm, &p.GlossaryTerms)
-	case KindConcept:
-		return appendDecoded(line, KindConcept, &p.GlossaryConcepts)
-	case "":
-		return errors.New(`the line has no "kind"`)
-	default:
-		return fmt.Errorf("unknown kind %q: use one of project, user, language, file, branch, string, tm, term, concept", kind)
-	}
-	return nil
-}
-
 // kindPrefix reads the kind of a line that starts the way the writer
 // writes it, {"kind":"name", without decoding the line twice.
 func kindPrefix(line []byte) (string, bool) {
@@ -418,15 +207,6 @@ func kindPrefix(line []byte) (string, bool) {
 		return k, true
 	}
 	return "", false
-}
-
-func appendDecoded[T any](line []byte, kind string, to *[]T) error {
-	var v T
-	if err := json.Unmarshal(line, &v); err != nil {
-		return fmt.Errorf("%s: %w", kind, err)
-	}
-	*to = append(*to, v)
-	return nil
 }
 
 // WriteJSON writes p as one indented JSON document (two spaces, HTML

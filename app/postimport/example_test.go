@@ -93,9 +93,9 @@ func ExampleValidate() {
 		UniqID: "h::1", Identifier: "files", HasPlurals: true,
 		Text: postimport.PluralText(map[string]string{"one": "%d file", "other": "%d files"}),
 		Translations: map[string]postimport.Translation{
-			"pl": {Text: postimport.PluralText(map[string]string{"one": "%d plik", "other": "%d pliki"})},
+			"pl": {Text: postimport.PluralText(map[string]string{"one": "%d plik", "two": "%d pliki"})},
 		},
 	}
 	fmt.Println(postimport.Validate(job, []postimport.String{s}))
-	// Output: 1 problem(s) in the strings: string 1 (uniqId "h::1"): translations["pl"].text has plural forms [one other] but language "pl" has categories [one few many other]
+	// Output: 1 problem(s) in the strings: string 1 (uniqId "h::1"): translations["pl"].text has plural forms [two] that language "pl" does not have (its categories: [one few many other])
 }

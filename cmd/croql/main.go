@@ -16,6 +16,7 @@
 //	demo        write a generated demo project
 //	serve       serve the platform's CroQL list endpoints over HTTP
 //	version     print the version of croql
+//	lsp         run the language server on stdin and stdout
 //	completion  print a shell completion script (bash, zsh, fish, powershell)
 //	help        show the help of croql or of one command
 //
@@ -70,6 +71,7 @@ func commands() []func(*cli) *cobra.Command {
 		newDemoCmd,
 		newServeCmd,
 		newVersionCmd,
+		newLSPCmd,
 	}
 }
 

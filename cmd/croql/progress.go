@@ -3,12 +3,14 @@ package main
 import (
 	"fmt"
 	"io"
+	"sync"
 	"time"
 )
 
 // progress writes a self-overwriting status line to a terminal, at most
 // every progressEvery; it does nothing when disabled.
 type progress struct {
+	mu     sync.Mutex // a streaming read shows progress from its reader goroutine
 	w      io.Writer
 	prefix string
 	on     bool
@@ -30,8 +32,10 @@ func (p *progress) show(format string, a ...any) {
 	if !p.on {
 		return
 	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if now := time.Now(); !p.shown || now.Sub(p.last) >= progressEvery {
-		p.step(format, a...)
+		p.write(format, a...)
 	}
 }
 
@@ -40,6 +44,12 @@ func (p *progress) step(format string, a ...any) {
 	if !p.on {
 		return
 	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.write(format, a...)
+}
+
+func (p *progress) write(format string, a ...any) {
 	p.last = time.Now()
 	p.shown = true
 	fmt.Fprintf(p.w, "\r\x1b[K"+p.prefix+format, a...)
@@ -47,6 +57,8 @@ func (p *progress) step(format string, a ...any) {
 
 // done clears the status line.
 func (p *progress) done() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.shown {
 		fmt.Fprint(p.w, "\r\x1b[K")
 		p.shown = false

@@ -27,7 +27,7 @@ import (
 func newQueryCmd(c *cli) *cobra.Command {
 	var (
 		ctxName, data, now, tz, edition, engineName, dsn string
-		ids, fold                                        bool
+		ids, fold, strict, skipBad                       bool
 		limits                                           parser.Limits
 	)
 	cmd := &cobra.Command{
@@ -87,7 +87,13 @@ func newQueryCmd(c *cli) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return c.runQuery(name, src, data, ctxName, engineName, dsn, ids, opts)
+			ropts := schema.ReadOptions{Strict: strict, SkipBad: skipBad}
+			ctx, stop := signalContext()
+			defer stop()
+			if engineName == "memory" && data != "" {
+				return c.streamQuery(ctx, name, src, data, ctxName, ids, opts, ropts)
+			}
+			return c.runQuery(ctx, name, src, data, ctxName, engineName, dsn, ids, opts, ropts)
 		},
 	}
 	addContextFlag(cmd, &ctxName)
@@ -100,14 +106,16 @@ func newQueryCmd(c *cli) *cobra.Command {
 	cmd.Flags().StringVar(&engineName, "engine", "memory", "where the query runs: memory (the evaluator), or "+engineNames+" (compiled to SQL)")
 	completeFlag(cmd, "engine", "memory", "sqlite", "postgres", "mysql")
 	cmd.Flags().StringVar(&dsn, "dsn", "", "data source of --engine postgres or mysql (a scratch schema is created and dropped); optional for sqlite")
+	cmd.Flags().BoolVar(&strict, "strict", false, "reject unknown members and member names repeated within an object in the data file")
+	cmd.Flags().BoolVar(&skipBad, "skip-bad", false, "skip data lines that cannot be read or fail a check, reporting each on stderr, instead of stopping at the first")
 	_ = cmd.MarkFlagFilename("data", "json", "ndjson", "jsonl")
 	addLimitFlags(cmd, &limits)
 	return cmd
 }
 
 // runQuery reads the data and runs the query src over it.
-func (c *cli) runQuery(name, src, data, ctxName, engineName, dsn string, ids bool, opts []croql.Option) error {
-	p, err := c.loadProject(data)
+func (c *cli) runQuery(ctx context.Context, name, src, data, ctxName, engineName, dsn string, ids bool, opts []croql.Option, ropts schema.ReadOptions) error {
+	p, err := c.loadProject(data, ropts)
 	if err != nil {
 		return failure(err)
 	}
@@ -131,7 +139,7 @@ func (c *cli) runQuery(name, src, data, ctxName, engineName, dsn string, ids boo
 		if checked.Diags.HasErrors() {
 			return errHasErrors
 		}
-		matched, err := runOnEngine(context.Background(), engineName, dsn, p, checked)
+		matched, err := runOnEngine(ctx, engineName, dsn, p, checked)
 		if err != nil {
 			return failure(err)
 		}
@@ -240,7 +248,7 @@ const (
 
 // loadProject reads the project file name ("-" for stdin), or returns the
 // built-in demo project when name is empty.
-func (c *cli) loadProject(name string) (*schema.Project, error) {
+func (c *cli) loadProject(name string, ropts schema.ReadOptions) (*schema.Project, error) {
 	if name == "" {
 		return demo.Default(), nil
 	}
@@ -265,7 +273,10 @@ func (c *cli) loadProject(name string) (*schema.Project, error) {
 		r = f
 	}
 	pr := &progressReader{r: r, size: size, name: name, prog: newProgress(c.stderr, "croql query: ", c.stderrTerminal && size >= progressBytes)}
-	p, err := schema.ReadProject(pr)
+	if ropts.SkipBad {
+		ropts.Skipped = skipReporter(c.stderr, pr.prog, "croql query")
+	}
+	p, err := schema.ReadProjectWith(pr, ropts)
 	pr.prog.done()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)

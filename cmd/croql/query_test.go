@@ -269,7 +269,7 @@ func TestQueryBadData(t *testing.T) {
 	assert.Contains(t, stderr, "missing.json")
 
 	bad := filepath.Join(dir, "bad.json")
-	require.NoError(t, os.WriteFile(bad, []byte(`{"strings": [{"id": 1, "type": "poem"}]}`), 0o600))
+	require.NoError(t, os.WriteFile(bad, []byte(`{"strings": [{"id": 1, "type": "poem", "added": "2024-01-01"}]}`), 0o600))
 	code, out, stderr = runQuery(t, "", "--data", bad, "is hidden")
 	assert.Equal(t, 1, code)
 	assert.Empty(t, out)

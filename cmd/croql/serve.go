@@ -61,7 +61,7 @@ func newServeCmd(c *cli) *cobra.Command {
 				demoProject = demo.Default()
 			}
 			err = server.Run(ctx, server.RunOptions{
-				Data: data, Read: c.loadProject, Demo: demoProject, DSN: dsn, Dir: dir,
+				Data: data, Read: func(name string) (*schema.Project, error) { return c.loadProject(name, schema.ReadOptions{}) }, Demo: demoProject, DSN: dsn, Dir: dir,
 				Listen: listen, Token: token, TokenFile: tokenFile, Log: c.stderr,
 				Config: server.Config{Edition: ed, MaxCost: maxCost, Timeout: timeout},
 				Setup: func(s *server.Server) error {

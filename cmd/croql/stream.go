@@ -1,0 +1,164 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+
+	"github.com/croql/croql"
+	"github.com/croql/croql/diag"
+	"github.com/croql/croql/schema"
+)
+
+// streamQuery runs a query over a project file with the in-memory
+// evaluator while it reads it (schema.Stream): each object is decoded,
+// matched and printed on the workers, then written in file order, so memory
+// stays flat whatever the file's size. The environment is built from the
+// file's head (its users and languages), so the query is compiled only
+// then; its diagnostics go to stderr.
+func (c *cli) streamQuery(ctx context.Context, qname, src, name, ctxName string, ids bool, opts []croql.Option, ropts schema.ReadOptions) error {
+	r, size, closeFn, err := openData(name, c.stdin)
+	if err != nil {
+		return failure(err)
+	}
+	defer closeFn()
+	prog := newProgress(c.stderr, "croql query: ", c.stderrTerminal && size >= progressBytes)
+	pr := &progressReader{r: r, size: size, name: name, prog: prog}
+	out := bufio.NewWriterSize(c.stdout, 64<<10)
+	var diags diag.List
+	if ropts.SkipBad {
+		ropts.Skipped = skipReporter(c.stderr, prog, "croql query")
+	}
+	err = schema.Stream(ctx, pr, ropts, schema.Handler{
+		Head: func(head *schema.Project) (func(*schema.Item) error, error) {
+			hopts := append(slices.Clip(opts), croql.WithUsers(head.UserIDs()))
+			if langs := projectLanguages(head); len(langs) > 0 {
+				hopts = append(hopts, croql.WithLanguages(langs...))
+			}
+			env, err := croql.NewEnv(ctxName, hopts...)
+			if err != nil {
+				return nil, err
+			}
+			q, d := env.Compile(src)
+			diags = d
+			if d.HasErrors() || q == nil {
+				return nil, errQueryDiags
+			}
+			return matcher(q, ctxName, ids), nil
+		},
+		Emit: func(items []*schema.Item) error {
+			for _, it := range items {
+				if len(it.Out) > 0 {
+					if _, err := out.Write(it.Out); err != nil {
+						return fmt.Errorf("writing: %w", err)
+					}
+				}
+			}
+			return nil
+		},
+	})
+	prog.done()
+	printDiags(c.stderr, qname, src, diags)
+	if errors.Is(err, errQueryDiags) {
+		return errHasErrors
+	}
+	if err != nil {
+		_ = out.Flush()
+		return failure(fmt.Errorf("%s: %w", name, err))
+	}
+	return flush(out)
+}
+
+// errQueryDiags stops the reader when the query has errors.
+var errQueryDiags = errors.New("the query has errors")
+
+// matcher returns the work function of a streaming query: it matches the
+// objects of the query's context within an item and appends what is
+// printed for each match to the item's Out.
+func matcher(q *croql.Query, ctxName string, ids bool) func(*schema.Item) error {
+	emit := func(it *schema.Item, o any) error {
+		if ids {
+			id, _ := schema.ObjectID(o)
+			it.Out = strconv.AppendInt(it.Out, id, 10)
+			it.Out = append(it.Out, '\n')
+			return nil
+		}
+		buf := bytes.NewBuffer(it.Out)
+		enc := json.NewEncoder(buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(o); err != nil {
+			return fmt.Errorf("writing: %w", err)
+		}
+		it.Out = buf.Bytes()
+		return nil
+	}
+	return func(it *schema.Item) error {
+		switch v := it.Value.(type) {
+		case *schema.SourceString:
+			switch ctxName {
+			case croql.Strings:
+				if q.Match(v) {
+					return emit(it, v)
+				}
+			case croql.Translations:
+				for i := range v.Translations {
+					t := &v.Translations[i]
+					if t.StringID == v.ID && q.Match(t) {
+						if err := emit(it, t); err != nil {
+							return err
+						}
+					}
+				}
+			}
+		case *schema.TMSegment:
+			if ctxName == croql.TM && q.Match(v) {
+				return emit(it, v)
+			}
+		case *schema.GlossaryTerm:
+			if ctxName == croql.Glossary && q.Match(v) {
+				return emit(it, v)
+			}
+		case *schema.GlossaryConcept:
+			if ctxName == croql.Concepts && q.Match(v) {
+				return emit(it, v)
+			}
+		}
+		return nil
+	}
+}
+
+// skipReporter returns the ReadOptions.Skipped of --skip-bad: one line on
+// stderr per skipped line.
+func skipReporter(stderr io.Writer, prog *progress, cmd string) func(int, error) {
+	return func(line int, err error) {
+		prog.done()
+		fmt.Fprintf(stderr, "%s: skipped line %d: %v\n", cmd, line, err)
+	}
+}
+
+// openData opens a data file ("-" for stdin) and returns its size (-1 when
+// unknown) and how to close it.
+func openData(name string, stdin io.Reader) (io.Reader, int64, func(), error) {
+	if name == "-" {
+		if stdin == nil {
+			return nil, -1, nil, fmt.Errorf("--data -: no stdin")
+		}
+		return stdin, -1, func() {}, nil
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, -1, nil, fmt.Errorf("reading the data: %w", err)
+	}
+	var size int64 = -1
+	if st, err := f.Stat(); err == nil {
+		size = st.Size()
+	}
+	return f, size, func() { f.Close() }, nil
+}

@@ -1,0 +1,667 @@
+package schema
+
+import (
+	"bytes"
+	stdjson "encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// maxErrors is how many problems Validate reports at most.
+const maxErrors = 10
+
+// Validate checks a project the way the SQL loader does, so that the
+// in-memory evaluator and the SQL engines answer alike:
+//
+//   - ids are unique among users, files, branches, languages, strings, the
+//     strings' own translations (see [Project.Translations]), TM segments,
+//     glossary terms and concepts; logins are unique among users;
+//   - a string's file or branch given by id alone ({"id": 3}) is an entry
+//     of Files or Branches, and one given whole equals the entry of its id;
+//     labels of the same id are equal;
+//   - a translation a duplicate shares (its StringID names another string)
+//     is one of that string's own translations, unchanged;
+//   - enum values: a string's type, a translation's plural form, a vote's
+//     mark; a translation and a languages summary
+//     element have a language.
+//
+// It also links each string's file and branch to the project's entry of
+// the same id, sets a translation's StringID when it is 0 and its
+// PluralForm when it is empty ("none"). It reports at most ten problems.
+//
+// A translation's provider and a glossary term's part of speech, status,
+// type and gender are open enums: the platform adds values over time, and
+// queries compare them as strings. Only the strict reader
+// (ReadOptions.Strict) holds them to the documented lists.
+func (p *Project) Validate() error { return p.validate(nil, false) }
+
+// lineIndex holds the line each element of a JSON project starts on.
+type lineIndex struct {
+	users, files, branches, languages, strings, tm, terms, concepts []int
+}
+
+func (p *Project) validate(lines *lineIndex, strict bool) error {
+	if lines == nil {
+		lines = &lineIndex{}
+	}
+	var errs []error
+	report := func(what string, at []int, i int, err error) bool {
+		if l := lineOf(at, i); l > 0 {
+			err = fmt.Errorf("line %d: %s[%d]: %w", l, what, i, err)
+		} else {
+			err = fmt.Errorf("%s[%d]: %w", what, i, err)
+		}
+		errs = append(errs, err)
+		return len(errs) >= maxErrors
+	}
+	done := func() error { return errors.Join(errs...) }
+
+	userIDs, logins := map[int64]int{}, map[string]int{}
+	for i, u := range p.Users {
+		if j, ok := userIDs[u.ID]; ok && report("users", lines.users, i, fmt.Errorf("user %d: the id is taken by users[%d]", u.ID, j)) {
+			return done()
+		}
+		if j, ok := logins[u.Login]; ok && report("users", lines.users, i, fmt.Errorf("user %d: login %q is taken by users[%d]", u.ID, u.Login, j)) {
+			return done()
+		}
+		userIDs[u.ID], logins[u.Login] = i, i
+	}
+	langs := map[string]int{}
+	for i, l := range p.Languages {
+		if j, ok := langs[l.ID]; ok && report("languages", lines.languages, i, fmt.Errorf("language %q is given twice (languages[%d])", l.ID, j)) {
+			return done()
+		}
+		langs[l.ID] = i
+	}
+	files := map[int64]int{}
+	for i, f := range p.Files {
+		if j, ok := files[f.ID]; ok && report("files", lines.files, i, fmt.Errorf("file %d: the id is taken by files[%d]", f.ID, j)) {
+			return done()
+		}
+		files[f.ID] = i
+	}
+	branches := map[int64]int{}
+	for i, b := range p.Branches {
+		if j, ok := branches[b.ID]; ok && report("branches", lines.branches, i, fmt.Errorf("branch %d: the id is taken by branches[%d]", b.ID, j)) {
+			return done()
+		}
+		branches[b.ID] = i
+	}
+
+	r := newResolver(p)
+	r.strict = strict
+	strs := map[int64]int{}
+	own := map[int64]*Translation{}
+	labels := map[int64]Label{}
+	for i := range p.Strings {
+		s := &p.Strings[i]
+		if j, ok := strs[s.ID]; ok {
+			if report("strings", lines.strings, i, fmt.Errorf("string %d: the id is taken by strings[%d]", s.ID, j)) {
+				return done()
+			}
+			continue
+		}
+		strs[s.ID] = i
+		if err := r.string(s, true); err != nil {
+			if report("strings", lines.strings, i, err) {
+				return done()
+			}
+			continue
+		}
+		for k := range s.Translations {
+			t := &s.Translations[k]
+			if t.StringID != s.ID {
+				continue
+			}
+			if _, ok := own[t.ID]; ok {
+				if report("strings", lines.strings, i, fmt.Errorf("string %d: translation %d: the id is taken by an earlier translation", s.ID, t.ID)) {
+					return done()
+				}
+				continue
+			}
+			own[t.ID] = t
+		}
+		for _, l := range s.Labels {
+			if prev, ok := labels[l.ID]; ok && prev != l {
+				if report("strings", lines.strings, i, fmt.Errorf("string %d: label %d differs from the earlier label of that id", s.ID, l.ID)) {
+					return done()
+				}
+				continue
+			}
+			labels[l.ID] = l
+		}
+	}
+	// Shared translations, once every string's own are known.
+	for i := range p.Strings {
+		s := &p.Strings[i]
+		for k := range s.Translations {
+			t := &s.Translations[k]
+			if t.StringID == s.ID {
+				continue
+			}
+			var err error
+			if _, ok := strs[t.StringID]; !ok {
+				err = fmt.Errorf("string %d: translation %d is shared from string %d, which is not in the project", s.ID, t.ID, t.StringID)
+			} else if m := own[t.ID]; m == nil || m.StringID != t.StringID {
+				err = fmt.Errorf("string %d: translation %d is shared from string %d, which has no translation %d", s.ID, t.ID, t.StringID, t.ID)
+			} else if !reflect.DeepEqual(*m, *t) {
+				err = fmt.Errorf("string %d: translation %d differs from string %d's translation of that id", s.ID, t.ID, t.StringID)
+			}
+			if err != nil && report("strings", lines.strings, i, err) {
+				return done()
+			}
+		}
+	}
+	seg := map[int64]int{}
+	for i, s := range p.TMSegments {
+		if j, ok := seg[s.ID]; ok && report("tmSegments", lines.tm, i, fmt.Errorf("tm segment %d: the id is taken by tmSegments[%d]", s.ID, j)) {
+			return done()
+		}
+		seg[s.ID] = i
+	}
+	terms := map[int64]int{}
+	for i := range p.GlossaryTerms {
+		t := &p.GlossaryTerms[i]
+		var err error
+		if strict {
+			err = checkTerm(t)
+		}
+		if j, ok := terms[t.ID]; ok {
+			err = fmt.Errorf("term %d: the id is taken by glossaryTerms[%d]", t.ID, j)
+		}
+		terms[t.ID] = i
+		if err != nil && report("glossaryTerms", lines.terms, i, err) {
+			return done()
+		}
+	}
+	concepts := map[int64]int{}
+	for i, c := range p.GlossaryConcepts {
+		if j, ok := concepts[c.ID]; ok && report("glossaryConcepts", lines.concepts, i, fmt.Errorf("concept %d: the id is taken by glossaryConcepts[%d]", c.ID, j)) {
+			return done()
+		}
+		concepts[c.ID] = i
+	}
+	return done()
+}
+
+// checkTerm checks the enum members of a glossary term.
+func checkTerm(t *GlossaryTerm) error {
+	for _, e := range []struct {
+		name   string
+		v      *string
+		values []string
+	}{
+		{"partOfSpeech", t.PartOfSpeech, PartsOfSpeech()},
+		{"status", t.Status, TermStatuses()},
+		{"type", t.Type, TermTypes()},
+		{"gender", t.Gender, TermGenders()},
+	} {
+		if e.v != nil && !slices.Contains(e.values, *e.v) {
+			return fmt.Errorf("term %d: %s %q is not one of %s", t.ID, e.name, *e.v, strings.Join(e.values, ", "))
+		}
+	}
+	return nil
+}
+
+// resolver links strings to the files and branches of a project.
+type resolver struct {
+	files    map[int64]*File
+	branches map[int64]*Branch
+	// strict holds the open enums (a translation's provider) to their
+	// documented values too.
+	strict bool
+}
+
+func newResolver(p *Project) *resolver {
+	r := &resolver{files: map[int64]*File{}, branches: map[int64]*Branch{}}
+	for i := range p.Files {
+		r.files[p.Files[i].ID] = &p.Files[i]
+	}
+	for i := range p.Branches {
+		r.branches[p.Branches[i].ID] = &p.Branches[i]
+	}
+	return r
+}
+
+func sameFile(a, b *File) bool {
+	return a.ID == b.ID && a.Name == b.Name && a.Type == b.Type && a.Context == b.Context && sameStr(a.Title, b.Title)
+}
+
+func sameBranch(a, b *Branch) bool {
+	return a.ID == b.ID && a.Name == b.Name && sameStr(a.Title, b.Title)
+}
+
+func sameStr(a, b *string) bool { return a == b || (a != nil && b != nil && *a == *b) }
+
+// string checks s and links its file and branch. With intern, a file or
+// branch a string gives whole that the project does not list becomes the
+// entry later strings are held to; without it the resolver is only read
+// (the streaming reader's workers share it).
+func (r *resolver) string(s *SourceString, intern bool) error {
+	if s.File != nil {
+		f, ok := r.files[s.File.ID]
+		switch {
+		case ok && (*s.File == File{ID: f.ID} || sameFile(s.File, f)):
+			s.File = f
+		case ok:
+			return fmt.Errorf("string %d: file %d differs from the file of that id: give it by id alone, {\"id\": %d}", s.ID, f.ID, f.ID)
+		case *s.File == File{ID: s.File.ID}:
+			return fmt.Errorf("string %d: file %d is not a file of the project (file lines come before the strings)", s.ID, s.File.ID)
+		case intern:
+			r.files[s.File.ID] = s.File
+		}
+	}
+	if s.Branch != nil {
+		b, ok := r.branches[s.Branch.ID]
+		switch {
+		case ok && (*s.Branch == Branch{ID: b.ID} || sameBranch(s.Branch, b)):
+			s.Branch = b
+		case ok:
+			return fmt.Errorf("string %d: branch %d differs from the branch of that id: give it by id alone, {\"id\": %d}", s.ID, b.ID, b.ID)
+		case *s.Branch == Branch{ID: s.Branch.ID}:
+			return fmt.Errorf("string %d: branch %d is not a branch of the project (branch lines come before the strings)", s.ID, s.Branch.ID)
+		case intern:
+			r.branches[s.Branch.ID] = s.Branch
+		}
+	}
+	if !slices.Contains(StringTypes(), s.Type) {
+		return fmt.Errorf("string %d: type %q is not one of %s", s.ID, s.Type, strings.Join(StringTypes(), ", "))
+	}
+	for i := range s.Translations {
+		t := &s.Translations[i]
+		if t.StringID == 0 {
+			t.StringID = s.ID
+		}
+		if t.Language == "" {
+			return fmt.Errorf("string %d: translation %d has no language", s.ID, t.ID)
+		}
+		if t.PluralForm == "" {
+			t.PluralForm = "none"
+		}
+		if !slices.Contains(PluralForms(), t.PluralForm) {
+			return fmt.Errorf("string %d: translation %d: plural form %q is not one of %s", s.ID, t.ID, t.PluralForm, strings.Join(PluralForms(), ", "))
+		}
+		if r.strict && t.Provider != nil && !slices.Contains(Providers(), *t.Provider) {
+			return fmt.Errorf("string %d: translation %d: provider %q is not one of %s (or null)", s.ID, t.ID, *t.Provider, strings.Join(Providers(), ", "))
+		}
+		for _, v := range t.Votes {
+			if v.Mark != "up" && v.Mark != "down" {
+				return fmt.Errorf("string %d: translation %d: vote mark %q is neither up nor down", s.ID, t.ID, v.Mark)
+			}
+		}
+	}
+	for _, l := range s.LanguagesSummary {
+		if l.Language == "" {
+			return fmt.Errorf("string %d: languages summary element has no language", s.ID)
+		}
+	}
+	return nil
+}
+
+// repeatedKey reports the first member name repeated within one object
+// of the JSON value b (names compared as the decoder matches them,
+// without regard to case).
+func repeatedKey(b []byte) error {
+	k := keyScan{b: b}
+	if err := k.value(0); err != nil {
+		return err
+	}
+	return nil
+}
+
+type keyScan struct {
+	b []byte
+	i int
+}
+
+const maxDepth = 10000
+
+func (k *keyScan) ws() {
+	for k.i < len(k.b) && (k.b[k.i] == ' ' || k.b[k.i] == '\t' || k.b[k.i] == '\n' || k.b[k.i] == '\r') {
+		k.i++
+	}
+}
+
+var errSyntax = errors.New("not valid JSON")
+
+func (k *keyScan) value(depth int) error {
+	if depth > maxDepth {
+		return fmt.Errorf("nested deeper than %d levels", maxDepth)
+	}
+	k.ws()
+	if k.i >= len(k.b) {
+		return errSyntax
+	}
+	switch k.b[k.i] {
+	case '{':
+		k.i++
+		var names []string
+		var set map[string]bool
+		k.ws()
+		if k.i < len(k.b) && k.b[k.i] == '}' {
+			k.i++
+			return nil
+		}
+		for {
+			k.ws()
+			raw, err := k.str()
+			if err != nil {
+				return err
+			}
+			name := strings.ToLower(raw)
+			if set != nil {
+				if set[name] {
+					return fmt.Errorf("member %q is given twice in one object", raw)
+				}
+				set[name] = true
+			} else {
+				if slices.Contains(names, name) {
+					return fmt.Errorf("member %q is given twice in one object", raw)
+				}
+				names = append(names, name)
+				if len(names) > 16 {
+					set = map[string]bool{}
+					for _, n := range names {
+						set[n] = true
+					}
+				}
+			}
+			k.ws()
+			if k.i >= len(k.b) || k.b[k.i] != ':' {
+				return errSyntax
+			}
+			k.i++
+			if err := k.value(depth + 1); err != nil {
+				return err
+			}
+			k.ws()
+			if k.i >= len(k.b) {
+				return errSyntax
+			}
+			if k.b[k.i] == ',' {
+				k.i++
+				continue
+			}
+			if k.b[k.i] == '}' {
+				k.i++
+				return nil
+			}
+			return errSyntax
+		}
+	case '[':
+		k.i++
+		k.ws()
+		if k.i < len(k.b) && k.b[k.i] == ']' {
+			k.i++
+			return nil
+		}
+		for {
+			if err := k.value(depth + 1); err != nil {
+				return err
+			}
+			k.ws()
+			if k.i >= len(k.b) {
+				return errSyntax
+			}
+			if k.b[k.i] == ',' {
+				k.i++
+				continue
+			}
+			if k.b[k.i] == ']' {
+				k.i++
+				return nil
+			}
+			return errSyntax
+		}
+	case '"':
+		_, err := k.str()
+		return err
+	default:
+		for k.i < len(k.b) && !strings.ContainsRune(",]} \t\r\n", rune(k.b[k.i])) {
+			k.i++
+		}
+		return nil
+	}
+}
+
+// str reads a JSON string and returns its value.
+func (k *keyScan) str() (string, error) {
+	if k.i >= len(k.b) || k.b[k.i] != '"' {
+		return "", errSyntax
+	}
+	start := k.i
+	k.i++
+	esc := false
+	for k.i < len(k.b) {
+		switch k.b[k.i] {
+		case '\\':
+			esc = true
+			k.i += 2
+			continue
+		case '"':
+			k.i++
+			raw := k.b[start:k.i]
+			if !esc {
+				return string(raw[1 : len(raw)-1]), nil
+			}
+			s, err := strconv.Unquote(string(raw))
+			if err != nil {
+				var v string
+				if stdjson.Unmarshal(raw, &v) == nil {
+					return v, nil
+				}
+				return "", errSyntax
+			}
+			return s, nil
+		}
+		k.i++
+	}
+	return "", errSyntax
+}
+
+// readJSON reads the JSON form: one document. It walks the top level
+// itself, so that each element's line is known and a repeated top-level
+// member is an error (the decoder would keep the last one silently).
+func readJSON(data []byte, opts ReadOptions) (*Project, *lineIndex, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, nil, errors.New("reading project: the input is empty")
+	}
+	lc := lineCounter{data: data, line: 1}
+	dec := stdjson.NewDecoder(bytes.NewReader(data))
+	fail := func(err error) (*Project, *lineIndex, error) {
+		var se *stdjson.SyntaxError
+		var te *stdjson.UnmarshalTypeError
+		off := dec.InputOffset()
+		switch {
+		case errors.As(err, &se):
+			// The decoder's offset is where the value started; the
+			// whole-document scanner's is where it went wrong.
+			off = se.Offset
+			var whole *stdjson.SyntaxError
+			if errors.As(stdjson.Unmarshal(data, new(any)), &whole) {
+				off = whole.Offset
+			}
+		case errors.As(err, &te):
+			off = te.Offset
+		}
+		return nil, nil, fmt.Errorf("reading project: line %d: %w", lc.at(int(off)), err)
+	}
+	tok, err := dec.Token()
+	if err != nil {
+		return fail(err)
+	}
+	if d, ok := tok.(stdjson.Delim); !ok || d != '{' {
+		return fail(errors.New("a project file is a JSON object (or NDJSON lines with a \"kind\" member)"))
+	}
+	p := &Project{}
+	lines := &lineIndex{}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return fail(err)
+		}
+		key, _ := tok.(string)
+		lk := strings.ToLower(key)
+		if seen[lk] {
+			return fail(fmt.Errorf("member %q is given twice: the decoder would keep only the last one", key))
+		}
+		seen[lk] = true
+		switch lk {
+		case "name":
+			err = decodeNext(dec, &p.Name, opts.Strict)
+		case "sourcelanguageid":
+			err = decodeNext(dec, &p.SourceLanguage, opts.Strict)
+		case "targetlanguageids":
+			err = decodeNext(dec, &p.TargetLanguages, opts.Strict)
+		case "users":
+			err = decodeArray(dec, &lc, &p.Users, &lines.users, opts.Strict, nil)
+		case "languages":
+			err = decodeArray(dec, &lc, &p.Languages, &lines.languages, opts.Strict, nil)
+		case "files":
+			err = decodeArray(dec, &lc, &p.Files, &lines.files, opts.Strict, nil)
+		case "branches":
+			err = decodeArray(dec, &lc, &p.Branches, &lines.branches, opts.Strict, nil)
+		case "strings":
+			err = decodeArray(dec, &lc, &p.Strings, &lines.strings, opts.Strict, func(s *SourceString, check bool) error {
+				if !check {
+					s.Added = missing
+				} else if s.Added == missing {
+					return fmt.Errorf("string %d: `added` is missing", s.ID)
+				}
+				return nil
+			})
+		case "tmsegments":
+			err = decodeArray(dec, &lc, &p.TMSegments, &lines.tm, opts.Strict, nil)
+		case "glossaryterms":
+			err = decodeArray(dec, &lc, &p.GlossaryTerms, &lines.terms, opts.Strict, func(t *GlossaryTerm, check bool) error {
+				if !check {
+					t.CreatedAt = missing
+				} else if t.CreatedAt == missing {
+					return fmt.Errorf("term %d: `createdAt` is missing", t.ID)
+				}
+				return nil
+			})
+		case "glossaryconcepts":
+			err = decodeArray(dec, &lc, &p.GlossaryConcepts, &lines.concepts, opts.Strict, func(c *GlossaryConcept, check bool) error {
+				if !check {
+					c.CreatedAt = missing
+				} else if c.CreatedAt == missing {
+					return fmt.Errorf("concept %d: `createdAt` is missing", c.ID)
+				}
+				return nil
+			})
+		default:
+			if opts.Strict {
+				err = fmt.Errorf("unknown member %q of the project", key)
+			} else {
+				var skip stdjson.RawMessage
+				err = dec.Decode(&skip)
+			}
+		}
+		if err != nil {
+			var le lineError
+			if errors.As(err, &le) {
+				return nil, nil, fmt.Errorf("reading project: %w", err)
+			}
+			return fail(err)
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		return fail(err)
+	}
+	if _, err := dec.Token(); err == nil {
+		return fail(errors.New("text after the project object"))
+	}
+	if err := p.validate(lines, opts.Strict); err != nil {
+		return nil, nil, fmt.Errorf("reading project: %w", err)
+	}
+	return p, lines, nil
+}
+
+// lineError is an error that already names its line.
+type lineError struct {
+	line int
+	err  error
+}
+
+func (e lineError) Error() string { return fmt.Sprintf("line %d: %v", e.line, e.err) }
+func (e lineError) Unwrap() error { return e.err }
+
+func decodeNext(dec *stdjson.Decoder, v any, strict bool) error {
+	var raw stdjson.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		return err
+	}
+	return decodeLine(raw, v, strict)
+}
+
+// decodeArray decodes an array (or null) of T element by element,
+// recording each element's line. prep, when set, is called before the
+// decode (check false) and after it (check true).
+func decodeArray[T any](dec *stdjson.Decoder, lc *lineCounter, to *[]T, lines *[]int, strict bool, prep func(*T, bool) error) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if tok == nil {
+		return nil
+	}
+	if d, ok := tok.(stdjson.Delim); !ok || d != '[' {
+		return fmt.Errorf("an array was expected, not %v", tok)
+	}
+	for dec.More() {
+		line := lc.next(int(dec.InputOffset()))
+		var raw stdjson.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return err
+		}
+		var v T
+		if prep != nil {
+			_ = prep(&v, false)
+		}
+		if err := decodeLine(raw, &v, strict); err != nil {
+			return lineError{line, err}
+		}
+		if prep != nil {
+			if err := prep(&v, true); err != nil {
+				return lineError{line, err}
+			}
+		}
+		*to = append(*to, v)
+		*lines = append(*lines, line)
+	}
+	_, err = dec.Token()
+	return err
+}
+
+// lineCounter turns increasing byte offsets into line numbers.
+type lineCounter struct {
+	data []byte
+	pos  int
+	line int
+}
+
+// at returns the line of offset off.
+func (c *lineCounter) at(off int) int {
+	off = min(max(off, 0), len(c.data))
+	if off < c.pos {
+		return 1 + bytes.Count(c.data[:off], []byte{'\n'})
+	}
+	c.line += bytes.Count(c.data[c.pos:off], []byte{'\n'})
+	c.pos = off
+	return c.line
+}
+
+// next returns the line of the first byte at or after off that is not
+// white space or a comma: where the next element starts.
+func (c *lineCounter) next(off int) int {
+	for off < len(c.data) && strings.IndexByte(" \t\r\n,", c.data[off]) >= 0 {
+		off++
+	}
+	return c.at(off)
+}
