@@ -126,6 +126,9 @@ func NewEnv(context string, opts ...Option) (*Env, error) {
 	if cfg.check.Now == nil {
 		cfg.check.Now = time.Now
 	}
+	// Logins and language codes prepared for suggestions once, not per
+	// query.
+	cfg.check = cfg.check.Prepare()
 	if cfg.cost == nil {
 		m := typecheck.DefaultCostModel()
 		cfg.cost = &m

@@ -67,6 +67,7 @@ func commands() []func(*cli) *cobra.Command {
 		newQueryCmd,
 		newLintCmd,
 		newSQLCmd,
+		newLoadCmd,
 		newFmtCmd,
 		newExplainCmd,
 		newFieldsCmd,

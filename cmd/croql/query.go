@@ -30,6 +30,7 @@ func newQueryCmd(c *cli) *cobra.Command {
 		ctxName, data, now, tz, edition, engineName, dsn, language string
 		ids, fold, strict, skipBad                                 bool
 		limits                                                     parser.Limits
+		maxCost                                                    float64
 	)
 	cmd := &cobra.Command{
 		Use:   "query [--context C] [--data FILE] [--ids] [--now T] [--tz Z] [--language L] [--edition E] [--fold] [--engine memory|sqlite|postgres|mysql] [--dsn DSN] [QUERY|-]",
@@ -89,7 +90,7 @@ func newQueryCmd(c *cli) *cobra.Command {
 			if err := checkLimits(limits); err != nil {
 				return err
 			}
-			opts = append(opts, croql.WithLimits(limits))
+			opts = append(opts, croql.WithLimits(limits), croql.WithMaxCost(maxCost))
 			src, name, err := c.readQuery(args)
 			if err != nil {
 				return err
@@ -118,6 +119,7 @@ func newQueryCmd(c *cli) *cobra.Command {
 	_ = cmd.MarkFlagFilename("data", "json", "ndjson", "jsonl")
 	cmd.Flags().StringVar(&language, "language", "", "only the translations (or glossary terms) of this language code, as the platform's per-language endpoint")
 	addLimitFlags(cmd, &limits)
+	cmd.Flags().Float64Var(&maxCost, "max-cost", 0, "cost budget of the query, in steps per object (0: the safe default, 1e6; negative: unlimited); docs/language.md, Cost budget")
 	return cmd
 }
 
@@ -201,7 +203,11 @@ func (c *cli) runQuery(ctx context.Context, name, src, data, ctxName, language, 
 		if i&4095 == 0 {
 			prog.show("matching: %d of %d objects", i, len(objs))
 		}
-		if q.Match(o) {
+		ok, err := q.MatchContext(ctx, o) // an interrupt stops even a costly evaluation
+		if err != nil {
+			return failure(err)
+		}
+		if ok {
 			if err := write(o); err != nil {
 				return failure(fmt.Errorf("writing: %w", err))
 			}
