@@ -183,6 +183,7 @@ func (e *Env) Check(src string) *typecheck.Query {
 func (e *Env) check(src string) *typecheck.Query {
 	tree, diags := e.parser.Parse(src)
 	if diags.HasErrors() || tree == nil {
+		diags = typecheck.FixNullTests(e.cfg.check, src, diags, e.parser.Parse)
 		diags.Sort()
 		return &typecheck.Query{Source: src, Context: e.cfg.check.Context, AST: tree, Diags: diags}
 	}

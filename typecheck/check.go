@@ -133,6 +133,7 @@ func Check(cfg Config, src string, e ast.Expr) *Query {
 	q.Scopes = c.max
 	if !q.Diags.HasErrors() {
 		q.Root = root
+		q.Core, q.CoreScopes = Lower(root, q.Scopes)
 	}
 	return q
 }
