@@ -174,7 +174,7 @@ func (e *Env) Check(src string) *typecheck.Query {
 	if d, over := q.CostError(e.CostModel(), e.cfg.maxCost); over {
 		q.Diags = append(q.Diags, d)
 		q.Diags.Sort()
-		q.Root = nil
+		q.Root, q.Core = nil, nil
 	}
 	return q
 }
