@@ -85,9 +85,13 @@ func (e *Env) Complete(src string, offset int) []CompletionItem {
 // Complete is Env.Complete on the document's text.
 func (d *Document) Complete(offset int) []CompletionItem {
 	e, src, part := d.env, d.src, d.part
-	offset = clampOffset(offset, len(src))
+	offset = clampOffset(offset, src)
 	c := completer{env: e, src: src, off: offset, part: part, scopes: e.scopesAt(part, offset)}
-	c.run()
+	if d.directive.Span.End > 0 && offset <= d.directive.Span.End {
+		c.directive(d.text, e.Catalog())
+	} else {
+		c.run()
+	}
 	order := make([]int, len(c.items))
 	for i := range order {
 		order[i] = i
@@ -134,6 +138,15 @@ func (c *completer) run() {
 	// them: a multi-word name may go on).
 	var id *parser.Token
 	idx := sort.Search(len(toks), func(i int) bool { return toks[i].Span.End >= c.off })
+	if idx < len(toks) && toks[idx].Span.End == c.off {
+		switch toks[idx].Kind {
+		case parser.TokLParen, parser.TokRParen, parser.TokOperator:
+			idx++ // just after a symbol: it is the previous token
+		case parser.TokIdent:
+		default:
+			return // a keyword or literal is still being typed
+		}
+	}
 	if idx < len(toks) && toks[idx].Kind == parser.TokIdent && toks[idx].Span.Start < c.off {
 		id = &toks[idx]
 	} else if idx > 0 && toks[idx-1].Kind == parser.TokIdent && strings.TrimSpace(c.src[toks[idx-1].Span.End:c.off]) == "" {
@@ -163,6 +176,43 @@ func (c *completer) run() {
 		return
 	}
 	c.operand(prev, rng, typed)
+}
+
+// directive completes the values of the editor directive's settings.
+func (c *completer) directive(text string, cat *schema.Catalog) {
+	start := c.off
+	for start > 0 && text[start-1] != ' ' && text[start-1] != '=' && text[start-1] != ':' {
+		start--
+	}
+	end := c.off
+	for end < len(text) && text[end] != ' ' && text[end] != '\n' && text[end] != '\r' {
+		end++
+	}
+	if start == c.off {
+		end = c.off // at the start of a word: insert, do not replace it
+	}
+	typed, rng := text[start:c.off], diag.Span{Start: start, End: end}
+	var values []string
+	switch before := text[:start]; {
+	case strings.HasSuffix(before, "context="):
+		for _, x := range cat.Contexts {
+			values = append(values, x.Name)
+		}
+	case strings.HasSuffix(before, "edition="):
+		values = []string{schema.Standard.String(), schema.Enterprise.String()}
+	case strings.HasSuffix(before, " ") || strings.HasSuffix(before, ":"):
+		for _, k := range []string{"context=", "edition="} {
+			if strings.HasPrefix(k, typed) {
+				c.add(rankValue, CompletionItem{Label: k, Kind: CompleteKeyword, Doc: "A setting of the editor directive.", Range: rng, InsertText: k})
+			}
+		}
+		return
+	}
+	for _, v := range values {
+		if strings.HasPrefix(v, strings.ToLower(typed)) {
+			c.add(rankValue, CompletionItem{Label: v, Kind: CompleteValue, Detail: "directive value", Range: rng, InsertText: v})
+		}
+	}
 }
 
 // expectsOperand reports whether an operand follows token t (nil: the
@@ -351,26 +401,49 @@ func (c *completer) openIf(off int) string {
 	return ""
 }
 
-// matches reports whether label is a completion of typed: the normal key
-// of label starts with that of typed, or (for one typed word) one of
-// label's words starts with it. strong is false for the second case.
-func matches(label, typed string) (ok, strong bool) {
+// Match qualities of a label against what is typed, best first.
+const (
+	matchPrefix      = iota // the label's normal key starts with the typed one
+	matchWord               // one typed word starts a word of the label
+	matchSubsequence        // the typed key's letters appear in order in the label's
+	noMatch
+)
+
+// match tells how well label completes typed (by normal keys: case, spaces
+// and camelCase do not matter).
+func match(label, typed string) int {
 	tk := schema.NormalKey(typed)
 	if tk == "" {
-		return true, true
+		return matchPrefix
 	}
-	if strings.HasPrefix(schema.NormalKey(label), tk) {
-		return true, true
+	lk := schema.NormalKey(label)
+	if strings.HasPrefix(lk, tk) {
+		return matchPrefix
 	}
-	if strings.ContainsAny(strings.TrimSpace(typed), " \t\n") {
-		return false, false
-	}
-	for _, w := range strings.Fields(label) {
-		if strings.HasPrefix(strings.ToLower(w), tk) {
-			return true, false
+	if !strings.ContainsAny(strings.TrimSpace(typed), " \t\n") {
+		for _, w := range strings.Fields(label) {
+			if strings.HasPrefix(strings.ToLower(w), tk) {
+				return matchWord
+			}
 		}
 	}
-	return false, false
+	i := 0
+	for j := 0; j < len(lk) && i < len(tk); j++ {
+		if lk[j] == tk[i] {
+			i++
+		}
+	}
+	if i == len(tk) && len(tk) >= 2 {
+		return matchSubsequence
+	}
+	return noMatch
+}
+
+// matches reports whether label completes typed at all, and whether by
+// prefix.
+func matches(label, typed string) (ok, strong bool) {
+	m := match(label, typed)
+	return m != noMatch, m == matchPrefix
 }
 
 // operand offers what can stand where an operand is expected.
@@ -411,14 +484,11 @@ func (c *completer) operand(prev *parser.Token, rng diag.Span, typed string) {
 			if onlyObjects && f.Type.Kind != schema.Record && f.Type.Kind != schema.Collection && f.Type.Kind != schema.User {
 				continue
 			}
-			ok, strong := matches(f.Name, typed)
-			if !ok {
-				continue
+			m := match(f.Name, typed)
+			if m == noMatch || (f.Key == schema.NormalKey(typed) && strings.TrimSpace(typed) != typed) {
+				continue // no match, or the name is already written out
 			}
-			group := rankField + depth
-			if !strong {
-				group += 10
-			}
+			group := rankField + depth + 10*m
 			c.add(group, CompletionItem{Label: f.Name, Kind: CompleteField, Detail: fieldDetail(f), Doc: f.Doc,
 				Edition: f.Edition.String(), Range: rng, InsertText: f.Name})
 		}

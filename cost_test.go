@@ -1,14 +1,17 @@
 package croql_test
 
 import (
+	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/croql/croql"
 	"github.com/croql/croql/diag"
+	"github.com/croql/croql/schema"
 	"github.com/croql/croql/typecheck"
 )
 
@@ -98,4 +101,33 @@ func ExampleWithMaxCost() {
 	// Output:
 	// croqlInvalidLogic too-costly the query is too costly: about 11M steps per object, over the budget of 1M
 	// cost of a plain filter: 65
+}
+
+// TestQueryMatchContext: with the budget raised, a 1 s deadline stops the
+// 8-deep reproducer inside one string's evaluation (the issue's acceptance
+// for H1). The bound is generous on purpose: the test asserts that it
+// returns with the deadline's error, not how fast.
+func TestQueryMatchContext(t *testing.T) {
+	q, diags := mustEnv(t, croql.Strings, croql.WithMaxCost(-1)).Compile(nestedTranslations(8))
+	require.Empty(t, diags)
+	s := &schema.SourceString{ID: 1, Text: "x"}
+	for range 20 {
+		s.Translations = append(s.Translations, schema.Translation{StringID: 1, Language: "de", Text: "y"})
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := q.MatchContext(ctx, s)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+	case <-time.After(60 * time.Second):
+		t.Fatal("MatchContext did not return within 60 s of a 1 s deadline")
+	}
+	ok, err := q.MatchContext(context.Background(), &schema.SourceString{})
+	require.NoError(t, err)
+	assert.False(t, ok)
 }

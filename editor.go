@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/croql/croql/ast"
 	"github.com/croql/croql/diag"
@@ -84,6 +85,7 @@ func ParseDirective(src string) (Directive, string) {
 // context. A Document is immutable and safe for concurrent use.
 type Document struct {
 	env       *Env
+	text      string // the text as given
 	src       string // the text, directive blanked
 	directive Directive
 	part      *parser.Partial
@@ -95,7 +97,7 @@ type Document struct {
 // Open parses src for editing. It never fails: text that does not parse
 // gets its syntax diagnostics and the tree parser.ParseTolerant recovers.
 func (e *Env) Open(src string) *Document {
-	d := &Document{env: e}
+	d := &Document{env: e, text: src}
 	d.directive, d.src = ParseDirective(src)
 	d.part = e.parser.ParseTolerant(d.src)
 	return d
@@ -110,7 +112,7 @@ func (d *Document) Directive() Directive { return d.directive }
 func (d *Document) Diagnostics() diag.List {
 	d.once.Do(func() {
 		if d.part.Diags.HasErrors() || d.part.Tree == nil {
-			d.diags = d.part.Diags
+			d.diags = typecheck.FixNullTests(d.env.cfg.check, d.src, d.part.Diags, d.env.parser.Parse)
 			d.diags.Sort()
 			return
 		}
@@ -206,5 +208,12 @@ func fieldDetail(f *schema.Field) string {
 	return f.Type.String()
 }
 
-// clampOffset keeps an offset inside the text.
-func clampOffset(offset, n int) int { return max(0, min(offset, n)) }
+// clampOffset keeps an offset inside src and moves one that falls inside
+// a UTF-8 sequence back to the start of its character.
+func clampOffset(offset int, src string) int {
+	offset = max(0, min(offset, len(src)))
+	for offset > 0 && offset < len(src) && !utf8.RuneStart(src[offset]) {
+		offset--
+	}
+	return offset
+}

@@ -86,7 +86,7 @@ func (e *Env) Hover(src string, offset int) *HoverInfo {
 // Hover is Env.Hover on the document's text.
 func (d *Document) Hover(offset int) *HoverInfo {
 	e, src, part := d.env, d.src, d.part
-	offset = clampOffset(offset, len(src))
+	offset = clampOffset(offset, src)
 	var tok *parser.Token
 	for i := range part.Tokens {
 		t := &part.Tokens[i]

@@ -1,6 +1,7 @@
 package croql
 
 import (
+	"context"
 	"errors"
 
 	"github.com/croql/croql/diag"
@@ -86,6 +87,15 @@ func (e *Env) Compile(src string) (*Query, diag.List) {
 // (translations), *schema.TMSegment (tm), *schema.GlossaryTerm (glossary),
 // *schema.GlossaryConcept (concepts). Anything else is false.
 func (q *Query) Match(obj any) bool { return q.prog.Match(obj) }
+
+// MatchContext is Match under ctx: the evaluation looks at ctx while it
+// visits collections and, once ctx is done, stops and returns false and an
+// error wrapping ctx's (see eval.Program.MatchContext). A query within the
+// cost budget (WithMaxCost) is cheap on data of the model's sizes; the
+// context bounds the time on any data.
+func (q *Query) MatchContext(ctx context.Context, obj any) (bool, error) {
+	return q.prog.MatchContext(ctx, obj)
+}
 
 // Cost is the query's estimated cost per object (steps, see
 // typecheck.CostModel) under the environment's cost model.

@@ -39,6 +39,7 @@ type checkOpts struct {
 	edition schema.Edition
 	users   map[string]int64 // nil: mentions stay unresolved
 	fold    bool
+	maxCost float64 // croql.WithMaxCost: 0 the default budget, -1 none
 }
 
 // check checks src and fails the test on an error diagnostic.
@@ -63,7 +64,7 @@ func tryCheck(src string, o checkOpts) (*typecheck.Query, error) {
 	if o.context == "" {
 		o.context = croql.Strings
 	}
-	opts := []croql.Option{croql.WithEdition(o.edition), croql.WithClock(clock), croql.WithFoldContains(o.fold)}
+	opts := []croql.Option{croql.WithEdition(o.edition), croql.WithClock(clock), croql.WithFoldContains(o.fold), croql.WithMaxCost(o.maxCost)}
 	if o.users != nil {
 		opts = append(opts, croql.WithUsers(o.users))
 	}

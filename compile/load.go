@@ -3,6 +3,7 @@ package compile
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -10,6 +11,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/croql/croql/schema"
 	"github.com/croql/croql/typecheck"
@@ -657,12 +659,97 @@ func Run(ctx context.Context, db *sql.DB, d Dialect, m *Mapping, q *typecheck.Qu
 	return s.Run(ctx, db)
 }
 
-// Run runs the compiled query's Select on db.
+// Run runs the compiled query's Select on db, under ctx: the driver
+// cancels the statement when ctx is done. When ctx has a deadline, the
+// server is told too, so that it stops the statement on its own even if
+// the cancellation does not reach it: on PostgreSQL the statement runs in
+// a read-only transaction with statement_timeout set (SET LOCAL) to the
+// time left; on MariaDB the statement runs on a connection whose
+// max_statement_time is the time left (reset afterwards), and on MySQL the
+// SELECT carries the MAX_EXECUTION_TIME optimizer hint.
 func (s *SQL) Run(ctx context.Context, db *sql.DB) ([]int64, error) {
-	rows, err := db.QueryContext(ctx, s.Select(), s.Args...)
+	return runSelect(ctx, db, s.Dialect, s.Select(), s.Args)
+}
+
+// runSelect runs query, a SELECT of ids in dialect d, under ctx (see Run).
+func runSelect(ctx context.Context, db *sql.DB, d Dialect, query string, args []any) ([]int64, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("compile: running query: %w", err)
+	}
+	deadline, limited := ctx.Deadline()
+	ms := int64(0)
+	if limited {
+		ms = max(time.Until(deadline).Milliseconds(), 1)
+	}
+	switch d.(type) {
+	case Postgres:
+		if limited {
+			return runPostgresTimeout(ctx, db, query, args, ms)
+		}
+	case MySQL:
+		if limited {
+			query = "SELECT /*+ MAX_EXECUTION_TIME(" + strconv.FormatInt(ms, 10) + ") */" + strings.TrimPrefix(query, "SELECT")
+			return runMySQLTimeout(ctx, db, query, args, ms)
+		}
+	}
+	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("compile: running query: %w", err)
 	}
+	return scanIDs(rows)
+}
+
+// runPostgresTimeout runs query in a read-only transaction whose
+// statement_timeout is ms milliseconds.
+func runPostgresTimeout(ctx context.Context, db *sql.DB, query string, args []any, ms int64) (ids []int64, err error) {
+	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("compile: running query: %w", err)
+	}
+	defer func() {
+		if rerr := tx.Rollback(); rerr != nil && !errors.Is(rerr, sql.ErrTxDone) && err == nil {
+			err = fmt.Errorf("compile: running query: %w", rerr)
+		}
+	}()
+	// set_config(..., true) is SET LOCAL with a bound value.
+	if _, err := tx.ExecContext(ctx, "SELECT set_config('statement_timeout', $1, true)", strconv.FormatInt(ms, 10)); err != nil {
+		return nil, fmt.Errorf("compile: setting the statement timeout: %w", err)
+	}
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("compile: running query: %w", err)
+	}
+	return scanIDs(rows)
+}
+
+// runMySQLTimeout runs query on a connection of its own whose MariaDB
+// max_statement_time is ms milliseconds, and puts the server's default
+// back afterwards. MySQL has no such variable (the SET fails, and the
+// query's MAX_EXECUTION_TIME hint does the work there).
+func runMySQLTimeout(ctx context.Context, db *sql.DB, query string, args []any, ms int64) ([]int64, error) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("compile: running query: %w", err)
+	}
+	defer conn.Close()
+	secs := strconv.FormatFloat(float64(ms)/1000, 'f', 3, 64)
+	if _, err := conn.ExecContext(ctx, "SET SESSION max_statement_time = "+secs); err == nil {
+		defer func() {
+			if _, err := conn.ExecContext(context.WithoutCancel(ctx), "SET SESSION max_statement_time = DEFAULT"); err != nil {
+				// Never hand the pool a connection with our timeout.
+				_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+			}
+		}()
+	}
+	rows, err := conn.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("compile: running query: %w", err)
+	}
+	return scanIDs(rows)
+}
+
+// scanIDs reads the ids of rows and closes them.
+func scanIDs(rows *sql.Rows) ([]int64, error) {
 	defer rows.Close()
 	ids := []int64{}
 	for rows.Next() {

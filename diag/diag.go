@@ -12,7 +12,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/mattn/go-runewidth"
 )
 
 // Span is a half-open byte range [Start, End) of the source text.
@@ -172,23 +173,34 @@ type Position struct {
 
 // Source maps byte offsets of one text to lines and columns.
 type Source struct {
+	name  string
 	text  string
 	lines []int // byte offset of the start of each line
 }
 
-// NewSource indexes text for position lookups.
-func NewSource(text string) *Source {
+// NewSource indexes text for position lookups. Diagnostics formatted from
+// it carry no file name.
+func NewSource(text string) *Source { return NewNamedSource("", text) }
+
+// NewNamedSource indexes text, read from the file called name, for
+// position lookups: Format starts each diagnostic with "name:". The CLI
+// names a query given as arguments "<arg>" and one read from standard
+// input "<stdin>".
+func NewNamedSource(name, text string) *Source {
 	lines := []int{0}
 	for i := 0; i < len(text); i++ {
 		if text[i] == '\n' {
 			lines = append(lines, i+1)
 		}
 	}
-	return &Source{text: text, lines: lines}
+	return &Source{name: name, text: text, lines: lines}
 }
 
 // Text returns the indexed source.
 func (s *Source) Text() string { return s.text }
+
+// Name returns the file name of the source, "" when it has none.
+func (s *Source) Name() string { return s.name }
 
 // Position converts a byte offset (clamped into the text) to a Position.
 func (s *Source) Position(offset int) Position {
@@ -238,23 +250,32 @@ func (s *Source) Locate(l List) []Located {
 	return out
 }
 
-// Format writes d the way the CLI prints it: "line:col: severity: message
-// [code/rule]", the source line, and a caret line under the span.
+// Format writes d the way the CLI prints it, in the form of compilers
+// that editors' and CI's problem matchers read:
+//
+//	name:line:col: severity: message [code/rule]
+//
+// ("name:" only when the source has a name; col counts runes from 1),
+// then the source line and a caret line under the span. Carets are placed
+// by display width, so they stand under the span with tabs (expanded to
+// stops of 8), wide East Asian characters and emoji (two columns each) and
+// combining marks (none). A long line is shown as a window around the
+// start of the span. A hint and the suggested fixes follow.
 func (s *Source) Format(d Diagnostic) string {
 	p := s.Position(d.Span.Start)
 	var b strings.Builder
-	sev := ""
-	if d.Severity != Error {
-		sev = d.Severity.String() + ": "
+	if s.name != "" {
+		b.WriteString(s.name)
+		b.WriteByte(':')
 	}
-	fmt.Fprintf(&b, "%d:%d: %s%s [%s/%s]\n", p.Line, p.Column, sev, d.Message, d.Code, d.Rule)
+	fmt.Fprintf(&b, "%d:%d: %s: %s [%s/%s]\n", p.Line, p.Column, d.Severity, d.Message, d.Code, d.Rule)
 	line := []rune(s.Line(p.Line))
-	start := p.Column - 1 // rune index of the span in the line
-	width := 1
+	start := min(p.Column-1, len(line)) // rune index of the span in the line
+	end := start + 1
 	if e := s.Position(d.Span.End); e.Line == p.Line && e.Column > p.Column {
-		width = e.Column - p.Column
+		end = e.Column - 1
 	} else if e.Line != p.Line {
-		width = max(1, len(line)-start)
+		end = max(start+1, len(line))
 	}
 	// Long lines are shown as a window around the start of the span.
 	const before, after = 40, 80
@@ -265,12 +286,18 @@ func (s *Source) Format(d Diagnostic) string {
 	if to-start > after {
 		to, post = start+after, "…"
 	}
-	width = min(width, to-start)
+	end = min(end, to)
+	shown := pre + expandTabs(string(line[from:to])) + post
+	// Tab expansion is the same for a prefix of the text as for the
+	// whole, so the widths of the prefixes up to the span's start and end
+	// are where the carets go.
+	pad := displayWidth(pre + expandTabs(string(line[from:start])))
+	carets := displayWidth(pre+expandTabs(string(line[from:end]))) - pad
 	b.WriteString("  ")
-	b.WriteString(pre + string(line[from:to]) + post)
+	b.WriteString(shown)
 	b.WriteString("\n  ")
-	b.WriteString(strings.Repeat(" ", utf8.RuneCountInString(pre)+start-from))
-	b.WriteString(strings.Repeat("^", max(1, width)))
+	b.WriteString(strings.Repeat(" ", pad))
+	b.WriteString(strings.Repeat("^", max(1, carets)))
 	b.WriteString("\n")
 	if d.Hint != "" {
 		fmt.Fprintf(&b, "  hint: %s\n", d.Hint)
@@ -279,4 +306,39 @@ func (s *Source) Format(d Diagnostic) string {
 		fmt.Fprintf(&b, "  did you mean: %s\n", f.Text)
 	}
 	return b.String()
+}
+
+// tabStop is the display width between two tab stops.
+const tabStop = 8
+
+// width measures display columns the same on every machine: East Asian
+// ambiguous characters are narrow, whatever the locale says.
+var width = &runewidth.Condition{EastAsianWidth: false, StrictEmojiNeutral: true}
+
+// displayWidth is the number of terminal columns s takes: grapheme
+// clusters measured by Unicode's East Asian Width (two for wide and
+// emoji, none for combining marks and controls).
+func displayWidth(s string) int { return width.StringWidth(s) }
+
+// expandTabs replaces each tab of s by the spaces up to the next tab
+// stop, counted from the start of s.
+func expandTabs(s string) string {
+	if !strings.Contains(s, "\t") {
+		return s
+	}
+	var b strings.Builder
+	col := 0
+	for {
+		i := strings.IndexByte(s, '\t')
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i])
+		col += displayWidth(s[:i])
+		n := tabStop - col%tabStop
+		b.WriteString(strings.Repeat(" ", n))
+		col += n
+		s = s[i+1:]
+	}
 }

@@ -42,11 +42,52 @@ func TestFormatCaretUnderSpan(t *testing.T) {
 	d := diag.Errorf(diag.ClassSyntax, "double-equals", diag.Span{Start: 5, End: 7}, "CroQL has no `==`: write `=`").
 		WithHint("= compares").WithFix(diag.Span{Start: 5, End: 7}, "=")
 	got := diag.NewSource(src).Format(d)
-	assert.Equal(t, "1:6: CroQL has no `==`: write `=` [croqlInvalidSyntax/double-equals]\n"+
+	assert.Equal(t, "1:6: error: CroQL has no `==`: write `=` [croqlInvalidSyntax/double-equals]\n"+
 		"  text == \"a\"\n"+
 		"       ^^\n"+
 		"  hint: = compares\n"+
 		"  did you mean: =\n", got)
+}
+
+// TestFormatGCCForm: a named source prefixes its name, and every
+// severity is spelled out, as compilers print them.
+func TestFormatGCCForm(t *testing.T) {
+	src := "is hidden and\ntext = 'Welcome!'"
+	s := diag.NewNamedSource("<stdin>", src)
+	assert.Equal(t, "<stdin>", s.Name())
+	e := diag.Errorf(diag.ClassLogic, "unknown-field", diag.Span{Start: 0, End: 9}, "nope")
+	w := diag.Warnf("single-quoted-string", diag.Span{Start: 21, End: 31}, "quotes")
+	assert.True(t, strings.HasPrefix(s.Format(e), "<stdin>:1:1: error: nope [croqlInvalidLogic/unknown-field]\n"), s.Format(e))
+	assert.True(t, strings.HasPrefix(s.Format(w), "<stdin>:2:8: warning: quotes [croqlWarning/single-quoted-string]\n"), s.Format(w))
+	assert.Equal(t, "", diag.NewSource(src).Name())
+}
+
+// TestFormatCaretsByDisplayWidth: the carets stand under the span as a
+// terminal shows it: tabs expanded to stops of 8, wide (CJK) characters
+// and emoji two columns, combining marks none.
+func TestFormatCaretsByDisplayWidth(t *testing.T) {
+	for _, tc := range []struct {
+		name, src, span string
+		line, caret     string
+	}{
+		{"tab", "is hidden\tand x", "x", "is hidden       and x", "                    ^"},
+		{"tab-in-span", "a\tb = 1", "a\tb", "a       b = 1", "^^^^^^^^^"},
+		{"cjk", `text = "日本語" and nope`, "nope", `text = "日本語" and nope`, "                    ^^^^"},
+		{"cjk-span", `text = "日本語"`, `"日本語"`, `text = "日本語"`, "       ^^^^^^^^"},
+		{"emoji", `text = "😀👍" and nope`, "nope", `text = "😀👍" and nope`, "                  ^^^^"},
+		{"zwj-family", `text = "👨‍👩‍👧" and nope`, "nope", `text = "👨‍👩‍👧" and nope`, "                ^^^^"},
+		{"combining", "text = \"e\u0301\" and nope", "nope", "text = \"e\u0301\" and nope", "               ^^^^"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			start := strings.Index(tc.src, tc.span)
+			require.GreaterOrEqual(t, start, 0)
+			d := diag.Errorf(diag.ClassLogic, "r", diag.Span{Start: start, End: start + len(tc.span)}, "m")
+			lines := strings.Split(diag.NewSource(tc.src).Format(d), "\n")
+			require.GreaterOrEqual(t, len(lines), 3)
+			assert.Equal(t, "  "+tc.line, lines[1])
+			assert.Equal(t, "  "+tc.caret, lines[2])
+		})
+	}
 }
 
 func TestFormatLongLineIsWindowed(t *testing.T) {
@@ -86,7 +127,7 @@ func ExampleSource_Format() {
 		"`is hiden` is not a field of a source string").WithFix(diag.Span{Start: 0, End: 8}, "is hidden")
 	fmt.Print(diag.NewSource(src).Format(d))
 	// Output:
-	// 1:1: `is hiden` is not a field of a source string [croqlInvalidLogic/unknown-field]
+	// 1:1: error: `is hiden` is not a field of a source string [croqlInvalidLogic/unknown-field]
 	//   is hiden and is duplicate
 	//   ^^^^^^^^
 	//   did you mean: is hidden

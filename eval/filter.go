@@ -84,7 +84,10 @@ const checkEvery = 1024
 
 // FilterParallel is Filter spread over workers goroutines (GOMAXPROCS when
 // workers <= 0). The order of xs is kept. When ctx is cancelled before the
-// work is done, it stops early and returns the context's error and no elements.
+// work is done, it stops early and returns the context's error and no
+// elements: the workers look at the context between objects and, inside
+// one object's evaluation, between elements of the collections it visits
+// (as MatchContext does), so even a single costly object stops promptly.
 func FilterParallel[T any](ctx context.Context, p *Program, xs []T, workers int) ([]T, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("eval: filter: %w", err)
@@ -120,6 +123,15 @@ func FilterParallel[T any](ctx context.Context, p *Program, xs []T, workers int)
 	}
 	for range workers {
 		wg.Go(func() {
+			// The guard stops an evaluation that runs long inside one
+			// object (nested loops over large collections); the look
+			// every checkEvery objects stops many short ones.
+			g := &guard{ctx: ctx, next: guardEvery}
+			stopped := func(err error) {
+				mu.Lock()
+				cancel = err
+				mu.Unlock()
+			}
 			for {
 				c := take()
 				if c < 0 {
@@ -128,13 +140,15 @@ func FilterParallel[T any](ctx context.Context, p *Program, xs []T, workers int)
 				lo, hi := c*chunk, min((c+1)*chunk, len(xs))
 				for i := lo; i < hi; i++ {
 					if (i-lo)%checkEvery == 0 && ctx.Err() != nil {
-						mu.Lock()
-						cancel = ctx.Err()
-						mu.Unlock()
+						stopped(ctx.Err())
 						return
 					}
-					if p.run(at(mode, xs, i)) {
+					if obj := at(mode, xs, i); obj != nil && p.guarded(hide(obj), unsafe.Pointer(g)) {
 						marks[i/64] |= 1 << (i % 64)
+					}
+					if err := g.err; err != nil {
+						stopped(err)
+						return
 					}
 				}
 			}

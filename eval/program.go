@@ -1,9 +1,11 @@
 package eval
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"reflect"
+	"sync"
 	"unsafe"
 
 	"github.com/croql/croql/schema"
@@ -23,10 +25,18 @@ type Program struct {
 	// of a query that reads only the root object (no frame), else the
 	// closures over a frame on the stack (see framed).
 	root objPred
+	// guarded is root with a guard (see MatchContext) in the frame.
+	guarded guardedPred
+	// guards recycles the guards of MatchContext.
+	guards sync.Pool
 }
 
 // objPred is a predicate on the object at its argument, with no frame.
 type objPred func(unsafe.Pointer) bool
+
+// guardedPred is a predicate on the object at obj that runs its loops under
+// the guard at g (see guard).
+type guardedPred func(obj, g unsafe.Pointer) bool
 
 // MaxScopes is the most scopes (the root and the nested where/with) a
 // query may bind: evaluation keeps them in a frame on the stack. The
@@ -39,6 +49,15 @@ type Option func(*options)
 type options struct {
 	users    map[int64]*schema.UserRef
 	haveDirs bool
+	plain    bool
+}
+
+// WithoutOptimizations compiles the query to the plain closure tree, one
+// closure per node of the core IR, without the optimising layer (fused
+// test trees, inline field reads and loops). The answers are the same;
+// the tests run every query both ways.
+func WithoutOptimizations() Option {
+	return func(o *options) { o.plain = true }
 }
 
 // WithUsers supplies the user directory, user id to login. A query that
@@ -88,31 +107,35 @@ func Compile(q *typecheck.Query, opts ...Option) (*Program, error) {
 	if q.Root == nil || q.Context == nil || q.Context.Root == nil {
 		return nil, errors.New("eval: the query was not checked (no root expression or context)")
 	}
+	core, scopes := typecheck.CoreOf(q)
 	obj := q.Context.Root
 	if obj.GoType == nil || obj.GoType.Kind() != reflect.Struct {
 		return nil, fmt.Errorf("eval: context %q has no Go struct type", q.Context.Name)
 	}
-	if err := validate(q.Root, 0); err != nil {
+	if err := validate(core, 0); err != nil {
 		return nil, fmt.Errorf("eval: %w", err)
 	}
 	var o options
 	for _, opt := range opts {
 		opt(&o)
 	}
-	scopes := max(q.Scopes, 1)
+	scopes = max(scopes, 1)
 	if scopes > MaxScopes {
 		return nil, fmt.Errorf("eval: the query nests %d where/with scopes; at most %d are supported", scopes-1, MaxScopes-1)
 	}
-	c := &compiler{scopes: scopes, users: o.users, haveDir: o.haveDirs}
-	pred, err := c.pred(q.Root)
+	c := &compiler{scopes: scopes, users: o.users, haveDir: o.haveDirs, opt: !o.plain}
+	pred, err := c.pred(core)
 	if err != nil {
 		return nil, fmt.Errorf("eval: %w", err)
 	}
-	root := framed(pred, scopes)
-	if ts, ok := c.simpleTests(q.Root, 0); ok {
+	root, guarded := framed(pred, scopes)
+	if ts, ok := c.simpleTests(core, 0); ok {
 		// The query reads only the root object: run its tests on it, with
-		// no frame (the closures above also checked the tree).
+		// no frame (the closures above also checked the tree). Its loops
+		// are over the object's own collections and theirs, at most
+		// maxTests of them: bounded work, with no guard to look at.
 		root = lowerAll(ts)
+		guarded = func(obj, _ unsafe.Pointer) bool { return root(obj) }
 	}
 	var word unsafe.Pointer
 	{
@@ -124,6 +147,7 @@ func Compile(q *typecheck.Query, opts ...Option) (*Program, error) {
 		rootType: obj.GoType,
 		rootWord: word,
 		root:     root,
+		guarded:  guarded,
 	}, nil
 }
 
@@ -221,6 +245,11 @@ func validate(n typecheck.Node, depth int) error {
 			return bad
 		}
 		return kids(n.X)
+	case *typecheck.Exists:
+		if n == nil {
+			return bad
+		}
+		return kids(n.X)
 	}
 	return fmt.Errorf("unknown expression node %T", n)
 }
@@ -247,33 +276,84 @@ func (p *Program) run(obj unsafe.Pointer) bool {
 	return obj != nil && p.root(hide(obj))
 }
 
-// framed runs pred with a frame on the stack sized for the query.
-func framed(pred predFn, scopes int) objPred {
+// MatchContext is Match under ctx: the evaluation looks at the context
+// between elements of the collections it visits (every guardEvery elements)
+// and, once ctx is done, stops and returns false and the context's error
+// (wrapped; errors.Is finds context.Canceled or DeadlineExceeded). It
+// allocates nothing unless it fails.
+func (p *Program) MatchContext(ctx context.Context, obj any) (bool, error) {
+	select { // cheaper than ctx.Err, which takes a lock
+	case <-ctx.Done():
+		return false, fmt.Errorf("eval: %w", ctx.Err())
+	default:
+	}
+	e := (*eface)(unsafe.Pointer(&obj))
+	if e.typ != p.rootWord || e.data == nil {
+		return false, nil
+	}
+	// The guard is on the heap, reused through the program's pool: a
+	// pointer into this goroutine's stack, hidden in the frame, would not
+	// survive the compiler reusing the slot or the stack moving.
+	g, _ := p.guards.Get().(*guard)
+	if g == nil {
+		g = new(guard)
+	}
+	*g = guard{ctx: ctx, next: guardEvery}
+	ok := p.guarded(hide(e.data), unsafe.Pointer(g))
+	err := g.err
+	*g = guard{}
+	p.guards.Put(g)
+	if err != nil {
+		return false, fmt.Errorf("eval: %w", err)
+	}
+	return ok, nil
+}
+
+// framed runs pred with a frame on the stack sized for the query: a slot
+// per scope and, last, the guard of MatchContext (nil for Match).
+func framed(pred predFn, scopes int) (objPred, guardedPred) {
+	n := scopes + 1
 	switch {
-	case scopes <= 2: // most queries: the root and one where
+	case n <= 3: // most queries: the root and one where
 		return func(obj unsafe.Pointer) bool {
-			var buf [2]unsafe.Pointer
-			buf[0] = obj
-			return pred(unsafe.Slice((*unsafe.Pointer)(hide(unsafe.Pointer(&buf))), scopes))
-		}
-	case scopes <= 8:
+				var buf [3]unsafe.Pointer
+				buf[0] = obj
+				return pred(unsafe.Slice((*unsafe.Pointer)(hide(unsafe.Pointer(&buf))), n))
+			}, func(obj, g unsafe.Pointer) bool {
+				var buf [3]unsafe.Pointer
+				buf[0], buf[n-1] = obj, g
+				return pred(unsafe.Slice((*unsafe.Pointer)(hide(unsafe.Pointer(&buf))), n))
+			}
+	case n <= 8:
 		return func(obj unsafe.Pointer) bool {
-			var buf [8]unsafe.Pointer
-			buf[0] = obj
-			return pred(unsafe.Slice((*unsafe.Pointer)(hide(unsafe.Pointer(&buf))), scopes))
-		}
-	case scopes <= 32:
+				var buf [8]unsafe.Pointer
+				buf[0] = obj
+				return pred(unsafe.Slice((*unsafe.Pointer)(hide(unsafe.Pointer(&buf))), n))
+			}, func(obj, g unsafe.Pointer) bool {
+				var buf [8]unsafe.Pointer
+				buf[0], buf[n-1] = obj, g
+				return pred(unsafe.Slice((*unsafe.Pointer)(hide(unsafe.Pointer(&buf))), n))
+			}
+	case n <= 32:
 		return func(obj unsafe.Pointer) bool {
-			var buf [32]unsafe.Pointer
-			buf[0] = obj
-			return pred(unsafe.Slice((*unsafe.Pointer)(hide(unsafe.Pointer(&buf))), scopes))
-		}
+				var buf [32]unsafe.Pointer
+				buf[0] = obj
+				return pred(unsafe.Slice((*unsafe.Pointer)(hide(unsafe.Pointer(&buf))), n))
+			}, func(obj, g unsafe.Pointer) bool {
+				var buf [32]unsafe.Pointer
+				buf[0], buf[n-1] = obj, g
+				return pred(unsafe.Slice((*unsafe.Pointer)(hide(unsafe.Pointer(&buf))), n))
+			}
 	}
 	return func(obj unsafe.Pointer) bool {
-		var buf [MaxScopes]unsafe.Pointer
-		buf[0] = obj
-		return pred(unsafe.Slice((*unsafe.Pointer)(hide(unsafe.Pointer(&buf))), scopes))
-	}
+			var buf [MaxScopes + 1]unsafe.Pointer
+			buf[0] = obj
+			return pred(unsafe.Slice((*unsafe.Pointer)(hide(unsafe.Pointer(&buf))), n))
+		}, func(obj, g unsafe.Pointer) bool {
+			var buf [MaxScopes + 1]unsafe.Pointer
+			buf[0], buf[n-1] = obj, g
+			return pred(unsafe.Slice((*unsafe.Pointer)(hide(unsafe.Pointer(&buf))), n))
+		}
 }
 
 // RootType is the Go type (a struct, not a pointer) Match takes a pointer to.

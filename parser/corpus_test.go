@@ -247,5 +247,5 @@ func TestFormatDiagnostic(t *testing.T) {
 	_, diags := parser.Parse(src)
 	require.Len(t, diags, 1)
 	got := diag.NewSource(src).Format(diags[0])
-	assert.Equal(t, "2:6: CroQL has no `==`: write `=` [croqlInvalidSyntax/double-equals]\n  text == \"a\"\n       ^^\n", got)
+	assert.Equal(t, "2:6: error: CroQL has no `==`: write `=` [croqlInvalidSyntax/double-equals]\n  text == \"a\"\n       ^^\n", got)
 }

@@ -250,16 +250,18 @@ func (s *scanner) emit(t lexer.TokenType, start, end int) {
 func (s *scanner) node(start, end int) {
 	s.nodes++
 	if s.nodes > s.lim.MaxNodes && !s.stopped {
-		s.errorf("limit-nodes", diag.Span{Start: start, End: end},
-			"the query has more than %d syntax nodes; split it or raise the node limit", s.lim.MaxNodes)
+		s.add(diag.Errorf(diag.ClassSyntax, "limit-nodes", diag.Span{Start: start, End: end},
+			"the query has more than %d syntax nodes; split it", s.lim.MaxNodes).
+			WithHint("raise the limit with --max-nodes N (croql lint, sql, query, fmt, explain), or parser.Limits.MaxNodes through croql.WithLimits"))
 		s.stopped = true
 	}
 }
 
 func (s *scanner) depthCheck(start, end int) {
 	if d := len(s.levels) - 1 + s.ifs; d > s.lim.MaxDepth && !s.stopped {
-		s.errorf("limit-depth", diag.Span{Start: start, End: end},
-			"the query nests deeper than %d levels of parentheses and `if`; flatten it or raise the depth limit", s.lim.MaxDepth)
+		s.add(diag.Errorf(diag.ClassSyntax, "limit-depth", diag.Span{Start: start, End: end},
+			"the query nests deeper than %d levels of parentheses and `if`; flatten it", s.lim.MaxDepth).
+			WithHint("raise the limit with --max-depth N (croql lint, sql, query, fmt, explain), or parser.Limits.MaxDepth through croql.WithLimits"))
 		s.stopped = true
 	}
 }
@@ -520,11 +522,13 @@ func (s *scanner) nullDiag(field, what string, negated bool, sp diag.Span) {
 	case what == "empty":
 		msg = fmt.Sprintf("CroQL has no `is not empty`: write `%s != \"\"` for a string or `count of %s > 0` for a collection", f, f)
 	case !negated:
-		msg = fmt.Sprintf("CroQL has no null test (`is null`): an absent value makes every comparison false and an absent bool is false; "+
-			"test the value instead, e.g. `not %s` for a bool, `%s = \"\"` for a string, `count of %s = 0` for a collection", f, f, f)
+		msg = fmt.Sprintf("CroQL has no null test (`is null`): an ordering with an absent value is false and an absent bool is false; "+
+			"test the value instead, by its type: `not (%s >= 0 or %s < 0)` for a number, `not (%s >= \"\")` for a string, "+
+			"`count of %s = 0` for a collection, `not %s` for a bool that is false or absent", f, f, f, f, f)
 	default:
-		msg = fmt.Sprintf("CroQL has no null test (`is not null`): an absent value makes every comparison false and an absent bool is false; "+
-			"test the value instead, e.g. `%s` for a bool, `%s != \"\"` for a string, `count of %s > 0` for a collection", f, f, f)
+		msg = fmt.Sprintf("CroQL has no null test (`is not null`): an ordering with an absent value is false and an absent bool is false; "+
+			"test the value instead, by its type: `(%s >= 0 or %s < 0)` for a number, `%s >= \"\"` for a string, "+
+			"`count of %s > 0` for a collection, `%s` for a bool that is true", f, f, f, f, f)
 	}
 	s.errorf("null-test", sp, "%s", msg)
 }

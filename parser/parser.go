@@ -101,7 +101,8 @@ func Parse(src string) (ast.Expr, diag.List) { return defaultParser().Parse(src)
 func (p *Parser) Parse(src string) (ast.Expr, diag.List) {
 	if len(src) > p.lim.MaxSource {
 		return nil, diag.List{diag.Errorf(diag.ClassSyntax, "limit-source", diag.Span{Start: p.lim.MaxSource, End: len(src)},
-			"the query is %d bytes long, more than the limit of %d; shorten it or raise the source limit", len(src), p.lim.MaxSource)}
+			"the query is %d bytes long, more than the limit of %d; shorten it", len(src), p.lim.MaxSource).
+			WithHint("raise the limit with --max-source BYTES (croql lint, sql, query, fmt, explain), or parser.Limits.MaxSource through croql.WithLimits")}
 	}
 	sr := scan(src, p.lim)
 	if sr.diags.HasErrors() {

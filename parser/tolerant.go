@@ -68,24 +68,32 @@ type Partial struct {
 }
 
 // maxRepairs bounds the repairs of one tolerant parse; past it the token
-// stream is cut at the error and closed.
-const maxRepairs = 16
+// stream is cut at the error and closed. Each repair re-parses the stream
+// a few times, so long streams get fewer: repairTokens / tokens, at least 1.
+const (
+	maxRepairs   = 16
+	repairTokens = 4096
+)
 
 // ParseTolerant parses src like Parse and, when it does not parse, repairs
 // the token stream until it does, so that an editor gets a tree of what
-// has been typed so far. The repairs, tried in this order at the token
-// participle stops at:
+// has been typed so far (docs/editor.md lists what it recovers from).
+// First, parentheses left open are closed at the end of the text and a
+// hole is put wherever an operand is due but the next token cannot begin
+// one. Then, at the token participle stops at, it tries these candidates
+// and keeps the first after which the tokens parse, else the one participle
+// gets furthest with:
 //
 //   - a missing operand (after an operator, a keyword, `(`, `not`, `if`,
 //     at the start, or before `)`) is filled with a hole;
 //   - an `if` that ends early gets its `then` and `else` with holes;
-//   - any other unexpected token is dropped;
-//   - parentheses left open are closed at the end of the text.
+//   - a `between` at the end gets `and` and a hole;
 //
-// After maxRepairs repairs the tokens from the error on are dropped. The
-// source limit still applies (a longer text gives no tree); the depth and
-// node limits do not stop the tolerant parse, since its token stream is
-// bounded by the source limit and the repairs only add holes and closers.
+// and when none gets past the error, drops the token. After 16 repairs
+// (fewer on streams over 256 tokens: 4096 / tokens, at least one) the
+// tokens from the error on are dropped. A text over one of the parser's
+// limits, or with more than MaxErrors scan errors, gets its diagnostics and
+// tokens (up to where the scan stopped) but no tree.
 func (p *Parser) ParseTolerant(src string) *Partial {
 	out := &Partial{}
 	if len(src) > p.lim.MaxSource {
@@ -96,20 +104,19 @@ func (p *Parser) ParseTolerant(src string) *Partial {
 	out.Tokens = publicTokens(sr.toks)
 	toks := sr.toks[:len(sr.toks)-1] // without EOF
 	if !sr.diags.HasErrors() {
-		tree, diags, scopes, ok := parseTokens(src, toks, true)
-		if ok && !diags.HasErrors() {
-			out.Tree, out.Scopes = tree, sortScopes(scopes)
+		res := attempt(src, toks, true)
+		if res.failAt < 0 && !res.diags.HasErrors() {
+			out.Tree, out.Scopes = res.tree, sortScopes(res.scopes)
 			return out
 		}
-		out.Diags = diags
+		out.Diags = res.diags
 	} else {
 		out.Diags = sr.diags
 	}
-	if sr.stopped { // a limit: scan again without them to recover a tree
-		free := Limits{MaxSource: p.lim.MaxSource, MaxDepth: int(^uint(0) >> 1), MaxNodes: int(^uint(0) >> 1)}
-		sr = scan(src, free)
-		out.Tokens = publicTokens(sr.toks)
-		toks = sr.toks[:len(sr.toks)-1]
+	if sr.stopped {
+		// A limit (or the error cap) stopped the scan: no tree, so that the
+		// repairs never re-parse more than the limits allow.
+		return out
 	}
 	out.Repaired = true
 	work := append(make([]lexer.Token, 0, len(toks)+8), toks...)
@@ -126,25 +133,20 @@ func (p *Parser) ParseTolerant(src string) *Partial {
 	for ; depth > 0; depth-- {
 		work = append(work, synth(tRParen, len(src)))
 	}
-	for try := 0; ; try++ {
-		tree, _, scopes, ok := parseTokens(src, work, false)
-		if ok {
-			out.Tree, out.Scopes = tree, sortScopes(scopes)
-			return out
+	work = fillHoles(work, len(src))
+	res := attempt(src, work, false)
+	for try := 0; res.failAt >= 0; try++ {
+		if try >= min(maxRepairs, max(1, repairTokens/len(work))) {
+			work = closeAt(work[:res.failAt], len(src))
+			res = attempt(src, work, false)
+			break
 		}
-		at := failIndex(src, work)
-		if at < 0 {
-			return out
-		}
-		if try >= maxRepairs {
-			work = closeAt(work[:at], len(src))
-			if tree, _, scopes, ok := parseTokens(src, work, false); ok {
-				out.Tree, out.Scopes = tree, sortScopes(scopes)
-			}
-			return out
-		}
-		work = repair(src, work, at, len(src))
+		work, res = repair(src, work, res.failAt, len(src))
 	}
+	if res.failAt < 0 {
+		out.Tree, out.Scopes = res.tree, sortScopes(res.scopes)
+	}
+	return out
 }
 
 func sortScopes(s []Scope) []Scope {
@@ -155,6 +157,40 @@ func sortScopes(s []Scope) []Scope {
 // synth is a token the repairs insert: its empty text gives it an empty span.
 func synth(t lexer.TokenType, off int) lexer.Token {
 	return lexer.Token{Type: t, Pos: lexer.Position{Offset: off, Line: 1, Column: 1}}
+}
+
+// startsOperandTok reports whether t can begin an operand: a leaf, `(`,
+// `not`, `if`, or the unary minus.
+func startsOperandTok(t *lexer.Token) bool {
+	switch t.Type {
+	case tLeaf, tLParen, tNot, tIf:
+		return true
+	case tOp:
+		return t.Value == "-"
+	}
+	return false
+}
+
+// fillHoles inserts a hole wherever an operand is due and the next token
+// (or the end) cannot begin one: `a and`, `where ()`, `(or b)`, `not )`.
+// Participle reports such errors at the start of the construct it gave up
+// on, not where the operand is missing, so these are repaired up front.
+func fillHoles(toks []lexer.Token, end int) []lexer.Token {
+	out := make([]lexer.Token, 0, len(toks)+4)
+	var prev *lexer.Token
+	for i := range toks {
+		t := &toks[i]
+		if expectsOperand(prev) && !startsOperandTok(t) {
+			out = append(out, synth(tLeaf, t.Pos.Offset))
+		}
+		out = append(out, *t)
+		last := *t
+		prev = &last
+	}
+	if expectsOperand(prev) {
+		out = append(out, synth(tLeaf, end))
+	}
+	return out
 }
 
 // expectsOperand reports whether an operand must follow token t (nil: the
@@ -170,11 +206,11 @@ func expectsOperand(t *lexer.Token) bool {
 	return false
 }
 
-// repair changes the tokens at index at, where participle stopped: it
-// tries the candidate repairs in order and keeps the first after which the
-// tokens parse or participle stops further on; the last, dropping the
-// token, always applies.
-func repair(src string, toks []lexer.Token, at, end int) []lexer.Token {
+// repair changes the tokens at index at, where participle stopped: of the
+// candidate repairs it keeps the first after which the tokens parse, else
+// the one after which participle stops furthest on; when none gets past
+// the error the token is dropped.
+func repair(src string, toks []lexer.Token, at, end int) ([]lexer.Token, result) {
 	off := end
 	if at < len(toks) {
 		off = toks[at].Pos.Offset
@@ -200,15 +236,29 @@ func repair(src string, toks []lexer.Token, at, end int) []lexer.Token {
 		// Give an open `between` its `and`.
 		cands = append(cands, insert(toks, at, lexer.Token{Type: tOp, Value: "and", Pos: lexer.Position{Offset: end, Line: 1, Column: 1}}, synth(tLeaf, end)))
 	}
-	for _, c := range cands {
-		if i := failIndex(src, c); i < 0 || i > at {
-			return c
+	// The first candidate that parses wins; else the one participle gets
+	// furthest with, counted in tokens of the original stream.
+	best, bestScore := -1, at
+	var bestRes result
+	for k, c := range cands {
+		r := attempt(src, c, false)
+		if r.failAt < 0 {
+			return c, r
+		}
+		if score := r.failAt - (len(c) - len(toks)); score > bestScore {
+			best, bestScore, bestRes = k, score, r
 		}
 	}
-	if at >= len(toks) {
-		return closeAt(toks, end)
+	if best >= 0 {
+		return cands[best], bestRes
 	}
-	return append(toks[:at:at], toks[at+1:]...)
+	var next []lexer.Token
+	if at >= len(toks) {
+		next = closeAt(toks, end)
+	} else {
+		next = append(toks[:at:at], toks[at+1:]...)
+	}
+	return next, attempt(src, next, false)
 }
 
 // openIf returns tThen or tElse when the innermost `if` before the end of
@@ -278,13 +328,23 @@ func closeAt(toks []lexer.Token, end int) []lexer.Token {
 	return toks
 }
 
-// parseTokens runs participle and the lowering on toks (without EOF). In
-// strict mode it returns the lowering's diagnostics too; ok is false when
-// participle rejects the tokens.
-func parseTokens(src string, toks []lexer.Token, strict bool) (ast.Expr, diag.List, []Scope, bool) {
+// result is one parse of a token stream.
+type result struct {
+	tree   ast.Expr
+	diags  diag.List
+	scopes []Scope
+	// failAt is the index of the token participle stopped at (len(toks)
+	// for the end), or -1 when the tokens parse.
+	failAt int
+}
+
+// attempt runs participle and, when it accepts toks (without EOF), the
+// lowering. In strict mode the diagnostics are Parse's: participle's error,
+// else the lowering's.
+func attempt(src string, toks []lexer.Token, strict bool) result {
 	g, err := grammar()
 	if err != nil {
-		return nil, diag.List{diag.Errorf(diag.ClassSyntax, "internal", diag.Span{}, "internal error: the grammar does not build: %v", err)}, nil, false
+		return result{failAt: len(toks), diags: diag.List{diag.Errorf(diag.ClassSyntax, "internal", diag.Span{}, "internal error: the grammar does not build: %v", err)}}
 	}
 	all := make([]lexer.Token, len(toks)+1)
 	copy(all, toks)
@@ -296,56 +356,33 @@ func parseTokens(src string, toks []lexer.Token, strict bool) (ast.Expr, diag.Li
 	}
 	peek, err := lexer.Upgrade(&sliceLexer{toks: all})
 	if err != nil {
-		return nil, diag.List{diag.Errorf(diag.ClassSyntax, "internal", diag.Span{}, "internal error: %v", err)}, nil, false
+		return result{failAt: len(toks), diags: diag.List{diag.Errorf(diag.ClassSyntax, "internal", diag.Span{}, "internal error: %v", err)}}
 	}
 	tree, err := g.ParseFromLexer(peek)
 	if err != nil {
+		r := result{failAt: len(toks)}
 		if strict {
-			return nil, diag.List{syntaxError(src, all, err)}, nil, false
+			r.diags = diag.List{syntaxError(src, all, err)}
 		}
-		return nil, nil, nil, false
+		line := -1
+		var ut *participle.UnexpectedTokenError
+		var perr participle.Error
+		switch {
+		case errors.As(err, &ut):
+			line = ut.Unexpected.Pos.Line
+		case errors.As(err, &perr):
+			line = perr.Position().Line
+		}
+		if line >= 1 && line <= len(all) {
+			r.failAt = line - 1
+		}
+		return r
 	}
 	var scopes []Scope
 	l := lowerer{src: src, scopes: &scopes}
 	e, _ := l.expr(tree)
 	l.diags.Sort()
-	return e, l.diags, scopes, true
-}
-
-// failIndex parses toks and returns the index of the token participle
-// stops at (len(toks) for the end), or -1 when it does not stop.
-func failIndex(src string, toks []lexer.Token) int {
-	g, err := grammar()
-	if err != nil {
-		return -1
-	}
-	all := make([]lexer.Token, len(toks)+1)
-	copy(all, toks)
-	all[len(toks)] = lexer.Token{Type: lexer.EOF, Pos: lexer.Position{Offset: len(src)}}
-	for i := range all {
-		all[i].Pos.Line = i + 1
-	}
-	peek, err := lexer.Upgrade(&sliceLexer{toks: all})
-	if err != nil {
-		return -1
-	}
-	_, err = g.ParseFromLexer(peek)
-	if err == nil {
-		return -1
-	}
-	line := -1
-	var ut *participle.UnexpectedTokenError
-	var perr participle.Error
-	switch {
-	case errors.As(err, &ut):
-		line = ut.Unexpected.Pos.Line
-	case errors.As(err, &perr):
-		line = perr.Position().Line
-	}
-	if line < 1 || line > len(all) {
-		return len(toks)
-	}
-	return line - 1
+	return result{tree: e, diags: l.diags, scopes: scopes, failAt: -1}
 }
 
 // publicTokens converts scanner tokens (EOF dropped) to Tokens.

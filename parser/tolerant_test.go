@@ -1,6 +1,7 @@
 package parser_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -55,6 +56,7 @@ func TestTolerantRecovers(t *testing.T) {
 		{`provider = "go`, `(= provider )`},
 		{`text contains "a" or`, `(or (contains text "a") )`},
 		{`(is hidden or ) and is icu`, `(and (or |is hidden| ) |is icu|)`},
+		{`count of translations where (votes where (`, `(of count (where translations (where votes )))`},
 	}
 	p := parser.New(parser.Limits{})
 	for _, c := range cases {
@@ -77,15 +79,100 @@ func TestTolerantScopes(t *testing.T) {
 	assert.Equal(t, ast.With, part.Scopes[1].Filter.Kind)
 }
 
+// The hole of an empty nested filter is inside its parentheses.
+func TestTolerantNestedOpen(t *testing.T) {
+	src := `count of translations where (votes where (`
+	part := parser.New(parser.Limits{}).ParseTolerant(src)
+	require.Len(t, part.Scopes, 2)
+	assert.Equal(t, len(src), part.Scopes[1].Body.Start)
+	assert.Equal(t, len(src), part.Scopes[1].Body.End)
+}
+
 // TestTolerantGarbage: arbitrary bytes give no panic, and a bounded number
 // of repairs.
 func TestTolerantGarbage(t *testing.T) {
 	p := parser.New(parser.Limits{})
-	for _, src := range []string{")))(((", "and and and or not not", "if if if then then", strings.Repeat("a = = ", 200), "@@@ \"", "' is", "x between", strings.Repeat("(", 300)} {
+	for _, src := range []string{")))(((", "and and and or not not", "if if if then then", strings.Repeat("a = = ", 200), "@@@ \"", "' is", "x between", strings.Repeat("(", 300), strings.Repeat("a and ", 6000)} {
 		part := p.ParseTolerant(src)
 		assert.NotEmpty(t, part.Diags, "%q", src)
 		for _, tok := range part.Tokens {
 			assert.True(t, tok.Span.End <= len(src), "%q: %+v", src, tok)
 		}
 	}
+}
+
+// BenchmarkTolerantWorst is a text just under the default node limit
+// (10,000) whose errors are at its end, so that each repair re-parses all of
+// it: the most a broken query can cost an editor per keystroke.
+//
+//	go test -run '^$' -bench BenchmarkTolerant ./parser
+func BenchmarkTolerantWorst(b *testing.B) {
+	src := strings.Repeat("is hidden and ", 3300) + `is hidden "x" "y" "z" then else`
+	p := parser.New(parser.Limits{})
+	for b.Loop() {
+		if p.ParseTolerant(src).Tree == nil {
+			b.Fatal("no tree")
+		}
+	}
+}
+
+// BenchmarkTolerantTyping is a 200-byte query cut in the middle of a
+// nested filter, as while typing.
+func BenchmarkTolerantTyping(b *testing.B) {
+	src := `is hidden = false and (text contains "Save" or max length between 10 and 80) and ` +
+		`count of translations where (is pre translated and provider = "deepl" and count of votes where (is up`
+	p := parser.New(parser.Limits{})
+	for b.Loop() {
+		if p.ParseTolerant(src).Tree == nil {
+			b.Fatal("no tree")
+		}
+	}
+}
+
+func ExampleParser_ParseTolerant() {
+	src := `count of translations where (is pre translated and `
+	part := parser.New(parser.Limits{}).ParseTolerant(src)
+	fmt.Println(part.Diags[0].Rule)
+	fmt.Println(ast.SExpr(part.Tree))
+	body := part.Scopes[0].Body
+	fmt.Printf("filter body %d-%d of %d bytes\n", body.Start, body.End, len(src))
+	// Output:
+	// missing-paren
+	// (of count (where translations (and |is pre translated| )))
+	// filter body 29-51 of 51 bytes
+}
+
+// FuzzTolerant: on any text the tolerant parse does not panic, reports
+// Parse's diagnostics, keeps its spans inside the text and, when Parse
+// gives a tree, gives the same tree.
+//
+//	go test ./parser -run '^$' -fuzz FuzzTolerant -fuzztime 100000x
+func FuzzTolerant(f *testing.F) {
+	for _, c := range loadCorpus(f) {
+		f.Add(c.Query())
+	}
+	for _, s := range []string{"count of translations where (votes where (", "if a then", "x between 1", `provider = "go`, "((", "@us"} {
+		f.Add(s)
+	}
+	p := parser.New(parser.Limits{MaxSource: 4096})
+	f.Fuzz(func(t *testing.T, src string) {
+		e, diags := p.Parse(src)
+		part := p.ParseTolerant(src)
+		if len(diags) != len(part.Diags) {
+			t.Fatalf("%q: %d diagnostics, Parse has %d", src, len(part.Diags), len(diags))
+		}
+		if e != nil && (part.Tree == nil || !ast.Equal(e, part.Tree)) {
+			t.Fatalf("%q: tolerant tree differs from Parse's", src)
+		}
+		for _, tok := range part.Tokens {
+			if tok.Span.Start < 0 || tok.Span.Start > tok.Span.End || tok.Span.End > len(src) {
+				t.Fatalf("%q: token %+v", src, tok)
+			}
+		}
+		for _, s := range part.Scopes {
+			if s.Body.Start < 0 || s.Body.Start > s.Body.End || s.Body.End > len(src) {
+				t.Fatalf("%q: scope %+v", src, s.Body)
+			}
+		}
+	})
 }

@@ -218,3 +218,9 @@ func jsonString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+func httptestServer(t testing.TB, h http.Handler) *httptest.Server {
+	hs := httptest.NewServer(h)
+	t.Cleanup(hs.Close)
+	return hs
+}

@@ -70,6 +70,11 @@ type Config struct {
 	// Logger receives one line per request and the internal errors (a
 	// discarding logger when nil). Tokens are never logged.
 	Logger *slog.Logger
+	// MaxCost is the cost budget of a query (croql.WithMaxCost): the most
+	// work one evaluation on one object may take by the static cost
+	// model; a query over it is a 400 (rule too-costly) before it runs.
+	// 0 is the facade's safe default, negative unlimited.
+	MaxCost float64
 	// Options are more facade options for every query (applied last).
 	Options []croql.Option
 }
@@ -285,7 +290,7 @@ func (s *Server) env(p *Project, ctxName string) (*croql.Env, error) {
 		return e, nil
 	}
 	opts := []croql.Option{croql.WithEdition(s.cfg.Edition), croql.WithUsers(p.Users),
-		croql.WithClock(s.cfg.Now), croql.WithLocation(s.cfg.Location)}
+		croql.WithClock(s.cfg.Now), croql.WithLocation(s.cfg.Location), croql.WithMaxCost(s.cfg.MaxCost)}
 	if len(p.Languages) > 0 {
 		opts = append(opts, croql.WithLanguages(p.Languages...))
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"sync"
@@ -36,6 +37,10 @@ type Project struct {
 	Logins map[int64]string
 	// Languages lists every language code of the project (source first).
 	Languages []string
+	// Scratch is the scratch schema (PostgreSQL) or database (MySQL) the
+	// project was loaded into, or the SQLite file; Close removes it.
+	// Empty for data the storage did not create.
+	Scratch string
 
 	db      *sql.DB
 	dialect compile.Dialect
@@ -238,11 +243,28 @@ func LoadSQLite(ctx context.Context, dir string, data ...*schema.Project) (_ *St
 		if err != nil {
 			return nil, err
 		}
+		// The database files go with the storage, also in a given dir.
+		s.OnClose(func() error {
+			var errs []error
+			for _, suffix := range []string{"", "-wal", "-shm"} {
+				if err := os.Remove(file + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
+					errs = append(errs, err)
+				}
+			}
+			return errors.Join(errs...)
+		})
 		if err := compile.Load(ctx, db.SQL, db.Dialect, m, d); err != nil {
 			db.Close()
 			return nil, fmt.Errorf("server: loading project %d: %w", id, err)
 		}
-		if err := s.Add(projectOf(id, d), db.SQL, db.Dialect, db.Close); err != nil {
+		// SQLite runs each query on the calling goroutine's CPU: more
+		// connections than twice the CPUs only queue inside the engine.
+		conns := 2 * runtime.GOMAXPROCS(0)
+		db.SQL.SetMaxOpenConns(conns)
+		db.SQL.SetMaxIdleConns(conns)
+		p := projectOf(id, d)
+		p.Scratch = file
+		if err := s.Add(p, db.SQL, db.Dialect, db.Close); err != nil {
 			db.Close()
 			return nil, err
 		}
@@ -271,7 +293,9 @@ func LoadServer(ctx context.Context, engineName, dsn string, data ...*schema.Pro
 			db.Close()
 			return nil, fmt.Errorf("server: loading project %d: %w", id, err)
 		}
-		if err := s.Add(projectOf(id, d), db.SQL, db.Dialect, db.Close); err != nil {
+		p := projectOf(id, d)
+		p.Scratch = db.Schema
+		if err := s.Add(p, db.SQL, db.Dialect, db.Close); err != nil {
 			db.Close()
 			return nil, err
 		}
@@ -280,7 +304,7 @@ func LoadServer(ctx context.Context, engineName, dsn string, data ...*schema.Pro
 }
 
 // OpenExisting serves the data already in the reference schema at dsn
-// (loaded with `croql load`, or a service's own tables in that shape) as
+// (loaded with compile.Load, or a service's own tables in that shape) as
 // one project with id 1 named name. The user directory is read from the
 // users table, the languages from the translations. Nothing is created or
 // dropped.

@@ -5,7 +5,7 @@
 # needs Go, Node.js and npm. Prints the size of croql.wasm, raw and gzip.
 #
 #   web/build.sh           build
-#   go run ./cmd/croql serve   then open http://127.0.0.1:8080/playground/
+#   go run ./cmd/croql serve --token dev   then open http://127.0.0.1:8080/playground/
 set -euo pipefail
 
 web="$(cd "$(dirname "$0")" && pwd)"

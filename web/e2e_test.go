@@ -57,7 +57,7 @@ func TestPlaygroundInChromium(t *testing.T) {
 	}
 
 	mux := http.NewServeMux()
-	Mount(mux, "/playground", "dist")
+	Mount(mux.Handle, "/playground", "dist")
 	srv := httptest.NewServer(mux) // 127.0.0.1, a free port
 	defer srv.Close()
 

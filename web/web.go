@@ -8,7 +8,7 @@
 // handler serves such a directory:
 //
 //	mux := http.NewServeMux()
-//	web.Mount(mux, "/playground", "web/dist")
+//	web.Mount(mux.Handle, "/playground", "web/dist")
 //
 // The Go side of the page is package web/playground; the WebAssembly main
 // package is web/wasm.
@@ -45,11 +45,12 @@ func Handler(dir string) http.Handler {
 }
 
 // Mount serves the playground in dir under prefix (such as "/playground")
-// on mux: prefix redirects to prefix + "/", where the page is.
-func Mount(mux *http.ServeMux, prefix, dir string) {
+// through handle, a route registrar such as (*http.ServeMux).Handle or a
+// server's method for routes without authentication. It registers the
+// subtree prefix + "/"; an http.ServeMux redirects prefix itself there.
+func Mount(handle func(pattern string, h http.Handler), prefix, dir string) {
 	prefix = "/" + strings.Trim(prefix, "/")
-	mux.Handle(prefix+"/", http.StripPrefix(prefix, Handler(dir)))
-	mux.Handle(prefix, http.RedirectHandler(prefix+"/", http.StatusMovedPermanently))
+	handle(prefix+"/", http.StripPrefix(prefix, Handler(dir)))
 }
 
 type handler struct{ dir string }

@@ -13,13 +13,20 @@
 //     [Text], [Status]), where text and status are a string or an object
 //     keyed by plural category;
 //   - an [http.Handler] ([Handler]) for the module URL that reads the job
-//     (at most 5 MiB), loads the strings from `strings` or the NDJSON at
-//     `stringsUrl` and the file from base64 `content` or `contentUrl`,
+//     (at most 5 MiB, within 30 s; at most 4 jobs at once, 503 beyond),
+//     accepts both jobType spellings (the documentation's
+//     `file-post-import` and the platform SDK's `post-import-file`), loads
+//     the strings from `strings` or, when the job carries none, the NDJSON
+//     at `stringsUrl` (an empty or cut-short body is an error) and the file
+//     from base64 `content` or `contentUrl` (both fetched with an SSRF
+//     guard), checks the platform's input ([CheckJob], warnings only),
 //     calls the app's [Processor] with a context that ends before the
-//     platform's 2-minute wait, validates the result ([Validate]) and
-//     answers `data.strings`, or `data.stringsUrl` through a [Store] when
-//     the answer would be too large. Every failure becomes `error.message`,
-//     the text the platform shows the user.
+//     platform's 2-minute wait, validates what the app changed or added
+//     ([Validate]) and answers `data.strings`, or `data.stringsUrl` when
+//     the answer would be too large: by default a temporary file the
+//     handler serves itself, or a [Store]. Every failure becomes
+//     `error.message` (HTTP 200, as the platform's SDK answers), the text
+//     the platform shows the user.
 //
 // Strings round-trip faithfully: a [String] decoded from the job remembers
 // its wire form, so members the app does not change (unknown members

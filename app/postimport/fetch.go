@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -23,6 +22,16 @@ var ErrForbiddenAddress = errors.New("refusing to connect to a non-public addres
 
 // errTooLarge is returned when a fetched body exceeds its bound.
 var errTooLarge = errors.New("exceeds the size limit")
+
+// errNoStrings is returned when stringsUrl answers a body without a single
+// string: never read as "no strings" (a pass-through app would answer an
+// empty list, which removes every string).
+var errNoStrings = errors.New("the strings file holds no strings")
+
+// errUnframed is returned when stringsUrl answers a body whose end cannot
+// be told from a cut connection (HTTP/1.x with neither Content-Length nor
+// chunked encoding, not compressed).
+var errUnframed = errors.New("the strings file has no Content-Length or chunked framing, so a cut-short body cannot be detected")
 
 // GuardedClient returns an HTTP client for fetching job URLs: no proxy, at
 // most 5 redirects, only http(s), and connections only to public unicast
@@ -55,12 +64,66 @@ func GuardedClient() *http.Client {
 	return &http.Client{Transport: tr, CheckRedirect: checkRedirect}
 }
 
-var cgnat = netip.MustParsePrefix("100.64.0.0/10")
+// nonPublic are the ranges of the IANA special-purpose registries (IPv4
+// and IPv6) that are not globally reachable, besides what netip classifies
+// (loopback, private, link-local, multicast, unspecified).
+var nonPublic = func() []netip.Prefix {
+	var ps []netip.Prefix
+	for _, s := range []string{
+		"0.0.0.0/8",       // "this network"
+		"100.64.0.0/10",   // shared address space (CGNAT)
+		"192.0.0.0/24",    // IETF protocol assignments (incl. 192.0.0.192, DS-Lite, NAT64 discovery)
+		"192.0.2.0/24",    // TEST-NET-1
+		"192.88.99.0/24",  // deprecated 6to4 relay anycast
+		"198.18.0.0/15",   // benchmarking
+		"198.51.100.0/24", // TEST-NET-2
+		"203.0.113.0/24",  // TEST-NET-3
+		"240.0.0.0/4",     // reserved, incl. 255.255.255.255
+		"::/96",           // IPv4-compatible (::a.b.c.d), deprecated
+		"64:ff9b:1::/48",  // local-use IPv4/IPv6 translation
+		"100::/64",        // discard-only
+		"2001::/23",       // IETF protocol assignments (Teredo 2001::/32 hides an IPv4 address)
+		"2001:db8::/32",   // documentation
+		"3fff::/20",       // documentation
+		"5f00::/16",       // segment routing SIDs
+		"fec0::/10",       // site-local, deprecated
+	} {
+		ps = append(ps, netip.MustParsePrefix(s))
+	}
+	return ps
+}()
 
+var (
+	nat64  = netip.MustParsePrefix("64:ff9b::/96")
+	sixTo4 = netip.MustParsePrefix("2002::/16")
+)
+
+// publicAddr reports whether a is a public unicast address. IPv4 addresses
+// embedded in IPv6 (IPv4-mapped ::ffff:a.b.c.d, NAT64 64:ff9b::a.b.c.d,
+// 6to4 2002:aabb:ccdd::) are checked as the IPv4 address they carry.
 func publicAddr(a netip.Addr) bool {
+	if !a.IsValid() {
+		return false
+	}
 	a = a.Unmap()
-	return a.IsValid() && a.IsGlobalUnicast() && !a.IsPrivate() && !a.IsLoopback() &&
-		!a.IsLinkLocalUnicast() && !cgnat.Contains(a)
+	if a.Is6() {
+		b := a.As16()
+		switch {
+		case nat64.Contains(a):
+			return publicAddr(netip.AddrFrom4([4]byte(b[12:16])))
+		case sixTo4.Contains(a):
+			return publicAddr(netip.AddrFrom4([4]byte(b[2:6])))
+		}
+	}
+	if !a.IsGlobalUnicast() || a.IsPrivate() || a.IsLoopback() || a.IsLinkLocalUnicast() {
+		return false
+	}
+	for _, p := range nonPublic {
+		if p.Contains(a) {
+			return false
+		}
+	}
+	return true
 }
 
 func checkRedirect(req *http.Request, via []*http.Request) error {
@@ -97,23 +160,29 @@ type fetcher struct {
 // get opens a URL for reading. The returned cancel must be called after the
 // body is consumed.
 func (f *fetcher) get(ctx context.Context, what, raw string) (io.ReadCloser, context.CancelFunc, error) {
+	body, cancel, _, err := f.open(ctx, what, raw)
+	return body, cancel, err
+}
+
+// open is get that also returns the response (for its framing).
+func (f *fetcher) open(ctx context.Context, what, raw string) (io.ReadCloser, context.CancelFunc, *http.Response, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s is not a URL", what)
+		return nil, nil, nil, fmt.Errorf("%s is not a URL", what)
 	}
 	if err := checkScheme(u); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", what, err)
+		return nil, nil, nil, fmt.Errorf("%s: %w", what, err)
 	}
 	if f.allow != nil {
 		if err := f.allow(u); err != nil {
-			return nil, nil, fmt.Errorf("%s %s is not allowed: %w", what, redact(u), err)
+			return nil, nil, nil, fmt.Errorf("%s %s is not allowed: %w", what, redact(u), err)
 		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
 		cancel()
-		return nil, nil, fmt.Errorf("%s: %w", what, err)
+		return nil, nil, nil, fmt.Errorf("%s: %w", what, err)
 	}
 	resp, err := f.client.Do(req)
 	if err != nil {
@@ -122,14 +191,36 @@ func (f *fetcher) get(ctx context.Context, what, raw string) (io.ReadCloser, con
 		if errors.As(err, &ue) {
 			err = ue.Err // the url.Error repeats the full (signed) URL
 		}
-		return nil, nil, fmt.Errorf("%s %s could not be fetched: %w", what, redact(u), err)
+		return nil, nil, nil, fmt.Errorf("%s %s could not be fetched: %w", what, redact(u), err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		_ = resp.Body.Close()
 		cancel()
-		return nil, nil, fmt.Errorf("%s %s answered HTTP %d", what, redact(u), resp.StatusCode)
+		return nil, nil, nil, fmt.Errorf("%s %s answered HTTP %d", what, redact(u), resp.StatusCode)
 	}
-	return resp.Body, cancel, nil
+	return resp.Body, cancel, resp, nil
+}
+
+// strings fetches and decodes the NDJSON at stringsUrl. A body without
+// framing, a cut-short body and a body without a string are errors.
+func (f *fetcher) strings(ctx context.Context, raw string, maxLine int, maxTotal int64) ([]String, error) {
+	body, cancel, resp, err := f.open(ctx, "stringsUrl", raw)
+	if err != nil {
+		return nil, err
+	}
+	defer cancel()
+	defer body.Close()
+	if resp.ProtoMajor == 1 && resp.ContentLength < 0 && len(resp.TransferEncoding) == 0 && !resp.Uncompressed {
+		return nil, fmt.Errorf("stringsUrl %s: %w", redact(resp.Request.URL), errUnframed)
+	}
+	strs, err := DecodeNDJSON(body, maxLine, maxTotal)
+	if err != nil {
+		return nil, fmt.Errorf("stringsUrl: %w", err)
+	}
+	if len(strs) == 0 {
+		return nil, fmt.Errorf("stringsUrl %s: %w", redact(resp.Request.URL), errNoStrings)
+	}
+	return strs, nil
 }
 
 // fetchAll reads a whole body of at most limit bytes.
@@ -171,6 +262,20 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// errRecorder remembers the first error of r other than io.EOF.
+type errRecorder struct {
+	r   io.Reader
+	err error
+}
+
+func (e *errRecorder) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF && e.err == nil {
+		e.err = err
+	}
+	return n, err
+}
+
 // ndjsonError reports a bad line of an NDJSON stream.
 type ndjsonError struct {
 	line int
@@ -184,6 +289,11 @@ func (e *ndjsonError) Unwrap() error { return e.err }
 // "\r\n" endings are accepted) with bounds on the line length and the total
 // size; 0 means no bound.
 func DecodeNDJSON(r io.Reader, maxLine int, maxTotal int64) ([]String, error) {
+	// A read error (a timeout, a cut connection) ends the scan with the
+	// partial line as its last token: it is reported as what it is, not as
+	// a bad line.
+	rec := &errRecorder{r: r}
+	r = rec
 	var lr *limitedReader
 	if maxTotal > 0 {
 		lr = &limitedReader{r: r, n: maxTotal}
@@ -204,9 +314,12 @@ func DecodeNDJSON(r io.Reader, maxLine int, maxTotal int64) ([]String, error) {
 			continue
 		}
 		var s String
-		if err := json.Unmarshal(b, &s); err != nil {
+		if err := s.UnmarshalJSON(b); err != nil {
 			if lr != nil && lr.n < 0 {
 				return nil, tooLarge() // the line was cut by the bound
+			}
+			if rec.err != nil && !errors.Is(rec.err, errTooLarge) {
+				return nil, fmt.Errorf("reading line %d: %w", line, rec.err)
 			}
 			return nil, &ndjsonError{line: line, err: err}
 		}
@@ -231,10 +344,14 @@ func DecodeNDJSON(r io.Reader, maxLine int, maxTotal int64) ([]String, error) {
 }
 
 // EncodeNDJSON writes one compact string object per line.
-func EncodeNDJSON(w io.Writer, strs []String) error {
+func EncodeNDJSON(w io.Writer, strs []String) error { return encodeNDJSON(w, strs, nil) }
+
+// encodeNDJSON is EncodeNDJSON where untouched[i] says that strs[i] is known
+// to be unchanged: its wire bytes are written without comparing again.
+func encodeNDJSON(w io.Writer, strs []String, untouched []bool) error {
 	bw := bufio.NewWriter(w)
 	for i, s := range strs {
-		b, err := s.MarshalJSON()
+		b, err := marshalKnown(&s, i, untouched)
 		if err != nil {
 			return fmt.Errorf("string %d: %w", i+1, err)
 		}
@@ -246,4 +363,13 @@ func EncodeNDJSON(w io.Writer, strs []String) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// marshalKnown encodes strs[i], copying the wire bytes of a string known to
+// be untouched.
+func marshalKnown(s *String, i int, untouched []bool) ([]byte, error) {
+	if i < len(untouched) && untouched[i] && s.wire != nil {
+		return s.wire, nil
+	}
+	return s.MarshalJSON()
 }

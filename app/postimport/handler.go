@@ -9,11 +9,15 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -34,12 +38,18 @@ const (
 	DefaultDeadline = PlatformWait - 15*time.Second
 	// DefaultFetchTimeout bounds each fetch of contentUrl or stringsUrl.
 	DefaultFetchTimeout = 30 * time.Second
+	// DefaultBodyTimeout bounds reading the request body (at most 5 MiB),
+	// from the request's arrival.
+	DefaultBodyTimeout = 30 * time.Second
 	// DefaultMaxFileBytes bounds a file fetched from contentUrl.
-	DefaultMaxFileBytes = 100 << 20
+	DefaultMaxFileBytes = 32 << 20
 	// DefaultMaxStringsBytes bounds the NDJSON fetched from stringsUrl.
-	DefaultMaxStringsBytes = 100 << 20
+	DefaultMaxStringsBytes = 32 << 20
 	// DefaultMaxLineBytes bounds one NDJSON line (one string object).
-	DefaultMaxLineBytes = 8 << 20
+	DefaultMaxLineBytes = 4 << 20
+	// DefaultMaxConcurrentJobs bounds the jobs a handler runs at once; more
+	// are answered 503 with Retry-After.
+	DefaultMaxConcurrentJobs = 4
 	// DefaultStoreTimeout bounds Store.Put.
 	DefaultStoreTimeout = 10 * time.Second
 )
@@ -65,15 +75,39 @@ type Config struct {
 	MaxLineBytes    int
 	// FetchTimeout bounds each fetch (default DefaultFetchTimeout).
 	FetchTimeout time.Duration
+	// BodyTimeout bounds reading the request body, from the request's
+	// arrival (default DefaultBodyTimeout, never more than Deadline). It is
+	// set as the connection's read deadline, so a client trickling the body
+	// cannot hold the connection; the server's own ReadTimeout should be set
+	// too.
+	BodyTimeout time.Duration
+	// MaxConcurrentJobs bounds the jobs processed at once (default
+	// DefaultMaxConcurrentJobs); a job beyond it is answered 503 with
+	// Retry-After at once, before its body is read.
+	MaxConcurrentJobs int
 	// HTTPClient fetches contentUrl and stringsUrl. Default: GuardedClient(),
 	// which refuses non-public addresses. A client set here is used as is.
 	HTTPClient *http.Client
 	// AllowURL, when set, vets every contentUrl and stringsUrl before it is
 	// fetched (e.g. to allow only the platform's storage hosts).
 	AllowURL func(*url.URL) error
-	// Store receives answers larger than MaxInlineResponseBytes. Without
-	// one, such answers fail with a message to the user.
+	// Store receives answers larger than MaxInlineResponseBytes. Default:
+	// temporary files that the handler itself serves to GET requests on its
+	// own URL (?result=<id>) for ResultTTL; see PublicURL.
 	Store Store
+	// PublicURL is the module's public address as the platform calls it
+	// (e.g. "https://app.example.com/post-import"); result URLs of the
+	// default store are built on it. Empty: derived from each job request
+	// (https when the request came over TLS or with X-Forwarded-Proto:
+	// https, its Host, its path).
+	PublicURL string
+	// ResultDir is where the default store writes (default: a new directory
+	// under os.TempDir()); ResultTTL how long a result stays downloadable
+	// (default 1 hour, the platform SDK's signed-URL lifetime);
+	// MaxResultBytes bounds the bytes held (default 1 GiB).
+	ResultDir      string
+	ResultTTL      time.Duration
+	MaxResultBytes int64
 	// StoreTimeout bounds Store.Put (default DefaultStoreTimeout).
 	StoreTimeout time.Duration
 	// Logger receives failures (default slog.Default()).
@@ -81,18 +115,24 @@ type Config struct {
 	// ExposeErrors shows the text of processor errors that are not
 	// *UserError to the user instead of a generic message.
 	ExposeErrors bool
-	// ErrorStatus, when non-zero, is the HTTP status of every error answer
-	// (e.g. 200 for a platform that reads bodies of successful answers
-	// only). Zero uses a status per cause (400, 405, 413, 422, 500, 502,
-	// 504).
-	ErrorStatus int
+	// ErrorStatus is the HTTP status of answers that carry error.message
+	// (default 200, as the platform's SDK answers them). With
+	// ErrorStatusPerCause, each failure gets a status of its own instead
+	// (400, 413, 422, 500, 502, 504). Transport answers keep theirs
+	// whatever is set here: 405 (not POST), 503 (MaxConcurrentJobs
+	// reached), 304 (ErrNotModified).
+	ErrorStatus         int
+	ErrorStatusPerCause bool
 }
 
-// Handler serves the module URL: POST a job, get the answer.
+// Handler serves the module URL: POST a job, get the answer; GET
+// ?result=<id> downloads a large answer kept by the default store.
 type Handler struct {
-	proc  Processor
-	cfg   Config
-	fetch fetcher
+	proc    Processor
+	cfg     Config
+	fetch   fetcher
+	slots   chan struct{}
+	results *resultStore // the default store; nil when Config.Store is set
 }
 
 // NewHandler returns a handler that runs p on every job.
@@ -121,6 +161,13 @@ func NewHandler(p Processor, cfg Config) (*Handler, error) {
 	if cfg.FetchTimeout <= 0 {
 		cfg.FetchTimeout = DefaultFetchTimeout
 	}
+	if cfg.BodyTimeout <= 0 {
+		cfg.BodyTimeout = DefaultBodyTimeout
+	}
+	cfg.BodyTimeout = min(cfg.BodyTimeout, cfg.Deadline)
+	if cfg.MaxConcurrentJobs <= 0 {
+		cfg.MaxConcurrentJobs = DefaultMaxConcurrentJobs
+	}
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = GuardedClient()
 	}
@@ -130,21 +177,46 @@ func NewHandler(p Processor, cfg Config) (*Handler, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	if cfg.ErrorStatus != 0 && (cfg.ErrorStatus < 200 || cfg.ErrorStatus > 599) {
+	if cfg.ErrorStatus == 0 {
+		cfg.ErrorStatus = http.StatusOK
+	}
+	if cfg.ErrorStatus < 200 || cfg.ErrorStatus > 599 {
 		return nil, fmt.Errorf("postimport: ErrorStatus %d is not an HTTP status", cfg.ErrorStatus)
 	}
-	return &Handler{
+	if cfg.PublicURL != "" {
+		u, err := url.Parse(cfg.PublicURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" {
+			return nil, fmt.Errorf("postimport: PublicURL %q must be an absolute http(s) URL without query", cfg.PublicURL)
+		}
+	}
+	h := &Handler{
 		proc:  p,
 		cfg:   cfg,
 		fetch: fetcher{client: cfg.HTTPClient, timeout: cfg.FetchTimeout, allow: cfg.AllowURL},
-	}, nil
+		slots: make(chan struct{}, cfg.MaxConcurrentJobs),
+	}
+	if cfg.Store == nil {
+		h.results = newResultStore(cfg.ResultDir, cfg.ResultTTL, cfg.MaxResultBytes)
+	}
+	return h, nil
 }
 
-// failure is an answer with error.message.
+// Close removes the default store's files. Results not yet downloaded are
+// lost; call it when the server has shut down.
+func (h *Handler) Close() error {
+	if h.results == nil {
+		return nil
+	}
+	return h.results.close()
+}
+
+// failure is an answer with error.message. status is the per-cause status
+// (see Config.ErrorStatusPerCause); transport failures keep theirs.
 type failure struct {
-	status  int
-	message string
-	cause   error
+	status    int
+	message   string
+	cause     error
+	transport bool
 }
 
 func fail(status int, cause error, format string, args ...any) *failure {
@@ -154,15 +226,44 @@ func fail(status int, cause error, format string, args ...any) *failure {
 // ServeHTTP handles one job. See the package documentation for the steps.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		h.writeFailure(w, r, fail(http.StatusMethodNotAllowed, nil, "The post-import module accepts POST requests only."))
+	if (r.Method == http.MethodGet || r.Method == http.MethodHead) && h.results != nil && r.URL.Query().Has("result") {
+		h.results.serve(w, r, r.URL.Query().Get("result"))
 		return
 	}
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		h.writeFailure(w, r, &failure{status: http.StatusMethodNotAllowed, transport: true, message: "The post-import module accepts POST requests only."})
+		return
+	}
+	select {
+	case h.slots <- struct{}{}:
+		// The slot is released when the job is answered, or, when the
+		// processor ignored its deadline and was abandoned, when it returns:
+		// a runaway processor keeps counting against MaxConcurrentJobs.
+		release := func() { <-h.slots }
+		defer func() {
+			if release != nil {
+				release()
+			}
+		}()
+		h.serveJob(w, r, start, func() (rel func()) { rel, release = release, nil; return rel })
+		return
+	default:
+		w.Header().Set("Retry-After", "5")
+		w.Header().Set("Connection", "close")
+		h.writeFailure(w, r, &failure{status: http.StatusServiceUnavailable, transport: true,
+			message: "The app is busy with other files. Please try again in a moment.",
+			cause:   fmt.Errorf("%d jobs already running", h.cfg.MaxConcurrentJobs)})
+	}
+}
+
+// serveJob runs one job; takeRelease hands the job's slot release over to
+// an abandoned processor.
+func (h *Handler) serveJob(w http.ResponseWriter, r *http.Request, start time.Time, takeRelease func() func()) {
 	ctx, cancel := context.WithDeadline(r.Context(), start.Add(h.cfg.Deadline))
 	defer cancel()
 
-	job, f := h.readJob(w, r)
+	job, f := h.readJob(ctx, w, r, start)
 	if f != nil {
 		h.writeFailure(w, r, f)
 		return
@@ -171,7 +272,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.writeFailure(w, r, f)
 		return
 	}
-	out, f := h.run(ctx, job)
+	inputRepeats := repeatedIDs(job.Strings)
+	if err := CheckJob(job); err != nil {
+		// The platform's own input is never blamed on the app: problems
+		// are logged, and strings passed through unchanged are accepted.
+		h.cfg.Logger.WarnContext(r.Context(), "post-import job: the platform's strings do not follow the contract; passing them through", "problems", err)
+	}
+	out, f := h.run(ctx, job, takeRelease)
 	if f != nil {
 		if f.status == http.StatusNotModified {
 			w.WriteHeader(http.StatusNotModified)
@@ -180,11 +287,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.writeFailure(w, r, f)
 		return
 	}
-	if err := Validate(job, out); err != nil {
+	untouched, err := validate(job, out, inputRepeats)
+	if err != nil {
 		h.writeFailure(w, r, fail(http.StatusInternalServerError, err, "The app produced invalid strings: %v", err))
 		return
 	}
-	body, f := h.encode(r.Context(), out)
+	body, f := h.encode(r, out, untouched)
 	if f != nil {
 		h.writeFailure(w, r, f)
 		return
@@ -195,7 +303,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(body)
 }
 
-func (h *Handler) readJob(w http.ResponseWriter, r *http.Request) (*Job, *failure) {
+// JobTypes are the jobType values of a post-import job: the documentation's
+// spelling and the one the platform's SDK uses (@crowdin/app-project-module
+// 3.2.2, out/modules/file-processing/types.js: POST_IMPORT =
+// "post-import-file"). The module URL already selects the module, so any
+// other value is logged as a warning and the job runs.
+var JobTypes = []string{JobType, JobTypeSDK}
+
+func (h *Handler) readJob(ctx context.Context, w http.ResponseWriter, r *http.Request, start time.Time) (*Job, *failure) {
 	limit := h.cfg.MaxRequestBytes
 	tooLarge := func() *failure {
 		return fail(http.StatusRequestEntityTooLarge, nil,
@@ -204,11 +319,14 @@ func (h *Handler) readJob(w http.ResponseWriter, r *http.Request) (*Job, *failur
 	if r.ContentLength > limit {
 		return nil, tooLarge()
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	body, err := readBody(ctx, w, r, limit, start.Add(h.cfg.BodyTimeout))
 	if err != nil {
 		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
+		switch {
+		case errors.As(err, &mbe):
 			return nil, tooLarge()
+		case errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) || isTimeout(err) || time.Now().After(start.Add(h.cfg.BodyTimeout)):
+			return nil, fail(http.StatusRequestTimeout, err, "The import request was not received within %s.", h.cfg.BodyTimeout)
 		}
 		return nil, fail(http.StatusBadRequest, err, "The import request could not be read.")
 	}
@@ -220,32 +338,79 @@ func (h *Handler) readJob(w http.ResponseWriter, r *http.Request) (*Job, *failur
 		}
 		return nil, fail(http.StatusBadRequest, err, "The import request does not have the post-import job format: %v", err)
 	}
-	if job.JobType != JobType {
-		return nil, fail(http.StatusBadRequest, nil, "The job type %q is not %q.", job.JobType, JobType)
+	if !slices.Contains(JobTypes, job.JobType) {
+		h.cfg.Logger.WarnContext(r.Context(), "post-import job with an unknown jobType; the module URL selects the module, so it runs", "jobType", job.JobType, "known", JobTypes)
 	}
 	return job, nil
 }
 
-// load fills job.Strings from stringsUrl and job.File.Data from contentUrl
-// or content. A URL wins over the inline form when both are present.
-func (h *Handler) load(ctx context.Context, job *Job) *failure {
-	if job.StringsURL != "" {
-		body, cancel, err := h.fetch.get(ctx, "stringsUrl", job.StringsURL)
-		if err != nil {
-			return h.fetchFailure(ctx, err)
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// readBody reads at most limit bytes of the body before deadline. The
+// deadline is set on the connection (http.ResponseController), so a client
+// sending a byte now and then cannot hold it; where the writer does not
+// support read deadlines, the read is abandoned at the deadline instead.
+func readBody(ctx context.Context, w http.ResponseWriter, r *http.Request, limit int64, deadline time.Time) (_ []byte, err error) {
+	rc := http.NewResponseController(w)
+	if err := rc.SetReadDeadline(deadline); err == nil {
+		// Lifted only after a complete read: after a failed one the
+		// deadline stays, so the server's own draining of the unread body
+		// cannot be held either.
+		defer func() {
+			if err == nil {
+				_ = rc.SetReadDeadline(time.Time{})
+			}
+		}()
+	}
+	type result struct {
+		b   []byte
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		b, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+		if err == nil && int64(len(b)) > limit {
+			b, err = nil, &http.MaxBytesError{Limit: limit}
 		}
-		strs, err := DecodeNDJSON(body, h.cfg.MaxLineBytes, h.cfg.MaxStringsBytes)
-		_ = body.Close()
-		cancel()
+		done <- result{b, err}
+	}()
+	rctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	select {
+	case res := <-done:
+		if res.err != nil {
+			w.Header().Set("Connection", "close")
+		}
+		return res.b, res.err
+	case <-rctx.Done():
+		w.Header().Set("Connection", "close")
+		return nil, fmt.Errorf("reading the request body: %w", rctx.Err())
+	}
+}
+
+// load fills job.Strings and job.File.Data. Inline strings win when the job
+// carries a non-empty array; stringsUrl is fetched only otherwise, and an
+// empty, unframed or cut-short body there is an error, never "no strings".
+// contentUrl wins over content.
+func (h *Handler) load(ctx context.Context, job *Job) *failure {
+	if len(job.Strings) == 0 && job.StringsURL != "" {
+		strs, err := h.fetch.strings(ctx, job.StringsURL, h.cfg.MaxLineBytes, h.cfg.MaxStringsBytes)
 		if err != nil {
 			var ne *ndjsonError
-			if errors.As(err, &ne) {
-				return fail(http.StatusUnprocessableEntity, err, "The strings file (stringsUrl) is not valid newline-delimited JSON: %v", err)
-			}
-			if errors.Is(err, errTooLarge) {
+			switch {
+			case errors.As(err, &ne):
+				return fail(http.StatusUnprocessableEntity, err, "The strings file (stringsUrl) is not valid newline-delimited JSON: %v", ne)
+			case errors.Is(err, errTooLarge):
 				return fail(http.StatusUnprocessableEntity, err, "The strings file (stringsUrl) is larger than the %s limit.", humanBytes(h.cfg.MaxStringsBytes))
+			case errors.Is(err, errNoStrings):
+				return fail(http.StatusBadGateway, err, "The strings file (stringsUrl) is empty; no strings were imported.")
+			case errors.Is(err, errUnframed):
+				return fail(http.StatusBadGateway, err, "The strings file (stringsUrl) could not be downloaded completely.")
 			}
-			return h.fetchFailure(ctx, fmt.Errorf("stringsUrl: %w", err))
+			return h.fetchFailure(ctx, "strings file", err)
 		}
 		job.Strings = strs
 	}
@@ -259,7 +424,7 @@ func (h *Handler) load(ctx context.Context, job *Job) *failure {
 			if errors.Is(err, errTooLarge) {
 				return fail(http.StatusUnprocessableEntity, err, "The file is larger than the %s limit.", humanBytes(h.cfg.MaxFileBytes))
 			}
-			return h.fetchFailure(ctx, err)
+			return h.fetchFailure(ctx, "file", err)
 		}
 		job.File.Data = data
 	case job.File.Content != "":
@@ -272,11 +437,14 @@ func (h *Handler) load(ctx context.Context, job *Job) *failure {
 	return nil
 }
 
-func (h *Handler) fetchFailure(ctx context.Context, err error) *failure {
+// fetchFailure shows a generic message: the user sees neither resolver
+// addresses nor whether a connection was refused or timed out (which would
+// make the app a port scanner); the details go to the log.
+func (h *Handler) fetchFailure(ctx context.Context, what string, err error) *failure {
 	if ctx.Err() != nil {
-		return fail(http.StatusGatewayTimeout, err, "The file or strings could not be downloaded in time: %v", err)
+		return fail(http.StatusGatewayTimeout, err, "The %s could not be downloaded before the app's time ran out.", what)
 	}
-	return fail(http.StatusBadGateway, err, "The file or strings could not be downloaded: %v", err)
+	return fail(http.StatusBadGateway, err, "The %s could not be downloaded.", what)
 }
 
 // decodeBase64 accepts standard base64 with or without padding, and line
@@ -305,9 +473,21 @@ type runResult struct {
 
 // run calls the processor and waits for it or for the deadline. A
 // processor that ignores its context is abandoned: its result is dropped.
-func (h *Handler) run(ctx context.Context, job *Job) ([]String, *failure) {
+func (h *Handler) run(ctx context.Context, job *Job, takeRelease func() func()) ([]String, *failure) {
 	done := make(chan runResult, 1)
+	var mu sync.Mutex
+	var finished bool
+	var release func() // set when the processor is abandoned
 	go func() {
+		defer func() {
+			mu.Lock()
+			finished = true
+			rel := release
+			mu.Unlock()
+			if rel != nil {
+				rel()
+			}
+		}()
 		defer func() {
 			if p := recover(); p != nil {
 				h.cfg.Logger.Error("post-import processor panicked", "panic", p, "stack", string(debug.Stack()))
@@ -322,6 +502,11 @@ func (h *Handler) run(ctx context.Context, job *Job) ([]String, *failure) {
 	case res = <-done:
 	case <-ctx.Done():
 		res = runResult{err: ctx.Err()}
+		mu.Lock()
+		if !finished {
+			release = takeRelease()
+		}
+		mu.Unlock()
 	}
 	switch {
 	case res.err == nil && res.strs == nil:
@@ -347,43 +532,49 @@ func (h *Handler) run(ctx context.Context, job *Job) ([]String, *failure) {
 }
 
 // encode builds the answer, inline or through the store.
-func (h *Handler) encode(ctx context.Context, strs []String) ([]byte, *failure) {
+func (h *Handler) encode(r *http.Request, strs []String, untouched []bool) ([]byte, *failure) {
 	var buf bytes.Buffer
 	buf.WriteString(`{"data":{"strings":[`)
 	for i, s := range strs {
 		if i > 0 {
 			buf.WriteByte(',')
 		}
-		b, err := s.MarshalJSON()
+		b, err := marshalKnown(&s, i, untouched)
 		if err != nil {
 			return nil, fail(http.StatusInternalServerError, err, "The app produced a string that cannot be encoded: string %d: %v", i+1, err)
 		}
 		buf.Write(b)
 		if int64(buf.Len()) > h.cfg.MaxInlineResponseBytes {
-			return h.encodeStored(ctx, strs)
+			buf = bytes.Buffer{}
+			return h.encodeStored(r, strs, untouched)
 		}
 	}
 	buf.WriteString(`]}}`)
 	if int64(buf.Len()) > h.cfg.MaxInlineResponseBytes {
-		return h.encodeStored(ctx, strs)
+		return h.encodeStored(r, strs, untouched)
 	}
 	return buf.Bytes(), nil
 }
 
-func (h *Handler) encodeStored(ctx context.Context, strs []String) ([]byte, *failure) {
-	if h.cfg.Store == nil {
-		return nil, fail(http.StatusInternalServerError, nil,
-			"The result is larger than %s and the app has no storage configured for large results.", humanBytes(h.cfg.MaxInlineResponseBytes))
-	}
-	var nd bytes.Buffer
-	if err := EncodeNDJSON(&nd, strs); err != nil {
-		return nil, fail(http.StatusInternalServerError, err, "The app produced a string that cannot be encoded: %v", err)
-	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), h.cfg.StoreTimeout)
+func (h *Handler) encodeStored(r *http.Request, strs []String, untouched []bool) ([]byte, *failure) {
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), h.cfg.StoreTimeout)
 	defer cancel()
-	u, err := h.cfg.Store.Put(sctx, nd.Bytes())
-	if err != nil {
-		return nil, fail(http.StatusInternalServerError, err, "The result could not be stored for download.")
+	var u string
+	if h.results != nil {
+		id, err := h.results.put(func(w io.Writer) error { return encodeNDJSON(w, strs, untouched) })
+		if err != nil {
+			return nil, fail(http.StatusInternalServerError, err, "The result could not be stored for download.")
+		}
+		u = h.resultURL(r, id)
+	} else {
+		var nd bytes.Buffer
+		if err := encodeNDJSON(&nd, strs, untouched); err != nil {
+			return nil, fail(http.StatusInternalServerError, err, "The app produced a string that cannot be encoded: %v", err)
+		}
+		var err error
+		if u, err = h.cfg.Store.Put(sctx, nd.Bytes()); err != nil {
+			return nil, fail(http.StatusInternalServerError, err, "The result could not be stored for download.")
+		}
 	}
 	b, err := marshalPlain(map[string]map[string]string{"data": {"stringsUrl": u}})
 	if err != nil {
@@ -392,15 +583,29 @@ func (h *Handler) encodeStored(ctx context.Context, strs []String) ([]byte, *fai
 	return b, nil
 }
 
+// resultURL is the download address of a result of the default store: the
+// module's public URL with ?result=<id>.
+func (h *Handler) resultURL(r *http.Request, id string) string {
+	base := h.cfg.PublicURL
+	if base == "" {
+		scheme := "http"
+		if r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https") {
+			scheme = "https"
+		}
+		base = (&url.URL{Scheme: scheme, Host: r.Host, Path: r.URL.Path}).String()
+	}
+	return base + "?result=" + url.QueryEscape(id)
+}
+
 func (h *Handler) writeFailure(w http.ResponseWriter, r *http.Request, f *failure) {
 	level := slog.LevelWarn
 	if f.status >= 500 {
 		level = slog.LevelError
 	}
 	h.cfg.Logger.Log(r.Context(), level, "post-import job failed", "status", f.status, "message", f.message, "error", f.cause)
-	status := f.status
-	if h.cfg.ErrorStatus != 0 {
-		status = h.cfg.ErrorStatus
+	status := h.cfg.ErrorStatus
+	if f.transport || h.cfg.ErrorStatusPerCause {
+		status = f.status
 	}
 	b, err := marshalPlain(Response{Error: &ResponseError{Message: f.message}})
 	if err != nil {

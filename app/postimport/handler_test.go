@@ -14,6 +14,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -29,7 +30,7 @@ func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard
 
 // testConfig allows fetching from httptest servers on 127.0.0.1.
 func testConfig() Config {
-	return Config{HTTPClient: &http.Client{}, Logger: quietLogger()}
+	return Config{HTTPClient: &http.Client{}, Logger: quietLogger(), ErrorStatusPerCause: true}
 }
 
 func newHandler(t *testing.T, p Processor, cfg Config) http.Handler {
@@ -227,8 +228,6 @@ func TestInvalidJSON(t *testing.T) {
 	requireError(t, a, http.StatusBadRequest, "does not have the post-import job format")
 	a = post(t, h, []byte(`{"jobType":"file-post-import","strings":[{"uniqId":"a","maxLength":"ten"}]}`))
 	requireError(t, a, http.StatusBadRequest, "maxLength")
-	a = post(t, h, []byte(`{"jobType":"file-export","strings":[]}`))
-	requireError(t, a, http.StatusBadRequest, `job type "file-export"`)
 }
 
 func TestInvalidBase64(t *testing.T) {
@@ -302,21 +301,50 @@ func TestUnreachableContentURL(t *testing.T) {
 	st := newStorage(t)
 	st.mux.HandleFunc("/missing", http.NotFound)
 
-	h := newHandler(t, identity, testConfig())
+	cfg, logs := logConfig()
+	h := newHandler(t, identity, cfg)
 	a := post(t, h, jobJSON(t, func(m map[string]any) { m["file"] = map[string]any{"name": "f", "contentUrl": deadURL} }))
-	requireError(t, a, http.StatusBadGateway, "could not be downloaded", "contentUrl")
-	assert.NotContains(t, a.resp.Error.Message, "SECRET", "signed URLs are redacted")
+	requireError(t, a, http.StatusBadGateway, "The file could not be downloaded.")
+	assert.Contains(t, logs.String(), "contentUrl", "details go to the log")
+	assert.NotContains(t, logs.String(), "SECRET", "signed URLs are redacted, in the log too")
 
 	a = post(t, h, jobJSON(t, func(m map[string]any) {
 		m["file"] = map[string]any{"name": "f", "contentUrl": st.srv.URL + "/missing?sig=SECRET"}
 	}))
-	requireError(t, a, http.StatusBadGateway, "answered HTTP 404")
-	assert.NotContains(t, a.resp.Error.Message, "SECRET")
+	requireError(t, a, http.StatusBadGateway, "The file could not be downloaded.")
+	assert.Contains(t, logs.String(), "answered HTTP 404")
+	assert.NotContains(t, logs.String(), "SECRET")
 
 	for _, bad := range []string{"file:///etc/passwd", "ftp://example.com/x", "/relative", "gopher://x"} {
 		a = post(t, h, jobJSON(t, func(m map[string]any) { m["file"] = map[string]any{"name": "f", "contentUrl": bad} }))
-		requireError(t, a, http.StatusBadGateway, "only absolute http(s) URLs")
+		requireError(t, a, http.StatusBadGateway, "The file could not be downloaded.")
+		assert.Contains(t, logs.String(), "only absolute http(s) URLs")
 	}
+}
+
+// logConfig is testConfig with the log captured.
+func logConfig() (Config, *syncBuffer) {
+	var buf syncBuffer
+	cfg := testConfig()
+	cfg.Logger = slog.New(slog.NewTextHandler(&buf, nil))
+	return cfg, &buf
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 func TestContentURLTooLarge(t *testing.T) {
@@ -349,20 +377,23 @@ func TestContentURLSlowFetchTimesOut(t *testing.T) {
 func TestGuardedClientRefusesInternalAddresses(t *testing.T) {
 	st := newStorage(t)
 	u := st.serve("/file", "secret internal data")
-	cfg := Config{Logger: quietLogger()} // default HTTP client
+	cfg, logs := logConfig()
+	cfg.HTTPClient = nil // the default, guarded client
 	h := newHandler(t, identity, cfg)
 	a := post(t, h, jobJSON(t, func(m map[string]any) { m["file"] = map[string]any{"name": "f", "contentUrl": u} }))
-	requireError(t, a, http.StatusBadGateway, "non-public address")
+	requireError(t, a, http.StatusBadGateway, "The file could not be downloaded.")
+	assert.Contains(t, logs.String(), "non-public address")
 	assert.Equal(t, int32(0), st.hits.Load())
 
-	a = post(t, h, jobJSON(t, func(m map[string]any) { m["stringsUrl"] = u }))
-	requireError(t, a, http.StatusBadGateway, "non-public address")
+	a = post(t, h, jobJSON(t, func(m map[string]any) { delete(m, "strings"); m["stringsUrl"] = u }))
+	requireError(t, a, http.StatusBadGateway, "The strings file could not be downloaded.")
+	assert.Equal(t, int32(0), st.hits.Load())
 }
 
 func TestAllowURLHook(t *testing.T) {
 	st := newStorage(t)
 	u := st.serve("/file", "data")
-	cfg := testConfig()
+	cfg, logs := logConfig()
 	cfg.AllowURL = func(u *url.URL) error {
 		if u.Host != "storage.platform.example" {
 			return errors.New("not the platform's storage")
@@ -371,7 +402,8 @@ func TestAllowURLHook(t *testing.T) {
 	}
 	h := newHandler(t, identity, cfg)
 	a := post(t, h, jobJSON(t, func(m map[string]any) { m["file"] = map[string]any{"name": "f", "contentUrl": u} }))
-	requireError(t, a, http.StatusBadGateway, "not the platform's storage")
+	requireError(t, a, http.StatusBadGateway, "The file could not be downloaded.")
+	assert.Contains(t, logs.String(), "not the platform's storage")
 	assert.Equal(t, int32(0), st.hits.Load())
 }
 
@@ -401,21 +433,34 @@ func TestStringsURL(t *testing.T) {
 		n = len(job.Strings)
 		return job.Strings, nil
 	}), testConfig())
-	a := post(t, h, jobJSON(t, func(m map[string]any) { m["stringsUrl"] = u }))
+	a := post(t, h, jobJSON(t, func(m map[string]any) { delete(m, "strings"); m["stringsUrl"] = u }))
 	require.Equal(t, http.StatusOK, a.status, string(a.raw))
-	assert.Equal(t, 3, n, "stringsUrl wins over strings; blank lines and CRLF are accepted")
+	assert.Equal(t, 3, n, "blank lines and CRLF are accepted")
 	assert.Contains(t, string(a.raw), compactString(t, wireStringsForJob[3]))
+
+	// Inline strings win when the job carries some: stringsUrl is not
+	// fetched at all.
+	hits := st.hits.Load()
+	a = post(t, h, jobJSON(t, func(m map[string]any) { m["stringsUrl"] = u }))
+	require.Equal(t, http.StatusOK, a.status, string(a.raw))
+	assert.Equal(t, 4, n)
+	assert.Equal(t, hits, st.hits.Load())
+	// An empty inline array does not stand for "no strings" when a URL is
+	// given.
+	a = post(t, h, jobJSON(t, func(m map[string]any) { m["strings"] = []any{}; m["stringsUrl"] = u }))
+	require.Equal(t, http.StatusOK, a.status, string(a.raw))
+	assert.Equal(t, 3, n)
 }
 
 func TestStringsURLBadLine(t *testing.T) {
 	st := newStorage(t)
 	u := st.serve("/strings", ndjson(wireStringsForJob[0], wireStringsForJob[3], `{"uniqId":"x", oops}`, wireStringsForJob[2]))
 	h := newHandler(t, identity, testConfig())
-	a := post(t, h, jobJSON(t, func(m map[string]any) { m["stringsUrl"] = u }))
+	a := post(t, h, jobJSON(t, func(m map[string]any) { delete(m, "strings"); m["stringsUrl"] = u }))
 	requireError(t, a, http.StatusUnprocessableEntity, "not valid newline-delimited JSON", "line 3")
 
 	u = st.serve("/strings2", ndjson(wireStringsForJob[0], `["not an object"]`))
-	a = post(t, h, jobJSON(t, func(m map[string]any) { m["stringsUrl"] = u }))
+	a = post(t, h, jobJSON(t, func(m map[string]any) { delete(m, "strings"); m["stringsUrl"] = u }))
 	requireError(t, a, http.StatusUnprocessableEntity, "line 2")
 }
 
@@ -426,7 +471,7 @@ func TestStringsURLBounds(t *testing.T) {
 	cfg := testConfig()
 	cfg.MaxLineBytes = 1024
 	h := newHandler(t, identity, cfg)
-	a := post(t, h, jobJSON(t, func(m map[string]any) { m["stringsUrl"] = u }))
+	a := post(t, h, jobJSON(t, func(m map[string]any) { delete(m, "strings"); m["stringsUrl"] = u }))
 	requireError(t, a, http.StatusUnprocessableEntity, "line 2", "longer than 1024 bytes")
 
 	many := make([]string, 100)
@@ -437,24 +482,24 @@ func TestStringsURLBounds(t *testing.T) {
 	cfg = testConfig()
 	cfg.MaxStringsBytes = 2048
 	h = newHandler(t, identity, cfg)
-	a = post(t, h, jobJSON(t, func(m map[string]any) { m["stringsUrl"] = u }))
+	a = post(t, h, jobJSON(t, func(m map[string]any) { delete(m, "strings"); m["stringsUrl"] = u }))
 	requireError(t, a, http.StatusUnprocessableEntity, "larger than the 2 KiB limit")
 }
 
 func TestPluralMismatchInTheAppsResult(t *testing.T) {
 	h := newHandler(t, ProcessorFunc(func(ctx context.Context, job *Job) ([]String, error) {
 		s := job.Strings[1] // the plural string
-		s.Text = PluralText(map[string]string{"other": "only other"})
+		s.Text = PluralText(map[string]string{"few": "few is not English", "other": "x"})
 		uk := s.Translations["uk"]
-		uk.Text = PluralText(map[string]string{"one": "a", "other": "b"})
+		uk.Text = PluralText(map[string]string{"one": "a", "two": "b"})
 		s.Translations["uk"] = uk
 		return []String{s}, nil
 	}), testConfig())
 	a := post(t, h, jobJSON(t, nil))
 	requireError(t, a, http.StatusInternalServerError,
 		"The app produced invalid strings",
-		`text has plural forms [other] but language "en" has categories [one other]`,
-		`translations["uk"].text has plural forms [one other] but language "uk" has categories [one few many other]`)
+		`text has plural forms [few] that language "en" does not have (its categories: [one other])`,
+		`translations["uk"].text has plural forms [two] that language "uk" does not have (its categories: [one few many other])`)
 }
 
 func TestDuplicateUniqIDInTheAppsResult(t *testing.T) {
@@ -550,10 +595,30 @@ func TestLargeAnswerGoesOutAsURL(t *testing.T) {
 	}
 }
 
+// Without a Store, a large answer goes to the default store: a temporary
+// file the handler serves on its own URL.
 func TestLargeAnswerWithoutStore(t *testing.T) {
-	h := newHandler(t, ProcessorFunc(func(ctx context.Context, job *Job) ([]String, error) { return bigStrings(), nil }), testConfig())
-	a := post(t, h, jobJSON(t, nil))
-	requireError(t, a, http.StatusInternalServerError, "no storage configured")
+	want := bigStrings()
+	h, err := NewHandler(ProcessorFunc(func(ctx context.Context, job *Job) ([]String, error) { return want, nil }), testConfig())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = h.Close() })
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	resp, err := http.Post(srv.URL+"/post-import", "application/json", bytes.NewReader(jobJSON(t, nil)))
+	require.NoError(t, err)
+	var r Response
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&r))
+	resp.Body.Close()
+	require.NotNil(t, r.Data)
+	require.True(t, strings.HasPrefix(r.Data.StringsURL, srv.URL+"/post-import?result="), r.Data.StringsURL)
+	resp, err = http.Get(r.Data.StringsURL)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	assert.Equal(t, "application/x-ndjson", resp.Header.Get("Content-Type"))
+	got, err := DecodeNDJSON(resp.Body, 0, 0)
+	require.NoError(t, err)
+	require.Len(t, got, len(want))
+	assert.Equal(t, want[len(want)-1].Text, got[len(got)-1].Text)
 }
 
 func TestStoreFailure(t *testing.T) {
@@ -637,9 +702,10 @@ func TestNotModifiedAndEmptyResult(t *testing.T) {
 
 func TestUniformErrorStatus(t *testing.T) {
 	cfg := testConfig()
-	cfg.ErrorStatus = http.StatusOK
+	cfg.ErrorStatusPerCause = false
+	cfg.ErrorStatus = http.StatusUnprocessableEntity
 	a := post(t, newHandler(t, identity, cfg), []byte(`{`))
-	requireError(t, a, http.StatusOK, "not valid JSON")
+	requireError(t, a, http.StatusUnprocessableEntity, "not valid JSON")
 
 	_, err := NewHandler(identity, Config{ErrorStatus: 42})
 	assert.Error(t, err)
@@ -660,3 +726,5 @@ func TestMissingStringsAndFile(t *testing.T) {
 	assert.Nil(t, job.File.Data)
 	assert.Equal(t, `{"data":{"strings":[]}}`, string(a.raw))
 }
+
+func slogText(w io.Writer) *slog.Logger { return slog.New(slog.NewTextHandler(w, nil)) }

@@ -7,8 +7,13 @@ import (
 	"fmt"
 )
 
-// JobType is the only jobType of a post-import request.
-const JobType = "file-post-import"
+// JobType is the jobType of a post-import job in the platform's
+// documentation (seed 2.3); JobTypeSDK is the spelling of the platform's own
+// app SDK. The handler accepts both (see JobTypes).
+const (
+	JobType    = "file-post-import"
+	JobTypeSDK = "post-import-file"
+)
 
 // Job is the request the platform sends to the module URL (seed 2.3).
 type Job struct {

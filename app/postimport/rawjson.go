@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"unicode/utf8"
 )
 
-// member is one member of a JSON object, its value kept as compact raw JSON.
+// member is one member of a JSON object, its value kept as compact raw JSON
+// (a sub-slice of the object's raw bytes).
 type member struct {
 	key   string
 	value json.RawMessage
@@ -24,54 +26,114 @@ type source struct {
 
 var errNotObject = errors.New("not a JSON object")
 
-// decodeMembers splits a JSON object into its members, in order.
+// decodeMembers compacts a JSON object (which also validates it) and splits
+// it into its members, in order, without copying their values.
 func decodeMembers(data []byte) (*source, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	tok, err := dec.Token()
+	raw, err := compact(data)
 	if err != nil {
 		return nil, err
 	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
+	return splitMembers(raw)
+}
+
+// splitMembers splits compact, valid JSON into the members of its top-level
+// object. Values are capacity-limited sub-slices of raw.
+func splitMembers(raw json.RawMessage) (*source, error) {
+	if len(raw) < 2 || raw[0] != '{' {
 		return nil, errNotObject
 	}
-	src := &source{}
-	index := make(map[string]int)
-	for dec.More() {
-		tok, err := dec.Token()
+	src := &source{raw: raw}
+	i := 1
+	for i < len(raw) && raw[i] != '}' {
+		if raw[i] != '"' {
+			return nil, fmt.Errorf("unexpected byte %q at offset %d", raw[i], i)
+		}
+		kend := skipString(raw, i)
+		key, err := unquote(raw[i:kend])
 		if err != nil {
 			return nil, err
 		}
-		key, ok := tok.(string)
-		if !ok {
-			return nil, fmt.Errorf("unexpected token %v", tok)
+		if kend >= len(raw) || raw[kend] != ':' {
+			return nil, fmt.Errorf("member %q: missing colon", key)
 		}
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return nil, fmt.Errorf("member %q: %w", key, err)
+		vstart := kend + 1
+		vend := skipValue(raw, vstart)
+		value := raw[vstart:vend:vend]
+		if j := slices.IndexFunc(src.members, func(m member) bool { return m.key == key }); j >= 0 {
+			src.members[j].value = value
+		} else {
+			src.members = append(src.members, member{key: key, value: value})
 		}
-		raw, err = compact(raw)
-		if err != nil {
-			return nil, fmt.Errorf("member %q: %w", key, err)
+		i = vend
+		if i < len(raw) && raw[i] == ',' {
+			i++
 		}
-		if i, dup := index[key]; dup {
-			src.members[i].value = raw
-			continue
-		}
-		index[key] = len(src.members)
-		src.members = append(src.members, member{key: key, value: raw})
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, err
-	}
-	src.raw, err = compact(data)
-	if err != nil {
-		return nil, err
 	}
 	return src, nil
 }
 
+// skipString returns the index after the string that starts at raw[i] ('"').
+func skipString(raw []byte, i int) int {
+	for i++; i < len(raw); i++ {
+		switch raw[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return len(raw)
+}
+
+// skipValue returns the index after the compact JSON value at raw[i].
+func skipValue(raw []byte, i int) int {
+	if i >= len(raw) {
+		return i
+	}
+	switch raw[i] {
+	case '"':
+		return skipString(raw, i)
+	case '{', '[':
+		depth := 0
+		for i < len(raw) {
+			switch raw[i] {
+			case '"':
+				i = skipString(raw, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return i
+	default:
+		for i < len(raw) && raw[i] != ',' && raw[i] != '}' && raw[i] != ']' {
+			i++
+		}
+		return i
+	}
+}
+
+// unquote decodes a JSON string; one without escapes is copied directly.
+func unquote(q []byte) (string, error) {
+	if len(q) >= 2 && q[0] == '"' && q[len(q)-1] == '"' && bytes.IndexByte(q, '\\') < 0 && utf8.Valid(q) {
+		return string(q[1 : len(q)-1]), nil
+	}
+	var s string
+	if err := json.Unmarshal(q, &s); err != nil {
+		return "", err
+	}
+	return s, nil
+}
+
 // compact removes insignificant whitespace; string contents (escapes
-// included) are kept byte for byte.
+// included) are kept byte for byte. Already compact input is validated and
+// copied once.
 func compact(b []byte) (json.RawMessage, error) {
 	var buf bytes.Buffer
 	buf.Grow(len(b))

@@ -48,6 +48,19 @@ func (t Text) MarshalJSON() ([]byte, error) { return marshalForms(t.Plain, t.Plu
 // UnmarshalJSON reads a string or an object of strings; null leaves t as is.
 func (t *Text) UnmarshalJSON(b []byte) error { return unmarshalForms(b, &t.Plain, &t.Plural, "text") }
 
+func (t *Text) decodeCompact(b []byte) error { return unmarshalForms(b, &t.Plain, &t.Plural, "text") }
+
+// unquoteOrNull decodes a JSON string or null (the empty string).
+func unquoteOrNull(b []byte) (string, error) {
+	if string(b) == "null" {
+		return "", nil
+	}
+	if len(b) == 0 || b[0] != '"' {
+		return "", fmt.Errorf("must be a string, got %s", snippet(b))
+	}
+	return unquote(b)
+}
+
 // Status is a translation status: one of StatusUntranslated,
 // StatusTranslated, StatusApproved, or for plural strings an object keyed
 // by plural category with one of those values each.
@@ -113,27 +126,28 @@ func unmarshalForms(b []byte, plain *string, plural *map[string]string, what str
 	case bytes.Equal(b, []byte("null")):
 		return nil
 	case len(b) > 0 && b[0] == '"':
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
+		s, err := unquote(b)
+		if err != nil {
 			return err
 		}
 		*plain, *plural = s, nil
 		return nil
 	case len(b) > 0 && b[0] == '{':
-		var raw map[string]json.RawMessage
-		if err := json.Unmarshal(b, &raw); err != nil {
+		src, err := decodeMembers(b)
+		if err != nil {
 			return err
 		}
-		m := make(map[string]string, len(raw))
-		for k, v := range raw {
-			var s string
+		m := make(map[string]string, len(src.members))
+		for _, mem := range src.members {
+			v := mem.value
 			if len(v) == 0 || v[0] != '"' {
-				return fmt.Errorf("%s for plural category %q must be a string, got %s", what, k, snippet(v))
+				return fmt.Errorf("%s for plural category %q must be a string, got %s", what, mem.key, snippet(v))
 			}
-			if err := json.Unmarshal(v, &s); err != nil {
+			s, err := unquote(v)
+			if err != nil {
 				return err
 			}
-			m[k] = s
+			m[mem.key] = s
 		}
 		*plain, *plural = "", m
 		return nil
@@ -179,12 +193,11 @@ type String struct {
 	// Extra holds the members the contract does not describe, as raw JSON.
 	Extra map[string]json.RawMessage
 
-	wire *stringWire
-}
-
-type stringWire struct {
-	src  *source
-	snap String // as decoded; never handed out
+	// wire is the compacted object as decoded; never modified. The values
+	// it was decoded with are decoded again from it when needed (see
+	// snapshot), which keeps a decoded string at about the size of its
+	// wire form plus its fields.
+	wire json.RawMessage
 }
 
 // UnmarshalJSON decodes a string object and remembers its wire form.
@@ -193,15 +206,34 @@ func (s *String) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return fmt.Errorf("string object: %w", err)
 	}
+	return s.fromSource(src)
+}
+
+func (s *String) fromSource(src *source) error {
 	cur, err := decodeStringMembers(src)
 	if err != nil {
 		return err
 	}
-	// The snapshot is a deep copy, so the app's edits of cur never reach
-	// it; nested translations share their (immutable) wire form.
-	cur.wire = &stringWire{src: src, snap: cur.Clone()}
+	cur.wire = src.raw
 	*s = cur
 	return nil
+}
+
+// snapshot returns the values s was decoded with and its members; ok is
+// false for a string the app created.
+func (s *String) snapshot() (snap String, src *source, ok bool) {
+	if s.wire == nil {
+		return String{}, nil, false
+	}
+	src, err := splitMembers(s.wire)
+	if err != nil {
+		return String{}, nil, false
+	}
+	snap, err = decodeStringMembers(src)
+	if err != nil {
+		return String{}, nil, false
+	}
+	return snap, src, true
 }
 
 func decodeStringMembers(src *source) (String, error) {
@@ -210,11 +242,11 @@ func decodeStringMembers(src *source) (String, error) {
 		var err error
 		switch m.key {
 		case "uniqId":
-			err = json.Unmarshal(m.value, &s.UniqID)
+			s.UniqID, err = unquoteOrNull(m.value)
 		case "identifier":
-			err = json.Unmarshal(m.value, &s.Identifier)
+			s.Identifier, err = unquoteOrNull(m.value)
 		case "context":
-			err = json.Unmarshal(m.value, &s.Context)
+			s.Context, err = unquoteOrNull(m.value)
 		case "maxLength":
 			err = json.Unmarshal(m.value, &s.MaxLength)
 		case "isHidden":
@@ -224,9 +256,9 @@ func decodeStringMembers(src *source) (String, error) {
 		case "labels":
 			err = json.Unmarshal(m.value, &s.Labels)
 		case "text":
-			err = json.Unmarshal(m.value, &s.Text)
+			err = s.Text.decodeCompact(m.value)
 		case "translations":
-			err = json.Unmarshal(m.value, &s.Translations)
+			s.Translations, err = decodeTranslations(m.value)
 		default:
 			if s.Extra == nil {
 				s.Extra = make(map[string]json.RawMessage)
@@ -243,13 +275,9 @@ func decodeStringMembers(src *source) (String, error) {
 // MarshalJSON encodes the string; see the type's documentation for what is
 // kept from the wire form.
 func (s String) MarshalJSON() ([]byte, error) {
-	if s.wire != nil && s.untouched() {
-		return s.wire.src.raw, nil
-	}
-	var snap String
-	var src *source
-	if s.wire != nil {
-		snap, src = s.wire.snap, s.wire.src
+	snap, src, _ := s.snapshot()
+	if src != nil && s.untouchedSince(&snap) {
+		return src.raw, nil
 	}
 	fields := []field{
 		{key: "uniqId", changed: s.UniqID != snap.UniqID, required: true, encode: func() ([]byte, error) { return marshalPlain(s.UniqID) }},
@@ -267,9 +295,15 @@ func (s String) MarshalJSON() ([]byte, error) {
 	return encodeObject(src, fields, s.Extra, snap.Extra)
 }
 
-// untouched reports whether a decoded string still equals its snapshot.
-func (s *String) untouched() bool {
-	o := &s.wire.snap
+// Untouched reports whether s was decoded from the wire and the app left
+// it as it came (so it is answered byte for byte).
+func (s *String) Untouched() bool {
+	snap, _, ok := s.snapshot()
+	return ok && s.untouchedSince(&snap)
+}
+
+// untouchedSince reports whether s equals its snapshot o.
+func (s *String) untouchedSince(o *String) bool {
 	return s.UniqID == o.UniqID && s.Identifier == o.Identifier && s.Context == o.Context &&
 		s.HasPlurals == o.HasPlurals && ptrEqual(s.MaxLength, o.MaxLength) && ptrEqual(s.IsHidden, o.IsHidden) &&
 		labelsEqual(s.Labels, o.Labels) && textEqual(s.Text, o.Text) && translationsEqual(s.Translations, o.Translations) &&
@@ -323,7 +357,7 @@ func encodeTranslations(ts map[string]Translation, src *source) ([]byte, error) 
 	if src != nil {
 		for _, m := range src.members {
 			if m.key == "translations" {
-				if inner, err := decodeMembers(m.value); err == nil {
+				if inner, err := splitMembers(m.value); err == nil {
 					for _, im := range inner.members {
 						order = append(order, im.key)
 					}
@@ -392,10 +426,12 @@ func (s String) Clone() String {
 // Original reports whether s was decoded from the wire (as opposed to
 // created by the app) and, if so, returns the values it was decoded with.
 func (s String) Original() (String, bool) {
-	if s.wire == nil {
+	snap, _, ok := s.snapshot()
+	if !ok {
 		return String{}, false
 	}
-	return s.wire.snap.Clone(), true
+	snap.wire = s.wire
+	return snap, true
 }
 
 func (t Text) clone() Text {
@@ -411,12 +447,7 @@ type Translation struct {
 	// Extra holds the members the contract does not describe, as raw JSON.
 	Extra map[string]json.RawMessage
 
-	wire *translationWire
-}
-
-type translationWire struct {
-	src  *source
-	snap Translation
+	wire json.RawMessage // as for String
 }
 
 // UnmarshalJSON decodes a translation entry and remembers its wire form.
@@ -425,13 +456,61 @@ func (t *Translation) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return fmt.Errorf("translation: %w", err)
 	}
+	return t.fromSource(src)
+}
+
+func (t *Translation) fromSource(src *source) error {
 	cur, err := decodeTranslationMembers(src)
 	if err != nil {
 		return err
 	}
-	cur.wire = &translationWire{src: src, snap: cur.Clone()}
+	cur.wire = src.raw
 	*t = cur
 	return nil
+}
+
+func (t *Translation) snapshot() (snap Translation, src *source, ok bool) {
+	if t.wire == nil {
+		return Translation{}, nil, false
+	}
+	src, err := splitMembers(t.wire)
+	if err != nil {
+		return Translation{}, nil, false
+	}
+	snap, err = decodeTranslationMembers(src)
+	if err != nil {
+		return Translation{}, nil, false
+	}
+	return snap, src, true
+}
+
+// decodeTranslations decodes the translations object from compact JSON,
+// keeping sub-slices of it as the entries' wire forms.
+func decodeTranslations(raw json.RawMessage) (map[string]Translation, error) {
+	if string(raw) == "null" {
+		return nil, nil
+	}
+	src, err := splitMembers(raw)
+	if err != nil {
+		return nil, fmt.Errorf("translations: %w", err)
+	}
+	out := make(map[string]Translation, len(src.members))
+	for _, m := range src.members {
+		if string(m.value) == "null" {
+			out[m.key] = Translation{}
+			continue
+		}
+		inner, err := splitMembers(m.value)
+		if err != nil {
+			return nil, fmt.Errorf("translation %q: %w", m.key, err)
+		}
+		var t Translation
+		if err := t.fromSource(inner); err != nil {
+			return nil, fmt.Errorf("translation %q: %w", m.key, err)
+		}
+		out[m.key] = t
+	}
+	return out, nil
 }
 
 func decodeTranslationMembers(src *source) (Translation, error) {
@@ -440,9 +519,14 @@ func decodeTranslationMembers(src *source) (Translation, error) {
 		var err error
 		switch m.key {
 		case "text":
-			err = json.Unmarshal(m.value, &t.Text)
+			err = t.Text.decodeCompact(m.value)
 		case "status":
-			err = json.Unmarshal(m.value, &t.Status)
+			if string(m.value) != "null" {
+				var st Status
+				if err = unmarshalForms(m.value, &st.Plain, &st.Plural, "status"); err == nil {
+					t.Status = &st
+				}
+			}
 		default:
 			if t.Extra == nil {
 				t.Extra = make(map[string]json.RawMessage)
@@ -458,13 +542,9 @@ func decodeTranslationMembers(src *source) (Translation, error) {
 
 // MarshalJSON encodes the entry, keeping unchanged members byte for byte.
 func (t Translation) MarshalJSON() ([]byte, error) {
-	if w := t.wire; w != nil && translationEqual(t, w.snap) {
-		return w.src.raw, nil
-	}
-	var snap Translation
-	var src *source
-	if t.wire != nil {
-		snap, src = t.wire.snap, t.wire.src
+	snap, src, _ := t.snapshot()
+	if src != nil && translationEqual(t, snap) {
+		return src.raw, nil
 	}
 	fields := []field{
 		{key: "text", changed: !textEqual(t.Text, snap.Text), required: true, encode: t.Text.MarshalJSON},

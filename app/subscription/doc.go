@@ -3,9 +3,12 @@
 //
 //	GET {base_url}/api/v2/applications/{app-identifier}/subscription
 //
-// a cache keyed by organization and app that keeps the `expires` moment and
-// re-checks it against an injectable clock on every hit, net/http middleware
-// that restricts access to the app's routes accordingly, and the seed's
+// a cache keyed by base URL, organization, app and token that keeps the
+// `expires` moment and re-checks it against an injectable clock on every
+// hit, net/http middleware that restricts access to the app's routes
+// accordingly (with trials after a 402 that carries `initializedAt`, and a
+// redirect or an HTML page for restricted page views), a handler for the
+// platform's "subscription paid" event ([PaidHandler]), and the seed's
 // proration rule for the first payment with exact money arithmetic.
 //
 // The three outcomes of the endpoint are reported as a [Result] whose
@@ -13,7 +16,8 @@
 // else (timeouts, network errors, 5xx after retries, unexpected statuses or
 // bodies) is an error, and what the app does then is an explicit [ErrorPolicy]:
 // restrict by default, grant optionally, and in both cases the failure is
-// reported, never swallowed.
+// reported, never swallowed. A token the platform refuses (401/403) restricts
+// under every policy.
 //
 // The decisions the seed leaves open (retry policy, cache lifetimes, the
 // timezone of `expires`, 400 versus 404, rounding of the first payment) are

@@ -16,7 +16,10 @@ import (
 // --sexpr it prints the S-expression of the tree only (the form of the
 // corpus's tree: keys).
 func newExplainCmd(c *cli) *cobra.Command {
-	var sexpr bool
+	var (
+		sexpr  bool
+		limits parser.Limits
+	)
 	cmd := &cobra.Command{
 		Use:   "explain [--sexpr] [QUERY|-]",
 		Short: "Show how a query groups: every operand parenthesised, and its tree",
@@ -24,13 +27,16 @@ func newExplainCmd(c *cli) *cobra.Command {
 			"is not a leaf in parentheses, then as a tree with the byte span of each node.",
 		ValidArgsFunction: noFileCompletion,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			src, _, err := c.readQuery(args)
+			src, name, err := c.readQuery(args)
 			if err != nil {
 				return err
 			}
-			e, diags := parser.Parse(src)
+			if err := checkLimits(limits); err != nil {
+				return err
+			}
+			e, diags := parser.New(limits).Parse(src)
 			if diags.HasErrors() {
-				printDiags(c.stderr, src, diags)
+				printDiags(c.stderr, name, src, diags)
 				return errHasErrors
 			}
 			if sexpr {
@@ -44,5 +50,6 @@ func newExplainCmd(c *cli) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&sexpr, "sexpr", false, "print the tree as one S-expression only")
+	addLimitFlags(cmd, &limits)
 	return cmd
 }

@@ -51,7 +51,7 @@ func TestExplainStdinAndErrors(t *testing.T) {
 	code, out, errOut := runCLI("", "explain", "(is hidden")
 	assert.Equal(t, 1, code)
 	assert.Empty(t, out)
-	assert.Contains(t, errOut, "1:1: missing `)`")
+	assert.Contains(t, errOut, "<arg>:1:1: error: missing `)`")
 	assert.Contains(t, errOut, "[croqlInvalidSyntax/missing-paren]")
 
 	code, _, _ = runCLI("", "explain", "-bad")

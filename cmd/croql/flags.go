@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/croql/croql"
+	"github.com/croql/croql/parser"
 	"github.com/croql/croql/schema"
 )
 
@@ -58,4 +59,25 @@ func checkFormat(format string, allowed ...string) error {
 		}
 	}
 	return usageErrorf("--format must be %s, not %q", list, format)
+}
+
+// addLimitFlags defines --max-source, --max-depth and --max-nodes on cmd:
+// the parser's limits, which every diagnostic of a limit names.
+func addLimitFlags(cmd *cobra.Command, l *parser.Limits) {
+	cmd.Flags().IntVar(&l.MaxSource, "max-source", parser.DefaultMaxSource, "longest accepted query, in bytes")
+	cmd.Flags().IntVar(&l.MaxDepth, "max-depth", parser.DefaultMaxDepth, "deepest accepted nesting of parentheses and if")
+	cmd.Flags().IntVar(&l.MaxNodes, "max-nodes", parser.DefaultMaxNodes, "largest accepted number of syntax nodes")
+}
+
+// checkLimits reports a usage error for a limit that is not positive.
+func checkLimits(l parser.Limits) error {
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"--max-source", l.MaxSource}, {"--max-depth", l.MaxDepth}, {"--max-nodes", l.MaxNodes}} {
+		if f.v <= 0 {
+			return usageErrorf("%s must be 1 or more, got %d", f.name, f.v)
+		}
+	}
+	return nil
 }

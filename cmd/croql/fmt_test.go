@@ -47,10 +47,10 @@ func TestFmtDiagnostics(t *testing.T) {
 	code, out, errOut := runCLI("", "fmt", `text == "a" && is hidden`)
 	assert.Equal(t, 1, code)
 	assert.Empty(t, out)
-	assert.Equal(t, "1:6: CroQL has no `==`: write `=` [croqlInvalidSyntax/double-equals]\n"+
+	assert.Equal(t, "<arg>:1:6: error: CroQL has no `==`: write `=` [croqlInvalidSyntax/double-equals]\n"+
 		"  text == \"a\" && is hidden\n"+
 		"       ^^\n"+
-		"1:13: CroQL has no `&&`: write `and` [croqlInvalidSyntax/double-ampersand]\n"+
+		"<arg>:1:13: error: CroQL has no `&&`: write `and` [croqlInvalidSyntax/double-ampersand]\n"+
 		"  text == \"a\" && is hidden\n"+
 		"              ^^\n", errOut)
 

@@ -3,22 +3,34 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/croql/croql"
 	"github.com/croql/croql/diag"
+	"github.com/croql/croql/diag/sarif"
+	"github.com/croql/croql/parser"
+	"github.com/croql/croql/schema"
 )
 
 // newLintCmd returns `croql lint`: every diagnostic of a query in a
-// context, as text (like the other commands) or as a JSON array for
-// editors.
+// context, as text (like the other commands), as a JSON array for editors,
+// or as a SARIF 2.1.0 log for CI code scanning.
 func newLintCmd(c *cli) *cobra.Command {
-	var ctxName, edition, format string
+	var (
+		ctxName, edition, format, file, data string
+		limits                               parser.Limits
+	)
 	cmd := &cobra.Command{
-		Use:   "lint [--context C] [--edition E] [--format text|json] [QUERY|-]",
-		Short: "Check a query against its context; every diagnostic, as text or JSON",
-		Long: "Checks the query against the schema of its context and prints every diagnostic.\n" +
+		Use:   "lint [--context C] [--edition E] [--data FILE] [--format text|json|sarif] [--file FILE | QUERY|-]",
+		Short: "Check a query against its context; every diagnostic, as text, JSON or SARIF",
+		Long: "Checks the query against the schema of its context and prints every diagnostic:\n" +
+			"as text (FILE:LINE:COL: SEVERITY: MESSAGE [CODE/RULE], the line and carets), as a\n" +
+			"JSON array, or as a SARIF 2.1.0 log for CI code scanning. The file name is FILE with\n" +
+			"--file, <arg> for a query given as arguments and <stdin> for one read from stdin.\n" +
+			"With --data, @user and @language mentions are checked against the project's users and\n" +
+			"languages (as croql query does); without it any login and code is accepted.\n" +
 			"Exit 0 when there is no error (warnings allowed), 1 on errors, 2 on bad usage.",
 		ValidArgsFunction: noFileCompletion,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -26,30 +38,60 @@ func newLintCmd(c *cli) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := checkFormat(format, "text", "json"); err != nil {
+			if err := checkFormat(format, "text", "json", "sarif"); err != nil {
 				return err
 			}
-			src, _, err := c.readQuery(args)
-			if err != nil {
+			if err := checkLimits(limits); err != nil {
 				return err
 			}
-			env, err := croql.NewEnv(ctxName, croql.WithEdition(ed))
+			opts := []croql.Option{croql.WithEdition(ed), croql.WithLimits(limits)}
+			if _, err := croql.NewEnv(ctxName, opts...); err != nil {
+				return usageErrorf("%w", err)
+			}
+			if data != "" {
+				if data == "-" && file == "" && (len(args) == 0 || len(args) == 1 && args[0] == "-") {
+					return usageErrorf("--data - reads the project from stdin, so give the query as an argument or --file")
+				}
+				p, err := c.loadProject(data, schema.ReadOptions{})
+				if err != nil {
+					return failure(err)
+				}
+				opts = append(opts, croql.WithUsers(p.UserIDs()), croql.WithLanguages(projectLanguages(p)...))
+			}
+			env, err := croql.NewEnv(ctxName, opts...)
 			if err != nil {
 				return usageErrorf("%w", err)
 			}
+			var src, name string
+			if file != "" {
+				if len(args) > 0 {
+					return usageErrorf("give the query as --file or as arguments, not both")
+				}
+				b, err := os.ReadFile(file)
+				if err != nil {
+					return failure(err)
+				}
+				src, name = string(b), file
+			} else if src, name, err = c.readQuery(args); err != nil {
+				return err
+			}
 			diags := env.Check(src).Diags
-			if format == "json" {
-				located := diag.NewSource(src).Locate(diags)
+			switch format {
+			case "json":
+				located := diag.NewNamedSource(name, src).Locate(diags)
 				if located == nil {
 					located = []diag.Located{}
 				}
-				enc := json.NewEncoder(c.stdout)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(located); err != nil {
+				if err := writeJSON(c, located); err != nil {
+					return err
+				}
+			case "sarif":
+				tool := sarif.Tool{Name: "croql", Version: version(), InformationURI: "https://github.com/croql/croql"}
+				if err := sarif.Write(c.stdout, tool, sarif.Input{Name: name, Text: src, Diags: diags}); err != nil {
 					return failure(fmt.Errorf("writing: %w", err))
 				}
-			} else {
-				printDiags(c.stdout, src, diags)
+			default:
+				printDiags(c.stdout, name, src, diags)
 			}
 			if diags.HasErrors() {
 				return errHasErrors
@@ -59,7 +101,23 @@ func newLintCmd(c *cli) *cobra.Command {
 	}
 	addContextFlag(cmd, &ctxName)
 	addEditionFlag(cmd, &edition)
-	cmd.Flags().StringVar(&format, "format", "text", "output format: text, or json (an array of diagnostics)")
-	completeFlag(cmd, "format", "text", "json")
+	cmd.Flags().StringVar(&format, "format", "text", "output format: text, json (an array of diagnostics) or sarif (a SARIF 2.1.0 log)")
+	completeFlag(cmd, "format", "text", "json", "sarif")
+	cmd.Flags().StringVar(&file, "file", "", "read the query from FILE; diagnostics carry its name")
+	cmd.Flags().StringVar(&data, "data", "", "project file (JSON or NDJSON, - for stdin) whose users and languages @user and @language mentions must name, as croql query checks them")
+	_ = cmd.MarkFlagFilename("data", "json", "ndjson", "jsonl")
+	_ = cmd.MarkFlagFilename("file")
+	addLimitFlags(cmd, &limits)
 	return cmd
+}
+
+// writeJSON writes v as indented JSON to stdout.
+func writeJSON(c *cli, v any) error {
+	enc := json.NewEncoder(c.stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return failure(fmt.Errorf("writing: %w", err))
+	}
+	return nil
 }

@@ -26,8 +26,8 @@ func TestLintClean(t *testing.T) {
 func TestLintErrorsText(t *testing.T) {
 	code, out, _ := runLint(t, "", "is hiden and fileId = 5")
 	assert.Equal(t, 1, code)
-	assert.Contains(t, out, "1:1: `is hiden` is not a field of a source string; did you mean `is hidden`? [croqlInvalidLogic/unknown-field]")
-	assert.Contains(t, out, "1:14: `fileId`")
+	assert.Contains(t, out, "<arg>:1:1: error: `is hiden` is not a field of a source string; did you mean `is hidden`? [croqlInvalidLogic/unknown-field]")
+	assert.Contains(t, out, "<arg>:1:14: error: `fileId`")
 	assert.Contains(t, out, "  is hiden and fileId = 5\n               ^^^^^^\n")
 }
 

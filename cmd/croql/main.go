@@ -13,8 +13,11 @@
 //	sql         compile a query to a SQL WHERE clause and its bound arguments
 //	fmt         print the canonical form of a query
 //	explain     show how a query groups, and its syntax tree
+//	fields      list the fields of a context, with types and meanings
 //	demo        write a generated demo project
+//	serve       serve the platform's CroQL list endpoints over HTTP
 //	version     print the version of croql
+//	lsp         run the language server on stdin and stdout
 //	completion  print a shell completion script (bash, zsh, fish, powershell)
 //	help        show the help of croql or of one command
 //
@@ -24,8 +27,15 @@
 // "-" goes after "--": `croql fmt -- '-max length < 0'`. Go-style flags with
 // one dash (-context tm) are accepted too.
 //
-// Diagnostics are printed as "line:col: message [code/rule]", followed by
-// the source line and a caret line under the span.
+// Diagnostics are printed in the form editors and CI problem matchers read,
+//
+//	<arg>:1:1: error: `is hiden` is not a field of a source string; did you mean `is hidden`? [croqlInvalidLogic/unknown-field]
+//
+// followed by the source line and carets under the span. The file name is
+// <arg> for a query given as arguments, <stdin> for one read from standard
+// input, and the path for `croql lint --file FILE`. `croql lint --format
+// sarif` writes a SARIF 2.1.0 log for CI code scanning. The parser's limits
+// are the flags --max-source, --max-depth and --max-nodes.
 //
 // Exit status: 0 on success (warnings allowed), 1 when the query has an
 // error or the data cannot be read, 2 on bad usage.
@@ -60,8 +70,11 @@ func commands() []func(*cli) *cobra.Command {
 		newLoadCmd,
 		newFmtCmd,
 		newExplainCmd,
+		newFieldsCmd,
 		newDemoCmd,
+		newServeCmd,
 		newVersionCmd,
+		newLSPCmd,
 	}
 }
 
@@ -304,10 +317,11 @@ const (
 	stdinName = "<stdin>"
 )
 
-// printDiags writes each diagnostic as "line:col: message [code/rule]",
-// the source line and a caret line under the span.
-func printDiags(w io.Writer, src string, l diag.List) {
-	s := diag.NewSource(src)
+// printDiags writes each diagnostic of the query src, called name, as
+// "name:line:col: severity: message [code/rule]", the source line and a
+// caret line under the span.
+func printDiags(w io.Writer, name, src string, l diag.List) {
+	s := diag.NewNamedSource(name, src)
 	for _, d := range l {
 		io.WriteString(w, s.Format(d))
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 
@@ -9,13 +8,18 @@ import (
 
 	"github.com/croql/croql"
 	"github.com/croql/croql/compile"
+	"github.com/croql/croql/diag"
+	"github.com/croql/croql/parser"
 )
 
 // newSQLCmd returns `croql sql`: the WHERE clause a query compiles to in
 // one dialect, with its arguments.
 func newSQLCmd(c *cli) *cobra.Command {
-	var dialect, ctxName, edition, format string
-	var fold bool
+	var (
+		dialect, ctxName, edition, format string
+		fold                              bool
+		limits                            parser.Limits
+	)
 	cmd := &cobra.Command{
 		Use:   "sql [--dialect postgres|sqlite|mysql] [--context C] [--edition E] [--fold] [--format text|json] [QUERY|-]",
 		Short: "Compile a query to a SQL WHERE clause and its arguments",
@@ -35,35 +39,39 @@ func newSQLCmd(c *cli) *cobra.Command {
 			if err := checkFormat(format, "text", "json"); err != nil {
 				return err
 			}
-			src, _, err := c.readQuery(args)
-			if err != nil {
+			if err := checkLimits(limits); err != nil {
 				return err
 			}
-			env, err := croql.NewEnv(ctxName, croql.WithEdition(ed), croql.WithFoldContains(fold))
+			env, err := croql.NewEnv(ctxName, croql.WithEdition(ed), croql.WithFoldContains(fold), croql.WithLimits(limits))
 			if err != nil {
 				return usageErrorf("%w", err)
 			}
-			s, diags := env.SQL(src, d)
-			printDiags(c.stderr, src, diags)
-			if diags.HasErrors() || s == nil {
-				return errHasErrors
+			src, name, err := c.readQuery(args)
+			if err != nil {
+				return err
 			}
+			s, diags := env.SQL(src, d)
 			if format == "json" {
-				out := struct {
-					Dialect string   `json:"dialect"`
-					From    string   `json:"from"`
-					Key     string   `json:"key"`
-					Where   string   `json:"where"`
-					Select  string   `json:"select"`
-					Args    []sqlArg `json:"args"`
-				}{d.Name(), s.From, s.Key, s.Where, s.Select(), sqlArgs(s.Args)}
-				enc := json.NewEncoder(c.stdout)
-				enc.SetIndent("", "  ")
-				enc.SetEscapeHTML(false)
-				if err := enc.Encode(out); err != nil {
-					return failure(fmt.Errorf("writing: %w", err))
+				// One JSON document on stdout, the diagnostics in it
+				// (as lint --format json prints them), errors or not.
+				out := sqlJSON{Dialect: d.Name(), Diagnostics: diag.NewNamedSource(name, src).Locate(diags)}
+				if out.Diagnostics == nil {
+					out.Diagnostics = []diag.Located{}
+				}
+				if !diags.HasErrors() && s != nil {
+					out.From, out.Key, out.Where, out.Select, out.Args = s.From, s.Key, s.Where, s.Select(), sqlArgs(s.Args)
+				}
+				if err := writeJSON(c, out); err != nil {
+					return err
+				}
+				if diags.HasErrors() || s == nil {
+					return errHasErrors
 				}
 				return nil
+			}
+			printDiags(c.stderr, name, src, diags)
+			if diags.HasErrors() || s == nil {
+				return errHasErrors
 			}
 			fmt.Fprintln(c.stdout, s.Where)
 			for i, a := range sqlArgs(s.Args) {
@@ -77,9 +85,22 @@ func newSQLCmd(c *cli) *cobra.Command {
 	addContextFlag(cmd, &ctxName)
 	addEditionFlag(cmd, &edition)
 	cmd.Flags().BoolVar(&fold, "fold", false, "make contains case-insensitive (Unicode simple folding)")
-	cmd.Flags().StringVar(&format, "format", "text", "output format: text, or json (dialect, from, key, where, select, args)")
+	cmd.Flags().StringVar(&format, "format", "text", "output format: text, or json (dialect, from, key, where, select, args, diagnostics; errors too)")
 	completeFlag(cmd, "format", "text", "json")
+	addLimitFlags(cmd, &limits)
 	return cmd
+}
+
+// sqlJSON is what `croql sql --format json` prints: the compiled query
+// and its arguments, or only the diagnostics when the query has an error.
+type sqlJSON struct {
+	Dialect     string         `json:"dialect"`
+	From        string         `json:"from,omitempty"`
+	Key         string         `json:"key,omitempty"`
+	Where       string         `json:"where,omitempty"`
+	Select      string         `json:"select,omitempty"`
+	Args        []sqlArg       `json:"args,omitempty"`
+	Diagnostics []diag.Located `json:"diagnostics"`
 }
 
 // sqlArg is an argument as the CLI prints it.

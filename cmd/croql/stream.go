@@ -24,7 +24,7 @@ import (
 // stays flat whatever the file's size. The environment is built from the
 // file's head (its users and languages), so the query is compiled only
 // then; its diagnostics go to stderr.
-func (c *cli) streamQuery(ctx context.Context, src, name, ctxName string, ids bool, opts []croql.Option, ropts schema.ReadOptions) error {
+func (c *cli) streamQuery(ctx context.Context, qname, src, name, ctxName, language string, ids bool, opts []croql.Option, ropts schema.ReadOptions) error {
 	r, size, closeFn, err := openData(name, c.stdin)
 	if err != nil {
 		return failure(err)
@@ -40,6 +40,9 @@ func (c *cli) streamQuery(ctx context.Context, src, name, ctxName string, ids bo
 	}
 	err = schema.Stream(ctx, pr, ropts, schema.Handler{
 		Head: func(head *schema.Project) (func(*schema.Item) error, error) {
+			if err := checkLanguage(head, language); err != nil {
+				return nil, err
+			}
 			hopts := append(slices.Clip(opts), croql.WithUsers(head.UserIDs()))
 			if langs := projectLanguages(head); len(langs) > 0 {
 				hopts = append(hopts, croql.WithLanguages(langs...))
@@ -53,7 +56,7 @@ func (c *cli) streamQuery(ctx context.Context, src, name, ctxName string, ids bo
 			if d.HasErrors() || q == nil {
 				return nil, errQueryDiags
 			}
-			return matcher(q, ctxName, ids), nil
+			return matcher(q, ctxName, language, ids), nil
 		},
 		Emit: func(items []*schema.Item) error {
 			for _, it := range items {
@@ -67,9 +70,13 @@ func (c *cli) streamQuery(ctx context.Context, src, name, ctxName string, ids bo
 		},
 	})
 	prog.done()
-	printDiags(c.stderr, src, diags)
+	printDiags(c.stderr, qname, src, diags)
 	if errors.Is(err, errQueryDiags) {
 		return errHasErrors
+	}
+	var ee *exitError
+	if errors.As(err, &ee) { // a usage error found in the file's head (--language)
+		return ee
 	}
 	if err != nil {
 		_ = out.Flush()
@@ -84,7 +91,7 @@ var errQueryDiags = errors.New("the query has errors")
 // matcher returns the work function of a streaming query: it matches the
 // objects of the query's context within an item and appends what is
 // printed for each match to the item's Out.
-func matcher(q *croql.Query, ctxName string, ids bool) func(*schema.Item) error {
+func matcher(q *croql.Query, ctxName, language string, ids bool) func(*schema.Item) error {
 	emit := func(it *schema.Item, o any) error {
 		if ids {
 			id, _ := schema.ObjectID(o)
@@ -112,7 +119,7 @@ func matcher(q *croql.Query, ctxName string, ids bool) func(*schema.Item) error 
 			case croql.Translations:
 				for i := range v.Translations {
 					t := &v.Translations[i]
-					if t.StringID == v.ID && q.Match(t) {
+					if t.StringID == v.ID && (language == "" || t.Language == language) && q.Match(t) {
 						if err := emit(it, t); err != nil {
 							return err
 						}
@@ -124,7 +131,7 @@ func matcher(q *croql.Query, ctxName string, ids bool) func(*schema.Item) error 
 				return emit(it, v)
 			}
 		case *schema.GlossaryTerm:
-			if ctxName == croql.Glossary && q.Match(v) {
+			if ctxName == croql.Glossary && (language == "" || v.Language == language) && q.Match(v) {
 				return emit(it, v)
 			}
 		case *schema.GlossaryConcept:

@@ -14,9 +14,10 @@
 //
 // It serves:
 //
-//	GET  /manifest.json   the app descriptor with its file-post-import module
-//	POST /post-import     the module URL
-//	GET  /results/{id}    large answers (NDJSON), referenced by data.stringsUrl
+//	GET  /manifest.json          the app descriptor with its file-post-import module
+//	POST /post-import            the module URL
+//	GET  /post-import?result=ID  large answers (NDJSON), referenced by data.stringsUrl
+//	                             (the handler's default store: temporary files)
 package main
 
 import (
@@ -64,9 +65,10 @@ func newApp(cfg config) (http.Handler, error) {
 	if err := module.Validate(); err != nil {
 		return nil, err
 	}
-	store := postimport.NewMemoryStore(strings.TrimSuffix(cfg.publicURL, "/")+"/results", postimport.MemoryStoreOptions{})
 	pcfg := postimport.Config{
-		Store:                  store,
+		// Large answers go to the handler's default store, served on the
+		// module URL itself; PublicURL is where the platform reaches it.
+		PublicURL:              strings.TrimSuffix(cfg.publicURL, "/") + module.URL,
 		Logger:                 cfg.logger,
 		MaxInlineResponseBytes: cfg.maxInline,
 		Deadline:               cfg.deadline,
@@ -80,7 +82,6 @@ func newApp(cfg config) (http.Handler, error) {
 	}
 	mux := http.NewServeMux()
 	mux.Handle(module.URL, h)
-	mux.Handle("GET /results/", store)
 	mux.HandleFunc("GET /manifest.json", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(map[string]any{
@@ -182,11 +183,16 @@ func main() {
 		os.Exit(1)
 	}
 	srv := &http.Server{
-		Addr:              *addr,
-		Handler:           app,
+		Addr:    *addr,
+		Handler: app,
+		// A job is at most 5 MiB: headers and body must arrive quickly,
+		// so a client trickling bytes cannot hold a connection (the
+		// handler also sets a read deadline on the body).
 		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       postimport.DefaultBodyTimeout,
 		// The platform waits 2 minutes; the handler answers before that.
 		WriteTimeout: postimport.PlatformWait,
+		IdleTimeout:  time.Minute,
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -152,14 +152,40 @@ type Diagnostic struct {
 	Fixes    []Fix  `json:"fixes,omitempty"`
 }
 
-// Lint returns every diagnostic of src, sorted by position. A bad option
-// is itself a diagnostic covering the whole text.
+// Effective returns the options src is read with: o, overridden by what
+// an editor directive on its first line (`# croql: context=tm`, see
+// croql.ParseDirective) sets.
+func Effective(src string, o Options) Options {
+	d, _ := croql.ParseDirective(src)
+	if d.Context != "" {
+		o.Context = d.Context
+	}
+	if d.Edition != "" {
+		o.Edition = d.Edition
+	}
+	return o.normal()
+}
+
+// open returns the environment of src's effective options and the text to
+// check (an editor directive blanked, offsets unchanged).
+func (p *Playground) open(src string, o Options) (*croql.Env, croql.Directive, string, error) {
+	d, text := croql.ParseDirective(src)
+	e, err := p.Env(Effective(src, o))
+	return e, d, text, err
+}
+
+// Lint returns every diagnostic of src, sorted by position, those of an
+// editor directive included. A bad option is itself a diagnostic covering
+// the whole text.
 func (p *Playground) Lint(src string, o Options) []Diagnostic {
-	e, err := p.Env(o)
+	e, _, _, err := p.open(src, o)
 	if err != nil {
 		return optionDiag(src, err)
 	}
-	return convertDiags(newOffsets(src), e.Check(src).Diags)
+	doc := e.Open(src)
+	diags := append(append(diag.List{}, doc.Directive().Diags...), doc.Diagnostics()...)
+	diags.Sort()
+	return convertDiags(newOffsets(src), diags)
 }
 
 func optionDiag(src string, err error) []Diagnostic {
@@ -192,15 +218,18 @@ type Formatted struct {
 // Format returns the canonical form of src; a text that does not parse
 // has none.
 func (p *Playground) Format(src string, o Options) Formatted {
-	e, err := p.Env(o)
+	e, d, text, err := p.open(src, o)
 	if err != nil {
 		return Formatted{Error: err.Error()}
 	}
-	text, diags := e.Format(src)
-	if diags.HasErrors() && text == "" {
+	out, diags := e.Format(text)
+	if diags.HasErrors() && out == "" {
 		return Formatted{Error: firstError(diags)}
 	}
-	return Formatted{Text: text, OK: true}
+	if d.Span.End > 0 { // keep the directive line
+		out = src[:d.Span.End] + "\n" + out
+	}
+	return Formatted{Text: out, OK: true}
 }
 
 func firstError(l diag.List) string {
@@ -236,12 +265,12 @@ func (p *Playground) SQL(src string, o Options, dialect string) SQL {
 		out.Error = err.Error()
 		return out
 	}
-	e, err := p.Env(o)
+	e, _, text, err := p.open(src, o)
 	if err != nil {
 		out.Error = err.Error()
 		return out
 	}
-	s, diags := e.SQL(src, d)
+	s, diags := e.SQL(text, d)
 	if s == nil {
 		out.Error = firstError(diags)
 		return out
@@ -291,13 +320,13 @@ func (p *Playground) Evaluate(src string, o Options, limit int) Evaluation {
 	if limit <= 0 {
 		limit = DefaultMatchLimit
 	}
-	e, err := p.Env(o)
+	e, _, text, err := p.open(src, o)
 	if err != nil {
 		return Evaluation{Error: err.Error(), Matches: []Match{}}
 	}
 	objs := p.objects(e)
 	out := Evaluation{Total: len(objs), Matches: []Match{}}
-	q, diags := e.Compile(src)
+	q, diags := e.Compile(text)
 	if q == nil {
 		out.Error = firstError(diags)
 		return out
@@ -341,6 +370,9 @@ func describe(obj any) Match {
 
 // Analysis is everything the page shows for one text.
 type Analysis struct {
+	// Options are those the text was read with (an editor directive
+	// overrides the caller's).
+	Options     Options      `json:"options"`
 	Diagnostics []Diagnostic `json:"diagnostics"`
 	Formatted   Formatted    `json:"formatted"`
 	SQL         []SQL        `json:"sql"`
@@ -350,6 +382,7 @@ type Analysis struct {
 // Analyze is Lint, Format, SQL for every dialect and Evaluate in one call.
 func (p *Playground) Analyze(src string, o Options) Analysis {
 	a := Analysis{
+		Options:     Effective(src, o),
 		Diagnostics: p.Lint(src, o),
 		Formatted:   p.Format(src, o),
 		Evaluation:  p.Evaluate(src, o, 0),
@@ -358,6 +391,116 @@ func (p *Playground) Analyze(src string, o Options) Analysis {
 		a.SQL = append(a.SQL, p.SQL(src, o, d))
 	}
 	return a
+}
+
+// Completion is what can be written at a cursor, best first.
+type Completion struct {
+	Items []CompletionItem `json:"items"`
+	Error string           `json:"error,omitempty"`
+}
+
+// CompletionItem is one completion; it replaces the text between From and
+// To (UTF-16 offsets, around the cursor) by Insert.
+type CompletionItem struct {
+	Label    string `json:"label"`
+	Kind     string `json:"kind"` // field, keyword, operator, mention, value
+	Detail   string `json:"detail,omitempty"`
+	Doc      string `json:"doc,omitempty"`
+	Edition  string `json:"edition,omitempty"`
+	From     int    `json:"from"`
+	To       int    `json:"to"`
+	Insert   string `json:"insert"`
+	SortText string `json:"sortText"`
+}
+
+// Complete returns the completions at UTF-16 offset at of src, in
+// croql's order (Env.Complete): inside a filter the element's fields
+// first, then the outer scopes', keywords that can follow, mention kinds,
+// logins and language codes of the project, enum values.
+func (p *Playground) Complete(src string, o Options, at int) Completion {
+	e, _, _, err := p.open(src, o)
+	if err != nil {
+		return Completion{Items: []CompletionItem{}, Error: err.Error()}
+	}
+	off := newOffsets(src)
+	items := e.Complete(src, off.byteOf(at))
+	out := Completion{Items: make([]CompletionItem, len(items))}
+	for i, it := range items {
+		out.Items[i] = CompletionItem{
+			Label: it.Label, Kind: it.Kind.String(), Detail: it.Detail, Doc: it.Doc, Edition: it.Edition,
+			From: off.utf16(it.Range.Start), To: off.utf16(it.Range.End), Insert: it.InsertText, SortText: it.SortText,
+		}
+	}
+	return out
+}
+
+// Hover describes what stands at a UTF-16 offset.
+type Hover struct {
+	// Found is false where there is nothing to describe; the other fields
+	// are then empty.
+	Found bool `json:"found"`
+	From  int  `json:"from"`
+	To    int  `json:"to"`
+	// Kind is field, mention, keyword or literal.
+	Kind     string   `json:"kind,omitempty"`
+	Name     string   `json:"name,omitempty"`
+	Type     string   `json:"type,omitempty"`
+	Nullable bool     `json:"nullable,omitempty"`
+	Doc      string   `json:"doc,omitempty"`
+	Edition  string   `json:"edition,omitempty"`
+	Of       string   `json:"of,omitempty"`
+	Values   []string `json:"values,omitempty"`
+	Resolved string   `json:"resolved,omitempty"`
+	ID       *int64   `json:"id,omitempty"`
+	// Markdown is the whole description as editors show it.
+	Markdown string `json:"markdown,omitempty"`
+	Error    string `json:"error,omitempty"`
+}
+
+// Hover describes the field, mention, keyword or literal at UTF-16
+// offset at of src (Env.Hover): a field's type, documentation and
+// edition, the user id a @user mention resolves to in the project.
+func (p *Playground) Hover(src string, o Options, at int) Hover {
+	e, _, _, err := p.open(src, o)
+	if err != nil {
+		return Hover{Error: err.Error()}
+	}
+	off := newOffsets(src)
+	h := e.Hover(src, off.byteOf(at))
+	if h == nil {
+		return Hover{}
+	}
+	return Hover{
+		Found: true, From: off.utf16(h.Range.Start), To: off.utf16(h.Range.End),
+		Kind: h.Kind, Name: h.Name, Type: h.Type, Nullable: h.Nullable, Doc: h.Doc, Edition: h.Edition,
+		Of: h.Of, Values: h.Values, Resolved: h.Resolved, ID: h.ID, Markdown: h.Markdown(),
+	}
+}
+
+// Token is one classified span of the text, for highlighting.
+type Token struct {
+	From int `json:"from"`
+	To   int `json:"to"`
+	// Kind is field, keyword, mention, literal, operator or comment.
+	Kind string `json:"kind"`
+	// Unknown marks a field name no scope has.
+	Unknown bool `json:"unknown,omitempty"`
+}
+
+// Tokens classifies every token of src (Env.SemanticTokens), in source
+// order; it works on incomplete text.
+func (p *Playground) Tokens(src string, o Options) []Token {
+	e, _, _, err := p.open(src, o)
+	if err != nil {
+		return []Token{}
+	}
+	off := newOffsets(src)
+	toks := e.SemanticTokens(src)
+	out := make([]Token, len(toks))
+	for i, t := range toks {
+		out[i] = Token{From: off.utf16(t.Span.Start), To: off.utf16(t.Span.End), Kind: t.Kind.String(), Unknown: t.Unknown}
+	}
+	return out
 }
 
 // offsets converts between the byte offsets of a Go string and the UTF-16

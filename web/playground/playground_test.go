@@ -2,9 +2,13 @@ package playground
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf16"
+
+	"github.com/croql/croql"
+	"github.com/croql/croql/internal/corpus"
 )
 
 var strs = Options{Context: "strings"}
@@ -209,4 +213,198 @@ func TestAnalyzeEncodes(t *testing.T) {
 	if len(a.SQL) != len(Dialects) || a.SQL[0].Error == "" || len(a.Diagnostics) != 1 {
 		t.Errorf("analysis of a wrong query: %s", b)
 	}
+}
+
+// Inside `count of translations where (`, the translation's fields come
+// before the string's, and the item replaces the words typed so far.
+func TestCompleteInsideAFilter(t *testing.T) {
+	pg := Demo()
+	src := "count of translations where (is pr"
+	c := pg.Complete(src, strs, len(src))
+	if c.Error != "" {
+		t.Fatal(c.Error)
+	}
+	var labels []string
+	pre := -1
+	for i, it := range c.Items {
+		labels = append(labels, it.Label)
+		if it.Label == "is pre translated" {
+			pre = i
+			if it.From != len("count of translations where (") || it.To != len(src) || it.Insert != "is pre translated" || it.Kind != "field" {
+				t.Errorf("item %+v, want a field replacing 29-%d", it, len(src))
+			}
+		}
+	}
+	if pre < 0 {
+		t.Fatalf("no `is pre translated` in %q", labels)
+	}
+	// At `(is |` both scopes' fields are offered, the inner first.
+	src = "count of translations where (is "
+	c = pg.Complete(src, strs, len(src))
+	inner, outer := -1, -1
+	for i, it := range c.Items {
+		switch it.Label {
+		case "is pre translated":
+			inner = i
+		case "is hidden":
+			outer = i
+		}
+	}
+	if inner < 0 || outer < 0 || inner > outer {
+		t.Errorf("is pre translated at %d, is hidden at %d: the inner scope must come first", inner, outer)
+	}
+}
+
+// Logins come from the project; offsets are UTF-16 after a non-ASCII
+// prefix.
+func TestCompleteLoginsAfterNonASCII(t *testing.T) {
+	pg := Demo()
+	prefix := `text contains "🌙" and count of translations where (user = @user:"`
+	src := prefix + "al"
+	c := pg.Complete(src, strs, len(utf16.Encode([]rune(src))))
+	var alice *CompletionItem
+	for i := range c.Items {
+		if c.Items[i].Label == "alice" {
+			alice = &c.Items[i]
+		}
+	}
+	if alice == nil {
+		t.Fatalf("no alice in %+v", c.Items)
+	}
+	start := len(utf16.Encode([]rune(prefix)))
+	if alice.From != start || alice.To != start+2 || alice.Kind != "value" {
+		t.Errorf("alice: %+v, want a value on %d-%d", alice, start, start+2)
+	}
+}
+
+func TestHover(t *testing.T) {
+	pg := Demo()
+	src := `max length > 5 and count of translations where (user = @user:"frank") > 0`
+	h := pg.Hover(src, strs, 2)
+	if !h.Found || h.Kind != "field" || h.Type != "int" || h.From != 0 || h.To != len("max length") ||
+		!strings.Contains(h.Markdown, "int") {
+		t.Errorf("hover on max length: %+v", h)
+	}
+	at := strings.Index(src, "@user")
+	h = pg.Hover(src, strs, at+3)
+	frank := pg.Project().UserIDs()["frank"]
+	if !h.Found || h.Kind != "mention" || h.ID == nil || *h.ID != frank {
+		t.Errorf("hover on @user:\"frank\": %+v, want id %d", h, frank)
+	}
+	if h := pg.Hover("is hidden   ", strs, 11); h.Found {
+		t.Errorf("hover on white space: %+v", h)
+	}
+}
+
+func TestTokens(t *testing.T) {
+	pg := Demo()
+	src := `is hidden and text contains "x"`
+	var got []string
+	for _, tk := range pg.Tokens(src, strs) {
+		got = append(got, tk.Kind+":"+src[tk.From:tk.To])
+	}
+	want := []string{"field:is hidden", "keyword:and", "field:text", "keyword:contains", `literal:"x"`}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("tokens %q, want %q", got, want)
+	}
+}
+
+// A directive on the first line sets the context; the checks, the SQL and
+// the evaluation run on the rest with the offsets unchanged.
+func TestDirective(t *testing.T) {
+	pg := Demo()
+	src := "# croql: context=translations\nis pre translated and is hiden"
+	a := pg.Analyze(src, strs)
+	if a.Options.Context != "translations" {
+		t.Errorf("options %+v", a.Options)
+	}
+	if len(a.Diagnostics) != 1 || src[a.Diagnostics[0].From:a.Diagnostics[0].To] != "is hiden" {
+		t.Errorf("diagnostics %+v", a.Diagnostics)
+	}
+	src = "# croql: context=translations\nis pre translated"
+	a = pg.Analyze(src, strs)
+	want := 0
+	for _, tr := range pg.Project().Translations() {
+		if tr.IsPreTranslated {
+			want++
+		}
+	}
+	if len(a.Diagnostics) != 0 || a.Evaluation.Count != want || a.SQL[0].Error != "" ||
+		a.Formatted.Text != src {
+		t.Errorf("analysis %+v, want %d matches", a, want)
+	}
+	if ds := pg.Lint("# croql: colour=red\nis hidden", strs); len(ds) != 1 || ds[0].Severity != "warning" {
+		t.Errorf("unknown directive setting: %+v", ds)
+	}
+}
+
+// Over the conformance corpus, in every context and edition a case names:
+// the diagnostics are the library's (same rules, same spans converted),
+// every range lies in the text, and completion, hover and tokens answer
+// at every cursor position without leaving it.
+func TestCorpusRangesStayInTheText(t *testing.T) {
+	cases, err := corpus.Load(filepath.Join("..", "..", "testdata", "corpus"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg := Demo()
+	users := pg.Project().UserIDs()
+	langs := languages(pg.Project())
+	checked := 0
+	for i, c := range cases {
+		src := c.Query()
+		if src == "" {
+			continue
+		}
+		o := Options{Context: c.Context(), Edition: c.Edition()}
+		n := len(utf16.Encode([]rune(src)))
+		in := func(what string, from, to int) {
+			if from < 0 || from > to || to > n {
+				t.Errorf("%s: %s range %d-%d outside 0-%d of %q", c.Where(), what, from, to, n, src)
+			}
+		}
+		a := pg.Analyze(src, o)
+		ed := croql.Standard
+		if Effective(src, o).Edition == "enterprise" {
+			ed = croql.Enterprise
+		}
+		lib := croql.Lint(src, Effective(src, o).Context, croql.WithEdition(ed), croql.WithUsers(users), croql.WithLanguages(langs...))
+		if !strings.HasPrefix(src, croql.DirectivePrefix) && len(lib) != len(a.Diagnostics) {
+			t.Errorf("%s: %d diagnostics, the library has %d", c.Where(), len(a.Diagnostics), len(lib))
+		}
+		for j, d := range a.Diagnostics {
+			in("diagnostic", d.From, d.To)
+			if j < len(lib) && (d.Rule != lib[j].Rule || d.From != newOffsets(src).utf16(lib[j].Span.Start)) {
+				t.Errorf("%s: diagnostic %d is %s at %d, the library's %s at %d", c.Where(), j, d.Rule, d.From, lib[j].Rule, lib[j].Span.Start)
+			}
+			for _, f := range d.Fixes {
+				in("fix", f.From, f.To)
+			}
+		}
+		for _, tk := range pg.Tokens(src, o) {
+			in("token", tk.From, tk.To)
+		}
+		// Every position for a sample of the cases (all of them would take
+		// long under -race), the end of the text for every case.
+		step := n + 1
+		if i%7 == 0 {
+			step = 1
+		}
+		for at := n % step; at <= n; at += step {
+			for _, it := range pg.Complete(src, o, at).Items {
+				in("completion", it.From, it.To)
+				if it.From > at || it.To < at {
+					t.Errorf("%s: completion %q replaces %d-%d, not around the cursor %d", c.Where(), it.Label, it.From, it.To, at)
+				}
+			}
+			if h := pg.Hover(src, o, at); h.Found {
+				in("hover", h.From, h.To)
+			}
+		}
+		checked++
+	}
+	if checked < 100 {
+		t.Fatalf("only %d corpus queries checked", checked)
+	}
+	t.Logf("%d corpus queries", checked)
 }

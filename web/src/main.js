@@ -3,13 +3,16 @@
 // and panels with the formatted query, the SQL of each dialect and the
 // matching objects of the demo project, all computed in this page.
 import { EditorView, keymap, hoverTooltip, ViewPlugin, Decoration, drawSelection } from "@codemirror/view";
-import { EditorState, RangeSetBuilder } from "@codemirror/state";
+import { EditorState, RangeSetBuilder, StateEffect } from "@codemirror/state";
 import { linter, forceLinting, lintKeymap } from "@codemirror/lint";
-import { autocompletion, completionKeymap, closeCompletion } from "@codemirror/autocomplete";
+import { autocompletion, completionKeymap, closeCompletion, startCompletion } from "@codemirror/autocomplete";
 import { defaultKeymap, history, historyKeymap } from "@codemirror/commands";
 import { bracketMatching } from "@codemirror/language";
 
 const $ = (id) => document.getElementById(id);
+
+// optionsChanged marks a transaction after the context or edition changed.
+const optionsChanged = StateEffect.define();
 
 const initialQuery = "count of translations where (is pre translated) > 0 and not is hidden";
 
@@ -43,6 +46,22 @@ function el(tag, attrs = {}, ...children) {
   }
   for (const c of children) e.append(c);
   return e;
+}
+
+// markdown renders croql's hover text: paragraphs, **bold** and `code`,
+// as DOM nodes (never as HTML).
+function markdown(text) {
+  const dom = el("div", { class: "croql-hover" });
+  for (const para of text.split("\n\n")) {
+    const p = el("div", { class: dom.childElementCount === 0 ? "sig" : "doc" });
+    for (const part of para.split(/(\*\*[^*]+\*\*|`[^`]+`)/)) {
+      if (part.startsWith("**") && part.endsWith("**") && part.length > 4) p.append(el("strong", {}, part.slice(2, -2)));
+      else if (part.startsWith("`") && part.endsWith("`") && part.length > 2) p.append(el("code", {}, part.slice(1, -1)));
+      else if (part) p.append(part);
+    }
+    dom.append(p);
+  }
+  return dom;
 }
 
 function options() {
@@ -98,7 +117,14 @@ function start(croql) {
 
     const ev = a.evaluation;
     const count = $("count");
-    const noun = nouns[options().context] || "objects";
+    // An editor directive (`# croql: context=tm`) overrides the selectors
+    // for this text; say so next to them.
+    const o = options();
+    const overridden = [];
+    if (a.options.context !== o.context) overridden.push(`context=${a.options.context}`);
+    if (a.options.edition !== o.edition) overridden.push(`edition=${a.options.edition}`);
+    $("directive").textContent = overridden.length ? `the directive sets ${overridden.join(" ")}` : "";
+    const noun = nouns[a.options.context] || "objects";
     if (ev.error) {
       count.className = "error";
       count.dataset.count = "";
@@ -133,6 +159,7 @@ function start(croql) {
       return [];
     }
     render(view, a);
+    globalThis.playground.analyzed = src; // what the panels show (tests wait on it)
     try { history.replaceState(null, "", "#q=" + encodeURIComponent(src)); } catch { /* file: URLs */ }
     const len = view.state.doc.length;
     return a.diagnostics.map((d) => {
@@ -149,7 +176,11 @@ function start(croql) {
         })),
       };
     });
-  }, { delay: 120 });
+  }, {
+    delay: 120,
+    // A new context or edition is a new analysis, as a new text is.
+    needsRefresh: (u) => u.transactions.some((tr) => tr.effects.some((e) => e.is(optionsChanged))),
+  });
 
   const extensions = [
     history(),
@@ -160,65 +191,78 @@ function start(croql) {
     keymap.of([...completionKeymap, ...lintKeymap, ...historyKeymap, ...defaultKeymap]),
   ];
 
-  if (croql.complete) {
-    extensions.push(autocompletion({
-      override: [(ctx) => {
-        const before = ctx.state.sliceDoc(Math.max(0, ctx.pos - 1), ctx.pos);
-        const word = ctx.matchBefore(/[\w@:"-]+$/);
-        if (!ctx.explicit && !word && !/["@(]/.test(before)) return null;
-        const r = call("complete", ctx.state.doc.toString(), options(), ctx.pos);
-        if (r.error || !r.items || r.items.length === 0) return null;
-        return {
-          from: r.from,
-          to: r.to,
-          filter: false, // croql ranks the items for the cursor's scope
-          options: r.items.map((it) => ({
-            label: it.label,
-            apply: it.insert || it.label,
-            type: it.kind,
-            detail: it.detail,
-            info: it.doc || undefined,
-          })),
-        };
-      }],
-      icons: false,
-    }));
-  }
-
-  if (croql.hover) {
-    extensions.push(hoverTooltip((view, pos) => {
-      const h = call("hover", view.state.doc.toString(), options(), pos);
-      if (h.error || !h.title) return null;
+  // Completion: croql ranks the items for the cursor's scope (filter:
+  // false keeps its order); each item replaces its own range, which may
+  // span several words of a name (`is pr` → `is pre translated`).
+  extensions.push(autocompletion({
+    override: [(ctx) => {
+      const before = ctx.state.sliceDoc(Math.max(0, ctx.pos - 1), ctx.pos);
+      if (!ctx.explicit && !ctx.matchBefore(/\w$/) && !/["@(]/.test(before)) return null;
+      const r = call("complete", ctx.state.doc.toString(), options(), ctx.pos);
+      if (r.error || r.items.length === 0) return null;
       return {
-        pos: h.from,
-        end: h.to,
-        above: true,
-        create() {
-          const dom = el("div", { class: "croql-hover" }, el("div", { class: "sig" }, h.title));
-          if (h.doc) dom.append(el("div", { class: "doc" }, h.doc));
-          return { dom };
-        },
+        from: Math.min(...r.items.map((it) => it.from)),
+        to: ctx.pos,
+        filter: false,
+        options: r.items.map((it) => ({
+          label: it.label,
+          type: it.kind,
+          detail: it.detail || undefined,
+          info: [it.doc, it.edition === "enterprise" ? "enterprise edition" : ""].filter(Boolean).join("\n") || undefined,
+          apply: (view, _completion, _from, to) => {
+            const end = Math.max(it.to, to);
+            view.dispatch({
+              changes: { from: it.from, to: end, insert: it.insert },
+              selection: { anchor: it.from + it.insert.length },
+              userEvent: "input.complete",
+            });
+            // `@user:"` goes on with the logins, `@language:"` with the codes.
+            if (it.insert.endsWith('"') && it.kind === "mention") setTimeout(() => startCompletion(view), 0);
+          },
+        })),
       };
-    }, { hoverTime: 250 }));
-    extensions.push(EditorView.theme({ ".cm-tooltip.cm-tooltip-hover": { border: "1px solid #ccc" } }));
-  }
+    }],
+    icons: false,
+  }));
 
-  if (croql.tokens) {
-    const marks = {};
-    const mark = (kind) => (marks[kind] ||= Decoration.mark({ class: `tok-${kind}` }));
-    const decorate = (view) => {
-      const b = new RangeSetBuilder();
-      const len = view.state.doc.length;
-      for (const t of call("tokens", view.state.doc.toString(), options())) {
-        if (t.from < t.to && t.to <= len) b.add(t.from, t.to, mark(t.kind));
-      }
-      return b.finish();
+  // Hover: a field's type, documentation and edition; a mention's id.
+  extensions.push(hoverTooltip((view, pos) => {
+    const h = call("hover", view.state.doc.toString(), options(), pos);
+    if (!h.found) return null;
+    return {
+      pos: h.from,
+      end: h.to,
+      above: true,
+      create: () => ({ dom: markdown(h.markdown) }),
     };
-    extensions.push(ViewPlugin.define((view) => ({
-      decorations: decorate(view),
-      update(u) { if (u.docChanged) this.decorations = decorate(u.view); },
-    }), { decorations: (p) => p.decorations }));
-  }
+  }, { hoverTime: 250 }));
+
+  // Highlighting from croql's semantic tokens.
+  const marks = {};
+  const mark = (t) => {
+    const cls = `tok-${t.kind}` + (t.unknown ? " tok-unknown" : "");
+    return (marks[cls] ||= Decoration.mark({ class: cls }));
+  };
+  const decorate = (view) => {
+    const b = new RangeSetBuilder();
+    const len = view.state.doc.length;
+    let last = 0;
+    for (const t of call("tokens", view.state.doc.toString(), options())) {
+      if (t.from >= last && t.from < t.to && t.to <= len) {
+        b.add(t.from, t.to, mark(t));
+        last = t.to;
+      }
+    }
+    return b.finish();
+  };
+  extensions.push(ViewPlugin.define((view) => ({
+    decorations: decorate(view),
+    update(u) {
+      if (u.docChanged || u.transactions.some((tr) => tr.effects.some((e) => e.is(optionsChanged)))) {
+        this.decorations = decorate(u.view);
+      }
+    },
+  }), { decorations: (p) => p.decorations }));
 
   let doc = initialQuery;
   const m = /^#q=(.*)$/.exec(location.hash);
@@ -234,6 +278,7 @@ function start(croql) {
   for (const id of ["context", "edition"]) {
     $(id).addEventListener("change", () => {
       closeCompletion(view);
+      view.dispatch({ effects: optionsChanged.of(null) });
       forceLinting(view);
     });
   }

@@ -77,8 +77,10 @@ await mkdir(outDir, { recursive: true });
 const page = browser.pages()[0] || (await browser.newPage());
 page.setDefaultTimeout(20_000);
 page.on("pageerror", (e) => errors.push(`page error: ${e.message}`));
+const responses = new Map(); // file name → response headers
 page.on("response", (r) => {
   if (r.status() >= 400) errors.push(`HTTP ${r.status()} for ${r.url()}`);
+  responses.set(new URL(r.url()).pathname.split("/").pop(), r.headers());
 });
 page.on("console", (m) => {
   if (m.type() === "error") errors.push(`console error: ${m.text()}`);
@@ -86,6 +88,15 @@ page.on("console", (m) => {
 
 const doc = () => page.evaluate(() => globalThis.playground.view.state.doc.toString());
 const count = () => page.locator("#count").getAttribute("data-count");
+// hoverAt moves the mouse onto the character at offset pos of the text.
+const hoverAt = async (pos) => {
+  const c = await page.evaluate((pos) => globalThis.playground.view.coordsAtPos(pos, 1), pos);
+  await page.mouse.move(0, 0);
+  await page.mouse.move(c.left + 2, (c.top + c.bottom) / 2);
+};
+// settled waits until the panels and underlines show the current text.
+const settled = () =>
+  page.waitForFunction(() => globalThis.playground?.analyzed === globalThis.playground?.view.state.doc.toString());
 const waitCount = (n) =>
   page.waitForFunction((n) => document.querySelector("#count")?.dataset.count === String(n), n);
 
@@ -96,6 +107,10 @@ try {
     await page.waitForSelector('#status[data-state="ready"]', { timeout: 60_000 });
     await waitCount(want.initial);
     assert.equal(await page.locator("#count").textContent(), `${want.initial} of ${want.total} strings`);
+    // The module came compressed, with the type instantiateStreaming needs.
+    const wasm = responses.get("croql.wasm");
+    assert.equal(wasm?.["content-type"], "application/wasm");
+    assert.equal(wasm?.["content-encoding"], "gzip");
     assert.equal(await page.locator("#formatted").textContent(),
       "count of translations where (is pre translated) > 0 and not is hidden");
     for (const d of ["postgres", "sqlite", "mysql"]) {
@@ -109,6 +124,7 @@ try {
     await page.keyboard.press("Control+A");
     await page.keyboard.press("Backspace");
     await page.keyboard.type("is hiden", { delay: 25 });
+    await settled();
     const underline = page.locator(".cm-lintRange-error");
     await underline.first().waitFor();
     assert.equal(await underline.count(), 1);
@@ -137,7 +153,8 @@ try {
     await page.keyboard.press("End");
     await page.keyboard.type(" and count of translations where (is pr", { delay: 25 });
     const popup = page.locator(".cm-tooltip-autocomplete");
-    await popup.waitFor();
+    // The list follows the typing: wait for the one at the end of it.
+    await popup.locator(".cm-completionLabel", { hasText: /^is pre translated$/ }).waitFor();
     const labels = await popup.locator("li .cm-completionLabel").allTextContents();
     assert.ok(labels.includes("is pre translated"), `completions: ${labels.join(" | ")}`);
     // Select it (it may not be first) and accept with Enter.
@@ -148,6 +165,7 @@ try {
     await page.waitForFunction(() =>
       globalThis.playground.view.state.doc.toString().endsWith("(is pre translated"));
     await page.keyboard.type(") > 0", { delay: 25 });
+    await settled();
     assert.equal(await doc(), "is hidden and count of translations where (is pre translated) > 0");
     await waitCount(want.hiddenPre);
     assert.equal(await page.locator(".cm-lintRange-error").count(), 0);
@@ -155,15 +173,35 @@ try {
       "is hidden and count of translations where (is pre translated) > 0");
   }, "complete");
 
+  await step("completing `@` offers the mention kinds, then the project's logins", async () => {
+    await page.click(".cm-content");
+    await page.keyboard.press("Control+A");
+    await page.keyboard.type("count of translations where (user = @", { delay: 25 });
+    const popup = page.locator(".cm-tooltip-autocomplete");
+    await popup.locator(".cm-completionLabel", { hasText: /^@user:"$/ }).waitFor();
+    const kinds = await popup.locator("li .cm-completionLabel").allTextContents();
+    for (let i = 0; i < kinds.indexOf('@user:"'); i++) await page.keyboard.press("ArrowDown");
+    await page.keyboard.press("Enter");
+    // The logins follow without another keystroke.
+    await popup.locator(".cm-completionLabel", { hasText: /^alice$/ }).waitFor();
+    const logins = await popup.locator("li .cm-completionLabel").allTextContents();
+    assert.deepEqual([...logins].sort(), project.users.map((u) => u.login).sort());
+    await page.keyboard.press("Enter"); // the first login
+    await page.keyboard.type(") > 0", { delay: 25 });
+    await settled();
+    const first = logins[0];
+    assert.match(await doc(), new RegExp(`^count of translations where \\(user = @user:"${first}"\\) > 0$`));
+    const id = project.users.find((u) => u.login === first).id;
+    await waitCount(countStrings((s) => (s.translations || []).some((t) => t.user === id)));
+    // Back to the query of the next step.
+    await page.keyboard.press("Control+A");
+    await page.keyboard.type("is hidden and count of translations where (is pre translated) > 0", { delay: 5 });
+    await settled();
+  }, "complete");
+
   await step("hovering a field shows its type", async () => {
-    const box = await page.locator(".cm-content").boundingBox();
-    // "hidden" in the first line: a few characters in from the left.
-    const line = page.locator(".cm-line").first();
-    const text = await line.textContent();
-    assert.ok(text.startsWith("is hidden"), text);
-    const lb = await line.boundingBox();
-    const charWidth = lb.width / Math.max(text.length, 1);
-    await page.mouse.move(box.x + 4 * charWidth, lb.y + 8);
+    assert.ok((await doc()).startsWith("is hidden"));
+    await hoverAt(4); // "hidden"
     const tip = page.locator(".croql-hover");
     await tip.waitFor();
     assert.match(await tip.textContent(), /bool/);
@@ -173,6 +211,7 @@ try {
     await page.click(".cm-content");
     await page.keyboard.press("Control+A");
     await page.keyboard.type("is pre translated", { delay: 10 });
+    await settled();
     await page.selectOption("#context", "translations");
     // Each translation once: a duplicate lists its master's too (stringId is the master's).
     const wantTr = project.strings
@@ -180,7 +219,40 @@ try {
       .filter((t) => t.isPreTranslated).length;
     await waitCount(wantTr);
     assert.match(await page.locator("#count").textContent(), /translations$/);
+    // Back on strings, the translation's field is an error again.
     await page.selectOption("#context", "strings");
+    await page.waitForFunction(() => document.querySelector("#count")?.classList.contains("error"));
+    assert.equal(await page.locator(".cm-lintRange-error").textContent(), "is pre translated");
+  });
+
+  await step("a directive on the first line sets the context", async () => {
+    await page.click(".cm-content");
+    await page.keyboard.press("Control+A");
+    await page.keyboard.type("# croql: context=translations\nis pre translated", { delay: 10 });
+    await settled();
+    assert.equal(await page.locator("#directive").textContent(), "the directive sets context=translations");
+    assert.equal(await page.locator("#context").inputValue(), "strings");
+    assert.equal(await page.locator(".cm-lintRange-error").count(), 0);
+    assert.match(await page.locator("#count").textContent(), /translations$/);
+  });
+
+  await step("a final query for the screenshot", async () => {
+    await page.click(".cm-content");
+    await page.keyboard.press("Control+A");
+    await page.keyboard.type('count of translations where (user = @user:"alice" and language = @language:"de") > 0 and not is hidden', { delay: 5 });
+    await settled();
+    const alice = project.users.find((u) => u.login === "alice").id;
+    const wantAlice = countStrings((s) => !s.isHidden && (s.translations || []).some((t) => t.user === alice && t.language === "de"));
+    assert.ok(wantAlice > 0);
+    await page.keyboard.press("Escape"); // close the completion list
+    await waitCount(wantAlice);
+    assert.equal(await page.locator("#directive").textContent(), "");
+    assert.equal(await page.locator("#count").textContent(), `${wantAlice} of ${want.total} strings`);
+    // Hover the mention: it resolves to alice's id.
+    await hoverAt((await doc()).indexOf("@user") + 4);
+    const tip = page.locator(".croql-hover");
+    await tip.waitFor();
+    assert.match(await tip.textContent(), new RegExp(`user id ${alice}(?!\\d)`));
   });
 
   await step("no error in the page's console", async () => {

@@ -11,6 +11,11 @@
 //	croql.format(src, opts)           {text, ok, error}
 //	croql.sql(src, opts, dialect)     {dialect, where, select, args, error}
 //	croql.evaluate(src, opts, limit)  {count, total, matches, error}
+//	croql.complete(src, opts, offset) {items: [{label, kind, from, to, insert, ...}]}
+//	croql.hover(src, opts, offset)    {found, from, to, kind, name, type, markdown, ...}
+//	croql.tokens(src, opts)           [{from, to, kind}]
+//
+// Offsets count UTF-16 code units, as JavaScript strings do.
 //
 // The queries run on the demo project (demo.Default, the same project as
 // testdata/demo/project.json). When the functions are set, it calls the
@@ -45,6 +50,9 @@ func main() {
 	def("format", func(a []js.Value) any { return pg.Format(str(a, 0), opts(a, 1)) })
 	def("sql", func(a []js.Value) any { return pg.SQL(str(a, 0), opts(a, 1), str(a, 2)) })
 	def("evaluate", func(a []js.Value) any { return pg.Evaluate(str(a, 0), opts(a, 1), num(a, 2)) })
+	def("complete", func(a []js.Value) any { return pg.Complete(str(a, 0), opts(a, 1), num(a, 2)) })
+	def("hover", func(a []js.Value) any { return pg.Hover(str(a, 0), opts(a, 1), num(a, 2)) })
+	def("tokens", func(a []js.Value) any { return pg.Tokens(str(a, 0), opts(a, 1)) })
 	api.Set("dialects", encode(playground.Dialects))
 	js.Global().Set("croql", api)
 	if ready := js.Global().Get("croqlReady"); ready.Type() == js.TypeFunction {

@@ -1,0 +1,58 @@
+// Command serveload measures `croql serve` under load: a generated project
+// in SQLite or PostgreSQL, served on loopback, the seed's patterns sent by
+// concurrent clients, every answer checked against the evaluator.
+//
+//	go run ./cmd/serveload -strings 100000 -engine sqlite -clients 32 -requests 4000 -duration 60s
+//	go run ./cmd/serveload -engine postgres -dsn postgres://postgres@127.0.0.1:5432/test?sslmode=disable
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"time"
+
+	"github.com/croql/croql/bench/serveload"
+)
+
+func main() {
+	_, file, _, _ := runtime.Caller(0)
+	o := serveload.Options{Log: os.Stderr, CorpusDir: filepath.Join(filepath.Dir(file), "..", "..", "..", "testdata", "corpus")}
+	flag.IntVar(&o.Strings, "strings", 100000, "strings in the generated project")
+	flag.Int64Var(&o.Seed, "seed", 1, "seed of the generated project")
+	flag.StringVar(&o.Engine, "engine", "sqlite", "sqlite or postgres")
+	flag.StringVar(&o.DSN, "dsn", os.Getenv("CROQL_POSTGRES_DSN"), "PostgreSQL DSN")
+	flag.IntVar(&o.Clients, "clients", 32, "concurrent clients")
+	flag.IntVar(&o.Requests, "requests", 4000, "at most this many requests")
+	flag.DurationVar(&o.Duration, "duration", 60*time.Second, "at most this long")
+	flag.IntVar(&o.Limit, "limit", 100, "page size")
+	flag.Parse()
+	r, err := serveload.Run(context.Background(), o)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "serveload:", err)
+		os.Exit(1)
+	}
+	fmt.Printf("| %s | %d | %d | %d | %.0f req/s | %s | %s | %s | %d/%d checked, %d wrong, %d errors |\n",
+		r.Engine, r.Strings, r.Clients, r.Requests, r.Throughput,
+		r.P50.Round(100*time.Microsecond), r.P99.Round(100*time.Microsecond), r.Max.Round(time.Millisecond),
+		r.Checked, r.Requests, r.Mismatches, r.Errors)
+	names := make([]string, 0, len(r.PerPatternP50))
+	for n := range r.PerPatternP50 {
+		names = append(names, n)
+	}
+	slices.SortFunc(names, func(a, b string) int { return int(r.PerPatternP50[b] - r.PerPatternP50[a]) })
+	fmt.Fprintln(os.Stderr, "slowest patterns (p50):")
+	for _, n := range names[:min(5, len(names))] {
+		fmt.Fprintf(os.Stderr, "  %-50s %s\n", n, r.PerPatternP50[n].Round(100*time.Microsecond))
+	}
+	if r.FirstErr != "" {
+		fmt.Fprintln(os.Stderr, "first problem:", r.FirstErr)
+	}
+	if r.Mismatches > 0 || r.Errors > 0 {
+		os.Exit(1)
+	}
+}

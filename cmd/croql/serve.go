@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/croql/croql/demo"
+	"github.com/croql/croql/schema"
+	"github.com/croql/croql/server"
+	"github.com/croql/croql/web"
+)
+
+// newServeCmd returns `croql serve`: the platform's CroQL list endpoints
+// over projects in embedded SQLite, PostgreSQL or MySQL/MariaDB (package
+// server; docs/serve.md).
+func newServeCmd(c *cli) *cobra.Command {
+	var (
+		data                                            []string
+		dsn, listen, token, tokenFile, dir, edition, ui string
+		maxCost                                         float64
+		timeout                                         time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "serve [--data FILE]... [--dsn DSN] [--listen 127.0.0.1:8080] [--token TOKEN] [--token-file FILE]",
+		Short: "Serve the platform's CroQL list endpoints over HTTP (strings, translations, TM segments, terms)",
+		Long: "Serves /api/v2/projects, …/strings?croql=, …/languages/{languageId}/translations?croql=,\n" +
+			"/api/v2/tms/{tmId}/segments?croql= and /api/v2/glossaries/{glossaryId}/terms?croql= in the\n" +
+			"platform's shapes (docs/serve.md). With --data (repeatable; project i gets id i) the projects go\n" +
+			"into embedded SQLite files; with --dsn as well, into scratch schemas on that PostgreSQL or\n" +
+			"MySQL/MariaDB server; with --dsn alone, the data already there is served as project 1. Without\n" +
+			"either, the built-in demo project. A bearer token is required: --token, CROQL_TOKEN, or\n" +
+			"--token-file (lines of `TOKEN 1,2` or `TOKEN *`). SIGINT or SIGTERM stops it: requests in\n" +
+			"flight finish, scratch schemas and files are removed. The playground is at /playground.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ed, err := parseEdition(edition)
+			if err != nil {
+				return err
+			}
+			if token == "" {
+				token = os.Getenv("CROQL_TOKEN")
+			}
+			if token == "" && tokenFile == "" {
+				return usageErrorf("croql serve needs a token: --token TOKEN, CROQL_TOKEN, or --token-file FILE")
+			}
+			if dsn != "" {
+				if _, err := server.EngineOfDSN(dsn); err != nil {
+					return usageErrorf("--dsn: %w", err)
+				}
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			var demoProject *schema.Project
+			if len(data) == 0 && dsn == "" {
+				demoProject = demo.Default()
+			}
+			err = server.Run(ctx, server.RunOptions{
+				Data: data, Read: func(name string) (*schema.Project, error) { return c.loadProject(name, schema.ReadOptions{}) }, Demo: demoProject, DSN: dsn, Dir: dir,
+				Listen: listen, Token: token, TokenFile: tokenFile, Log: c.stderr,
+				Config: server.Config{Edition: ed, MaxCost: maxCost, Timeout: timeout},
+				Setup: func(s *server.Server) error {
+					s.HandlePublic("/playground/", http.StripPrefix("/playground", web.Handler(ui)))
+					s.HandlePublic("/playground", http.RedirectHandler("/playground/", http.StatusMovedPermanently))
+					return nil
+				},
+			})
+			if err != nil {
+				return failure(err)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVar(&data, "data", nil, "project file, JSON or NDJSON (repeatable; project i gets id i)")
+	f.StringVar(&dsn, "dsn", "", "PostgreSQL (postgres://…) or MySQL/MariaDB (user@tcp(host:3306)/db) server to run the queries on")
+	f.StringVar(&listen, "listen", server.DefaultListen, "address to listen on")
+	f.StringVar(&token, "token", "", "bearer token that may read every project (default $CROQL_TOKEN)")
+	f.StringVar(&tokenFile, "token-file", "", "file of tokens with the projects each may read: `TOKEN 1,3` or `TOKEN *` per line")
+	f.StringVar(&dir, "dir", "", "directory of the SQLite files (default: a temporary directory); removed on shutdown")
+	addEditionFlag(cmd, &edition)
+	f.Float64Var(&maxCost, "max-cost", 0, "cost budget of a query (0: the safe default, negative: unlimited); a query over it is a 400")
+	f.DurationVar(&timeout, "timeout", server.DefaultTimeout, "statement timeout of a request")
+	f.StringVar(&ui, "playground", web.DefaultDir, "directory of the built playground (web/build.sh), served at /playground")
+	_ = cmd.MarkFlagFilename("data", "json", "ndjson", "jsonl")
+	return cmd
+}

@@ -1,0 +1,199 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/croql/croql/schema"
+)
+
+// RunOptions are the settings of `croql serve`.
+type RunOptions struct {
+	// Data are the project files (JSON or NDJSON); project i is served
+	// with id i+1. Without Data and DSN, Demo is served as project 1.
+	Data []string
+	// Read reads a project file (schema.ReadProject of the file when nil).
+	Read func(name string) (*schema.Project, error)
+	// Demo is the project served when there is neither Data nor DSN.
+	Demo *schema.Project
+	// DSN selects a database server: postgres://… (PostgreSQL) or a
+	// go-sql-driver DSN such as root@tcp(127.0.0.1:3306)/test
+	// (MySQL/MariaDB). With Data, each project is loaded into a scratch
+	// schema (database) that shutdown drops; without, the data already in
+	// the reference schema at DSN is served as project 1.
+	DSN string
+	// Dir is where the SQLite files go (a temporary directory when
+	// empty); the files are removed on shutdown.
+	Dir string
+	// Listen is the address (DefaultListen when empty).
+	Listen string
+	// Token is a bearer token that may read every project; TokenFile
+	// lists tokens with their projects (ReadTokenFile). One is required.
+	Token, TokenFile string
+	// Config is the rest of the server's configuration (Storage and
+	// Tokens are set by Run).
+	Config Config
+	// Grace bounds how long shutdown waits for requests in flight
+	// (30 s when 0).
+	Grace time.Duration
+	// Setup, when set, runs on the server before it listens: routes are
+	// added there (the playground, the platform side of the app contract).
+	Setup func(*Server) error
+	// Ready, when set, is called with the address once the server listens.
+	Ready func(addr string)
+	// Log receives the status lines (stderr of the CLI).
+	Log io.Writer
+}
+
+// DefaultListen is the address croql serve listens on by default:
+// loopback only.
+const DefaultListen = "127.0.0.1:8080"
+
+// EngineOfDSN tells the engine of a DSN: postgres for postgres:// and
+// postgresql:// URLs and key=value strings, mysql for go-sql-driver DSNs
+// (user@tcp(host:port)/db) and mysql:// URLs.
+func EngineOfDSN(dsn string) (string, error) {
+	l := strings.ToLower(dsn)
+	switch {
+	case strings.HasPrefix(l, "postgres://"), strings.HasPrefix(l, "postgresql://"), strings.Contains(l, "host=") && strings.Contains(l, "dbname="):
+		return "postgres", nil
+	case strings.HasPrefix(l, "mysql://"):
+		return "mysql", nil
+	case strings.Contains(l, "@tcp(") || strings.Contains(l, "@unix("):
+		return "mysql", nil
+	}
+	return "", fmt.Errorf("server: cannot tell the engine of the DSN: write postgres://user@host:5432/db for PostgreSQL or user@tcp(host:3306)/db for MySQL/MariaDB")
+}
+
+// Run is `croql serve`: it loads or opens the data, listens, serves until
+// ctx is done (the CLI cancels it on SIGINT or SIGTERM), lets the
+// requests in flight finish, and removes what it created (SQLite files,
+// scratch schemas).
+func Run(ctx context.Context, o RunOptions) (err error) {
+	logw := o.Log
+	if logw == nil {
+		logw = io.Discard
+	}
+	tokens := &Tokens{}
+	if o.TokenFile != "" {
+		f, err := os.Open(o.TokenFile)
+		if err != nil {
+			return fmt.Errorf("server: %w", err)
+		}
+		tokens, err = ReadTokenFile(f)
+		f.Close()
+		if err != nil {
+			return err
+		}
+	}
+	if o.Token != "" {
+		if err := tokens.Add(o.Token); err != nil {
+			return err
+		}
+	}
+	if tokens.Len() == 0 {
+		return errors.New("server: no token: give --token, set CROQL_TOKEN, or list tokens with --token-file")
+	}
+	read := o.Read
+	if read == nil {
+		read = readProjectFile
+	}
+	var data []*schema.Project
+	for _, name := range o.Data {
+		p, err := read(name)
+		if err != nil {
+			return err
+		}
+		data = append(data, p)
+	}
+	if len(data) == 0 && o.DSN == "" {
+		if o.Demo == nil {
+			return errors.New("server: no data: give --data FILE or --dsn DSN")
+		}
+		data = []*schema.Project{o.Demo}
+	}
+	var st *Storage
+	what := ""
+	switch {
+	case o.DSN == "":
+		st, err = LoadSQLite(ctx, o.Dir, data...)
+		what = "embedded SQLite"
+	default:
+		eng, eerr := EngineOfDSN(o.DSN)
+		if eerr != nil {
+			return eerr
+		}
+		if len(data) > 0 {
+			st, err = LoadServer(ctx, eng, o.DSN, data...)
+			what = eng + " (scratch schemas, dropped on shutdown)"
+		} else {
+			st, err = OpenExisting(ctx, eng, o.DSN, "")
+			what = eng + " (the data at the DSN)"
+		}
+	}
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := st.Close(); cerr != nil {
+			err = errors.Join(err, fmt.Errorf("server: cleaning up: %w", cerr))
+		}
+	}()
+	cfg := o.Config
+	cfg.Storage, cfg.Tokens = st, tokens
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	srv, err := New(cfg)
+	if err != nil {
+		return err
+	}
+	if o.Setup != nil {
+		if err := o.Setup(srv); err != nil {
+			return err
+		}
+	}
+	addr := o.Listen
+	if addr == "" {
+		addr = DefaultListen
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("server: %w", err)
+	}
+	fmt.Fprintf(logw, "croql serve: http://%s/api/v2/projects — %d project(s) on %s; Ctrl-C stops\n", ln.Addr(), len(st.Projects()), what)
+	if o.Ready != nil {
+		o.Ready(ln.Addr().String())
+	}
+	grace := o.Grace
+	if grace <= 0 {
+		grace = 30 * time.Second
+	}
+	err = srv.Serve(ctx, ln, grace)
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	fmt.Fprintln(logw, "croql serve: stopped; removing the scratch data")
+	return err
+}
+
+func readProjectFile(name string) (*schema.Project, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	defer f.Close()
+	p, err := schema.ReadProject(f)
+	if err != nil {
+		return nil, fmt.Errorf("server: %s: %w", name, err)
+	}
+	return p, nil
+}
