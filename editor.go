@@ -112,7 +112,7 @@ func (d *Document) Directive() Directive { return d.directive }
 func (d *Document) Diagnostics() diag.List {
 	d.once.Do(func() {
 		if d.part.Diags.HasErrors() || d.part.Tree == nil {
-			d.diags = d.part.Diags
+			d.diags = typecheck.FixNullTests(d.env.cfg.check, d.src, d.part.Diags, d.env.parser.Parse)
 			d.diags.Sort()
 			return
 		}
