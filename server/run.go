@@ -49,8 +49,11 @@ type RunOptions struct {
 	Setup func(*Server) error
 	// Ready, when set, is called with the address once the server listens.
 	Ready func(addr string)
-	// Log receives the status lines (stderr of the CLI).
+	// Log receives the status lines (stderr of the CLI), and the errors.
 	Log io.Writer
+	// LogRequests adds one line per request to Log (method, path, status,
+	// size, duration; never the query string or the token).
+	LogRequests bool
 }
 
 // DefaultListen is the address croql serve listens on by default:
@@ -150,7 +153,11 @@ func Run(ctx context.Context, o RunOptions) (err error) {
 	cfg := o.Config
 	cfg.Storage, cfg.Tokens = st, tokens
 	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelWarn}))
+		level := slog.LevelWarn
+		if o.LogRequests {
+			level = slog.LevelInfo
+		}
+		cfg.Logger = slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: level}))
 	}
 	srv, err := New(cfg)
 	if err != nil {
