@@ -62,18 +62,19 @@ const DefaultListen = "127.0.0.1:8080"
 
 // EngineOfDSN tells the engine of a DSN: postgres for postgres:// and
 // postgresql:// URLs and key=value strings, mysql for go-sql-driver DSNs
-// (user@tcp(host:port)/db) and mysql:// URLs.
+// (user@tcp(host:port)/db), sqlite for file: URIs (an
+// existing SQLite database in the reference schema).
 func EngineOfDSN(dsn string) (string, error) {
 	l := strings.ToLower(dsn)
 	switch {
+	case strings.HasPrefix(l, "file:"):
+		return "sqlite", nil
 	case strings.HasPrefix(l, "postgres://"), strings.HasPrefix(l, "postgresql://"), strings.Contains(l, "host=") && strings.Contains(l, "dbname="):
 		return "postgres", nil
-	case strings.HasPrefix(l, "mysql://"):
-		return "mysql", nil
 	case strings.Contains(l, "@tcp(") || strings.Contains(l, "@unix("):
 		return "mysql", nil
 	}
-	return "", fmt.Errorf("server: cannot tell the engine of the DSN: write postgres://user@host:5432/db for PostgreSQL or user@tcp(host:3306)/db for MySQL/MariaDB")
+	return "", fmt.Errorf("server: cannot tell the engine of the DSN: write postgres://user@host:5432/db for PostgreSQL, user@tcp(host:3306)/db for MySQL/MariaDB, or file:/path/to.db for a SQLite file")
 }
 
 // Run is `croql serve`: it loads or opens the data, listens, serves until
@@ -133,6 +134,9 @@ func Run(ctx context.Context, o RunOptions) (err error) {
 		eng, eerr := EngineOfDSN(o.DSN)
 		if eerr != nil {
 			return eerr
+		}
+		if len(data) > 0 && eng == "sqlite" {
+			return errors.New("server: --dsn file:… serves an existing SQLite file as it is; to load --data into SQLite files, give --dir instead")
 		}
 		if len(data) > 0 {
 			st, err = LoadServer(ctx, eng, o.DSN, data...)
