@@ -126,6 +126,9 @@ func NewEnv(context string, opts ...Option) (*Env, error) {
 	if cfg.check.Now == nil {
 		cfg.check.Now = time.Now
 	}
+	// Logins and language codes prepared for suggestions once, not per
+	// query.
+	cfg.check = cfg.check.Prepare()
 	if cfg.cost == nil {
 		m := typecheck.DefaultCostModel()
 		cfg.cost = &m
@@ -180,6 +183,7 @@ func (e *Env) Check(src string) *typecheck.Query {
 func (e *Env) check(src string) *typecheck.Query {
 	tree, diags := e.parser.Parse(src)
 	if diags.HasErrors() || tree == nil {
+		diags = typecheck.FixNullTests(e.cfg.check, src, diags, e.parser.Parse)
 		diags.Sort()
 		return &typecheck.Query{Source: src, Context: e.cfg.check.Context, AST: tree, Diags: diags}
 	}

@@ -90,10 +90,11 @@ func Compile(q *typecheck.Query, d Dialect, m *Mapping) (*SQL, error) {
 			return nil, fmt.Errorf("compile: table of the %s context: %w", q.Context.Name, err)
 		}
 	}
-	c := &compiler{d: d, m: m, scopes: make([]binding, max(q.Scopes, 1))}
+	core, scopes := typecheck.CoreOf(q)
+	c := &compiler{d: d, m: m, scopes: make([]binding, max(scopes, 1))}
 	alias := c.alias()
 	c.scopes[0] = binding{alias: alias, obj: q.Context.Root, tab: root}
-	c.pred(q.Root, false)
+	c.pred(core, false)
 	if c.err != nil {
 		return nil, c.err
 	}
@@ -232,25 +233,6 @@ func (c *compiler) enter() bool {
 
 func (c *compiler) leave() { c.depth-- }
 
-// nullable reports whether the compiled value of n may be NULL. It is
-// typecheck.Nullable, plus unresolved user mentions (a login missing from
-// the users table gives NULL).
-func nullable(n typecheck.Node) bool {
-	switch n := n.(type) {
-	case *typecheck.Const:
-		return n.Unresolved
-	case *typecheck.Neg:
-		return nullable(n.X)
-	case *typecheck.ToFloat:
-		return nullable(n.X)
-	case *typecheck.Arith:
-		return n.Op == ast.OpDiv || nullable(n.X) || nullable(n.Y)
-	case *typecheck.If:
-		return nullable(n.Then) || nullable(n.Else)
-	}
-	return typecheck.Nullable(n)
-}
-
 // maybeNullBool reports whether pred, compiled not strict, may yield NULL.
 func maybeNullBool(n typecheck.Node) bool {
 	switch n := n.(type) {
@@ -260,11 +242,11 @@ func maybeNullBool(n typecheck.Node) bool {
 		if n.Operand == schema.Bool || n.Op == ast.OpEq || n.Op == ast.OpNe {
 			return false // compiled null-safe when strict
 		}
-		return nullable(n.X) || nullable(n.Y)
+		return typecheck.Nullable(n.X) || typecheck.Nullable(n.Y)
 	case *typecheck.Between:
-		return nullable(n.X) || nullable(n.Lo) || nullable(n.Hi)
+		return typecheck.Nullable(n.X) || typecheck.Nullable(n.Lo) || typecheck.Nullable(n.Hi)
 	case *typecheck.Contains:
-		return nullable(n.X) || nullable(n.Sub)
+		return typecheck.Nullable(n.X) || typecheck.Nullable(n.Sub)
 	case *typecheck.If:
 		return maybeNullBool(n.Then) || maybeNullBool(n.Else)
 	case *typecheck.Field:
@@ -294,9 +276,16 @@ func (c *compiler) pred(n typecheck.Node, strict bool) {
 	case *typecheck.Member:
 		c.member(n)
 	case *typecheck.Not:
+		if e, ok := n.X.(*typecheck.Exists); ok {
+			c.w("NOT ")
+			c.exists(e)
+			return
+		}
 		c.w("NOT (")
 		c.pred(n.X, true)
 		c.w(")")
+	case *typecheck.Exists:
+		c.exists(n)
 	case *typecheck.Logic:
 		op := map[ast.Op]string{ast.OpAnd: " AND ", ast.OpOr: " OR ", ast.OpXor: " <> "}[n.Op]
 		if op == "" {
@@ -358,11 +347,11 @@ func (c *compiler) operand(n typecheck.Node, strict, compared bool) {
 	c.w(")")
 }
 
-// negation reports whether pred may write n starting with NOT: a negation,
-// or a count compared with zero that becomes NOT EXISTS.
+// negation reports whether pred may write n starting with NOT (a
+// negation), or as EXISTS or a count: these are parenthesised too.
 func negation(n typecheck.Node) bool {
 	switch n := n.(type) {
-	case *typecheck.Not:
+	case *typecheck.Not, *typecheck.Exists:
 		return true
 	case *typecheck.Compare:
 		return n.Operand == schema.Int
@@ -386,8 +375,7 @@ func (c *compiler) scope(i int, obj *schema.Object) binding {
 	return b
 }
 
-// field writes field f of the row bound as b: a column, or for the
-// derived bools a test of their column.
+// field writes field f of the row bound as b: its column.
 func (c *compiler) field(b binding, f *schema.Field) {
 	if c.err != nil {
 		return
@@ -397,17 +385,7 @@ func (c *compiler) field(b binding, f *schema.Field) {
 		c.fail("the mapping has no column for `%s` of %s (table %s)", f.Name, b.obj.Name, b.tab.Name)
 		return
 	}
-	ref := b.alias + "." + c.q(col)
-	switch {
-	case f.Equals != "":
-		c.w("(", ref, " = ")
-		c.param(f.Equals, schema.String)
-		c.w(")")
-	case f.Negate:
-		c.w("(NOT ", ref, ")")
-	default:
-		c.w(ref)
-	}
+	c.w(b.alias, ".", c.q(col))
 }
 
 // value writes a scalar expression (NULL for an absent value).
@@ -445,6 +423,12 @@ func (c *compiler) value(n typecheck.Node) {
 			c.fail("unknown arithmetic operator %s", n.Op)
 			return
 		}
+		if typecheck.MayOverflow(n) {
+			x := c.sub(func() { c.value(n.X) })
+			y := c.sub(func() { c.value(n.Y) })
+			c.w(c.d.IntArith(strings.TrimSpace(op), x, y))
+			return
+		}
 		c.w("(")
 		c.value(n.X)
 		c.w(op)
@@ -457,6 +441,10 @@ func (c *compiler) value(n typecheck.Node) {
 		}
 		c.w(")")
 	case *typecheck.Neg:
+		if typecheck.MayOverflow(n) {
+			c.w(c.d.IntArith("-", c.sub(func() { c.value(n.X) }), ""))
+			return
+		}
 		c.w("(-(")
 		c.value(n.X)
 		c.w("))")
@@ -559,7 +547,7 @@ func (c *compiler) member(n *typecheck.Member) {
 		c.fail("the mapping has no column for `%s` of %s (table %s)", n.F.Name, obj.Name, t.Name)
 		return
 	}
-	if col == t.Key && n.F.Equals == "" && !n.F.Negate {
+	if col == t.Key {
 		c.ref(n.X)
 		return
 	}
@@ -702,7 +690,7 @@ func (c *compiler) elements(coll typecheck.Node, with *typecheck.Filter, link bo
 
 // compare writes a comparison.
 func (c *compiler) compare(n *typecheck.Compare, strict bool) {
-	if c.countZero(n) || c.countConst(n) {
+	if c.countGrouped(n) {
 		return
 	}
 	if n.Operand == schema.Bool {
@@ -720,7 +708,7 @@ func (c *compiler) compare(n *typecheck.Compare, strict bool) {
 		c.w(")")
 		return
 	}
-	nx, ny := nullable(n.X), nullable(n.Y)
+	nx, ny := typecheck.Nullable(n.X), typecheck.Nullable(n.Y)
 	x := c.sub(func() { c.value(n.X) })
 	y := c.sub(func() { c.value(n.Y) })
 	switch n.Op {
@@ -746,40 +734,14 @@ func (c *compiler) compare(n *typecheck.Compare, strict bool) {
 	}
 }
 
-// countZero writes `count of C` compared with 0 (or 1) as EXISTS or NOT
-// EXISTS and reports whether it did.
-func (c *compiler) countZero(n *typecheck.Compare) bool {
-	if n.Operand != schema.Int {
-		return false
-	}
-	op := n.Op
-	cnt, ok := n.X.(*typecheck.Count)
-	k, kok := n.Y.(*typecheck.Const)
-	if !ok || !kok {
-		cnt, ok = n.Y.(*typecheck.Count)
-		k, kok = n.X.(*typecheck.Const)
-		if !ok || !kok {
-			return false
-		}
-		op = op.Mirror()
-	}
-	if k.T.Kind != schema.Int || k.Unresolved {
-		return false
-	}
-	exists, ok := existsForm(op, k.I)
-	if !ok {
-		return false
-	}
-	if !exists {
-		c.w("NOT ")
-	}
+// exists writes "C has some element" as EXISTS.
+func (c *compiler) exists(n *typecheck.Exists) {
 	c.w("EXISTS (SELECT 1")
-	c.fromWhere(cnt.X, nil)
+	c.fromWhere(n.X, nil)
 	c.w(")")
-	return true
 }
 
-// countConst writes `count of C op k` (k a constant that a count of 0
+// countGrouped writes `count of C op k` (k a constant that a count of 0
 // does not satisfy, as in `count of translations = 3`) as a semi-join on
 // the grouped elements:
 //
@@ -789,7 +751,7 @@ func (c *compiler) countZero(n *typecheck.Compare) bool {
 // correlated COUNT per parent row. A parent with no elements is in no
 // group, and is correctly left out because 0 op k is false. Other counts
 // stay scalar subqueries.
-func (c *compiler) countConst(n *typecheck.Compare) bool {
+func (c *compiler) countGrouped(n *typecheck.Compare) bool {
 	if n.Operand != schema.Int {
 		return false
 	}
@@ -880,18 +842,6 @@ func (c *compiler) collectionParent(coll typecheck.Node) (parent, fk string, ok 
 	default:
 		return parent, "t" + strconv.Itoa(c.next+1) + "." + c.q(ch.From), true
 	}
-}
-
-// existsForm tells whether `count op k` is "some element" (exists true) or
-// "no element" (exists false); ok is false for other comparisons.
-func existsForm(op ast.Op, k int64) (exists, ok bool) {
-	switch {
-	case k == 0 && (op == ast.OpGt || op == ast.OpNe), k == 1 && op == ast.OpGe:
-		return true, true
-	case k == 0 && (op == ast.OpEq || op == ast.OpLe), k == 1 && op == ast.OpLt:
-		return false, true
-	}
-	return false, false
 }
 
 func (c *compiler) contains(n *typecheck.Contains) {

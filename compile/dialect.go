@@ -48,6 +48,11 @@ type Dialect interface {
 	Fold(x string) string
 	// ToFloat converts an integer expression to a double.
 	ToFloat(x string) string
+	// IntArith is the 64-bit integer x op y (op "+", "-" or "*"), and with
+	// y empty the negation op x (op "-"): NULL when either operand is NULL
+	// and, the language's overflow rule, when the exact result is outside
+	// the int64 range. It never fails the query.
+	IntArith(op, x, y string) string
 	// Limit is the clause that limits a SELECT to the rows counted by
 	// parameter expression p.
 	Limit(p string) string
@@ -116,9 +121,19 @@ func (Postgres) Quote(ident string) string { return quoteWith(ident, '"') }
 // Placeholder implements Dialect.
 func (Postgres) Placeholder(n int) string { return "$" + strconv.Itoa(n) }
 
-// Analyze implements Dialect: VACUUM also sets the visibility map, so
-// that index-only scans after a bulk load need not visit the heap.
-func (Postgres) Analyze([]string) string { return "VACUUM ANALYZE" }
+// Analyze implements Dialect: ANALYZE of the tables named (unqualified:
+// the load's search_path), never the whole database, whose other tables
+// may be someone else's and whose VACUUM would wait on their locks. A
+// plain ANALYZE samples each table; a VACUUM would read all of a fresh
+// load again to set its visibility map, which the scratch queries do not
+// need.
+func (d Postgres) Analyze(tables []string) string {
+	q := make([]string, len(tables))
+	for i, t := range tables {
+		q[i] = d.Quote(t)
+	}
+	return "ANALYZE " + strings.Join(q, ", ")
+}
 
 // MaxParams implements Dialect.
 func (Postgres) MaxParams() int { return 65535 }
@@ -164,6 +179,12 @@ func (d Postgres) Fold(x string) string {
 
 // ToFloat implements Dialect.
 func (Postgres) ToFloat(x string) string { return "CAST(" + x + " AS double precision)" }
+
+// IntArith implements Dialect: exact in numeric, then back to bigint when
+// in range.
+func (Postgres) IntArith(op, x, y string) string {
+	return intInRange(exact(op, x, y, "numeric"), "bigint")
+}
 
 // Limit implements Dialect.
 func (Postgres) Limit(p string) string { return " LIMIT " + p }
@@ -256,6 +277,34 @@ func (SQLite) Fold(x string) string { return FoldFunc + "(CAST(" + x + " AS BLOB
 
 // ToFloat implements Dialect.
 func (SQLite) ToFloat(x string) string { return "CAST(" + x + " AS REAL)" }
+
+// IntArith implements Dialect: SQLite turns an integer result that
+// overflows into a REAL, which the subquery drops.
+func (SQLite) IntArith(op, x, y string) string {
+	e := "(" + x + " " + op + " " + y + ")"
+	if y == "" {
+		e = "(" + op + "(" + x + "))"
+	}
+	return "(SELECT CASE WHEN typeof(v) = 'integer' THEN v END FROM (SELECT " + e + " AS v))"
+}
+
+// exact is x op y (or op x) with x cast to an exact numeric type wide
+// enough for any sum, difference or product of two int64.
+func exact(op, x, y, typ string) string {
+	if y == "" {
+		return "(" + op + "(CAST(" + x + " AS " + typ + ")))"
+	}
+	return "(CAST(" + x + " AS " + typ + ") " + op + " " + y + ")"
+}
+
+// intInRange casts the exact value d back to the int64 type typ, or NULL
+// when it is out of range: clamping to one past each end and turning those
+// ends into NULL reads d once (so nested arithmetic does not repeat its
+// operands).
+func intInRange(d, typ string) string {
+	const hi, lo = "9223372036854775808", "-9223372036854775809"
+	return "CAST(NULLIF(NULLIF(GREATEST(LEAST(" + d + ", " + hi + "), " + lo + "), " + hi + "), " + lo + ") AS " + typ + ")"
+}
 
 // Limit implements Dialect.
 func (SQLite) Limit(p string) string { return " LIMIT " + p }
@@ -363,6 +412,13 @@ func (d MySQL) Fold(x string) string {
 
 // ToFloat implements Dialect.
 func (MySQL) ToFloat(x string) string { return "CAST(" + x + " AS DOUBLE)" }
+
+// IntArith implements Dialect: exact in DECIMAL, then back to SIGNED when
+// in range (a BIGINT operation that overflows is an error in MySQL and
+// MariaDB, even on a value no row reaches).
+func (MySQL) IntArith(op, x, y string) string {
+	return intInRange(exact(op, x, y, "DECIMAL(65,0)"), "SIGNED")
+}
 
 // Limit implements Dialect.
 func (MySQL) Limit(p string) string { return " LIMIT " + p }

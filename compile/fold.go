@@ -5,7 +5,8 @@ import (
 	"strings"
 	"sync"
 	"unicode"
-	"unicode/utf8"
+
+	"github.com/croql/croql/typecheck"
 )
 
 // Fold maps every rune of s to the representative of its Unicode simple
@@ -21,24 +22,9 @@ func Fold(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	for _, r := range s {
-		b.WriteRune(canon(r))
+		b.WriteRune(typecheck.FoldRune(r))
 	}
 	return b.String()
-}
-
-// canon is the smallest member of r's simple folding orbit.
-func canon(r rune) rune {
-	if r < utf8.RuneSelf {
-		if 'a' <= r && r <= 'z' {
-			r -= 'a' - 'A'
-		}
-		return r
-	}
-	m := r
-	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-		m = min(m, f)
-	}
-	return m
 }
 
 // lowerUnsafe is the set of runes on which lower()-based folding (what
@@ -67,7 +53,7 @@ var lowerUnsafe = sync.OnceValue(func() map[rune]bool {
 	bad := map[rune]bool{}
 	for _, r := range cased {
 		for _, s := range byLower[unicode.ToLower(r)] {
-			if canon(s) != canon(r) {
+			if typecheck.FoldRune(s) != typecheck.FoldRune(r) {
 				bad[r], bad[s] = true, true
 			}
 		}

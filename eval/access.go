@@ -80,18 +80,7 @@ func bindField(obj *schema.Object, f *schema.Field) (goField, error) {
 		return fmt.Errorf("field %q: Go field %s.%s is %s, which cannot hold a %s", f.Name, obj.GoType, f.GoName, sf.Type, f.Type)
 	}
 	var err error
-	switch {
-	case f.Equals != "":
-		g.rep, err = repString, want(tString)
-		if g.ptr {
-			err = fmt.Errorf("field %q: an Equals field needs a plain string Go field", f.Name)
-		}
-	case f.Negate:
-		g.rep, err = repBool, want(tBool)
-		if g.ptr {
-			err = fmt.Errorf("field %q: a Negate field needs a plain bool Go field", f.Name)
-		}
-	default:
+	{
 		switch f.Type.Kind {
 		case schema.Bool:
 			g.rep, err = repBool, want(tBool)

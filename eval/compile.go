@@ -44,6 +44,11 @@ type compiler struct {
 	users   map[int64]*schema.UserRef
 	haveDir bool
 	depth   int
+	// opt turns on the optimising layer: the fused test trees (fuse.go),
+	// the comparisons that read a field inline (compareFast, direct) and
+	// the loops that read a slice field inline (coll.direct). Without it
+	// every node is its plain closure.
+	opt bool
 }
 
 // maxDepth bounds the recursion of the compiler, as a guard against IR that
@@ -88,12 +93,6 @@ func (c *compiler) field(n *typecheck.Field) (goField, error) {
 	return g, nil
 }
 
-// isUserID reports whether f, a field of the user object, is the user's id,
-// which a user value is without looking it up.
-func (c *compiler) isUserID(f *schema.Field) bool {
-	return f.Key == "id" && (f.Type.Kind == schema.Int || f.Type.Kind == schema.User)
-}
-
 // ---------------------------------------------------------------------------
 // Predicates
 
@@ -120,6 +119,12 @@ func (c *compiler) pred(n typecheck.Node) (predFn, error) {
 		return func(fr frame) bool { b, ok := v(fr); return ok && b }, nil
 	case *typecheck.Filter:
 		return c.with(n)
+	case *typecheck.Exists:
+		cl, err := c.coll(n.X)
+		if err != nil {
+			return nil, err
+		}
+		return exists(cl), nil
 	case *typecheck.Not:
 		x, err := c.pred(n.X)
 		if err != nil {
@@ -182,13 +187,7 @@ func (c *compiler) pred(n typecheck.Node) (predFn, error) {
 // fieldPred reads a bool field of the object bound at scope s.
 func fieldPred(s int, g goField) predFn {
 	off := g.off
-	switch {
-	case g.f.Equals != "":
-		want := g.f.Equals
-		return func(fr frame) bool { return *(*string)(unsafe.Add(fr[s], off)) == want }
-	case g.f.Negate:
-		return func(fr frame) bool { return !*(*bool)(unsafe.Add(fr[s], off)) }
-	case g.ptr:
+	if g.ptr {
 		return func(fr frame) bool {
 			p := *(**bool)(unsafe.Add(fr[s], off))
 			return p != nil && *p
@@ -233,7 +232,7 @@ func (c *compiler) boolV(n typecheck.Node) (valFn[bool], error) {
 		if err != nil {
 			return nil, err
 		}
-		if g.ptr && g.f.Equals == "" && !g.f.Negate {
+		if g.ptr {
 			return fieldVal[bool](n.Scope, g), nil
 		}
 		p := fieldPred(n.Scope, g)
@@ -246,26 +245,6 @@ func (c *compiler) boolV(n typecheck.Node) (valFn[bool], error) {
 		g, err := c.member(n)
 		if err != nil {
 			return nil, err
-		}
-		off := g.off
-		switch {
-		case g.f.Equals != "":
-			want := g.f.Equals
-			return func(fr frame) (bool, bool) {
-				p := x(fr)
-				if p == nil {
-					return false, false
-				}
-				return *(*string)(unsafe.Add(p, off)) == want, true
-			}, nil
-		case g.f.Negate:
-			return func(fr frame) (bool, bool) {
-				p := x(fr)
-				if p == nil {
-					return false, false
-				}
-				return !*(*bool)(unsafe.Add(p, off)), true
-			}, nil
 		}
 		return memberVal[bool](x, g), nil
 	case *typecheck.If:
@@ -299,9 +278,6 @@ func (c *compiler) intV(n typecheck.Node) (valFn[int64], error) {
 	case *typecheck.Field:
 		return fieldOf[int64](c, n)
 	case *typecheck.Member:
-		if n.X.Type().Kind == schema.User && c.isUserID(n.F) {
-			return c.intV(n.X) // the id of a user is the user value itself
-		}
 		return memberOf[int64](c, n)
 	case *typecheck.Count:
 		cnt, err := c.count(n.X)
@@ -702,7 +678,7 @@ func (c *compiler) coll(n typecheck.Node) (coll, error) {
 		return coll{
 			src:    func(fr frame) (unsafe.Pointer, int) { return sliceAt(fr[s], off) },
 			size:   g.elemSize,
-			direct: true, directScope: s, directOff: off,
+			direct: c.opt, directScope: s, directOff: off,
 		}, nil
 	case *typecheck.Member:
 		x, err := c.ptr(n.X)
@@ -743,7 +719,10 @@ func (c *compiler) coll(n typecheck.Node) (coll, error) {
 			return coll{}, err
 		}
 		ts, _ := c.simpleTests(n.Pred, n.Scope)
-		x.stages = append(x.stages[:len(x.stages):len(x.stages)], stage{scope: n.Scope, pred: p, tests: ts})
+		// x is this call's own (coll returns a fresh value, used once),
+		// so its stages grow in place: a chain of n where costs O(n),
+		// where copying them at every level cost O(n^2) time and memory.
+		x.stages = append(x.stages, stage{scope: n.Scope, pred: p, tests: ts})
 		return x, nil
 	}
 	return coll{}, errAt(n, "%T cannot be a collection", n)
@@ -928,8 +907,11 @@ func isOrderOp(op ast.Op) bool {
 // direct reports a plain scalar field of the object at a scope: the
 // comparisons read it inline instead of through a value closure.
 func (c *compiler) direct(n typecheck.Node) (*typecheck.Field, goField, bool) {
+	if !c.opt {
+		return nil, goField{}, false
+	}
 	f, ok := n.(*typecheck.Field)
-	if !ok || f == nil || f.F == nil || f.F.Equals != "" || f.F.Negate {
+	if !ok || f == nil || f.F == nil {
 		return nil, goField{}, false
 	}
 	g, err := c.field(f)
@@ -956,9 +938,6 @@ func (c *compiler) compare(n *typecheck.Compare) (predFn, error) {
 		return nil, err
 	}
 	c.leave()
-	if p, ok, err := c.forAll(n); ok || err != nil {
-		return p, err
-	}
 	if p, ok, err := c.compareFast(n); ok || err != nil {
 		return p, err
 	}
@@ -1022,9 +1001,12 @@ func (c *compiler) compare(n *typecheck.Compare) (predFn, error) {
 }
 
 // compareFast handles the shapes that dominate real queries with one
-// closure each: a field against a constant, and a count against a constant
-// (count > 0 and count = 0 stop at the first kept element).
+// closure each: a field against a constant, and a count against a
+// constant.
 func (c *compiler) compareFast(n *typecheck.Compare) (predFn, bool, error) {
+	if !c.opt {
+		return nil, false, nil
+	}
 	x, y, op := n.X, n.Y, n.Op
 	if _, ok := constOf(x); ok {
 		x, y, op = y, x, op.Mirror()
@@ -1034,7 +1016,7 @@ func (c *compiler) compareFast(n *typecheck.Compare) (predFn, bool, error) {
 		return nil, false, nil
 	}
 	if cnt, ok := x.(*typecheck.Count); ok && n.Operand == schema.Int && k.T.Kind == schema.Int {
-		return c.countConst(cnt, op, k.I)
+		return c.countCmp(cnt, op, k.I)
 	}
 	if m, ok := x.(*typecheck.Member); ok {
 		return c.memberConst(m, n.Operand, op, k)
@@ -1067,7 +1049,7 @@ func (c *compiler) compareFast(n *typecheck.Compare) (predFn, bool, error) {
 // object (`id of file = 7`): one closure, absent when R is.
 func (c *compiler) memberConst(m *typecheck.Member, operand schema.Kind, op ast.Op, k *typecheck.Const) (predFn, bool, error) {
 	rf, ok := m.X.(*typecheck.Field)
-	if !ok || rf.F.Type.Kind != schema.Record || m.F.Equals != "" || m.F.Negate {
+	if !ok || rf.F.Type.Kind != schema.Record {
 		return nil, false, nil
 	}
 	rg, err := c.field(rf)
@@ -1128,28 +1110,9 @@ func memberCmp[T ordered](op ast.Op, s int, roff uintptr, rptr bool, g goField, 
 	}
 }
 
-// countConst compiles count of X op k.
-func (c *compiler) countConst(n *typecheck.Count, op ast.Op, k int64) (predFn, bool, error) {
-	// Counts are never negative: rewrite to "some element" or "none"
-	// where the comparison says so.
-	some, none := false, false
-	switch {
-	case (op == ast.OpGt && k == 0) || (op == ast.OpGe && k == 1) || (op == ast.OpNe && k == 0):
-		some = true
-	case (op == ast.OpEq && k == 0) || (op == ast.OpLe && k == 0) || (op == ast.OpLt && k == 1):
-		none = true
-	}
-	if some || none {
-		cl, err := c.coll(n.X)
-		if err != nil {
-			return nil, true, err
-		}
-		p := exists(cl)
-		if none {
-			return func(fr frame) bool { return !p(fr) }, true, nil
-		}
-		return p, true, nil
-	}
+// countCmp compiles count of X op k (the core IR has turned the
+// comparisons that only test emptiness into Exists).
+func (c *compiler) countCmp(n *typecheck.Count, op ast.Op, k int64) (predFn, bool, error) {
 	if f, ok := n.X.(*typecheck.Field); ok && f.F.Type.Kind == schema.Collection {
 		// count of a slice field: its length, read inline.
 		g, err := c.field(f)

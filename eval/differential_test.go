@@ -274,6 +274,8 @@ func differential(t *testing.T, cat *schema.Catalog, data dataset, users []schem
 	q := check(t, cat, context, src, o)
 	p, err := eval.Compile(q, eval.WithUsers(dir))
 	require.NoError(t, err, src)
+	plain, err := eval.Compile(q, eval.WithUsers(dir), eval.WithoutOptimizations())
+	require.NoError(t, err, src)
 	ref := &refeval.Interp{Users: dir}
 	matched := 0
 	for i, obj := range data[context] {
@@ -281,6 +283,9 @@ func differential(t *testing.T, cat *schema.Catalog, data dataset, users []schem
 		require.NoError(t, err, src)
 		if got := p.Match(obj); got != want {
 			t.Fatalf("%s (fold %v): object %d of %s: fast %v, reference %v", src, fold, i, context, got, want)
+		}
+		if got := plain.Match(obj); got != want {
+			t.Fatalf("%s (fold %v): object %d of %s: plain (WithoutOptimizations) %v, reference %v", src, fold, i, context, got, want)
 		}
 		if want {
 			matched++

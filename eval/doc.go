@@ -11,6 +11,16 @@
 // allocated per evaluated object, and a nullable value travels as a
 // (value, present) pair.
 //
+// Compile runs the core IR (typecheck.CoreOf), in which the language's
+// rule table has already been applied (docs/language.md, "The core rules"):
+// the evaluator knows no rule of its own. It has two layers. The plain
+// closure compiler gives every core node one closure over a frame of scope
+// objects. The optimising layer, on by default, replaces some of them with
+// faster equivalents: fused test trees for predicates that read only one
+// object (fuse.go), comparisons that read a field inline, and loops that
+// read a slice field inline. [WithoutOptimizations] turns it off; the tests
+// run every query both ways and against the reference interpreter.
+//
 // A Program is immutable and safe for concurrent use. [Program.Match]
 // accepts any value and is false for anything but a pointer to the
 // context's root type; [Bind] gives a typed matcher without the type test;
@@ -47,13 +57,14 @@
 // match when they are equal under Unicode simple case folding (the rule of
 // strings.EqualFold), tested rune by rune without allocating. = and the
 // orderings compare strings by their bytes, which for UTF-8 is code-point
-// order. Integer arithmetic is 64-bit and checked: a sum, difference,
-// product or negation whose exact value does not fit in an int64 is absent,
-// as a division by zero is (so `9223372036854775807 + 1 > 0` is false and
-// `not (9223372036854775807 + 1 < 0)` true), never a wrapped-around value.
-// The SQL engines differ here (docs/language.md, "Evaluation semantics"):
-// PostgreSQL and MariaDB fail the whole query, SQLite computes the result
-// in floating point. Float arithmetic follows IEEE 754 (a NaN is unordered
+// order. Integer arithmetic is 64-bit and checked. Overflow: integer +, -,
+// * and unary - whose exact result leaves the 64-bit range give an absent
+// value, like a division by zero, on every engine: the evaluator checks
+// each operation, and the SQL computes it exactly and turns a result out
+// of range into NULL (package compile, Dialect.IntArith), so no engine
+// fails the query or computes in floating point. So `9223372036854775807 +
+// 1 > 0` is false and `not (9223372036854775807 + 1 < 0)` true, never a
+// wrapped-around value. Float arithmetic follows IEEE 754 (a NaN is unordered
 // and equal to nothing).
 //
 // Users: a user value is an id. `id of U` is that id. `login of U` and

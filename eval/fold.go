@@ -3,30 +3,14 @@ package eval
 import (
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/croql/croql/typecheck"
 )
 
 // Case-insensitive contains under Unicode simple case folding, without
 // allocating: two runes match when they belong to one unicode.SimpleFold
 // orbit, which is the rule strings.EqualFold applies. Simple folding maps
 // runes one to one, so a match of a needle of n runes is n runes long.
-
-// canon is the representative of r's simple folding orbit: its smallest
-// member.
-func canon(r rune) rune {
-	if r < utf8.RuneSelf {
-		if 'a' <= r && r <= 'z' {
-			r -= 'a' - 'A'
-		}
-		return r
-	}
-	m := r
-	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-		if f < m {
-			m = f
-		}
-	}
-	return m
-}
 
 // foldNeedle is a constant needle, folded once at compile time.
 type foldNeedle struct {
@@ -194,7 +178,7 @@ func hasPrefixFold(s, prefix string) bool {
 			return false
 		}
 		r, w := utf8.DecodeRuneInString(s)
-		if r != p && canon(r) != canon(p) {
+		if r != p && typecheck.FoldRune(r) != typecheck.FoldRune(p) {
 			return false
 		}
 		s = s[w:]

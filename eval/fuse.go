@@ -513,6 +513,9 @@ const maxTests = 16
 // but fields of that element (and members of its records), constants, and
 // the element's own collections filtered by such tests.
 func (c *compiler) simpleTests(pred typecheck.Node, scope int) ([]elemTest, bool) {
+	if !c.opt {
+		return nil, false
+	}
 	budget := maxTests
 	ts, ok := c.subTests(pred, scope, &budget)
 	if !ok {
@@ -573,23 +576,10 @@ func (c *compiler) simpleTest(n typecheck.Node, scope int, budget *int) (elemTes
 			return elemTest{}, false
 		}
 		t, g, ok := c.leafPath(n, scope)
-		if !ok || g.rep != repBool && g.rep != repString {
+		if !ok {
 			return elemTest{}, false
 		}
-		switch {
-		case g.f.Equals != "" || g.f.Negate:
-			// The flag is computed from a plain field; an absent record
-			// makes the member absent, which neg would turn into true.
-			if t.hop || t.ptr {
-				return elemTest{}, false
-			}
-			if g.f.Equals != "" {
-				t.kind, t.op, t.s = testStr, ast.OpEq, g.f.Equals
-				return t, true
-			}
-			t.kind, t.neg = testBool, true
-			return t, true
-		case g.rep == repBool:
+		if g.rep == repBool {
 			t.kind = testBool
 			return t, true
 		}
@@ -612,6 +602,17 @@ func (c *compiler) simpleTest(n typecheck.Node, scope int, budget *int) (elemTes
 			return elemTest{}, false
 		}
 		t.kind, t.sub = testExists, append(t.sub, ts...)
+		return t, true
+	case *typecheck.Exists:
+		t, ok := c.subCollection(n.X, scope, budget)
+		if !ok {
+			return elemTest{}, false
+		}
+		if len(t.sub) == 0 {
+			t.kind, t.op, t.k = testLen, ast.OpGt, 0
+		} else {
+			t.kind = testExists
+		}
 		return t, true
 	case *typecheck.Compare:
 		return c.simpleCompare(n, scope, budget)
@@ -636,7 +637,7 @@ func (c *compiler) simpleTest(n typecheck.Node, scope int, budget *int) (elemTes
 			return elemTest{}, false
 		}
 		t, g, ok := c.leafPath(n.X, scope)
-		if !ok || g.rep != repString || g.f.Equals != "" {
+		if !ok || g.rep != repString {
 			return elemTest{}, false
 		}
 		t.kind, t.s = testContains, k.S
@@ -650,21 +651,8 @@ func (c *compiler) simpleTest(n typecheck.Node, scope int, budget *int) (elemTes
 }
 
 // simpleCompare is simpleTest for a comparison: a count of a collection of
-// the element, or a scalar of the element, with a constant; or the counts
-// of a collection and of its filter (every element passes the filter).
+// the element, or a scalar of the element, with a constant.
 func (c *compiler) simpleCompare(n *typecheck.Compare, scope int, budget *int) (elemTest, bool) {
-	if all, f, ok := forAllShape(n); ok {
-		t, ok := c.subCollection(all, scope, budget)
-		if !ok || len(t.sub) > 0 {
-			return elemTest{}, false
-		}
-		ts, ok := c.subTests(f.Pred, f.Scope, budget)
-		if !ok {
-			return elemTest{}, false
-		}
-		t.kind, t.sub, t.neg = testEvery, ts, n.Op == ast.OpNe
-		return t, true
-	}
 	x, y, op := n.X, n.Y, n.Op
 	if _, ok := constOf(x); ok {
 		x, y, op = y, x, op.Mirror()
@@ -684,14 +672,9 @@ func (c *compiler) simpleCompare(n *typecheck.Compare, scope int, budget *int) (
 	if !ok {
 		return elemTest{}, false
 	}
-	switch {
-	case len(t.sub) == 0:
+	if len(t.sub) == 0 {
 		t.kind, t.op, t.k = testLen, op, k.I
-	case (op == ast.OpGt && k.I == 0) || (op == ast.OpGe && k.I == 1) || (op == ast.OpNe && k.I == 0):
-		t.kind = testExists
-	case (op == ast.OpEq && k.I == 0) || (op == ast.OpLe && k.I == 0) || (op == ast.OpLt && k.I == 1):
-		t.kind, t.neg = testExists, true
-	default:
+	} else {
 		t.kind, t.op, t.k = testCount, op, k.I
 	}
 	return t, true
@@ -704,7 +687,7 @@ func (c *compiler) leafConst(x typecheck.Node, operand schema.Kind, op ast.Op, k
 		return elemTest{}, false
 	}
 	t, g, ok := c.leafPath(x, scope)
-	if !ok || g.f.Equals != "" || g.f.Negate {
+	if !ok {
 		return elemTest{}, false
 	}
 	switch {
@@ -723,9 +706,8 @@ func (c *compiler) leafConst(x typecheck.Node, operand schema.Kind, op ast.Op, k
 	return t, true
 }
 
-// leafPath locates a scalar of the element at scope: a field of it, a
-// field of one of its records (`id of file`), or the id of one of its
-// users. The returned test has the path set and no kind.
+// leafPath locates a scalar of the element at scope: a field of it, or a
+// field of one of its records (`id of file`). The returned test has the path set and no kind.
 func (c *compiler) leafPath(x typecheck.Node, scope int) (elemTest, goField, bool) {
 	switch x := x.(type) {
 	case *typecheck.Field:
@@ -738,9 +720,6 @@ func (c *compiler) leafPath(x typecheck.Node, scope int) (elemTest, goField, boo
 		}
 		return elemTest{off: g.off, ptr: g.ptr}, g, true
 	case *typecheck.Member:
-		if x.X.Type().Kind == schema.User && c.isUserID(x.F) {
-			return c.leafPath(x.X, scope) // the id of a user is the user value
-		}
 		rf, ok := x.X.(*typecheck.Field)
 		if !ok || rf.Scope != scope || rf.F.Type.Kind != schema.Record {
 			return elemTest{}, goField{}, false
@@ -857,93 +836,8 @@ func fusedExists(cl coll, ts []elemTest) predFn {
 	})
 }
 
-// fusedAll is "every element passes the tests".
-func fusedAll(cl coll, ts []elemTest) predFn {
-	if cl.direct {
-		s, p := cl.directScope, everyFn(cl.directOff, cl.size, ts, false)
-		return func(fr frame) bool { return p(fr[s]) }
-	}
-	p, size := lowerAll(ts), cl.size
-	return elemsBool(cl, func(_ frame, base unsafe.Pointer, k int) bool {
-		for i := range k {
-			if !p(unsafe.Add(base, uintptr(i)*size)) {
-				return false
-			}
-		}
-		return true
-	})
-}
-
 // fusedCount counts the elements that pass the tests.
 func fusedCount(cl coll, ts []elemTest) func(frame) int {
 	p, size := lowerAll(ts), cl.size
 	return elemsInt(cl, func(_ frame, base unsafe.Pointer, k int) int { return countElems(base, k, size, p) })
-}
-
-// sameSource reports whether a and b denote the same collection: the same
-// field read from the same scope (or the same member of the same object).
-func sameSource(a, b typecheck.Node) bool {
-	switch a := a.(type) {
-	case *typecheck.Field:
-		b, ok := b.(*typecheck.Field)
-		return ok && a.F == b.F && a.Obj == b.Obj && a.Scope == b.Scope
-	case *typecheck.Member:
-		b, ok := b.(*typecheck.Member)
-		return ok && a.F == b.F && sameSource(a.X, b.X)
-	}
-	return false
-}
-
-// forAllShape recognises count of X = count of X where (P) (and !=, and
-// the sides swapped): the counts are equal exactly when every element of X
-// satisfies P. It returns X and the where.
-func forAllShape(n *typecheck.Compare) (typecheck.Node, *typecheck.Filter, bool) {
-	if n.Op != ast.OpEq && n.Op != ast.OpNe {
-		return nil, nil, false
-	}
-	cx, ok1 := n.X.(*typecheck.Count)
-	cy, ok2 := n.Y.(*typecheck.Count)
-	if !ok1 || !ok2 {
-		return nil, nil, false
-	}
-	for _, pair := range [2][2]typecheck.Node{{cx.X, cy.X}, {cy.X, cx.X}} {
-		all, filtered := pair[0], pair[1]
-		if f, ok := filtered.(*typecheck.Filter); ok && f.Kind == ast.Where && sameSource(all, f.X) {
-			return all, f, true
-		}
-	}
-	return nil, nil, false
-}
-
-// forAll compiles count of X = count of X where (P) as "every element of X
-// satisfies P", which stops at the first that does not.
-func (c *compiler) forAll(n *typecheck.Compare) (predFn, bool, error) {
-	all, f, ok := forAllShape(n)
-	if !ok {
-		return nil, false, nil
-	}
-	cl, err := c.coll(all)
-	if err != nil {
-		return nil, true, err
-	}
-	if err := c.scope(f, f.Scope); err != nil {
-		return nil, true, err
-	}
-	var p predFn
-	if ts, ok := c.simpleTests(f.Pred, f.Scope); ok {
-		p = fusedAll(cl, ts)
-	} else {
-		pred, err := c.pred(f.Pred)
-		if err != nil {
-			return nil, true, err
-		}
-		// Every element fails to be a counter-example: exists of "not P".
-		cl.stages = append(cl.stages[:len(cl.stages):len(cl.stages)], stage{scope: f.Scope, pred: func(fr frame) bool { return !pred(fr) }})
-		some := exists(cl)
-		p = func(fr frame) bool { return !some(fr) }
-	}
-	if n.Op == ast.OpNe {
-		return func(fr frame) bool { return !p(fr) }, true, nil
-	}
-	return p, true, nil
 }

@@ -49,6 +49,15 @@ type Option func(*options)
 type options struct {
 	users    map[int64]*schema.UserRef
 	haveDirs bool
+	plain    bool
+}
+
+// WithoutOptimizations compiles the query to the plain closure tree, one
+// closure per node of the core IR, without the optimising layer (fused
+// test trees, inline field reads and loops). The answers are the same;
+// the tests run every query both ways.
+func WithoutOptimizations() Option {
+	return func(o *options) { o.plain = true }
 }
 
 // WithUsers supplies the user directory, user id to login. A query that
@@ -98,28 +107,29 @@ func Compile(q *typecheck.Query, opts ...Option) (*Program, error) {
 	if q.Root == nil || q.Context == nil || q.Context.Root == nil {
 		return nil, errors.New("eval: the query was not checked (no root expression or context)")
 	}
+	core, scopes := typecheck.CoreOf(q)
 	obj := q.Context.Root
 	if obj.GoType == nil || obj.GoType.Kind() != reflect.Struct {
 		return nil, fmt.Errorf("eval: context %q has no Go struct type", q.Context.Name)
 	}
-	if err := validate(q.Root, 0); err != nil {
+	if err := validate(core, 0); err != nil {
 		return nil, fmt.Errorf("eval: %w", err)
 	}
 	var o options
 	for _, opt := range opts {
 		opt(&o)
 	}
-	scopes := max(q.Scopes, 1)
+	scopes = max(scopes, 1)
 	if scopes > MaxScopes {
 		return nil, fmt.Errorf("eval: the query nests %d where/with scopes; at most %d are supported", scopes-1, MaxScopes-1)
 	}
-	c := &compiler{scopes: scopes, users: o.users, haveDir: o.haveDirs}
-	pred, err := c.pred(q.Root)
+	c := &compiler{scopes: scopes, users: o.users, haveDir: o.haveDirs, opt: !o.plain}
+	pred, err := c.pred(core)
 	if err != nil {
 		return nil, fmt.Errorf("eval: %w", err)
 	}
 	root, guarded := framed(pred, scopes)
-	if ts, ok := c.simpleTests(q.Root, 0); ok {
+	if ts, ok := c.simpleTests(core, 0); ok {
 		// The query reads only the root object: run its tests on it, with
 		// no frame (the closures above also checked the tree). Its loops
 		// are over the object's own collections and theirs, at most
@@ -235,6 +245,11 @@ func validate(n typecheck.Node, depth int) error {
 			return bad
 		}
 		return kids(n.X)
+	case *typecheck.Exists:
+		if n == nil {
+			return bad
+		}
+		return kids(n.X)
 	}
 	return fmt.Errorf("unknown expression node %T", n)
 }
@@ -267,8 +282,10 @@ func (p *Program) run(obj unsafe.Pointer) bool {
 // (wrapped; errors.Is finds context.Canceled or DeadlineExceeded). It
 // allocates nothing unless it fails.
 func (p *Program) MatchContext(ctx context.Context, obj any) (bool, error) {
-	if err := ctx.Err(); err != nil {
-		return false, fmt.Errorf("eval: %w", err)
+	select { // cheaper than ctx.Err, which takes a lock
+	case <-ctx.Done():
+		return false, fmt.Errorf("eval: %w", ctx.Err())
+	default:
 	}
 	e := (*eface)(unsafe.Pointer(&obj))
 	if e.typ != p.rootWord || e.data == nil {

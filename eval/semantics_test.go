@@ -160,8 +160,11 @@ func TestSemanticsStrings(t *testing.T) {
 			q := check(t, cat, schema.CtxStrings, tc.src, checkOpts{users: testLogins, fold: tc.fold})
 			p, err := eval.Compile(q, eval.WithUsers(idToLogin(testLogins)))
 			require.NoError(t, err)
+			plain, err := eval.Compile(q, eval.WithUsers(idToLogin(testLogins)), eval.WithoutOptimizations())
+			require.NoError(t, err)
 			for i, o := range objs {
 				assert.Equal(t, tc.want[i], p.Match(o), "fast evaluator, s%d", i+1)
+				assert.Equal(t, tc.want[i], plain.Match(o), "plain evaluator, s%d", i+1)
 				got, err := ref.Match(q, o)
 				require.NoError(t, err)
 				assert.Equal(t, tc.want[i], got, "reference interpreter, s%d", i+1)
@@ -198,8 +201,11 @@ func TestSemanticsUsers(t *testing.T) {
 			q := check(t, cat, schema.CtxTranslations, tc.src, checkOpts{users: testLogins})
 			p, err := eval.Compile(q, eval.WithUsers(idToLogin(testLogins)))
 			require.NoError(t, err)
+			plain, err := eval.Compile(q, eval.WithUsers(idToLogin(testLogins)), eval.WithoutOptimizations())
+			require.NoError(t, err)
 			for i, o := range []*schema.Translation{known, unknown} {
 				assert.Equal(t, tc.want[i], p.Match(o), "fast, object %d", i)
+				assert.Equal(t, tc.want[i], plain.Match(o), "plain, object %d", i)
 				got, err := ref.Match(q, o)
 				require.NoError(t, err)
 				assert.Equal(t, tc.want[i], got, "reference, object %d", i)

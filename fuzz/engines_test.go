@@ -93,9 +93,26 @@ type result struct {
 	ids    []int64
 }
 
-// evalIDs runs q with the closure evaluator over the objects of p.
+// evalIDs runs q with the closure evaluator over the objects of p, both
+// ways: optimised and plain (eval.WithoutOptimizations); the two must
+// match the same objects.
 func evalIDs(q *typecheck.Query, p *schema.Project) ([]int64, error) {
-	prog, err := eval.Compile(q, eval.WithUserRefs(p.Users...))
+	opt, err := evalIDsWith(q, p)
+	if err != nil {
+		return nil, err
+	}
+	plain, err := evalIDsWith(q, p, eval.WithoutOptimizations())
+	if err != nil {
+		return nil, fmt.Errorf("plain: %w", err)
+	}
+	if !slices.Equal(opt, plain) {
+		return nil, fmt.Errorf("the optimised evaluator matches %v, the plain one %v", opt, plain)
+	}
+	return opt, nil
+}
+
+func evalIDsWith(q *typecheck.Query, p *schema.Project, opts ...eval.Option) ([]int64, error) {
+	prog, err := eval.Compile(q, append(opts, eval.WithUserRefs(p.Users...))...)
 	if err != nil {
 		return nil, err
 	}

@@ -26,9 +26,10 @@ type Config struct {
 	MaxDepth int
 	// FoldContains checks the queries with a case-insensitive contains.
 	FoldContains bool
-	// AllowOverflow lets the generator make queries whose integer
-	// arithmetic may leave the 64-bit range (see MayOverflow); by default
-	// it makes others instead, and the shrinker keeps to them too.
+	// AllowOverflow lets the generator make queries whose float
+	// arithmetic may overflow or underflow (see MayOverflow); by default it
+	// makes others instead, and the shrinker keeps to them too. Integer
+	// overflow is always allowed: it is absent on every engine.
 	AllowOverflow bool
 }
 

@@ -312,3 +312,27 @@ func TestFormattingTokensAndFixAll(t *testing.T) {
 		{"range":{"start":{"line":0,"character":13},"end":{"line":0,"character":24}},"newText":"is duplicate"}]`, string(got))
 	s.stop()
 }
+
+// New settings (VS Code sends them under the section name) re-check the
+// open documents; a broken project file is shown as a message.
+func TestDidChangeConfiguration(t *testing.T) {
+	s := start(t)
+	s.initialize("", nil)
+	pub := s.open(doc, "is pre translated")
+	require.Len(t, pub.Diagnostics, 1)
+	require.NoError(t, s.server.DidChangeConfiguration(s.ctx, &protocol.DidChangeConfigurationParams{
+		Settings: map[string]any{"croql": map[string]any{"context": "translations"}}}))
+	pub = s.diagnostics()
+	assert.Empty(t, pub.Diagnostics, "checked again in the translations context")
+	require.NoError(t, s.server.DidChangeConfiguration(s.ctx, &protocol.DidChangeConfigurationParams{
+		Settings: map[string]any{"project": filepath.Join(t.TempDir(), "missing.json")}}))
+	select {
+	case msg := <-s.client.messages:
+		assert.Contains(t, msg, "missing.json")
+	case <-s.ctx.Done():
+		t.Fatal("no message about the project file")
+	}
+	pub = s.diagnostics()
+	assert.Empty(t, pub.Diagnostics, "the context setting is kept")
+	s.stop()
+}

@@ -2,11 +2,13 @@ package server_test
 
 import (
 	"bytes"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -117,6 +119,29 @@ func TestOverCost(t *testing.T) {
 	// A cheap query passes the same budget.
 	status, body = get(t, hs, "/api/v2/projects/1/strings", url.Values{"croql": {"is hidden"}})
 	require.Equal(t, http.StatusOK, status, "%v", body)
+}
+
+func TestTimeout(t *testing.T) {
+	// A deadline that has passed before the query starts: 503, not 500.
+	hs := serve(t, "sqlite", server.Config{Timeout: time.Nanosecond}, demo(t))
+	status, body := get(t, hs, "/api/v2/projects/1/strings", url.Values{"croql": {"is hidden"}})
+	require.Equal(t, http.StatusServiceUnavailable, status, "%v", body)
+	code, msg := platformError(t, body)
+	require.Equal(t, float64(503), code)
+	require.Contains(t, msg, "statement timeout")
+}
+
+func TestTokensNeverLogged(t *testing.T) {
+	var logs bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	hs := serve(t, "sqlite", server.Config{Logger: log}, demo(t))
+	for _, auth := range []string{"Bearer " + token, "Bearer not-the-token-xyz"} {
+		getRaw(t, hs, "/api/v2/projects/1/strings?croql=is+hidden", auth)
+		getRaw(t, hs, "/api/v2/projects/1/strings?croql=is+hiden", auth)
+	}
+	require.Contains(t, logs.String(), "/api/v2/projects/1/strings", "requests are logged")
+	require.NotContains(t, logs.String(), token)
+	require.NotContains(t, logs.String(), "not-the-token-xyz")
 }
 
 func TestParameterErrors(t *testing.T) {

@@ -118,6 +118,12 @@ func show(n typecheck.Node) string {
 		return show(n.X)
 	case *typecheck.IsSet:
 		return fmt.Sprintf("(isset %s)", show(n.X))
+	case *typecheck.Exists:
+		return fmt.Sprintf("(exists %s)", show(n.X))
+	case *typecheck.Not:
+		return fmt.Sprintf("(not %s)", show(n.X))
+	case *typecheck.Logic:
+		return fmt.Sprintf("(%s %s %s)", n.Op, show(n.X), show(n.Y))
 	}
 	return fmt.Sprintf("<%T>", n)
 }

@@ -1,6 +1,8 @@
 package typecheck
 
 import (
+	"math"
+
 	"github.com/croql/croql/ast"
 	"github.com/croql/croql/diag"
 	"github.com/croql/croql/schema"
@@ -169,6 +171,11 @@ func filterType(n *Filter) schema.Type {
 	if n.Kind == ast.With {
 		return schema.TBool
 	}
+	if n.Elem != nil {
+		// The collection X, filtered: read off the node, so that a chain
+		// of n where costs O(1) per Type, not O(n).
+		return schema.Type{Kind: schema.Collection, Obj: n.Elem}
+	}
 	return n.X.Type()
 }
 
@@ -188,11 +195,18 @@ func (n *If) Span() diag.Span       { return n.Sp }
 func (n *ToFloat) Span() diag.Span  { return n.Sp }
 func (n *IsSet) Span() diag.Span    { return n.Sp }
 
-// Nullable reports whether n can be absent: a nullable field, a member of
-// something nullable or of an object, arithmetic, and if.
+// Nullable reports whether n can be absent: a nullable field, a member (of
+// an object that may be absent, or of a user read from the directory), a
+// where over something nullable, arithmetic with a nullable operand, a
+// division (by zero), integer arithmetic (overflow), an if with a nullable branch, and a user mention that
+// was not resolved (compiled to a lookup that may find no user). Every bool
+// node but a field and a member is two-valued. This is the one definition
+// of nullability every back end reads.
 func Nullable(n Node) bool {
 	switch n := n.(type) {
-	case *Const, *Count, *Not, *Logic, *Compare, *Between, *Contains, *IsSet:
+	case *Const:
+		return n.Unresolved
+	case *Count, *Not, *Logic, *Compare, *Between, *Contains, *IsSet, *Exists:
 		return false
 	case *Field:
 		return n.F.Nullable
@@ -201,15 +215,35 @@ func Nullable(n Node) bool {
 	case *Member:
 		return true
 	case *Neg:
-		return Nullable(n.X)
+		return MayOverflow(n) || Nullable(n.X)
 	case *ToFloat:
 		return Nullable(n.X)
 	case *Arith:
-		return n.Op == ast.OpDiv || Nullable(n.X) || Nullable(n.Y)
+		// A division may be by zero; integer +, - and * may overflow.
+		return n.Op == ast.OpDiv || MayOverflow(n) || Nullable(n.X) || Nullable(n.Y)
 	case *If:
 		return Nullable(n.Then) || Nullable(n.Else)
 	}
 	return true
+}
+
+// MayOverflow reports whether n is integer arithmetic whose exact result
+// may leave the int64 range, which makes it absent (the language's overflow
+// rule, docs/language.md "Numbers"): integer +, - and *, and the negation
+// of anything but a constant (a literal is at most 2^63-1, whose negation
+// fits).
+func MayOverflow(n Node) bool {
+	switch n := n.(type) {
+	case *Arith:
+		return n.T.Kind == schema.Int && n.Op != ast.OpDiv
+	case *Neg:
+		if n.T.Kind != schema.Int {
+			return false
+		}
+		k, ok := n.X.(*Const)
+		return !ok || k.I == math.MinInt64
+	}
+	return false
 }
 
 // Query is a checked query: the IR, the tree it came from, and every
@@ -224,6 +258,10 @@ type Query struct {
 	// Scopes is the number of scopes the query binds (1 + deepest where/with
 	// nesting), so a back end can size its scope frame.
 	Scopes int
+	// Core is Root lowered into the core IR (see Lower): what the back ends
+	// run. CoreScopes is the number of scopes it binds (at least Scopes).
+	Core       Node
+	CoreScopes int
 	// Names maps each identifier of AST to the field it resolved to, so the
 	// formatter can print documented spellings.
 	Names map[*ast.Ident]*schema.Field
@@ -257,6 +295,8 @@ func Operands(n Node) []Node {
 	case *ToFloat:
 		return []Node{n.X}
 	case *IsSet:
+		return []Node{n.X}
+	case *Exists:
 		return []Node{n.X}
 	}
 	return nil

@@ -13,6 +13,7 @@
 //	sql         compile a query to a SQL WHERE clause and its bound arguments
 //	fmt         print the canonical form of a query
 //	explain     show how a query groups, and its syntax tree
+//	fields      list the fields of a context, with types and meanings
 //	demo        write a generated demo project
 //	serve       serve the platform's CroQL list endpoints over HTTP
 //	version     print the version of croql
@@ -66,8 +67,10 @@ func commands() []func(*cli) *cobra.Command {
 		newQueryCmd,
 		newLintCmd,
 		newSQLCmd,
+		newLoadCmd,
 		newFmtCmd,
 		newExplainCmd,
+		newFieldsCmd,
 		newDemoCmd,
 		newServeCmd,
 		newVersionCmd,

@@ -1,4 +1,5 @@
-// Package refeval is a plain tree-walking interpreter of the checked IR,
+// Package refeval is a plain tree-walking interpreter of the core IR
+// (typecheck.CoreOf),
 // used only by tests as an oracle for the fast evaluator in package eval.
 //
 // It is written for obviousness, not speed: objects are read by reflection
@@ -25,6 +26,11 @@ type Interp struct {
 	// Users is the user directory, id to login. Nil means none was given:
 	// reading a login is then an error.
 	Users map[int64]string
+	// Visits counts the collection elements the interpreter has visited
+	// since it was made (or the caller last reset it): every element of a
+	// collection it reads, and every element a where/with tests. The cost
+	// model (typecheck.CostModel) bounds it per evaluation.
+	Visits int64
 }
 
 // errEval carries an evaluation error through the recursion.
@@ -51,8 +57,17 @@ func (in *Interp) Match(q *typecheck.Query, obj any) (ok bool, err error) {
 			ok, err = false, e.err
 		}
 	}()
+	core, _ := typecheck.CoreOf(q)
 	scopes := []reflect.Value{v.Elem()}
-	return truth(in.eval(q.Root, scopes)), nil
+	return truth(in.eval(core, scopes)), nil
+}
+
+// counted counts the elements of v when it is a collection, and returns it.
+func (in *Interp) counted(v any) any {
+	if c, ok := v.(collection); ok {
+		in.Visits += int64(len(c))
+	}
+	return v
 }
 
 func fail(format string, args ...any) {
@@ -93,7 +108,7 @@ func (in *Interp) eval(n typecheck.Node, scopes []reflect.Value) any {
 		if n.Scope >= len(scopes) {
 			fail("scope %d not bound", n.Scope)
 		}
-		return readField(scopes[n.Scope], n.F)
+		return in.counted(readField(scopes[n.Scope], n.F))
 	case *typecheck.Member:
 		x := in.eval(n.X, scopes)
 		if x == nil {
@@ -101,16 +116,13 @@ func (in *Interp) eval(n typecheck.Node, scopes []reflect.Value) any {
 		}
 		switch x := x.(type) {
 		case user:
-			if n.F.Key == "id" {
-				return int64(x)
-			}
 			u := in.lookup(x)
 			if u == nil {
 				return nil
 			}
 			return readField(*u, n.F)
 		case reflect.Value:
-			return readField(x, n.F)
+			return in.counted(readField(x, n.F))
 		}
 		fail("member of %T", x)
 	case *typecheck.Count:
@@ -122,6 +134,9 @@ func (in *Interp) eval(n typecheck.Node, scopes []reflect.Value) any {
 	case *typecheck.Filter:
 		x := in.eval(n.X, scopes)
 		inner := func(e reflect.Value) bool {
+			if n.X.Type().Kind == schema.Collection {
+				in.Visits++
+			}
 			s := append(append([]reflect.Value{}, scopes[:n.Scope]...), e)
 			return truth(in.eval(n.Pred, s))
 		}
@@ -169,7 +184,7 @@ func (in *Interp) eval(n typecheck.Node, scopes []reflect.Value) any {
 			return a != b
 		}
 	case *typecheck.Arith:
-		a, b := in.eval(n.X, scopes), in.eval(n.Y, scopes)
+		a, b := number(in.eval(n.X, scopes)), number(in.eval(n.Y, scopes))
 		if a == nil || b == nil {
 			return nil
 		}
@@ -199,7 +214,7 @@ func (in *Interp) eval(n typecheck.Node, scopes []reflect.Value) any {
 			return x / y
 		}
 	case *typecheck.Neg:
-		switch v := in.eval(n.X, scopes).(type) {
+		switch v := number(in.eval(n.X, scopes)).(type) {
 		case nil:
 			return nil
 		case int64:
@@ -209,13 +224,16 @@ func (in *Interp) eval(n typecheck.Node, scopes []reflect.Value) any {
 			return -v
 		}
 	case *typecheck.ToFloat:
-		v := in.eval(n.X, scopes)
+		v := number(in.eval(n.X, scopes))
 		if v == nil {
 			return nil
 		}
 		return toFloat(v)
 	case *typecheck.IsSet:
 		return in.eval(n.X, scopes) != nil
+	case *typecheck.Exists:
+		x := in.eval(n.X, scopes)
+		return x != nil && len(x.(collection)) > 0
 	case *typecheck.If:
 		if truth(in.eval(n.Cond, scopes)) {
 			return in.eval(n.Then, scopes)
@@ -286,12 +304,6 @@ func readField(obj reflect.Value, f *schema.Field) any {
 		}
 		v = v.Elem()
 	}
-	switch {
-	case f.Equals != "":
-		return v.String() == f.Equals
-	case f.Negate:
-		return !v.Bool()
-	}
 	switch f.Type.Kind {
 	case schema.Bool:
 		return v.Bool()
@@ -336,6 +348,15 @@ func toFloat(v any) float64 {
 	return 0
 }
 
+// number is v, with a user value read as its id: a user stands where an
+// int is expected (the core IR writes `id of U` as U).
+func number(v any) any {
+	if u, ok := v.(user); ok {
+		return int64(u)
+	}
+	return v
+}
+
 // equal is the null-safe =: absent equals absent only. Users compare with
 // ints by id.
 func equal(a, b any) bool {
@@ -354,7 +375,8 @@ func equal(a, b any) bool {
 // less is the strict order of two present values of one kind; NaN is
 // ordered with nothing.
 func less(a, b any) bool {
-	switch a := a.(type) {
+	b = number(b)
+	switch a := number(a).(type) {
 	case int64:
 		return a < b.(int64)
 	case float64:
