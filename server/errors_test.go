@@ -296,18 +296,23 @@ func TestExtensions(t *testing.T) {
 		require.Equal(t, float64(len(want)), resp["pagination"].(map[string]any)["total"])
 	})
 	t.Run("engine limit", func(t *testing.T) {
-		// SQLite's expression depth is 1000: a longer or-chain is a 400
-		// that says so, not a 500.
-		long := strings.Repeat("identifier = \"none\" or ", 1200) + q
-		body := `{"croql":` + jsonString(long) + `}`
+		// SQLite refuses an expression tree deeper than 1000. The
+		// compiler writes an or-chain as flat lists (and an equality
+		// chain on one column as IN lists), so a 1,200-term chain, which
+		// SQLite refused when it was nested, runs; an engine's own limit
+		// that is still met is a 400 of rule engine-limit (server/list.go).
+		long := strings.Repeat("identifier = \"none\" or text = \"none\" or ", 600) + q
+		body := `{"croql":` + jsonString(long) + `,"limit":500}`
 		req, err := http.NewRequest(http.MethodPost, hs.URL+strs+"/query", bytes.NewBufferString(body))
 		require.NoError(t, err)
 		req.Header.Set("Authorization", "Bearer "+token)
 		status, resp := do(t, hs, req)
-		require.Equal(t, http.StatusBadRequest, status, "%v", resp)
-		key, errs := fieldErrors(t, resp)
-		require.Equal(t, "croql", key)
-		require.Equal(t, "engine-limit", errs[0]["rule"])
+		require.Equal(t, http.StatusOK, status, "%v", resp)
+		var ids []int64
+		for _, d := range resp["data"].([]any) {
+			ids = append(ids, int64(d.(map[string]any)["data"].(map[string]any)["id"].(float64)))
+		}
+		require.Equal(t, want, ids)
 	})
 	t.Run("POST errors", func(t *testing.T) {
 		for _, c := range []struct{ body, key string }{
