@@ -333,3 +333,22 @@ func TestExtensions(t *testing.T) {
 		}
 	})
 }
+
+// TestUnrepresentable: a literal PostgreSQL cannot bind (NUL) is a 400
+// under croql with rule sql there, and an ordinary query elsewhere.
+func TestUnrepresentable(t *testing.T) {
+	for _, eng := range engines(t) {
+		t.Run(eng, func(t *testing.T) {
+			hs := serve(t, eng, server.Config{}, demo(t))
+			status, body := get(t, hs, "/api/v2/projects/1/strings", url.Values{"croql": {"text contains \"a\x00b\""}})
+			if eng != "postgres" {
+				require.Equal(t, http.StatusOK, status, "%v", body)
+				return
+			}
+			require.Equal(t, http.StatusBadRequest, status, "%v", body)
+			key, errs := fieldErrors(t, body)
+			require.Equal(t, "croql", key)
+			require.Equal(t, "sql", errs[0]["rule"])
+		})
+	}
+}
