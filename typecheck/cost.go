@@ -181,7 +181,7 @@ func (q *Query) CostError(m CostModel, budget float64) (diag.Diagnostic, bool) {
 		"the query is too costly: about %s steps per object, over the budget of %s", Approx(total), Approx(budget))
 	hint := fmt.Sprintf("this part alone costs about %s", Approx(part))
 	if loopDepth(n) > 1 {
-		hint += "; inside `where (...)` a bare collection is the enclosing object's again, so each nested level multiplies the work: filter the elements directly (`translations with (a and b)`) instead of nesting"
+		hint += "; inside `where (...)` a bare collection is the enclosing object's again, so each nested level multiplies the work: move a condition that does not read the element out of the `where`, and join conditions on one element with `and`"
 	}
 	return d.WithHint("%s (estimated with %s)", hint, m), true
 }
