@@ -169,6 +169,7 @@ func TestFailedJobsLeaveProjectUnchanged(t *testing.T) {
 		case "identity":
 			identity.ServeHTTP(w, r)
 		case "slow":
+			_, _ = io.Copy(io.Discard, r.Body) // so the server notices the client leaving
 			select {
 			case <-r.Context().Done():
 			case <-time.After(5 * time.Second):
