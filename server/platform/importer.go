@@ -210,7 +210,7 @@ func (p *Platform) Import(ctx context.Context, st *server.Storage, proj *server.
 	}
 	if language == "" {
 		res.Strings = len(out)
-		err = db.replaceFile(ctx, st, fileID, existing, name, parser.Type(), out, p.cfg.Now())
+		res.FileID, err = db.replaceFile(ctx, st, fileID, existing, name, parser.Type(), out, p.cfg.Now())
 	} else {
 		res.Strings, err = db.storeTranslations(ctx, st, stored, out, language, p.cfg.Now())
 	}

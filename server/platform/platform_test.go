@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -252,4 +253,68 @@ func TestLargeJobsGoByURL(t *testing.T) {
 	require.Contains(t, job, `"targetLanguages":[]`)
 	require.Equal(t, len(sb.String()), got.Load().(int))
 	require.Len(t, listStrings(t, base.URL, ""), 100)
+}
+
+// TestTranslationUploadRunsTheModule: a translation upload sends the
+// file's strings with the uploaded translations and one target language;
+// the translations the module answers are stored.
+func TestTranslationUploadRunsTheModule(t *testing.T) {
+	var jobs []*postimport.Job
+	var mu sync.Mutex
+	h, err := postimport.NewHandler(postimport.ProcessorFunc(func(ctx context.Context, job *postimport.Job) ([]postimport.String, error) {
+		mu.Lock()
+		jobs = append(jobs, job)
+		mu.Unlock()
+		out := make([]postimport.String, len(job.Strings))
+		for i, s := range job.Strings {
+			out[i] = s.Clone()
+			for l, tr := range out[i].Translations {
+				tr.Text = postimport.PlainText(strings.ToUpper(tr.Text.Plain))
+				tr.Status = postimport.PlainStatus(postimport.StatusApproved)
+				out[i].Translations[l] = tr
+			}
+		}
+		return out, nil
+	}), postimport.Config{})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = h.Close() })
+	app := startApp(t, "upper", &postimport.SignaturePatterns{FileContent: `"greeting"`}, h)
+	base, _ := startServe(t, platform.Config{Apps: []string{app.URL}})
+
+	status, body := uploadFile(t, base.URL, "/api/v2/projects/1/files", "app.json", `{"greeting":"Hello","bye":"Bye"}`, nil)
+	require.Equal(t, http.StatusCreated, status, string(body))
+	status, body = uploadFile(t, base.URL, "/api/v2/projects/1/translations", "app.json", `{"greeting":"Привіт"}`, map[string]string{"languageId": "uk"})
+	require.Equal(t, http.StatusCreated, status, string(body))
+	require.Contains(t, string(body), `"strings":1`)
+	require.Contains(t, string(body), `"module":"upper/m"`)
+
+	require.Len(t, jobs, 2)
+	require.Empty(t, jobs[0].TargetLanguages)
+	require.Len(t, jobs[1].TargetLanguages, 1)
+	require.Equal(t, "uk", jobs[1].TargetLanguages[0].ID)
+	require.Equal(t, []string{"one", "few", "many", "other"}, jobs[1].TargetLanguages[0].PluralCategoryNames)
+	require.Equal(t, "Привіт", jobs[1].Strings[0].Translations["uk"].Text.Plain)
+	require.Empty(t, jobs[1].Strings[1].Translations)
+
+	require.Equal(t, []string{`greeting="Hello"`}, listStrings(t, base.URL, `count of translations where (text = "ПРИВІТ") > 0`))
+	require.Equal(t, []string{`greeting="Hello"`}, listStrings(t, base.URL, `count of languages summary where (is approved) > 0`))
+}
+
+func TestParsers(t *testing.T) {
+	got, err := platform.AndroidParser{}.Parse([]byte(`<resources>
+	  <string name="a">Don\'t &amp; <b>bold</b>\nnext</string>
+	  <string name="q">"  quoted  "</string>
+	</resources>`))
+	require.NoError(t, err)
+	require.Equal(t, []platform.Parsed{{Identifier: "a", Text: "Don't & <b>bold</b>\nnext"}, {Identifier: "q", Text: "  quoted  "}}, got)
+	for _, bad := range []string{`<resources><string>x</string></resources>`, `<resources><plurals name="p"><item quantity="lots">x</item></plurals></resources>`, `<resources`} {
+		_, err := platform.AndroidParser{}.Parse([]byte(bad))
+		require.Error(t, err, bad)
+	}
+	for _, bad := range []string{`[]`, `{"a":[1]}`, `{"a":"x"} {}`, `{"a":`, `{"a":null}`} {
+		_, err := platform.JSONParser{}.Parse([]byte(bad))
+		require.Error(t, err, bad)
+	}
+	require.True(t, platform.AndroidParser{}.Match("values/strings.xml", []byte(`<?xml?><resources>`)))
+	require.False(t, platform.AndroidParser{}.Match("data.xml", []byte(`<root/>`)))
 }

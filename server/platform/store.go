@@ -148,7 +148,6 @@ type tables struct {
 	summaryFK                     string
 	dependents                    []string // element tables keyed by string id
 	votesApprovals                []string // element tables keyed by translation id
-	trFK                          string
 }
 
 func (w *writer) tables() (*tables, error) {
@@ -210,10 +209,10 @@ func (w *writer) tableNamed(parent *compile.Table, field string) (string, bool) 
 // created or kept, its previous strings (with their translations, labels,
 // summaries, comments, screenshots) are removed, the new ones inserted —
 // in one transaction.
-func (w *writer) replaceFile(ctx context.Context, st *server.Storage, fileID int64, existing bool, name, typ string, strs []postimport.String, now time.Time) error {
+func (w *writer) replaceFile(ctx context.Context, st *server.Storage, fileID int64, existing bool, name, typ string, strs []postimport.String, now time.Time) (int64, error) {
 	t, err := w.tables()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	err = st.WriteTx(ctx, w.proj, func(tx *sql.Tx) error {
 		q := func(query string, args ...any) error {
@@ -250,6 +249,19 @@ func (w *writer) replaceFile(ctx context.Context, st *server.Storage, fileID int
 				return err
 			}
 		} else {
+			// Another upload may have created a file since the job was
+			// sent: a name is one file, and a new file takes a free id.
+			var other int64
+			err := tx.QueryRowContext(ctx, "SELECT "+w.d.Quote(t.file.Key)+" FROM "+w.d.Quote(t.file.Name)+" WHERE "+w.d.Quote(t.file.Columns["name"])+" = "+w.ph(1), name).Scan(&other)
+			if err == nil {
+				return fmt.Errorf("the file %s was created by another upload meanwhile; upload it again", name)
+			}
+			if !errors.Is(err, sql.ErrNoRows) {
+				return err
+			}
+			if err := tx.QueryRowContext(ctx, "SELECT COALESCE(MAX("+w.d.Quote(t.file.Key)+"), 0) + 1 FROM "+w.d.Quote(t.file.Name)).Scan(&fileID); err != nil {
+				return err
+			}
 			cols := []string{w.d.Quote(t.file.Key), w.d.Quote(t.file.Columns["name"]), w.d.Quote(t.file.Columns["type"]), w.d.Quote(t.file.Columns["context"])}
 			if err := q("INSERT INTO "+w.d.Quote(t.file.Name)+" ("+strings.Join(cols, ", ")+") VALUES ("+w.phs(4)+")", fileID, name, typ, ""); err != nil {
 				return err
@@ -267,9 +279,9 @@ func (w *writer) replaceFile(ctx context.Context, st *server.Storage, fileID int
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("platform: storing the strings (nothing was stored): %w", err)
+		return 0, fmt.Errorf("platform: storing the strings (nothing was stored): %w", err)
 	}
-	return nil
+	return fileID, nil
 }
 
 func (w *writer) phs(n int) string {
@@ -334,7 +346,11 @@ func (w *writer) insertString(ctx context.Context, tx *sql.Tx, t *tables, g *idG
 	}
 	langs := make([]string, 0, len(s.Translations))
 	for l := range s.Translations {
-		langs = append(langs, l)
+		// Only the project's target languages are stored (a source job
+		// names none, so the app side's validation cannot refuse others).
+		if w.proj.HasLanguage(l) {
+			langs = append(langs, l)
+		}
 	}
 	sort.Strings(langs)
 	for _, l := range langs {
