@@ -184,7 +184,7 @@ func TestFailedJobsLeaveProjectUnchanged(t *testing.T) {
 			_, _ = io.WriteString(w, `{"error":{"message":"The file has no header row."}}`)
 		}
 	}))
-	base, _ := startServe(t, platform.Config{Apps: []string{app.URL}, JobTimeout: 300 * time.Millisecond})
+	base, _ := startServe(t, platform.Config{Apps: []string{app.URL}, JobTimeout: time.Second})
 	status, body := uploadFile(t, base.URL, "/api/v2/projects/1/files", "app.json", `{"a":"Apple","b":"Banana"}`, nil)
 	require.Equal(t, http.StatusCreated, status, string(body))
 	require.Contains(t, string(body), `"module":"checker/m"`)
@@ -196,7 +196,7 @@ func TestFailedJobsLeaveProjectUnchanged(t *testing.T) {
 		status int
 		msg    string
 	}{
-		{"slow", http.StatusGatewayTimeout, "did not answer within 300ms"},
+		{"slow", http.StatusGatewayTimeout, "did not answer within 1s"},
 		{"huge", http.StatusBadGateway, "answered more than 5000000 bytes"},
 		{"invalid", http.StatusUnprocessableEntity, "produced invalid strings"},
 		{"error", http.StatusUnprocessableEntity, "The file has no header row."},
