@@ -87,7 +87,11 @@ func (d *Document) Complete(offset int) []CompletionItem {
 	e, src, part := d.env, d.src, d.part
 	offset = clampOffset(offset, src)
 	c := completer{env: e, src: src, off: offset, part: part, scopes: e.scopesAt(part, offset)}
-	c.run()
+	if d.directive.Span.End > 0 && offset <= d.directive.Span.End {
+		c.directive(d.text, e.Catalog())
+	} else {
+		c.run()
+	}
 	order := make([]int, len(c.items))
 	for i := range order {
 		order[i] = i
@@ -172,6 +176,43 @@ func (c *completer) run() {
 		return
 	}
 	c.operand(prev, rng, typed)
+}
+
+// directive completes the values of the editor directive's settings.
+func (c *completer) directive(text string, cat *schema.Catalog) {
+	start := c.off
+	for start > 0 && text[start-1] != ' ' && text[start-1] != '=' && text[start-1] != ':' {
+		start--
+	}
+	end := c.off
+	for end < len(text) && text[end] != ' ' && text[end] != '\n' && text[end] != '\r' {
+		end++
+	}
+	if start == c.off {
+		end = c.off // at the start of a word: insert, do not replace it
+	}
+	typed, rng := text[start:c.off], diag.Span{Start: start, End: end}
+	var values []string
+	switch before := text[:start]; {
+	case strings.HasSuffix(before, "context="):
+		for _, x := range cat.Contexts {
+			values = append(values, x.Name)
+		}
+	case strings.HasSuffix(before, "edition="):
+		values = []string{schema.Standard.String(), schema.Enterprise.String()}
+	case strings.HasSuffix(before, " ") || strings.HasSuffix(before, ":"):
+		for _, k := range []string{"context=", "edition="} {
+			if strings.HasPrefix(k, typed) {
+				c.add(rankValue, CompletionItem{Label: k, Kind: CompleteKeyword, Doc: "A setting of the editor directive.", Range: rng, InsertText: k})
+			}
+		}
+		return
+	}
+	for _, v := range values {
+		if strings.HasPrefix(v, strings.ToLower(typed)) {
+			c.add(rankValue, CompletionItem{Label: v, Kind: CompleteValue, Detail: "directive value", Range: rng, InsertText: v})
+		}
+	}
 }
 
 // expectsOperand reports whether an operand follows token t (nil: the

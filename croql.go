@@ -7,7 +7,10 @@
 //	for _, d := range checked.Diags { ... }
 //
 // For editors, Lint returns every diagnostic of a text with resolved lines,
-// rune columns and the UTF-16 columns LSP clients count in.
+// rune columns and the UTF-16 columns LSP clients count in, and Env.Open
+// parses a text that is still being typed once for its diagnostics,
+// completions (Complete), hovers (Hover) and semantic tokens (see
+// docs/editor.md; package lsp serves them as a language server).
 //
 // The stages behind it are packages of their own: parser (text to ast),
 // typecheck (ast to checked IR), schema (the contexts and the Go types of the
@@ -126,6 +129,9 @@ func NewEnv(context string, opts ...Option) (*Env, error) {
 	if cfg.check.Now == nil {
 		cfg.check.Now = time.Now
 	}
+	// Logins and language codes prepared for suggestions once, not per
+	// query.
+	cfg.check = cfg.check.Prepare()
 	if cfg.cost == nil {
 		m := typecheck.DefaultCostModel()
 		cfg.cost = &m
@@ -171,7 +177,7 @@ func (e *Env) Check(src string) *typecheck.Query {
 	if d, over := q.CostError(e.CostModel(), e.cfg.maxCost); over {
 		q.Diags = append(q.Diags, d)
 		q.Diags.Sort()
-		q.Root = nil
+		q.Root, q.Core = nil, nil
 	}
 	return q
 }
@@ -180,6 +186,7 @@ func (e *Env) Check(src string) *typecheck.Query {
 func (e *Env) check(src string) *typecheck.Query {
 	tree, diags := e.parser.Parse(src)
 	if diags.HasErrors() || tree == nil {
+		diags = typecheck.FixNullTests(e.cfg.check, src, diags, e.parser.Parse)
 		diags.Sort()
 		return &typecheck.Query{Source: src, Context: e.cfg.check.Context, AST: tree, Diags: diags}
 	}

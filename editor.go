@@ -85,6 +85,7 @@ func ParseDirective(src string) (Directive, string) {
 // context. A Document is immutable and safe for concurrent use.
 type Document struct {
 	env       *Env
+	text      string // the text as given
 	src       string // the text, directive blanked
 	directive Directive
 	part      *parser.Partial
@@ -96,7 +97,7 @@ type Document struct {
 // Open parses src for editing. It never fails: text that does not parse
 // gets its syntax diagnostics and the tree parser.ParseTolerant recovers.
 func (e *Env) Open(src string) *Document {
-	d := &Document{env: e}
+	d := &Document{env: e, text: src}
 	d.directive, d.src = ParseDirective(src)
 	d.part = e.parser.ParseTolerant(d.src)
 	return d
@@ -111,7 +112,7 @@ func (d *Document) Directive() Directive { return d.directive }
 func (d *Document) Diagnostics() diag.List {
 	d.once.Do(func() {
 		if d.part.Diags.HasErrors() || d.part.Tree == nil {
-			d.diags = d.part.Diags
+			d.diags = typecheck.FixNullTests(d.env.cfg.check, d.src, d.part.Diags, d.env.parser.Parse)
 			d.diags.Sort()
 			return
 		}

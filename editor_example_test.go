@@ -66,3 +66,21 @@ func ExampleParseDirective() {
 	fmt.Println(d.Context, len(env.Check(body).Diags))
 	// Output: translations 0
 }
+
+// One Document per text version: diagnostics, completion and hover share
+// one parse. The text does not parse yet (its syntax errors are reported),
+// and completion still knows the cursor is after `provider = "` inside a
+// translation.
+func ExampleEnv_Open() {
+	env, _ := croql.NewEnv(croql.Strings)
+	doc := env.Open(`is hiden and count of translations where (provider = "`)
+	for _, d := range doc.Lint() {
+		fmt.Printf("%d:%d %s\n", d.Start.Line, d.Start.Column, d.Rule)
+	}
+	items := doc.Complete(len(`is hiden and count of translations where (provider = "`))
+	fmt.Println(items[0].Label, items[1].Label, items[2].Label)
+	// Output:
+	// 1:42 missing-paren
+	// 1:54 unterminated-string
+	// tm global_tm google
+}

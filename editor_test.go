@@ -191,6 +191,12 @@ func TestHover(t *testing.T) {
 	assert.Equal(t, "plural form", h.Name)
 	assert.Contains(t, h.Values, "few")
 	assert.Nil(t, env.Hover("is hidden   ", 11))
+	// A member name is resolved in its object.
+	h = env.Hover(`name of file = "a.json"`, 1)
+	require.NotNil(t, h)
+	assert.Equal(t, "name", h.Name)
+	assert.Equal(t, "file", h.Of)
+	assert.Equal(t, "string", h.Type)
 }
 
 func TestSemanticTokens(t *testing.T) {
@@ -326,4 +332,74 @@ func runeStart(src string, off int) int {
 		off--
 	}
 	return off
+}
+
+// Right after `(` the cursor is in the filter's scope; nested filters put
+// the innermost element's fields first.
+func TestCompleteAfterParen(t *testing.T) {
+	env := strEnv(t)
+	src := `languages summary with (`
+	items := env.Complete(src, len(src))
+	require.NotEmpty(t, items)
+	assert.Equal(t, "language", items[0].Label)
+	src = `count of translations where (votes where (`
+	items = env.Complete(src, len(src))
+	require.NotEmpty(t, items)
+	assert.Equal(t, []string{"is up", "is down", "user", "added"}, labels(items[:4]))
+	assert.Less(t, indexOf(items, "added"), indexOf(items, "is pre translated"))
+	assert.Less(t, indexOf(items, "is pre translated"), indexOf(items, "is hidden"))
+	// A keyword still being typed gets nothing; a name written out is not
+	// offered again.
+	assert.Empty(t, env.Complete("is hidden and", 13))
+	assert.Equal(t, -1, indexOf(env.Complete("is hidden ", 10), "is hidden"))
+}
+
+// FuzzEditor: completion, hover and tokens at any offset of any text do
+// not panic and stay in the text.
+//
+//	go test . -run '^$' -fuzz FuzzEditor -fuzztime 50000x
+func FuzzEditor(f *testing.F) {
+	for _, s := range []string{`count of translations where (is ) > 0`, `@user:"al`, `provider = "`, `if is hidden then`, "# croql: context=tm\nrecords with (", "é😀 and"} {
+		f.Add(s, len(s)/2)
+	}
+	env, err := croql.NewEnv(croql.Strings, croql.WithUsers(map[string]int64{"alice": 1}), croql.WithLanguages("de"))
+	require.NoError(f, err)
+	f.Fuzz(func(t *testing.T, src string, off int) {
+		if len(src) > 2048 {
+			return
+		}
+		doc := env.Open(src)
+		doc.Diagnostics()
+		for _, it := range doc.Complete(off) {
+			if it.Range.Start < 0 || it.Range.Start > it.Range.End || it.Range.End > len(src) {
+				t.Fatalf("%q@%d: %+v", src, off, it)
+			}
+		}
+		if h := doc.Hover(off); h != nil && (h.Range.Start < 0 || h.Range.End > len(src)) {
+			t.Fatalf("%q@%d: %+v", src, off, h)
+		}
+		for _, tk := range doc.SemanticTokens() {
+			if tk.Span.Start < 0 || tk.Span.Start >= tk.Span.End || tk.Span.End > len(src) {
+				t.Fatalf("%q: %+v", src, tk)
+			}
+		}
+	})
+}
+
+// Inside the directive line, its settings and their values complete.
+func TestCompleteDirective(t *testing.T) {
+	env := strEnv(t)
+	src := "# croql: context=tr\nis hidden"
+	items := env.Complete(src, len("# croql: context=tr"))
+	assert.Equal(t, []string{"translations"}, labels(items))
+	assert.Equal(t, "tr", src[items[0].Range.Start:items[0].Range.End])
+	src = "# croql: context=tm e\nrecords with (text = \"\")"
+	items = env.Complete(src, len("# croql: context=tm e"))
+	assert.Equal(t, []string{"edition="}, labels(items))
+	items = env.Complete("# croql: edition=\n", len("# croql: edition="))
+	assert.Equal(t, []string{"standard", "enterprise"}, labels(items))
+	// Not fields: the directive is no query.
+	items = env.Complete("# croql: context=tm\n", 9)
+	assert.Equal(t, []string{"context=", "edition="}, labels(items))
+	assert.Equal(t, 9, items[0].Range.End)
 }

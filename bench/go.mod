@@ -8,6 +8,7 @@ require (
 	cel.dev/cel-go v0.33.2
 	github.com/bytedance/sonic v1.15.5
 	github.com/croql/croql v0.0.0-00010101000000-000000000000
+	github.com/crowdin/crowdin-api-client-go v0.18.0
 	github.com/expr-lang/expr v1.17.8
 	github.com/goccy/go-json v0.12.0
 	github.com/json-iterator/go v1.1.12
@@ -18,7 +19,6 @@ require (
 require (
 	cel.dev/expr v0.25.1 // indirect
 	filippo.io/edwards25519 v1.1.0 // indirect
-	github.com/agnivade/levenshtein v1.2.2 // indirect
 	github.com/alecthomas/participle/v2 v2.1.4 // indirect
 	github.com/antlr4-go/antlr/v4 v4.13.1 // indirect
 	github.com/bytedance/gopkg v0.1.3 // indirect

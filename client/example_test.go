@@ -42,7 +42,7 @@ func Example() {
 	}
 	// Output:
 	// 4 hidden strings with translations; the first: account.login.title
-	// 1:1: `is hiden` is not a field of a source string; did you mean `is hidden`? [croqlInvalidLogic/unknown-field]
+	// 1:1: error: `is hiden` is not a field of a source string; did you mean `is hidden`? [croqlInvalidLogic/unknown-field]
 	//   is hiden
 	//   ^^^^^^^^
 	//   did you mean: is hidden

@@ -121,9 +121,18 @@ func (Postgres) Quote(ident string) string { return quoteWith(ident, '"') }
 // Placeholder implements Dialect.
 func (Postgres) Placeholder(n int) string { return "$" + strconv.Itoa(n) }
 
-// Analyze implements Dialect: VACUUM also sets the visibility map, so
-// that index-only scans after a bulk load need not visit the heap.
-func (Postgres) Analyze([]string) string { return "VACUUM ANALYZE" }
+// Analyze implements Dialect: VACUUM (ANALYZE) of the tables named
+// (unqualified: the load's search_path), never the whole database, whose
+// other tables may be someone else's and whose vacuum would wait on their
+// locks. VACUUM also sets the visibility map, so that index-only scans
+// after a bulk load need not visit the heap.
+func (d Postgres) Analyze(tables []string) string {
+	q := make([]string, len(tables))
+	for i, t := range tables {
+		q[i] = d.Quote(t)
+	}
+	return "VACUUM (ANALYZE) " + strings.Join(q, ", ")
+}
 
 // MaxParams implements Dialect.
 func (Postgres) MaxParams() int { return 65535 }

@@ -3,6 +3,7 @@ package compile
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -18,9 +19,9 @@ import (
 
 // Load creates the mapping's tables in db (the statements of DDL) and
 // stores p in them: users, files, branches, and the objects of every
-// context with their collections. Rows go in batched multi-row INSERTs in
-// one transaction, followed by the dialect's ANALYZE. The tables must not
-// exist yet.
+// context with their collections. It is NewLoader, Head, Add of every
+// object and Finish; see [Loader] for how each engine is fed. The tables
+// must not exist yet.
 //
 // Objects that several parents share (labels, files, branches, the
 // translations a duplicate shares with its master) are stored once by id;
@@ -31,9 +32,61 @@ func Load(ctx context.Context, db *sql.DB, d Dialect, m *Mapping, p *schema.Proj
 	if db == nil || d == nil || m == nil || p == nil {
 		return errors.New("compile: Load needs a database, a dialect, a mapping and a project")
 	}
-	l, err := m.layout()
+	l, err := NewLoader(ctx, db, d, m)
 	if err != nil {
 		return err
+	}
+	if err := l.Head(p); err != nil {
+		l.Abort()
+		return err
+	}
+	for _, list := range []any{p.Strings, p.TMSegments, p.GlossaryTerms, p.GlossaryConcepts} {
+		v := reflect.ValueOf(list)
+		for i := range v.Len() {
+			if err := l.Add(v.Index(i).Addr().Interface()); err != nil {
+				l.Abort()
+				return err
+			}
+		}
+	}
+	return l.Finish()
+}
+
+// Loader stores a project in a database while it is read: Head with the
+// users, files and branches, then Add for each object, then Finish; Abort
+// instead of Finish gives up. It holds one connection and one transaction
+// for the whole load, and memory in proportion to the ids it has stored
+// (to find repeats), not to the rows.
+//
+// Rows go to each engine the fastest way it takes them: PostgreSQL through
+// COPY (pgx CopyFrom) in batches of rows per table; SQLite and MySQL in
+// multi-row INSERTs of prepared statements. Secondary indexes are built
+// after the rows, then the planner's statistics of the loaded tables are
+// refreshed (Dialect.Analyze) and nothing else.
+type Loader struct {
+	ctx  context.Context
+	conn *sql.Conn
+	tx   *sql.Tx
+	d    Dialect
+	m    *Mapping
+	ld   *loader
+	// indexes are created by Finish.
+	indexes []string
+	done    bool
+}
+
+// NewLoader creates the mapping's tables in db and starts a load.
+func NewLoader(ctx context.Context, db *sql.DB, d Dialect, m *Mapping) (*Loader, error) {
+	if db == nil || d == nil || m == nil {
+		return nil, errors.New("compile: NewLoader needs a database, a dialect and a mapping")
+	}
+	l, err := m.layout()
+	if err != nil {
+		return nil, err
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("compile: loading: %w", err)
 	}
 	// Tables first, indexes after the rows: building an index once is
 	// much faster than keeping it up to date through a bulk load.
@@ -46,33 +99,84 @@ func Load(ctx context.Context, db *sql.DB, d Dialect, m *Mapping, p *schema.Proj
 		}
 	}
 	for _, stmt := range tables {
-		if _, err := db.ExecContext(ctx, stmt); err != nil {
-			return fmt.Errorf("compile: creating tables: %w\n%s", err, stmt)
+		if _, err := conn.ExecContext(ctx, stmt); err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("compile: creating tables: %w\n%s", err, stmt)
 		}
 	}
-	tx, err := db.BeginTx(ctx, nil)
+	if _, ok := d.(SQLite); ok {
+		// The load is one transaction: a crash leaves no half-loaded
+		// tables whatever the sync mode, so skip the fsyncs.
+		if _, err := conn.ExecContext(ctx, "PRAGMA synchronous = OFF"); err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("compile: loading: %w", err)
+		}
+	}
+	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("compile: loading: %w", err)
+		conn.Close()
+		return nil, fmt.Errorf("compile: loading: %w", err)
 	}
 	ld := newLoader(ctx, tx, d, m, l)
-	err = ld.project(p)
-	ld.close()
+	if _, ok := d.(Postgres); ok {
+		ld.copyFrom = copier(conn)
+	}
+	return &Loader{ctx: ctx, conn: conn, tx: tx, d: d, m: m, ld: ld, indexes: indexes}, nil
+}
+
+// Head stores the users, files and branches of p (its objects are left
+// to Add).
+func (l *Loader) Head(p *schema.Project) error {
+	return l.ld.head(p)
+}
+
+// Add stores one object: a *schema.SourceString (with its translations,
+// which the translations context reads), *schema.TMSegment,
+// *schema.GlossaryTerm or *schema.GlossaryConcept.
+func (l *Loader) Add(obj any) error {
+	return l.ld.add1(obj)
+}
+
+// Rows is the number of rows stored so far (for progress).
+func (l *Loader) Rows() int64 { return l.ld.rows }
+
+// Finish writes the rows still buffered, commits, builds the indexes and
+// refreshes the statistics of the loaded tables.
+func (l *Loader) Finish() error {
+	if l.done {
+		return errors.New("compile: the load is over")
+	}
+	l.done = true
+	defer l.conn.Close()
+	err := l.ld.flushAll()
+	l.ld.close()
 	if err != nil {
-		_ = tx.Rollback()
+		_ = l.tx.Rollback()
 		return err
 	}
-	if err := tx.Commit(); err != nil {
+	if err := l.tx.Commit(); err != nil {
 		return fmt.Errorf("compile: loading: %w", err)
 	}
-	for _, stmt := range indexes {
-		if _, err := db.ExecContext(ctx, stmt); err != nil {
+	for _, stmt := range l.indexes {
+		if _, err := l.conn.ExecContext(l.ctx, stmt); err != nil {
 			return fmt.Errorf("compile: creating indexes: %w\n%s", err, stmt)
 		}
 	}
-	if _, err := db.ExecContext(ctx, d.Analyze(m.TableNames())); err != nil {
+	if _, err := l.conn.ExecContext(l.ctx, l.d.Analyze(l.m.TableNames())); err != nil {
 		return fmt.Errorf("compile: analyze: %w", err)
 	}
 	return nil
+}
+
+// Abort rolls the load back (the tables stay, empty).
+func (l *Loader) Abort() {
+	if l.done {
+		return
+	}
+	l.done = true
+	l.ld.close()
+	_ = l.tx.Rollback()
+	l.conn.Close()
 }
 
 // loader walks a project and fills batches.
@@ -89,8 +193,14 @@ type loader struct {
 	seen map[*Table]map[int64]uint64
 	// links holds the rows of each join table, to reject repeats.
 	links map[string]map[[2]int64]bool
-	// cache of the Go field index of each column, per Go type.
-	fieldIdx map[reflect.Type]map[string][]int
+	// caches of the table of each Go type and of the field indexes of
+	// each table's columns per Go type.
+	tables   map[reflect.Type]*Table
+	goFields map[fieldsKey]*goFields
+	// copyFrom, when set, takes the rows of a batch instead of an INSERT
+	// (PostgreSQL's COPY).
+	copyFrom func(ctx context.Context, table string, cols []string, rows [][]any) error
+	rows     int64
 }
 
 // loadInfo is what the loader needs of one table.
@@ -130,7 +240,7 @@ func newLoader(ctx context.Context, tx *sql.Tx, d Dialect, m *Mapping, l *layout
 	ld := &loader{ctx: ctx, tx: tx, d: d, m: m, l: l,
 		infos: map[*Table]*loadInfo{}, batches: map[string]*batch{},
 		seen: map[*Table]map[int64]uint64{}, links: map[string]map[[2]int64]bool{},
-		fieldIdx: map[reflect.Type]map[string][]int{}}
+		tables: map[reflect.Type]*Table{}, goFields: map[fieldsKey]*goFields{}}
 	for _, ti := range l.tables {
 		cols := make([]string, len(ti.cols))
 		for i, c := range ti.cols {
@@ -174,12 +284,15 @@ func (ld *loader) batch(table string, cols []string) *batch {
 		return b
 	}
 	b := &batch{table: table, cols: cols, max: max(1, min(500, ld.d.MaxParams()/max(1, len(cols))))}
+	if _, ok := ld.d.(Postgres); ok {
+		b.max = 5000 // rows per COPY: no parameter limit
+	}
 	ld.batches[table] = b
 	ld.order = append(ld.order, b)
 	return b
 }
 
-func (ld *loader) project(p *schema.Project) error {
+func (ld *loader) head(p *schema.Project) error {
 	ut := ld.m.Tables[ld.m.cat.UserObj.Name]
 	for i := range p.Users {
 		if _, err := ld.object(ut, reflect.ValueOf(&p.Users[i]).Elem(), nil, 0); err != nil {
@@ -199,14 +312,27 @@ func (ld *loader) project(p *schema.Project) error {
 			}
 		}
 	}
-	for _, c := range ld.m.cat.Contexts {
-		t := ld.m.Tables[c.Root.Name]
-		for _, o := range p.Objects(c) {
-			if _, err := ld.object(t, reflect.ValueOf(o).Elem(), nil, 0); err != nil {
-				return fmt.Errorf("compile: loading %s: %w", c.Name, err)
-			}
-		}
+	return nil
+}
+
+// add1 stores one object of a context.
+func (ld *loader) add1(obj any) error {
+	v := reflect.ValueOf(obj)
+	if v.Kind() != reflect.Pointer || v.IsNil() {
+		return fmt.Errorf("compile: loading: %T is not an object pointer", obj)
 	}
+	v = v.Elem()
+	t := ld.tableOfGo(v.Type())
+	if t == nil {
+		return fmt.Errorf("compile: loading: no table for %s", v.Type())
+	}
+	if _, err := ld.object(t, v, nil, 0); err != nil {
+		return fmt.Errorf("compile: loading %s: %w", t.Name, err)
+	}
+	return nil
+}
+
+func (ld *loader) flushAll() error {
 	for _, b := range ld.order {
 		if err := ld.flush(b); err != nil {
 			return err
@@ -216,6 +342,20 @@ func (ld *loader) project(p *schema.Project) error {
 }
 
 func (ld *loader) tableOfGo(t reflect.Type) *Table {
+	if tt, ok := ld.tables[t]; ok {
+		return tt
+	}
+	tt := ld.findTable(t)
+	ld.tables[t] = tt
+	return tt
+}
+
+func (ld *loader) findTable(t reflect.Type) *Table {
+	for _, c := range ld.m.cat.Contexts {
+		if c.Root.GoType == t {
+			return ld.m.Tables[c.Root.Name]
+		}
+	}
 	for _, o := range ld.m.cat.Objects {
 		if o.GoType == t {
 			return ld.m.Tables[o.Name]
@@ -224,23 +364,50 @@ func (ld *loader) tableOfGo(t reflect.Type) *Table {
 	return nil
 }
 
-// field returns the Go field named name of v (cached by type).
-func (ld *loader) field(v reflect.Value, name string) (reflect.Value, error) {
-	m := ld.fieldIdx[v.Type()]
-	if m == nil {
-		m = map[string][]int{}
-		ld.fieldIdx[v.Type()] = m
+// goFields is where the Go fields of a table's columns and collections
+// are in one Go type (nil for a column the parent fills).
+type goFields struct {
+	cols, colls [][]int
+}
+
+type fieldsKey struct {
+	li *loadInfo
+	t  reflect.Type
+}
+
+// fieldsOf returns the field indexes of v's type for li, computed once.
+func (ld *loader) fieldsOf(li *loadInfo, v reflect.Value) (*goFields, error) {
+	k := fieldsKey{li, v.Type()}
+	if f, ok := ld.goFields[k]; ok {
+		return f, nil
 	}
-	idx, ok := m[name]
-	if !ok {
-		sf, found := v.Type().FieldByName(name)
-		if !found {
-			return reflect.Value{}, fmt.Errorf("compile: %s has no Go field %s", v.Type(), name)
+	f := &goFields{cols: make([][]int, len(li.ti.cols)), colls: make([][]int, len(li.colls))}
+	for i, c := range li.ti.cols {
+		if c.goName == "" {
+			continue
 		}
-		idx = sf.Index
-		m[name] = idx
+		sf, ok := v.Type().FieldByName(c.goName)
+		if !ok {
+			return nil, fmt.Errorf("compile: %s has no Go field %s", v.Type(), c.goName)
+		}
+		f.cols[i] = sf.Index
 	}
-	return v.FieldByIndex(idx), nil
+	for i, lc := range li.colls {
+		sf, ok := v.Type().FieldByName(lc.goName)
+		if !ok {
+			return nil, fmt.Errorf("compile: %s has no Go field %s", v.Type(), lc.goName)
+		}
+		f.colls[i] = sf.Index
+	}
+	ld.goFields[k] = f
+	return f, nil
+}
+
+func fieldAt(v reflect.Value, idx []int) reflect.Value {
+	if len(idx) == 1 {
+		return v.Field(idx[0])
+	}
+	return v.FieldByIndex(idx)
 }
 
 // object stores v (a struct) in table t, with fk holding the parent's key
@@ -252,6 +419,10 @@ func (ld *loader) object(t *Table, v reflect.Value, fk *string, fkVal int64) (in
 		return 0, fmt.Errorf("compile: no table for %s", v.Type())
 	}
 	ti := li.ti
+	gf, err := ld.fieldsOf(li, v)
+	if err != nil {
+		return 0, err
+	}
 	row := make([]any, len(ti.cols))
 	var key int64
 	for i, c := range ti.cols {
@@ -262,10 +433,7 @@ func (ld *loader) object(t *Table, v reflect.Value, fk *string, fkVal int64) (in
 			}
 			continue
 		case c.ref:
-			fv, err := ld.field(v, c.goName)
-			if err != nil {
-				return 0, err
-			}
+			fv := fieldAt(v, gf.cols[i])
 			if fv.IsNil() {
 				continue
 			}
@@ -280,11 +448,7 @@ func (ld *loader) object(t *Table, v reflect.Value, fk *string, fkVal int64) (in
 			row[i] = k
 			continue
 		}
-		fv, err := ld.field(v, c.goName)
-		if err != nil {
-			return 0, err
-		}
-		val, err := ld.scalar(fv)
+		val, err := ld.scalar(fieldAt(v, gf.cols[i]))
 		if err != nil {
 			return 0, fmt.Errorf("%s.%s: %w", v.Type().Name(), c.goName, err)
 		}
@@ -306,14 +470,11 @@ func (ld *loader) object(t *Table, v reflect.Value, fk *string, fkVal int64) (in
 	if err := ld.add(li.b, row); err != nil {
 		return 0, err
 	}
-	for _, lc := range li.colls {
+	for ci, lc := range li.colls {
 		if lc.child == nil || lc.elem == nil {
 			continue
 		}
-		sv, err := ld.field(v, lc.goName)
-		if err != nil {
-			return 0, err
-		}
+		sv := fieldAt(v, gf.colls[ci])
 		for j := range sv.Len() {
 			ev := sv.Index(j)
 			if lc.child.Through == "" {
@@ -410,6 +571,7 @@ func hashRow(row []any, cols []column) uint64 {
 func (ld *loader) add(b *batch, row []any) error {
 	b.vals = append(b.vals, row...)
 	b.rows++
+	ld.rows++
 	for _, v := range row {
 		if s, ok := v.(string); ok {
 			b.bytes += len(s)
@@ -427,6 +589,18 @@ func (ld *loader) flush(b *batch) error {
 		return nil
 	}
 	var err error
+	if ld.copyFrom != nil {
+		rows := make([][]any, b.rows)
+		n := len(b.cols)
+		for i := range rows {
+			rows[i] = b.vals[i*n : (i+1)*n : (i+1)*n]
+		}
+		if err := ld.copyFrom(ld.ctx, b.table, b.cols, rows); err != nil {
+			return fmt.Errorf("compile: copying into %s: %w", b.table, err)
+		}
+		b.vals, b.rows, b.bytes = b.vals[:0], 0, 0
+		return nil
+	}
 	if b.rows == b.max {
 		if b.stmt == nil {
 			if b.stmt, err = ld.tx.PrepareContext(ld.ctx, ld.insert(b.table, b.cols, b.rows)); err != nil {
@@ -490,9 +664,9 @@ func Run(ctx context.Context, db *sql.DB, d Dialect, m *Mapping, q *typecheck.Qu
 // server is told too, so that it stops the statement on its own even if
 // the cancellation does not reach it: on PostgreSQL the statement runs in
 // a read-only transaction with statement_timeout set (SET LOCAL) to the
-// time left; on MySQL the SELECT carries the MAX_EXECUTION_TIME optimizer
-// hint (MariaDB ignores it, and relies on the driver closing the
-// connection; docs/sql.md).
+// time left; on MariaDB the statement runs on a connection whose
+// max_statement_time is the time left (reset afterwards), and on MySQL the
+// SELECT carries the MAX_EXECUTION_TIME optimizer hint.
 func (s *SQL) Run(ctx context.Context, db *sql.DB) ([]int64, error) {
 	return runSelect(ctx, db, s.Dialect, s.Select(), s.Args)
 }
@@ -515,6 +689,7 @@ func runSelect(ctx context.Context, db *sql.DB, d Dialect, query string, args []
 	case MySQL:
 		if limited {
 			query = "SELECT /*+ MAX_EXECUTION_TIME(" + strconv.FormatInt(ms, 10) + ") */" + strings.TrimPrefix(query, "SELECT")
+			return runMySQLTimeout(ctx, db, query, args, ms)
 		}
 	}
 	rows, err := db.QueryContext(ctx, query, args...)
@@ -541,6 +716,32 @@ func runPostgresTimeout(ctx context.Context, db *sql.DB, query string, args []an
 		return nil, fmt.Errorf("compile: setting the statement timeout: %w", err)
 	}
 	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("compile: running query: %w", err)
+	}
+	return scanIDs(rows)
+}
+
+// runMySQLTimeout runs query on a connection of its own whose MariaDB
+// max_statement_time is ms milliseconds, and puts the server's default
+// back afterwards. MySQL has no such variable (the SET fails, and the
+// query's MAX_EXECUTION_TIME hint does the work there).
+func runMySQLTimeout(ctx context.Context, db *sql.DB, query string, args []any, ms int64) ([]int64, error) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("compile: running query: %w", err)
+	}
+	defer conn.Close()
+	secs := strconv.FormatFloat(float64(ms)/1000, 'f', 3, 64)
+	if _, err := conn.ExecContext(ctx, "SET SESSION max_statement_time = "+secs); err == nil {
+		defer func() {
+			if _, err := conn.ExecContext(context.WithoutCancel(ctx), "SET SESSION max_statement_time = DEFAULT"); err != nil {
+				// Never hand the pool a connection with our timeout.
+				_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+			}
+		}()
+	}
+	rows, err := conn.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("compile: running query: %w", err)
 	}

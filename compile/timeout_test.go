@@ -109,10 +109,12 @@ type deadlineOnly struct {
 
 func (c deadlineOnly) Deadline() (time.Time, bool) { return c.at, true }
 
-// TestRunTellsTheServer: on PostgreSQL a statement under a deadline runs
-// with statement_timeout set to the time left, so the server stops it by
-// itself (SQLSTATE 57014) even when the client's cancellation never comes;
-// on MariaDB, the driver stops a statement when the context is done.
+// TestRunTellsTheServer: a statement under a deadline runs with the
+// server's statement timeout set to the time left (PostgreSQL's
+// statement_timeout, SQLSTATE 57014; MariaDB's max_statement_time, error
+// 1969), so the server stops it by itself even when the client's
+// cancellation never comes; afterwards the pool's connections have the
+// server's default again.
 func TestRunTellsTheServer(t *testing.T) {
 	for _, name := range engines(t) {
 		if name == "sqlite" {
@@ -128,8 +130,7 @@ func TestRunTellsTheServer(t *testing.T) {
 					ctx := deadlineOnly{context.Background(), time.Now().Add(500 * time.Millisecond)}
 					_, err = compile.RunSelect(ctx, db.SQL, db.Dialect, "SELECT 1 FROM pg_sleep(60)", nil)
 				default:
-					ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
-					defer cancel()
+					ctx := deadlineOnly{context.Background(), time.Now().Add(500 * time.Millisecond)}
 					_, err = compile.RunSelect(ctx, db.SQL, db.Dialect, "SELECT SLEEP(60)", nil)
 				}
 				done <- err
@@ -140,15 +141,28 @@ func TestRunTellsTheServer(t *testing.T) {
 				if name == "postgres" {
 					assert.Contains(t, err.Error(), "57014", "the server's statement timeout")
 				} else {
-					assert.ErrorIs(t, err, context.DeadlineExceeded)
+					assert.Contains(t, err.Error(), "max_statement_time", "MariaDB's statement timeout")
 				}
 			case <-time.After(50 * time.Second):
 				t.Fatal("the statement was not stopped")
 			}
-			// Without a deadline, no timeout is set.
+			// Without a deadline, no timeout is set, and none is left over.
 			ids, err := compile.RunSelect(context.Background(), db.SQL, db.Dialect, "SELECT 7", nil)
 			require.NoError(t, err)
 			assert.Equal(t, []int64{7}, ids)
+			db.SQL.SetMaxOpenConns(1)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			_, err = compile.RunSelect(ctx, db.SQL, db.Dialect, "SELECT 8", nil)
+			require.NoError(t, err)
+			var setting string
+			if name == "postgres" {
+				require.NoError(t, db.SQL.QueryRow("SHOW statement_timeout").Scan(&setting))
+				assert.Equal(t, "0", setting)
+			} else {
+				require.NoError(t, db.SQL.QueryRow("SELECT @@SESSION.max_statement_time = @@GLOBAL.max_statement_time").Scan(&setting))
+				assert.Equal(t, "1", setting)
+			}
 		})
 	}
 }

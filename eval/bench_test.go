@@ -1,6 +1,7 @@
 package eval_test
 
 import (
+	"context"
 	"sync"
 	"testing"
 
@@ -125,6 +126,32 @@ func BenchmarkFilter1M(b *testing.B) {
 					b.Fatalf("%d of %d matched", len(out), len(strs))
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkMatchContext is BenchmarkEval's patterns with loops through
+// MatchContext under a live context: the cost of the guard.
+func BenchmarkMatchContext(b *testing.B) {
+	p := benchProject()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for _, i := range []int{6, 9, 10} {
+		pt := benchPatterns[i]
+		b.Run(pt.name, func(b *testing.B) {
+			prog := benchProgram(b, p, pt.src, pt.fold)
+			strs := p.Strings
+			b.ReportAllocs()
+			n, i := 0, 0
+			for b.Loop() {
+				if ok, _ := prog.MatchContext(ctx, &strs[i]); ok {
+					n++
+				}
+				if i++; i == len(strs) {
+					i = 0
+				}
+			}
+			_ = n
 		})
 	}
 }

@@ -719,7 +719,10 @@ func (c *compiler) coll(n typecheck.Node) (coll, error) {
 			return coll{}, err
 		}
 		ts, _ := c.simpleTests(n.Pred, n.Scope)
-		x.stages = append(x.stages[:len(x.stages):len(x.stages)], stage{scope: n.Scope, pred: p, tests: ts})
+		// x is this call's own (coll returns a fresh value, used once),
+		// so its stages grow in place: a chain of n where costs O(n),
+		// where copying them at every level cost O(n^2) time and memory.
+		x.stages = append(x.stages, stage{scope: n.Scope, pred: p, tests: ts})
 		return x, nil
 	}
 	return coll{}, errAt(n, "%T cannot be a collection", n)

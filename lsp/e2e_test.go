@@ -41,7 +41,8 @@ func TestNodeClient(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		bin += ".exe"
 	}
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	gobin, err := exec.LookPath("go")
+	require.NoError(t, err, "the go command builds the croql binary")
 	build := exec.CommandContext(ctx, gobin, "build", "-o", bin, "../cmd/croql")
 	out, err := build.CombinedOutput()
 	require.NoError(t, err, "go build: %s", out)

@@ -182,18 +182,7 @@ func (s *Server) Initialize(_ context.Context, params *protocol.InitializeParams
 		}
 		set = set.merge(opt)
 	}
-	if set.Project != "" {
-		path := set.Project
-		if !filepath.IsAbs(path) && root != "" {
-			path = filepath.Join(root, path)
-		}
-		if err := addProject(&set, path); err != nil {
-			warns = append(warns, fmt.Sprintf("project %s: %v", set.Project, err))
-		}
-	}
-	if set.Context == "" {
-		set.Context = croql.Strings
-	}
+	set, warns = finish(set, root, warns)
 	s.mu.Lock()
 	s.settings, s.root, s.warnings = set, root, warns
 	s.mu.Unlock()
@@ -203,7 +192,7 @@ func (s *Server) Initialize(_ context.Context, params *protocol.InitializeParams
 				OpenClose: true,
 				Change:    protocol.TextDocumentSyncKindFull,
 			},
-			CompletionProvider:         &protocol.CompletionOptions{TriggerCharacters: []string{"@", "\"", " ", "("}},
+			CompletionProvider:         &protocol.CompletionOptions{TriggerCharacters: []string{"@", "\"", "("}},
 			HoverProvider:              true,
 			CodeActionProvider:         protocol.CodeActionOptions{CodeActionKinds: []protocol.CodeActionKind{protocol.QuickFix}},
 			DocumentFormattingProvider: true,
@@ -228,6 +217,73 @@ func workspaceRoot(params *protocol.InitializeParams) string {
 	}
 	//lint:ignore SA1019 the oldest clients send only rootPath
 	return params.RootPath
+}
+
+// finish reads the project file of set and fills the default context.
+func finish(set Settings, root string, warns []string) (Settings, []string) {
+	if set.Project != "" {
+		path := set.Project
+		if !filepath.IsAbs(path) && root != "" {
+			path = filepath.Join(root, path)
+		}
+		if err := addProject(&set, path); err != nil {
+			warns = append(warns, fmt.Sprintf("project %s: %v", set.Project, err))
+		}
+	}
+	if set.Context == "" {
+		set.Context = croql.Strings
+	}
+	return set, warns
+}
+
+// DidChangeConfiguration applies new settings, given as the settings
+// object itself or under a "croql" key (as VS Code sends a section), key by
+// key over the current ones, and checks every open document again.
+func (s *Server) DidChangeConfiguration(ctx context.Context, params *protocol.DidChangeConfigurationParams) error {
+	raw, err := json.Marshal(params.Settings)
+	if err != nil {
+		return fmt.Errorf("croql lsp: settings: %w", err)
+	}
+	var wrapped struct {
+		Croql *Settings `json:"croql"`
+	}
+	var set Settings
+	if err := json.Unmarshal(raw, &wrapped); err == nil && wrapped.Croql != nil {
+		set = *wrapped.Croql
+	} else if err := json.Unmarshal(raw, &set); err != nil {
+		return s.warn(ctx, fmt.Sprintf("settings: %v", err))
+	}
+	s.mu.Lock()
+	merged, warns := finish(s.settings.merge(set), s.root, nil)
+	s.settings = merged
+	s.envs = map[string]*croql.Env{}
+	docs := make(map[protocol.DocumentURI]*document, len(s.docs))
+	for u, d := range s.docs {
+		docs[u] = d
+	}
+	s.mu.Unlock()
+	for _, w := range warns {
+		if err := s.warn(ctx, w); err != nil {
+			return err
+		}
+	}
+	for u, d := range docs {
+		if err := s.update(ctx, u, d.version, d.text); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// warn shows a problem with the settings.
+func (s *Server) warn(ctx context.Context, msg string) error {
+	s.mu.Lock()
+	client := s.client
+	s.mu.Unlock()
+	if client == nil {
+		return nil
+	}
+	return client.ShowMessage(ctx, &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: "croql: " + msg})
 }
 
 // addProject adds the users and target languages of a project file.
@@ -281,7 +337,9 @@ func (s *Server) Initialized(ctx context.Context, _ *protocol.InitializedParams)
 	s.mu.Unlock()
 	for _, w := range warns {
 		if client != nil {
-			_ = client.ShowMessage(ctx, &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: "croql: " + w})
+			if err := client.ShowMessage(ctx, &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: "croql: " + w}); err != nil {
+				return fmt.Errorf("croql lsp: %w", err)
+			}
 		}
 	}
 	return nil
@@ -454,7 +512,9 @@ func (s *Server) doc(uri protocol.DocumentURI) (*document, error) {
 	defer s.mu.Unlock()
 	d, ok := s.docs[uri]
 	if !ok {
-		return nil, fmt.Errorf("croql lsp: %s is not open: %w", uri, jsonrpc2.ErrInvalidParams)
+		// The reply carries a jsonrpc2 error's own message, so the message is
+		// built in rather than wrapped.
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("croql lsp: %s is not open", uri))
 	}
 	return d, nil
 }

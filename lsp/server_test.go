@@ -312,3 +312,47 @@ func TestFormattingTokensAndFixAll(t *testing.T) {
 		{"range":{"start":{"line":0,"character":13},"end":{"line":0,"character":24}},"newText":"is duplicate"}]`, string(got))
 	s.stop()
 }
+
+// New settings (VS Code sends them under the section name) re-check the
+// open documents; a broken project file is shown as a message.
+func TestDidChangeConfiguration(t *testing.T) {
+	s := start(t)
+	s.initialize("", nil)
+	pub := s.open(doc, "is pre translated")
+	require.Len(t, pub.Diagnostics, 1)
+	require.NoError(t, s.server.DidChangeConfiguration(s.ctx, &protocol.DidChangeConfigurationParams{
+		Settings: map[string]any{"croql": map[string]any{"context": "translations"}}}))
+	pub = s.diagnostics()
+	assert.Empty(t, pub.Diagnostics, "checked again in the translations context")
+	require.NoError(t, s.server.DidChangeConfiguration(s.ctx, &protocol.DidChangeConfigurationParams{
+		Settings: map[string]any{"project": filepath.Join(t.TempDir(), "missing.json")}}))
+	select {
+	case msg := <-s.client.messages:
+		assert.Contains(t, msg, "missing.json")
+	case <-s.ctx.Done():
+		t.Fatal("no message about the project file")
+	}
+	pub = s.diagnostics()
+	assert.Empty(t, pub.Diagnostics, "the context setting is kept")
+	s.stop()
+}
+
+// Closing a document clears its diagnostics; requests for it then fail,
+// and a method croql does not serve answers MethodNotFound.
+func TestCloseAndUnknown(t *testing.T) {
+	s := start(t)
+	s.initialize("", nil)
+	pub := s.open(doc, "is hiden")
+	require.Len(t, pub.Diagnostics, 1)
+	require.NoError(t, s.server.DidClose(s.ctx, &protocol.DidCloseTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: doc}}))
+	pub = s.diagnostics()
+	assert.Empty(t, pub.Diagnostics)
+	_, err := s.server.Hover(s.ctx, &protocol.HoverParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{
+		TextDocument: protocol.TextDocumentIdentifier{URI: doc}, Position: pos(0, 1)}})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "not open")
+	_, err = s.server.Definition(s.ctx, &protocol.DefinitionParams{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "method not found")
+	s.stop()
+}

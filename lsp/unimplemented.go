@@ -50,10 +50,6 @@ func (unimplemented) Definition(_ context.Context, _ *protocol.DefinitionParams)
 	return result, jsonrpc2.ErrMethodNotFound
 }
 
-func (unimplemented) DidChangeConfiguration(_ context.Context, _ *protocol.DidChangeConfigurationParams) (err error) {
-	return nil
-}
-
 func (unimplemented) DidChangeWatchedFiles(_ context.Context, _ *protocol.DidChangeWatchedFilesParams) (err error) {
 	return nil
 }

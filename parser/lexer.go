@@ -522,11 +522,13 @@ func (s *scanner) nullDiag(field, what string, negated bool, sp diag.Span) {
 	case what == "empty":
 		msg = fmt.Sprintf("CroQL has no `is not empty`: write `%s != \"\"` for a string or `count of %s > 0` for a collection", f, f)
 	case !negated:
-		msg = fmt.Sprintf("CroQL has no null test (`is null`): an absent value makes every comparison false and an absent bool is false; "+
-			"test the value instead, e.g. `not %s` for a bool, `%s = \"\"` for a string, `count of %s = 0` for a collection", f, f, f)
+		msg = fmt.Sprintf("CroQL has no null test (`is null`): an ordering with an absent value is false and an absent bool is false; "+
+			"test the value instead, by its type: `not (%s >= 0 or %s < 0)` for a number, `not (%s >= \"\")` for a string, "+
+			"`count of %s = 0` for a collection, `not %s` for a bool that is false or absent", f, f, f, f, f)
 	default:
-		msg = fmt.Sprintf("CroQL has no null test (`is not null`): an absent value makes every comparison false and an absent bool is false; "+
-			"test the value instead, e.g. `%s` for a bool, `%s != \"\"` for a string, `count of %s > 0` for a collection", f, f, f)
+		msg = fmt.Sprintf("CroQL has no null test (`is not null`): an ordering with an absent value is false and an absent bool is false; "+
+			"test the value instead, by its type: `(%s >= 0 or %s < 0)` for a number, `%s >= \"\"` for a string, "+
+			"`count of %s > 0` for a collection, `%s` for a bool that is true", f, f, f, f, f)
 	}
 	s.errorf("null-test", sp, "%s", msg)
 }

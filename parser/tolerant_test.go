@@ -1,6 +1,7 @@
 package parser_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -126,4 +127,52 @@ func BenchmarkTolerantTyping(b *testing.B) {
 			b.Fatal("no tree")
 		}
 	}
+}
+
+func ExampleParser_ParseTolerant() {
+	src := `count of translations where (is pre translated and `
+	part := parser.New(parser.Limits{}).ParseTolerant(src)
+	fmt.Println(part.Diags[0].Rule)
+	fmt.Println(ast.SExpr(part.Tree))
+	body := part.Scopes[0].Body
+	fmt.Printf("filter body %d-%d of %d bytes\n", body.Start, body.End, len(src))
+	// Output:
+	// missing-paren
+	// (of count (where translations (and |is pre translated| )))
+	// filter body 29-51 of 51 bytes
+}
+
+// FuzzTolerant: on any text the tolerant parse does not panic, reports
+// Parse's diagnostics, keeps its spans inside the text and, when Parse
+// gives a tree, gives the same tree.
+//
+//	go test ./parser -run '^$' -fuzz FuzzTolerant -fuzztime 100000x
+func FuzzTolerant(f *testing.F) {
+	for _, c := range loadCorpus(f) {
+		f.Add(c.Query())
+	}
+	for _, s := range []string{"count of translations where (votes where (", "if a then", "x between 1", `provider = "go`, "((", "@us"} {
+		f.Add(s)
+	}
+	p := parser.New(parser.Limits{MaxSource: 4096})
+	f.Fuzz(func(t *testing.T, src string) {
+		e, diags := p.Parse(src)
+		part := p.ParseTolerant(src)
+		if len(diags) != len(part.Diags) {
+			t.Fatalf("%q: %d diagnostics, Parse has %d", src, len(part.Diags), len(diags))
+		}
+		if e != nil && (part.Tree == nil || !ast.Equal(e, part.Tree)) {
+			t.Fatalf("%q: tolerant tree differs from Parse's", src)
+		}
+		for _, tok := range part.Tokens {
+			if tok.Span.Start < 0 || tok.Span.Start > tok.Span.End || tok.Span.End > len(src) {
+				t.Fatalf("%q: token %+v", src, tok)
+			}
+		}
+		for _, s := range part.Scopes {
+			if s.Body.Start < 0 || s.Body.Start > s.Body.End || s.Body.End > len(src) {
+				t.Fatalf("%q: scope %+v", src, s.Body)
+			}
+		}
+	})
 }

@@ -5,11 +5,13 @@ import (
 	"database/sql"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/stretchr/testify/require"
@@ -176,7 +178,10 @@ func TestOpenExisting(t *testing.T) {
 	require.NoError(t, compile.Load(context.Background(), db.SQL, db.Dialect, compile.DefaultMapping(schema.New()), p))
 	require.NoError(t, db.Close())
 
-	st, err := server.OpenExisting(context.Background(), "sqlite", "file:"+copyName, "mirror")
+	eng, err := server.EngineOfDSN("file:" + copyName)
+	require.NoError(t, err)
+	require.Equal(t, "sqlite", eng)
+	st, err := server.OpenExisting(context.Background(), eng, "file:"+copyName, "mirror")
 	require.NoError(t, err)
 	defer st.Close()
 	toks := &server.Tokens{}
@@ -188,4 +193,52 @@ func TestOpenExisting(t *testing.T) {
 	require.Equal(t, evalIDs(t, p, "strings", "", q), allIDs(t, hs, "/api/v2/projects/1/strings", "strings", q, 10))
 	_, body := get(t, hs, "/api/v2/projects/1", nil)
 	require.Equal(t, "mirror", body["data"].(map[string]any)["name"])
+}
+
+// TestOpenExistingServers: `croql serve --dsn` alone serves the data
+// already in the reference schema at the DSN (here a scratch schema or
+// database loaded beforehand, named in the DSN).
+func TestOpenExistingServers(t *testing.T) {
+	p := demo(t)
+	for _, eng := range engines(t) {
+		if eng == "sqlite" {
+			continue
+		}
+		t.Run(eng, func(t *testing.T) {
+			ctx := context.Background()
+			db, err := engine.Open(ctx, eng, dsnOf(eng))
+			require.NoError(t, err)
+			defer db.Close()
+			require.NoError(t, compile.Load(ctx, db.SQL, db.Dialect, compile.DefaultMapping(schema.New()), p))
+			var dsn string
+			if eng == "postgres" {
+				u, err := url.Parse(dsnOf(eng))
+				require.NoError(t, err)
+				q := u.Query()
+				q.Set("search_path", db.Schema)
+				u.RawQuery = q.Encode()
+				dsn = u.String()
+			} else {
+				cfg, err := mysql.ParseDSN(dsnOf(eng))
+				require.NoError(t, err)
+				cfg.DBName = db.Schema
+				dsn = cfg.FormatDSN()
+			}
+			got, err := server.EngineOfDSN(dsn)
+			require.NoError(t, err)
+			require.Equal(t, eng, got)
+			st, err := server.OpenExisting(ctx, eng, dsn, "")
+			require.NoError(t, err)
+			defer st.Close()
+			toks := &server.Tokens{}
+			require.NoError(t, toks.Add(token))
+			srv, err := server.New(server.Config{Storage: st, Tokens: toks, Now: clock})
+			require.NoError(t, err)
+			hs := httptestServer(t, srv)
+			q := `count of translations where (count of approvals where (user = @user:"alice") > 0) > 0`
+			require.Equal(t, evalIDs(t, p, "strings", "", q), allIDs(t, hs, "/api/v2/projects/1/strings", "strings", q, 10))
+			q = `count of votes > 0`
+			require.Equal(t, evalIDs(t, p, "translations", "fr", q), allIDs(t, hs, "/api/v2/projects/1/languages/fr/translations", "translations", q, 10))
+		})
+	}
 }

@@ -304,7 +304,7 @@ func LoadServer(ctx context.Context, engineName, dsn string, data ...*schema.Pro
 }
 
 // OpenExisting serves the data already in the reference schema at dsn
-// (loaded with `croql load`, or a service's own tables in that shape) as
+// (loaded with compile.Load, or a service's own tables in that shape) as
 // one project with id 1 named name. The user directory is read from the
 // users table, the languages from the translations. Nothing is created or
 // dropped.

@@ -8,6 +8,7 @@ package typecheck
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -38,6 +39,29 @@ type Config struct {
 	FoldContains bool
 	// MaxDiagnostics caps the diagnostics of one query (default 50).
 	MaxDiagnostics int
+
+	// users and languages are Users and Languages prepared for
+	// suggestions by Prepare; Check builds them when it first needs them
+	// otherwise.
+	users, languages *Names
+}
+
+// Prepare returns cfg with its user logins and language codes prepared
+// for did-you-mean suggestions (see Names), so that checking many queries
+// with it does that work once: an environment calls it once. Users and
+// Languages must not change afterwards.
+func (cfg Config) Prepare() Config {
+	if cfg.Users != nil {
+		logins := make([]string, 0, len(cfg.Users))
+		for l := range cfg.Users {
+			logins = append(logins, l)
+		}
+		cfg.users = NewNames(logins)
+	}
+	if cfg.Languages != nil {
+		cfg.languages = NewNames(cfg.Languages)
+	}
+	return cfg
 }
 
 // Rules of the logic diagnostics and warnings.
@@ -65,6 +89,20 @@ type checker struct {
 	max    int
 	names  map[*ast.Ident]*schema.Field
 	full   bool
+	// suggested counts the diagnostics given suggestions by edit
+	// distance (at most MaxSuggested).
+	suggested int
+}
+
+// suggest reports whether the next diagnostic may carry suggestions by
+// edit distance, and counts it: not once the diagnostics are capped, and
+// only for the first MaxSuggested.
+func (c *checker) suggest() bool {
+	if c.full || len(c.diags) >= c.cfg.MaxDiagnostics || c.suggested >= MaxSuggested {
+		return false
+	}
+	c.suggested++
+	return true
 }
 
 // Check checks the tree e parsed from src. The result's Diags holds every
@@ -203,15 +241,16 @@ func (c *checker) mention(n *ast.Mention) Node {
 		}
 		id, ok := c.cfg.Users[n.Value]
 		if !ok {
-			logins := make([]string, 0, len(c.cfg.Users))
-			for l := range c.cfg.Users {
-				logins = append(logins, l)
-			}
 			d := c.errorf(RuleUnknownUser, n.Sp, "no user with login %q", n.Value)
-			if best := closest(n.Value, logins, 3); len(best) > 0 {
-				d = d.WithHint("did you mean %s?", quoteAll(best, "@user:"))
-				for _, b := range best {
-					d = d.WithFix(n.Sp, "@user:"+ast.Quote(b))
+			if c.suggest() {
+				if c.cfg.users == nil {
+					c.cfg = c.cfg.Prepare()
+				}
+				if best := c.cfg.users.Closest(n.Value, 3); len(best) > 0 {
+					d = d.WithHint("did you mean %s?", quoteAll(best, "@user:"))
+					for _, b := range best {
+						d = d.WithFix(n.Sp, "@user:"+ast.Quote(b))
+					}
 				}
 			}
 			c.report(d)
@@ -219,12 +258,26 @@ func (c *checker) mention(n *ast.Mention) Node {
 		}
 		return &Const{T: t, I: id, S: n.Value, Sp: n.Sp}
 	case "language":
-		if c.cfg.Languages != nil && !containsFold(c.cfg.Languages, n.Value) {
+		if c.cfg.Languages != nil && !slices.Contains(c.cfg.Languages, n.Value) {
+			// Language codes are compared exactly by every back end:
+			// a code that differs from the project's only in case
+			// would check and never match.
+			if code, ok := findFold(c.cfg.Languages, n.Value); ok {
+				c.report(c.errorf(RuleUnknownLanguage, n.Sp, "no language with code %q in this project; codes are case-sensitive: did you mean %q?", n.Value, code).
+					WithHint("write @language:%s", ast.Quote(code)).
+					WithFix(n.Sp, "@language:"+ast.Quote(code)))
+				return nil
+			}
 			d := c.errorf(RuleUnknownLanguage, n.Sp, "no language with code %q in this project", n.Value)
-			if best := closest(n.Value, c.cfg.Languages, 3); len(best) > 0 {
-				d = d.WithHint("did you mean %s?", quoteAll(best, "@language:"))
-				for _, b := range best {
-					d = d.WithFix(n.Sp, "@language:"+ast.Quote(b))
+			if c.suggest() {
+				if c.cfg.languages == nil {
+					c.cfg = c.cfg.Prepare()
+				}
+				if best := c.cfg.languages.Closest(n.Value, 3); len(best) > 0 {
+					d = d.WithHint("did you mean %s?", quoteAll(best, "@language:"))
+					for _, b := range best {
+						d = d.WithFix(n.Sp, "@language:"+ast.Quote(b))
+					}
 				}
 			}
 			c.report(d)
@@ -460,13 +513,16 @@ func (c *checker) unify(n ast.Expr, x, y Node, equality bool) (Node, Node, schem
 
 func isText(k schema.Kind) bool    { return k == schema.String || k == schema.Language }
 func isUserish(k schema.Kind) bool { return k == schema.User || k == schema.Int }
-func containsFold(xs []string, s string) bool {
+
+// findFold returns the element of xs equal to s under Unicode case
+// folding.
+func findFold(xs []string, s string) (string, bool) {
 	for _, x := range xs {
 		if strings.EqualFold(x, s) {
-			return true
+			return x, true
 		}
 	}
-	return false
+	return "", false
 }
 
 // enumCheck warns when an enumerated field is compared with an unknown value.
@@ -483,6 +539,10 @@ func (c *checker) enumCheck(field, value Node) {
 	}
 	d := diag.Warnf(RuleEnum, k.Sp, "%q is not a known value of `%s`", k.S, f.Name).
 		WithHint("known values: %s", strings.Join(f.Enum, ", "))
+	if !c.suggest() {
+		c.report(d)
+		return
+	}
 	if best := closest(k.S, f.Enum, 1); len(best) > 0 {
 		d.Message += fmt.Sprintf("; did you mean %q?", best[0])
 		d = d.WithFix(k.Sp, ast.Quote(best[0]))

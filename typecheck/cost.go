@@ -96,43 +96,51 @@ func (q *Query) Cost(m CostModel) float64 {
 
 // Cost estimates the work of one evaluation of n (see CostModel).
 func (m CostModel) Cost(n Node) float64 {
-	c, _ := m.cost(n)
+	c, _ := m.cost(n, nil)
 	return c
 }
 
 // cost returns the cost of n and, when n is a collection, the number of
-// elements it has at most.
-func (m CostModel) cost(n Node) (cost, size float64) {
+// elements it has at most. When memo is not nil, it records the cost of
+// every node.
+func (m CostModel) cost(n Node, memo map[Node]float64) (cost, size float64) {
 	switch n := n.(type) {
 	case nil:
 		return 0, 0
 	case *Field:
 		if n.F.Type.Kind == schema.Collection {
 			s := m.Size(n.F)
-			return 1 + s, s
+			cost, size = 1+s, s
+		} else {
+			cost = 1
 		}
-		return 1, 0
 	case *Member:
-		x, _ := m.cost(n.X)
+		x, _ := m.cost(n.X, memo)
 		if n.F.Type.Kind == schema.Collection {
 			s := m.Size(n.F)
-			return 1 + x + s, s
+			cost, size = 1+x+s, s
+		} else {
+			cost = 1 + x
 		}
-		return 1 + x, 0
 	case *Filter:
-		x, s := m.cost(n.X)
-		p, _ := m.cost(n.Pred)
+		x, s := m.cost(n.X, memo)
+		p, _ := m.cost(n.Pred, memo)
 		if n.X.Type().Kind != schema.Collection { // with on an object
-			return 1 + x + p, 0
+			cost = 1 + x + p
+		} else {
+			cost, size = 1+x+s*(1+p), s
 		}
-		return 1 + x + s*(1+p), s
+	default:
+		cost = 1
+		for _, k := range Operands(n) {
+			kc, _ := m.cost(k, memo)
+			cost += kc
+		}
 	}
-	c := 1.0
-	for _, k := range Operands(n) {
-		kc, _ := m.cost(k)
-		c += kc
+	if memo != nil {
+		memo[n] = cost
 	}
-	return c, 0
+	return cost, size
 }
 
 // CostError returns the too-costly error for q when its cost under m
@@ -152,11 +160,13 @@ func (q *Query) CostError(m CostModel, budget float64) (diag.Diagnostic, bool) {
 	if total <= budget {
 		return diag.Diagnostic{}, false
 	}
+	memo := map[Node]float64{}
+	m.cost(q.Root, memo)
 	n := q.Root
 	for !isLoop(n) {
 		var next Node
 		for _, k := range Operands(n) {
-			if m.Cost(k) > budget {
+			if memo[k] > budget {
 				next = k
 				break
 			}
@@ -166,14 +176,17 @@ func (q *Query) CostError(m CostModel, budget float64) (diag.Diagnostic, bool) {
 		}
 		n = next
 	}
-	part := m.Cost(n)
+	part := memo[n]
 	d := diag.Errorf(diag.ClassLogic, RuleTooCostly, n.Span(),
 		"the query is too costly: about %s steps per object, over the budget of %s", Approx(total), Approx(budget))
-	hint := fmt.Sprintf("this part alone costs about %s", Approx(part))
-	if loopDepth(n) > 1 {
-		hint += "; inside `where (...)` a bare collection is the enclosing object's again, so each nested level multiplies the work: filter the elements directly (`translations with (a and b)`) instead of nesting"
+	hint := fmt.Sprintf("estimated %s steps per object against a budget of %s (%s)", Approx(total), Approx(budget), m)
+	if part < 0.99*total {
+		hint += fmt.Sprintf("; this part costs about %s", Approx(part))
 	}
-	return d.WithHint("%s (estimated with %s)", hint, m), true
+	if loopDepth(n) > 1 {
+		hint += "; inside `where (...)` a bare collection is the enclosing object's again, so each nested level multiplies the work: move a condition that does not read the element out of the `where`, and join conditions on one element with `and`"
+	}
+	return d.WithHint("%s", hint), true
 }
 
 // isLoop reports whether n visits the elements of a collection.

@@ -5,39 +5,104 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agnivade/levenshtein"
-
 	"github.com/croql/croql/ast"
 	"github.com/croql/croql/diag"
 	"github.com/croql/croql/schema"
 )
 
-// closest returns up to n candidates nearest to s by edit distance over
-// their normal keys, nearest first, within a distance that grows with the
-// length of s.
-func closest(s string, candidates []string, n int) []string {
-	key := schema.NormalKey(s)
-	// Short names get two edits (a transposition is two), longer ones a
-	// third of their length, at most three.
+// MaxSuggested is how many diagnostics of one query get did-you-mean
+// suggestions by edit distance: the first few unknown names are the ones a
+// person reads; a text full of them (an attack, or a paste gone wrong)
+// costs no more.
+const MaxSuggested = 5
+
+// maxSuggestKey is the longest name (in runes, normalised) that gets
+// suggestions: the edit distance costs the product of the lengths.
+const maxSuggestKey = 64
+
+// Names is a set of candidate names prepared for did-you-mean suggestions:
+// each name's normal key (see schema.NormalKey) computed once, one name per
+// key (the first in byte order), ordered by the key's length so that a
+// lookup compares only names whose length is within the distance limit.
+// Build it once per environment (Config.Prepare does) and use it from any
+// number of goroutines.
+type Names struct {
+	items []nameKey
+	// start[l] is the index of the first item whose key has at least l
+	// runes; len(start) is the longest key's length + 2.
+	start []int
+}
+
+type nameKey struct {
+	name string
+	key  []rune
+}
+
+// NewNames prepares names for suggestions.
+func NewNames(names []string) *Names {
+	sorted := slices.Clone(names)
+	slices.Sort(sorted)
+	seen := make(map[string]bool, len(sorted))
+	items := make([]nameKey, 0, len(sorted))
+	for _, n := range sorted {
+		k := schema.NormalKey(n)
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		items = append(items, nameKey{name: n, key: []rune(k)})
+	}
+	slices.SortStableFunc(items, func(a, b nameKey) int { return len(a.key) - len(b.key) })
+	longest := 0
+	if len(items) > 0 {
+		longest = len(items[len(items)-1].key)
+	}
+	start := make([]int, longest+2)
+	i := 0
+	for l := range start {
+		for i < len(items) && len(items[i].key) < l {
+			i++
+		}
+		start[l] = i
+	}
+	return &Names{items: items, start: start}
+}
+
+// Closest returns up to n names nearest to s by edit distance over their
+// normal keys, nearest first (equally near ones in byte order), within a
+// distance that grows with the length of s: two edits for short names (a
+// transposition is two), a third of the length for longer ones, at most
+// three. Names longer than 64 runes get none.
+func (ns *Names) Closest(s string, n int) []string {
+	if ns == nil || n <= 0 {
+		return nil
+	}
+	ks := schema.NormalKey(s)
 	limit := 2
-	if len(key) > 6 {
-		limit = min(3, len(key)/3)
+	if len(ks) > 6 {
+		limit = min(3, len(ks)/3)
+	}
+	key := []rune(ks)
+	if len(key) > maxSuggestKey {
+		return nil
+	}
+	lo, hi := max(len(key)-limit, 0), len(key)+limit+1
+	if lo >= len(ns.start) {
+		return nil
+	}
+	from, to := ns.start[lo], len(ns.items)
+	if hi < len(ns.start) {
+		to = ns.start[hi]
 	}
 	type scored struct {
 		name string
 		d    int
 	}
 	var best []scored
-	seen := map[string]bool{}
-	for _, c := range candidates {
-		ck := schema.NormalKey(c)
-		if seen[ck] {
-			continue
-		}
-		seen[ck] = true
-		d := levenshtein.ComputeDistance(key, ck)
-		if d <= limit {
-			best = append(best, scored{c, d})
+	rows := make([]int, 2*(len(key)+1))
+	for _, it := range ns.items[from:to] {
+		if d, ok := distanceWithin(key, it.key, limit, rows); ok {
+			best = append(best, scored{it.name, d})
 		}
 	}
 	slices.SortStableFunc(best, func(a, b scored) int {
@@ -46,14 +111,51 @@ func closest(s string, candidates []string, n int) []string {
 		}
 		return strings.Compare(a.name, b.name)
 	})
-	out := make([]string, 0, n)
-	for _, b := range best {
-		if len(out) == n {
-			break
-		}
+	out := make([]string, 0, min(n, len(best)))
+	for _, b := range best[:min(n, len(best))] {
 		out = append(out, b.name)
 	}
 	return out
+}
+
+// distanceWithin is the Levenshtein distance of a and b when it is at most
+// limit. It stops as soon as a row's minimum exceeds the limit. rows holds
+// two rows of len(a)+1 cells.
+func distanceWithin(a, b []rune, limit int, rows []int) (int, bool) {
+	if d := len(a) - len(b); d > limit || -d > limit {
+		return 0, false
+	}
+	prev, cur := rows[:len(a)+1], rows[len(a)+1:2*(len(a)+1)]
+	for i := range prev {
+		prev[i] = i
+	}
+	for j := 1; j <= len(b); j++ {
+		cur[0] = j
+		rowMin := j
+		for i := 1; i <= len(a); i++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			v := min(prev[i]+1, cur[i-1]+1, prev[i-1]+cost)
+			cur[i] = v
+			rowMin = min(rowMin, v)
+		}
+		if rowMin > limit {
+			return 0, false
+		}
+		prev, cur = cur, prev
+	}
+	if d := prev[len(a)]; d <= limit {
+		return d, true
+	}
+	return 0, false
+}
+
+// closest is Closest over names prepared for this one call (field names,
+// enum values: a few dozen at most).
+func closest(s string, candidates []string, n int) []string {
+	return NewNames(candidates).Closest(s, n)
 }
 
 func quoteAll(names []string, prefix string) string {
@@ -121,6 +223,9 @@ func (c *checker) unknown(n *ast.Ident, scopes []*schema.Object) diag.Diagnostic
 				names = append(names, f.Name)
 			}
 		}
+	}
+	if !c.suggest() {
+		return d
 	}
 	if best := closest(n.Name, names, 3); len(best) > 0 {
 		d.Message += fmt.Sprintf("; did you mean `%s`?", best[0])

@@ -533,3 +533,63 @@ func TestTimeoutMidLineIsADownloadFailure(t *testing.T) {
 	assert.NotContains(t, a.resp.Error.Message, "newline-delimited")
 	assert.Contains(t, logs.String(), "reading line 2")
 }
+
+// A processor that ignores its deadline is abandoned (the job is answered),
+// but it keeps its slot until it returns: runaway processors cannot pile up
+// past MaxConcurrentJobs.
+func TestAbandonedProcessorKeepsItsSlot(t *testing.T) {
+	release := make(chan struct{})
+	returned := make(chan struct{}, 3)
+	var calls atomic.Int32
+	cfg := testConfig()
+	cfg.MaxConcurrentJobs = 1
+	cfg.Deadline = 300 * time.Millisecond
+	h := newHandler(t, ProcessorFunc(func(ctx context.Context, job *Job) ([]String, error) {
+		defer func() { returned <- struct{}{} }()
+		if calls.Add(1) == 1 {
+			<-release // ignores ctx
+		}
+		return job.Strings, nil
+	}), cfg)
+	a := post(t, h, jobJSON(t, nil))
+	requireError(t, a, http.StatusGatewayTimeout, "did not finish")
+	a = post(t, h, jobJSON(t, nil))
+	requireError(t, a, http.StatusServiceUnavailable, "busy")
+	close(release)
+	<-returned
+	require.Eventually(t, func() bool { return post(t, h, jobJSON(t, nil)).status == http.StatusOK }, 5*time.Second, 10*time.Millisecond)
+}
+
+func TestResultStoreBoundsAndDirectory(t *testing.T) {
+	dir := t.TempDir()
+	s := newResultStore(dir, time.Minute, 100)
+	id, err := s.put(func(w io.Writer) error { _, err := io.WriteString(w, strings.Repeat("a", 60)); return err })
+	require.NoError(t, err)
+	_, err = os.Stat(dir + "/" + id + ".ndjson")
+	require.NoError(t, err, "written in the given directory")
+	_, err = s.put(func(w io.Writer) error { _, err := io.WriteString(w, strings.Repeat("b", 60)); return err })
+	assert.ErrorIs(t, err, ErrStoreFull)
+	entries, _ := os.ReadDir(dir)
+	assert.Len(t, entries, 1, "a refused result leaves no file")
+
+	w := httptest.NewRecorder()
+	s.serve(w, httptest.NewRequest(http.MethodHead, "/post-import?result="+id, nil), id)
+	assert.Equal(t, http.StatusOK, w.Code)
+	assert.Equal(t, "60", w.Header().Get("Content-Length"))
+	assert.Empty(t, w.Body.String())
+	w = httptest.NewRecorder()
+	s.serve(w, httptest.NewRequest(http.MethodGet, "/post-import", nil), "../../etc/passwd")
+	assert.Equal(t, http.StatusNotFound, w.Code)
+
+	// Expired results are swept on the next put, and their room is free.
+	s.now = func() time.Time { return time.Now().Add(2 * time.Minute) }
+	_, err = s.put(func(w io.Writer) error { _, err := io.WriteString(w, strings.Repeat("c", 60)); return err })
+	require.NoError(t, err)
+	entries, _ = os.ReadDir(dir)
+	assert.Len(t, entries, 1)
+	require.NoError(t, s.close())
+	entries, _ = os.ReadDir(dir)
+	assert.Empty(t, entries, "close removes the results")
+	_, err = os.Stat(dir)
+	assert.NoError(t, err, "but not a directory it did not make")
+}

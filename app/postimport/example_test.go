@@ -99,3 +99,18 @@ func ExampleValidate() {
 	fmt.Println(postimport.Validate(job, []postimport.String{s}))
 	// Output: 1 problem(s) in the strings: string 1 (uniqId "h::1"): translations["pl"].text has plural forms [two] that language "pl" does not have (its categories: [one few many other])
 }
+
+func ExampleCheckJob() {
+	// The platform's documentation sends a plural source text with keys
+	// that differ from the source language's categories: a warning, not a
+	// failure, and the string passes through unchanged.
+	var job postimport.Job
+	_ = json.Unmarshal([]byte(`{"jobType":"post-import-file",
+	  "sourceLanguage":{"id":"es","pluralCategoryNames":["one"]},
+	  "strings":[{"uniqId":"h::2","identifier":"files","hasPlurals":true,"text":{"one":"One file","other":"%d files"}}]}`), &job)
+	fmt.Println(postimport.CheckJob(&job))
+	fmt.Println(postimport.Validate(&job, job.Strings))
+	// Output:
+	// 1 problem(s) in the strings: string 1 (uniqId "h::2"): text has plural forms [one other] but the source language "es" has categories [one]
+	// <nil>
+}

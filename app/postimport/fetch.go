@@ -344,10 +344,14 @@ func DecodeNDJSON(r io.Reader, maxLine int, maxTotal int64) ([]String, error) {
 }
 
 // EncodeNDJSON writes one compact string object per line.
-func EncodeNDJSON(w io.Writer, strs []String) error {
+func EncodeNDJSON(w io.Writer, strs []String) error { return encodeNDJSON(w, strs, nil) }
+
+// encodeNDJSON is EncodeNDJSON where untouched[i] says that strs[i] is known
+// to be unchanged: its wire bytes are written without comparing again.
+func encodeNDJSON(w io.Writer, strs []String, untouched []bool) error {
 	bw := bufio.NewWriter(w)
 	for i, s := range strs {
-		b, err := s.MarshalJSON()
+		b, err := marshalKnown(&s, i, untouched)
 		if err != nil {
 			return fmt.Errorf("string %d: %w", i+1, err)
 		}
@@ -359,4 +363,13 @@ func EncodeNDJSON(w io.Writer, strs []String) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// marshalKnown encodes strs[i], copying the wire bytes of a string known to
+// be untouched.
+func marshalKnown(s *String, i int, untouched []bool) ([]byte, error) {
+	if i < len(untouched) && untouched[i] && s.wire != nil {
+		return s.wire, nil
+	}
+	return s.MarshalJSON()
 }

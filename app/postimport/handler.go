@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -236,15 +237,29 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	select {
 	case h.slots <- struct{}{}:
-		defer func() { <-h.slots }()
+		// The slot is released when the job is answered, or, when the
+		// processor ignored its deadline and was abandoned, when it returns:
+		// a runaway processor keeps counting against MaxConcurrentJobs.
+		release := func() { <-h.slots }
+		defer func() {
+			if release != nil {
+				release()
+			}
+		}()
+		h.serveJob(w, r, start, func() (rel func()) { rel, release = release, nil; return rel })
+		return
 	default:
 		w.Header().Set("Retry-After", "5")
 		w.Header().Set("Connection", "close")
 		h.writeFailure(w, r, &failure{status: http.StatusServiceUnavailable, transport: true,
 			message: "The app is busy with other files. Please try again in a moment.",
 			cause:   fmt.Errorf("%d jobs already running", h.cfg.MaxConcurrentJobs)})
-		return
 	}
+}
+
+// serveJob runs one job; takeRelease hands the job's slot release over to
+// an abandoned processor.
+func (h *Handler) serveJob(w http.ResponseWriter, r *http.Request, start time.Time, takeRelease func() func()) {
 	ctx, cancel := context.WithDeadline(r.Context(), start.Add(h.cfg.Deadline))
 	defer cancel()
 
@@ -263,7 +278,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// are logged, and strings passed through unchanged are accepted.
 		h.cfg.Logger.WarnContext(r.Context(), "post-import job: the platform's strings do not follow the contract; passing them through", "problems", err)
 	}
-	out, f := h.run(ctx, job)
+	out, f := h.run(ctx, job, takeRelease)
 	if f != nil {
 		if f.status == http.StatusNotModified {
 			w.WriteHeader(http.StatusNotModified)
@@ -272,11 +287,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.writeFailure(w, r, f)
 		return
 	}
-	if err := validate(job, out, inputRepeats); err != nil {
+	untouched, err := validate(job, out, inputRepeats)
+	if err != nil {
 		h.writeFailure(w, r, fail(http.StatusInternalServerError, err, "The app produced invalid strings: %v", err))
 		return
 	}
-	body, f := h.encode(r, out)
+	body, f := h.encode(r, out, untouched)
 	if f != nil {
 		h.writeFailure(w, r, f)
 		return
@@ -457,9 +473,21 @@ type runResult struct {
 
 // run calls the processor and waits for it or for the deadline. A
 // processor that ignores its context is abandoned: its result is dropped.
-func (h *Handler) run(ctx context.Context, job *Job) ([]String, *failure) {
+func (h *Handler) run(ctx context.Context, job *Job, takeRelease func() func()) ([]String, *failure) {
 	done := make(chan runResult, 1)
+	var mu sync.Mutex
+	var finished bool
+	var release func() // set when the processor is abandoned
 	go func() {
+		defer func() {
+			mu.Lock()
+			finished = true
+			rel := release
+			mu.Unlock()
+			if rel != nil {
+				rel()
+			}
+		}()
 		defer func() {
 			if p := recover(); p != nil {
 				h.cfg.Logger.Error("post-import processor panicked", "panic", p, "stack", string(debug.Stack()))
@@ -474,6 +502,11 @@ func (h *Handler) run(ctx context.Context, job *Job) ([]String, *failure) {
 	case res = <-done:
 	case <-ctx.Done():
 		res = runResult{err: ctx.Err()}
+		mu.Lock()
+		if !finished {
+			release = takeRelease()
+		}
+		mu.Unlock()
 	}
 	switch {
 	case res.err == nil && res.strs == nil:
@@ -499,43 +532,43 @@ func (h *Handler) run(ctx context.Context, job *Job) ([]String, *failure) {
 }
 
 // encode builds the answer, inline or through the store.
-func (h *Handler) encode(r *http.Request, strs []String) ([]byte, *failure) {
+func (h *Handler) encode(r *http.Request, strs []String, untouched []bool) ([]byte, *failure) {
 	var buf bytes.Buffer
 	buf.WriteString(`{"data":{"strings":[`)
 	for i, s := range strs {
 		if i > 0 {
 			buf.WriteByte(',')
 		}
-		b, err := s.MarshalJSON()
+		b, err := marshalKnown(&s, i, untouched)
 		if err != nil {
 			return nil, fail(http.StatusInternalServerError, err, "The app produced a string that cannot be encoded: string %d: %v", i+1, err)
 		}
 		buf.Write(b)
 		if int64(buf.Len()) > h.cfg.MaxInlineResponseBytes {
 			buf = bytes.Buffer{}
-			return h.encodeStored(r, strs)
+			return h.encodeStored(r, strs, untouched)
 		}
 	}
 	buf.WriteString(`]}}`)
 	if int64(buf.Len()) > h.cfg.MaxInlineResponseBytes {
-		return h.encodeStored(r, strs)
+		return h.encodeStored(r, strs, untouched)
 	}
 	return buf.Bytes(), nil
 }
 
-func (h *Handler) encodeStored(r *http.Request, strs []String) ([]byte, *failure) {
+func (h *Handler) encodeStored(r *http.Request, strs []String, untouched []bool) ([]byte, *failure) {
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), h.cfg.StoreTimeout)
 	defer cancel()
 	var u string
 	if h.results != nil {
-		id, err := h.results.put(func(w io.Writer) error { return EncodeNDJSON(w, strs) })
+		id, err := h.results.put(func(w io.Writer) error { return encodeNDJSON(w, strs, untouched) })
 		if err != nil {
 			return nil, fail(http.StatusInternalServerError, err, "The result could not be stored for download.")
 		}
 		u = h.resultURL(r, id)
 	} else {
 		var nd bytes.Buffer
-		if err := EncodeNDJSON(&nd, strs); err != nil {
+		if err := encodeNDJSON(&nd, strs, untouched); err != nil {
 			return nil, fail(http.StatusInternalServerError, err, "The app produced a string that cannot be encoded: %v", err)
 		}
 		var err error

@@ -57,7 +57,8 @@ func (p *problems) add(i int, s *String, format string, args ...any) {
 // When a language object carries no pluralCategoryNames, plural texts only
 // need to be non-empty objects. It returns nil or a *ValidationError.
 func Validate(job *Job, strs []String) error {
-	return validate(job, strs, repeatedIDs(job.Strings))
+	_, err := validate(job, strs, repeatedIDs(job.Strings))
+	return err
 }
 
 // repeatedIDs returns the uniqIds that occur more than once.
@@ -78,16 +79,19 @@ func repeatedIDs(strs []String) map[string]bool {
 }
 
 // validate is Validate with the uniqIds the platform itself repeated
-// (inputRepeats): two unchanged strings may repeat only those.
-func validate(job *Job, strs []String, inputRepeats map[string]bool) error {
+// (inputRepeats): two unchanged strings may repeat only those. It also
+// returns which strings are unchanged (so the encoder copies their wire
+// bytes without comparing them again).
+func validate(job *Job, strs []String, inputRepeats map[string]bool) ([]bool, error) {
 	var p problems
 	seen := make(map[string]int, len(strs))
-	untouched := func(i int) bool { return strs[i].Untouched() }
+	untouched := make([]bool, len(strs))
 	for i := range strs {
 		s := &strs[i]
 		orig, decoded := s.Original()
 		if decoded && s.untouchedSince(&orig) {
-			if j, dup := seen[s.UniqID]; dup && (!untouched(j) || !inputRepeats[s.UniqID]) {
+			untouched[i] = true
+			if j, dup := seen[s.UniqID]; dup && (!untouched[j] || !inputRepeats[s.UniqID]) {
 				p.add(i, s, "uniqId repeats string %d", j+1)
 			} else if !dup {
 				seen[s.UniqID] = i
@@ -108,9 +112,9 @@ func validate(job *Job, strs []String, inputRepeats map[string]bool) error {
 		checkString(&p, job, i, s, o, false)
 	}
 	if p.e.Total > 0 {
-		return &p.e
+		return untouched, &p.e
 	}
-	return nil
+	return untouched, nil
 }
 
 // CheckJob checks the strings the platform sent with the rules of Validate

@@ -3,6 +3,7 @@ package subscription
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -308,4 +309,42 @@ func TestStampedeMakesOnePlatformRequest(t *testing.T) {
 		require.NoError(t, <-errs)
 	}
 	assert.Equal(t, 1, p.count())
+}
+
+// Paid invalidation end to end (issue 15): restricted, then the platform's
+// event, then granted at once — without waiting for the restricted TTL.
+func TestPaidEventGrantsAgainWithoutWaiting(t *testing.T) {
+	p := newPlatform(t,
+		answer{status: 402, body: `{"subscribe_link":"https://pay.example/c"}`},
+		answer{status: 200, body: `{"expires":"2027-01-01 00:00:00"}`})
+	clock := newClock(mustTime(t, "2026-01-01 00:00:00"))
+	cache := NewCache(NewClient(WithClock(clock.Now)), CacheOptions{Clock: clock.Now})
+	mw, err := Middleware(MiddlewareConfig{
+		Checker: cache, AppIdentifier: "my-app", Clock: clock.Now, Trial: Trial{Days: -1},
+		Identify: func(r *http.Request) (Subject, error) {
+			return Subject{Organization: "1234", BaseURL: p.srv.URL, Token: "tok"}, nil
+		},
+	})
+	require.NoError(t, err)
+	mux := http.NewServeMux()
+	mux.Handle("POST /subscription-paid", PaidHandler(cache, nil))
+	mux.Handle("/", mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "ok") })))
+	app := httptest.NewServer(mux)
+	t.Cleanup(app.Close)
+
+	get := func() int {
+		resp, err := http.Get(app.URL + "/api/thing")
+		require.NoError(t, err)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	assert.Equal(t, http.StatusPaymentRequired, get())
+	assert.Equal(t, http.StatusPaymentRequired, get(), "cached")
+	assert.Equal(t, 1, p.count())
+	resp, err := http.Post(app.URL+"/subscription-paid?organization_id=1234", "application/json", nil)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusNoContent, resp.StatusCode)
+	assert.Equal(t, http.StatusOK, get(), "granted again at once")
+	assert.Equal(t, 2, p.count())
 }

@@ -121,3 +121,44 @@ func ExampleEndpoints_BaseURL() {
 	// https://crowdin.com
 	// https://acme.api.crowdin.com
 }
+
+func ExampleEndpoints_Allow() {
+	// A job's organization.apiBaseUrl is untrusted: allow-list it before
+	// the app's token goes there.
+	var e subscription.Endpoints
+	for _, base := range []string{"https://acme.api.crowdin.com", "https://crowdin.com/", "https://attacker.example"} {
+		fmt.Println(base, e.Allow(base) == nil)
+	}
+	// Output:
+	// https://acme.api.crowdin.com true
+	// https://crowdin.com/ true
+	// https://attacker.example false
+}
+
+func ExampleRules_Decide() {
+	// A 402 with initializedAt: a trial, 14 days by default, 30 in the
+	// enterprise edition here.
+	res := subscription.Result{State: subscription.Unpaid, InitializedAt: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	rules := subscription.Rules{Trial: subscription.Trial{EnterpriseDays: 30}}
+	now := time.Date(2026, 1, 20, 0, 0, 0, 0, time.UTC)
+	for _, ed := range []subscription.Edition{subscription.Standard, subscription.Enterprise} {
+		d := rules.Decide(res, nil, now, ed)
+		fmt.Println(d.Allow, d.Reason)
+	}
+	// Output:
+	// false unpaid
+	// true trial
+}
+
+func ExamplePaidHandler() {
+	cache := subscription.NewCache(subscription.NewClient(), subscription.CacheOptions{})
+	mux := http.NewServeMux()
+	// The platform posts the "subscription paid" event here; the
+	// organization's cached answers are dropped.
+	mux.Handle("POST /subscription-paid", subscription.PaidHandler(cache, nil))
+
+	w := httptest.NewRecorder()
+	mux.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/subscription-paid", strings.NewReader(`{"organization_id":1234}`)))
+	fmt.Println(w.Code)
+	// Output: 204
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/croql/croql/diag"
 	"github.com/croql/croql/diag/sarif"
 	"github.com/croql/croql/parser"
+	"github.com/croql/croql/schema"
 )
 
 // newLintCmd returns `croql lint`: every diagnostic of a query in a
@@ -18,16 +19,18 @@ import (
 // or as a SARIF 2.1.0 log for CI code scanning.
 func newLintCmd(c *cli) *cobra.Command {
 	var (
-		ctxName, edition, format, file string
-		limits                         parser.Limits
+		ctxName, edition, format, file, data string
+		limits                               parser.Limits
 	)
 	cmd := &cobra.Command{
-		Use:   "lint [--context C] [--edition E] [--format text|json|sarif] [--file FILE | QUERY|-]",
+		Use:   "lint [--context C] [--edition E] [--data FILE] [--format text|json|sarif] [--file FILE | QUERY|-]",
 		Short: "Check a query against its context; every diagnostic, as text, JSON or SARIF",
 		Long: "Checks the query against the schema of its context and prints every diagnostic:\n" +
 			"as text (FILE:LINE:COL: SEVERITY: MESSAGE [CODE/RULE], the line and carets), as a\n" +
 			"JSON array, or as a SARIF 2.1.0 log for CI code scanning. The file name is FILE with\n" +
 			"--file, <arg> for a query given as arguments and <stdin> for one read from stdin.\n" +
+			"With --data, @user and @language mentions are checked against the project's users and\n" +
+			"languages (as croql query does); without it any login and code is accepted.\n" +
 			"Exit 0 when there is no error (warnings allowed), 1 on errors, 2 on bad usage.",
 		ValidArgsFunction: noFileCompletion,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -41,7 +44,21 @@ func newLintCmd(c *cli) *cobra.Command {
 			if err := checkLimits(limits); err != nil {
 				return err
 			}
-			env, err := croql.NewEnv(ctxName, croql.WithEdition(ed), croql.WithLimits(limits))
+			opts := []croql.Option{croql.WithEdition(ed), croql.WithLimits(limits)}
+			if _, err := croql.NewEnv(ctxName, opts...); err != nil {
+				return usageErrorf("%w", err)
+			}
+			if data != "" {
+				if data == "-" && file == "" && (len(args) == 0 || len(args) == 1 && args[0] == "-") {
+					return usageErrorf("--data - reads the project from stdin, so give the query as an argument or --file")
+				}
+				p, err := c.loadProject(data, schema.ReadOptions{})
+				if err != nil {
+					return failure(err)
+				}
+				opts = append(opts, croql.WithUsers(p.UserIDs()), croql.WithLanguages(projectLanguages(p)...))
+			}
+			env, err := croql.NewEnv(ctxName, opts...)
 			if err != nil {
 				return usageErrorf("%w", err)
 			}
@@ -87,6 +104,8 @@ func newLintCmd(c *cli) *cobra.Command {
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text, json (an array of diagnostics) or sarif (a SARIF 2.1.0 log)")
 	completeFlag(cmd, "format", "text", "json", "sarif")
 	cmd.Flags().StringVar(&file, "file", "", "read the query from FILE; diagnostics carry its name")
+	cmd.Flags().StringVar(&data, "data", "", "project file (JSON or NDJSON, - for stdin) whose users and languages @user and @language mentions must name, as croql query checks them")
+	_ = cmd.MarkFlagFilename("data", "json", "ndjson", "jsonl")
 	_ = cmd.MarkFlagFilename("file")
 	addLimitFlags(cmd, &limits)
 	return cmd

@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 	_ "time/tzdata" // --tz works on machines without a zoneinfo database
 
@@ -26,14 +27,17 @@ import (
 // the matching objects as NDJSON, or their ids one per line.
 func newQueryCmd(c *cli) *cobra.Command {
 	var (
-		ctxName, data, now, tz, edition, engineName, dsn string
-		ids, fold, strict, skipBad                       bool
-		limits                                           parser.Limits
+		ctxName, data, now, tz, edition, engineName, dsn, language string
+		ids, fold, strict, skipBad                                 bool
+		limits                                                     parser.Limits
+		maxCost                                                    float64
 	)
 	cmd := &cobra.Command{
-		Use:   "query [--context C] [--data FILE] [--ids] [--now T] [--tz Z] [--edition E] [--fold] [--engine memory|sqlite|postgres|mysql] [--dsn DSN] [QUERY|-]",
+		Use:   "query [--context C] [--data FILE] [--ids] [--now T] [--tz Z] [--language L] [--edition E] [--fold] [--engine memory|sqlite|postgres|mysql] [--dsn DSN] [QUERY|-]",
 		Short: "Run a query over a project file (or the demo project); print the matches as NDJSON or ids",
 		Long: "Runs the query over the objects of a context and prints the matching ones as NDJSON\n" +
+			"(with --language de, only the translations or glossary terms in German, as the\n" +
+			"platform's per-language endpoint does)\n" +
 			"(one JSON object per line), or their ids with --ids. Without --data it runs on the\n" +
 			"built-in demo project (croql demo). @user and @language mentions resolve against the\n" +
 			"data's users and languages. The in-memory evaluator prints matches in the data's order;\n" +
@@ -76,13 +80,17 @@ func newQueryCmd(c *cli) *cobra.Command {
 			if data == "-" && queryFromStdin {
 				return usageErrorf("--data - reads the project from stdin, so give the query as an argument")
 			}
-			if _, err := croql.NewEnv(ctxName); err != nil { // a bad context is a usage error: check it before reading
+			env, err := croql.NewEnv(ctxName) // a bad context is a usage error: check it before reading
+			if err != nil {
 				return usageErrorf("%w", err)
+			}
+			if language != "" && !languageContexts[env.Context().Name] {
+				return usageErrorf("--language selects translations or glossary terms of one language; the %s context has none", env.Context().Name)
 			}
 			if err := checkLimits(limits); err != nil {
 				return err
 			}
-			opts = append(opts, croql.WithLimits(limits))
+			opts = append(opts, croql.WithLimits(limits), croql.WithMaxCost(maxCost))
 			src, name, err := c.readQuery(args)
 			if err != nil {
 				return err
@@ -91,9 +99,9 @@ func newQueryCmd(c *cli) *cobra.Command {
 			ctx, stop := signalContext()
 			defer stop()
 			if engineName == "memory" && data != "" {
-				return c.streamQuery(ctx, name, src, data, ctxName, ids, opts, ropts)
+				return c.streamQuery(ctx, name, src, data, ctxName, language, ids, opts, ropts)
 			}
-			return c.runQuery(ctx, name, src, data, ctxName, engineName, dsn, ids, opts, ropts)
+			return c.runQuery(ctx, name, src, data, ctxName, language, engineName, dsn, ids, opts, ropts)
 		},
 	}
 	addContextFlag(cmd, &ctxName)
@@ -109,12 +117,40 @@ func newQueryCmd(c *cli) *cobra.Command {
 	cmd.Flags().BoolVar(&strict, "strict", false, "reject unknown members and member names repeated within an object in the data file")
 	cmd.Flags().BoolVar(&skipBad, "skip-bad", false, "skip data lines that cannot be read or fail a check, reporting each on stderr, instead of stopping at the first")
 	_ = cmd.MarkFlagFilename("data", "json", "ndjson", "jsonl")
+	cmd.Flags().StringVar(&language, "language", "", "only the translations (or glossary terms) of this language code, as the platform's per-language endpoint")
 	addLimitFlags(cmd, &limits)
+	cmd.Flags().Float64Var(&maxCost, "max-cost", 0, "cost budget of the query, in steps per object (0: the safe default, 1e6; negative: unlimited); docs/language.md, Cost budget")
 	return cmd
 }
 
-// runQuery reads the data and runs the query src over it.
-func (c *cli) runQuery(ctx context.Context, name, src, data, ctxName, engineName, dsn string, ids bool, opts []croql.Option, ropts schema.ReadOptions) error {
+// languageContexts are the contexts whose objects have a language that
+// --language selects.
+var languageContexts = map[string]bool{croql.Translations: true, croql.Glossary: true}
+
+// checkLanguage reports a usage error when --language names no language
+// of the project.
+func checkLanguage(p *schema.Project, language string) error {
+	if language != "" && !slices.Contains(projectLanguages(p), language) {
+		return usageErrorf("--language %q is not a language of the data (%s)", language, strings.Join(projectLanguages(p), ", "))
+	}
+	return nil
+}
+
+// ofLanguage reports whether o, a translation or glossary term, is in
+// language code; every object is when code is empty.
+func ofLanguage(o any, code string) bool {
+	switch v := o.(type) {
+	case *schema.Translation:
+		return code == "" || v.Language == code
+	case *schema.GlossaryTerm:
+		return code == "" || v.Language == code
+	}
+	return code == ""
+}
+
+// runQuery reads the data and runs the query src over it (over the
+// objects in language only, when it is set).
+func (c *cli) runQuery(ctx context.Context, name, src, data, ctxName, language, engineName, dsn string, ids bool, opts []croql.Option, ropts schema.ReadOptions) error {
 	p, err := c.loadProject(data, ropts)
 	if err != nil {
 		return failure(err)
@@ -132,7 +168,14 @@ func (c *cli) runQuery(ctx context.Context, name, src, data, ctxName, engineName
 	if ids {
 		write = writeID(out)
 	}
-	objs := p.Objects(env.Context())
+	if err := checkLanguage(p, language); err != nil {
+		return err
+	}
+	all := p.Objects(env.Context())
+	objs := all
+	if language != "" {
+		objs = slices.DeleteFunc(slices.Clone(all), func(o any) bool { return !ofLanguage(o, language) })
+	}
 	if engineName != "memory" {
 		checked := env.Check(src)
 		printDiags(c.stderr, name, src, checked.Diags)
@@ -143,7 +186,7 @@ func (c *cli) runQuery(ctx context.Context, name, src, data, ctxName, engineName
 		if err != nil {
 			return failure(err)
 		}
-		if err := writeByID(objs, matched, write); err != nil {
+		if err := writeByID(all, objs, matched, write); err != nil {
 			return failure(err)
 		}
 		return flush(out)
@@ -160,7 +203,11 @@ func (c *cli) runQuery(ctx context.Context, name, src, data, ctxName, engineName
 		if i&4095 == 0 {
 			prog.show("matching: %d of %d objects", i, len(objs))
 		}
-		if q.Match(o) {
+		ok, err := q.MatchContext(ctx, o) // an interrupt stops even a costly evaluation
+		if err != nil {
+			return failure(err)
+		}
+		if ok {
 			if err := write(o); err != nil {
 				return failure(fmt.Errorf("writing: %w", err))
 			}
@@ -178,18 +225,26 @@ func flush(out *bufio.Writer) error {
 }
 
 // writeByID writes the objects of objs whose ids a SQL engine returned,
-// in the order of ids.
-func writeByID(objs []any, ids []int64, write func(any) error) error {
-	byID := make(map[int64]any, len(objs))
-	for _, o := range objs {
-		if id, ok := schema.ObjectID(o); ok {
-			byID[id] = o
+// in the order of ids; all are the objects of the context, objs those of
+// them that are selected (by --language).
+func writeByID(all, objs []any, ids []int64, write func(any) error) error {
+	index := func(l []any) map[int64]any {
+		byID := make(map[int64]any, len(l))
+		for _, o := range l {
+			if id, ok := schema.ObjectID(o); ok {
+				byID[id] = o
+			}
 		}
+		return byID
 	}
+	known, selected := index(all), index(objs)
 	for _, id := range ids {
-		o, ok := byID[id]
-		if !ok {
+		if _, ok := known[id]; !ok {
 			return fmt.Errorf("the engine returned id %d, which is not an object of the data", id)
+		}
+		o, ok := selected[id]
+		if !ok {
+			continue
 		}
 		if err := write(o); err != nil {
 			return fmt.Errorf("writing: %w", err)

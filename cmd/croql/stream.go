@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"slices"
 	"strconv"
 
@@ -23,12 +24,13 @@ import (
 // stays flat whatever the file's size. The environment is built from the
 // file's head (its users and languages), so the query is compiled only
 // then; its diagnostics go to stderr.
-func (c *cli) streamQuery(ctx context.Context, qname, src, name, ctxName string, ids bool, opts []croql.Option, ropts schema.ReadOptions) error {
+func (c *cli) streamQuery(ctx context.Context, qname, src, name, ctxName, language string, ids bool, opts []croql.Option, ropts schema.ReadOptions) error {
 	r, size, closeFn, err := openData(name, c.stdin)
 	if err != nil {
 		return failure(err)
 	}
 	defer closeFn()
+	defer streamingGC()()
 	prog := newProgress(c.stderr, "croql query: ", c.stderrTerminal && size >= progressBytes)
 	pr := &progressReader{r: r, size: size, name: name, prog: prog}
 	out := bufio.NewWriterSize(c.stdout, 64<<10)
@@ -38,6 +40,9 @@ func (c *cli) streamQuery(ctx context.Context, qname, src, name, ctxName string,
 	}
 	err = schema.Stream(ctx, pr, ropts, schema.Handler{
 		Head: func(head *schema.Project) (func(*schema.Item) error, error) {
+			if err := checkLanguage(head, language); err != nil {
+				return nil, err
+			}
 			hopts := append(slices.Clip(opts), croql.WithUsers(head.UserIDs()))
 			if langs := projectLanguages(head); len(langs) > 0 {
 				hopts = append(hopts, croql.WithLanguages(langs...))
@@ -51,7 +56,7 @@ func (c *cli) streamQuery(ctx context.Context, qname, src, name, ctxName string,
 			if d.HasErrors() || q == nil {
 				return nil, errQueryDiags
 			}
-			return matcher(q, ctxName, ids), nil
+			return matcher(q, ctxName, language, ids), nil
 		},
 		Emit: func(items []*schema.Item) error {
 			for _, it := range items {
@@ -69,6 +74,10 @@ func (c *cli) streamQuery(ctx context.Context, qname, src, name, ctxName string,
 	if errors.Is(err, errQueryDiags) {
 		return errHasErrors
 	}
+	var ee *exitError
+	if errors.As(err, &ee) { // a usage error found in the file's head (--language)
+		return ee
+	}
 	if err != nil {
 		_ = out.Flush()
 		return failure(fmt.Errorf("%s: %w", name, err))
@@ -82,7 +91,7 @@ var errQueryDiags = errors.New("the query has errors")
 // matcher returns the work function of a streaming query: it matches the
 // objects of the query's context within an item and appends what is
 // printed for each match to the item's Out.
-func matcher(q *croql.Query, ctxName string, ids bool) func(*schema.Item) error {
+func matcher(q *croql.Query, ctxName, language string, ids bool) func(*schema.Item) error {
 	emit := func(it *schema.Item, o any) error {
 		if ids {
 			id, _ := schema.ObjectID(o)
@@ -110,7 +119,7 @@ func matcher(q *croql.Query, ctxName string, ids bool) func(*schema.Item) error 
 			case croql.Translations:
 				for i := range v.Translations {
 					t := &v.Translations[i]
-					if t.StringID == v.ID && q.Match(t) {
+					if t.StringID == v.ID && (language == "" || t.Language == language) && q.Match(t) {
 						if err := emit(it, t); err != nil {
 							return err
 						}
@@ -122,7 +131,7 @@ func matcher(q *croql.Query, ctxName string, ids bool) func(*schema.Item) error 
 				return emit(it, v)
 			}
 		case *schema.GlossaryTerm:
-			if ctxName == croql.Glossary && q.Match(v) {
+			if ctxName == croql.Glossary && (language == "" || v.Language == language) && q.Match(v) {
 				return emit(it, v)
 			}
 		case *schema.GlossaryConcept:
@@ -161,4 +170,16 @@ func openData(name string, stdin io.Reader) (io.Reader, int64, func(), error) {
 		size = st.Size()
 	}
 	return f, size, func() { f.Close() }, nil
+}
+
+// streamingGC lets the heap grow to five times the live data between
+// collections (GOGC=400) while a file streams, unless GOGC is set: the
+// live heap of a stream is small and flat (tens of MB), and collecting
+// less often saves about a seventh of the CPU time. It returns the undo.
+func streamingGC() func() {
+	if os.Getenv("GOGC") != "" {
+		return func() {}
+	}
+	old := debug.SetGCPercent(400)
+	return func() { debug.SetGCPercent(old) }
 }

@@ -10,7 +10,9 @@
 //     database with a random name that Close drops.
 //
 // Scratch schemas keep test runs and `croql query --engine` loads isolated
-// from each other and from the data already in the server.
+// from each other and from the data already in the server. Their names
+// carry their creation time (ScratchPrefix); Open drops those older than
+// LeftoverAge, which a crashed or killed run left behind.
 package engine
 
 import (
@@ -21,7 +23,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
@@ -131,13 +135,74 @@ func OpenSQLite(dsn string) (*DB, error) {
 	return &DB{SQL: db, Dialect: compile.SQLite{}, close: db.Close}, nil
 }
 
-// scratchName is a fresh schema or database name.
-func scratchName() (string, error) {
+// ScratchPrefix starts the name of every scratch schema (postgres) or
+// database (mysql) Open creates: croql_<unix seconds>_<12 hex digits>.
+const ScratchPrefix = "croql_"
+
+// LeftoverAge is how old a scratch schema must be before Open drops it as
+// the leftover of a run that crashed (a killed process cannot drop its
+// own). Younger ones may belong to runs still going.
+const LeftoverAge = 6 * time.Hour
+
+// scratchName is a fresh schema or database name carrying its creation
+// time.
+func scratchName(now time.Time) (string, error) {
 	var b [6]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return "", fmt.Errorf("engine: %w", err)
 	}
-	return "croql_" + hex.EncodeToString(b[:]), nil
+	return ScratchPrefix + strconv.FormatInt(now.Unix(), 10) + "_" + hex.EncodeToString(b[:]), nil
+}
+
+// scratchTime returns the creation time a scratch name carries; false for
+// any other name (another program's schema, or a scratch schema of an
+// older croql, which named no time).
+func scratchTime(name string) (time.Time, bool) {
+	rest, ok := strings.CutPrefix(name, ScratchPrefix)
+	if !ok {
+		return time.Time{}, false
+	}
+	secs, suffix, ok := strings.Cut(rest, "_")
+	if !ok || len(suffix) != 12 {
+		return time.Time{}, false
+	}
+	if _, err := hex.DecodeString(suffix); err != nil {
+		return time.Time{}, false
+	}
+	n, err := strconv.ParseInt(secs, 10, 64)
+	if err != nil || n <= 0 {
+		return time.Time{}, false
+	}
+	return time.Unix(n, 0), true
+}
+
+// dropLeftovers drops the scratch schemas (or databases) that list names
+// and that are older than LeftoverAge at now. Failures are ignored: a
+// leftover another run drops first is no error, and cleaning is a
+// courtesy that must not fail the run.
+func dropLeftovers(ctx context.Context, db *sql.DB, list, drop string, quote func(string) string, now time.Time) []string {
+	rows, err := db.QueryContext(ctx, list, ScratchPrefix+"%")
+	if err != nil {
+		return nil
+	}
+	var old []string
+	for rows.Next() {
+		var name string
+		if rows.Scan(&name) != nil {
+			continue
+		}
+		if t, ok := scratchTime(name); ok && now.Sub(t) > LeftoverAge {
+			old = append(old, name)
+		}
+	}
+	rows.Close()
+	var dropped []string
+	for _, name := range old {
+		if _, err := db.ExecContext(ctx, fmt.Sprintf(drop, quote(name))); err == nil {
+			dropped = append(dropped, name)
+		}
+	}
+	return dropped
 }
 
 func openPostgres(ctx context.Context, dsn string) (*DB, error) {
@@ -149,12 +214,14 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 		return nil, fmt.Errorf("engine: postgres DSN: %w", err)
 	}
 	admin := stdlib.OpenDB(*cfg)
-	name, err := scratchName()
+	now := time.Now()
+	name, err := scratchName(now)
 	if err != nil {
 		admin.Close()
 		return nil, err
 	}
 	d := compile.Postgres{}
+	dropLeftovers(ctx, admin, "SELECT nspname FROM pg_namespace WHERE nspname LIKE $1", "DROP SCHEMA IF EXISTS %s CASCADE", d.Quote, now)
 	if _, err := admin.ExecContext(ctx, "CREATE SCHEMA "+d.Quote(name)); err != nil {
 		admin.Close()
 		return nil, fmt.Errorf("engine: postgres: %w", err)
@@ -192,12 +259,14 @@ func openMySQL(ctx context.Context, dsn string) (*DB, error) {
 		return nil, fmt.Errorf("engine: mysql: %w", err)
 	}
 	admin := sql.OpenDB(acon)
-	name, err := scratchName()
+	now := time.Now()
+	name, err := scratchName(now)
 	if err != nil {
 		admin.Close()
 		return nil, err
 	}
 	d := compile.MySQL{}
+	dropLeftovers(ctx, admin, "SELECT schema_name FROM information_schema.schemata WHERE schema_name LIKE ?", "DROP DATABASE IF EXISTS %s", d.Quote, now)
 	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+d.Quote(name)+" CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin"); err != nil {
 		admin.Close()
 		return nil, fmt.Errorf("engine: mysql: %w", err)

@@ -26,6 +26,11 @@ type Interp struct {
 	// Users is the user directory, id to login. Nil means none was given:
 	// reading a login is then an error.
 	Users map[int64]string
+	// Visits counts the collection elements the interpreter has visited
+	// since it was made (or the caller last reset it): every element of a
+	// collection it reads, and every element a where/with tests. The cost
+	// model (typecheck.CostModel) bounds it per evaluation.
+	Visits int64
 }
 
 // errEval carries an evaluation error through the recursion.
@@ -55,6 +60,14 @@ func (in *Interp) Match(q *typecheck.Query, obj any) (ok bool, err error) {
 	core, _ := typecheck.CoreOf(q)
 	scopes := []reflect.Value{v.Elem()}
 	return truth(in.eval(core, scopes)), nil
+}
+
+// counted counts the elements of v when it is a collection, and returns it.
+func (in *Interp) counted(v any) any {
+	if c, ok := v.(collection); ok {
+		in.Visits += int64(len(c))
+	}
+	return v
 }
 
 func fail(format string, args ...any) {
@@ -95,7 +108,7 @@ func (in *Interp) eval(n typecheck.Node, scopes []reflect.Value) any {
 		if n.Scope >= len(scopes) {
 			fail("scope %d not bound", n.Scope)
 		}
-		return readField(scopes[n.Scope], n.F)
+		return in.counted(readField(scopes[n.Scope], n.F))
 	case *typecheck.Member:
 		x := in.eval(n.X, scopes)
 		if x == nil {
@@ -109,7 +122,7 @@ func (in *Interp) eval(n typecheck.Node, scopes []reflect.Value) any {
 			}
 			return readField(*u, n.F)
 		case reflect.Value:
-			return readField(x, n.F)
+			return in.counted(readField(x, n.F))
 		}
 		fail("member of %T", x)
 	case *typecheck.Count:
@@ -121,6 +134,9 @@ func (in *Interp) eval(n typecheck.Node, scopes []reflect.Value) any {
 	case *typecheck.Filter:
 		x := in.eval(n.X, scopes)
 		inner := func(e reflect.Value) bool {
+			if n.X.Type().Kind == schema.Collection {
+				in.Visits++
+			}
 			s := append(append([]reflect.Value{}, scopes[:n.Scope]...), e)
 			return truth(in.eval(n.Pred, s))
 		}

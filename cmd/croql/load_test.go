@@ -1,0 +1,201 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/croql/croql/compile/engine"
+	"github.com/croql/croql/demo"
+	"github.com/croql/croql/schema"
+)
+
+// postgresDSN returns CROQL_POSTGRES_DSN, or skips (fails when
+// CROQL_REQUIRE_DB lists postgres).
+func postgresDSN(t *testing.T) string {
+	t.Helper()
+	if dsn := os.Getenv("CROQL_POSTGRES_DSN"); dsn != "" {
+		return dsn
+	}
+	if slices.Contains(strings.Split(os.Getenv("CROQL_REQUIRE_DB"), ","), "postgres") {
+		t.Fatal("postgres is required (CROQL_REQUIRE_DB) but CROQL_POSTGRES_DSN is not set")
+	}
+	t.Skip("postgres not tested: set CROQL_POSTGRES_DSN")
+	return ""
+}
+
+func writeProject(t *testing.T, strings int) (string, *schema.Project) {
+	t.Helper()
+	p := demo.Generate(demo.Options{Strings: strings, Seed: 4})
+	var buf bytes.Buffer
+	require.NoError(t, p.WriteNDJSON(&buf))
+	f := filepath.Join(t.TempDir(), "p.ndjson")
+	require.NoError(t, os.WriteFile(f, buf.Bytes(), 0o600))
+	return f, p
+}
+
+func runLoad(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(append([]string{"load"}, args...), strings.NewReader(""), &out, &errOut)
+	assert.Empty(t, out.String())
+	return code, errOut.String()
+}
+
+// TestLoadSQLite loads a project into a SQLite file: the tables hold
+// every object, a second load into the same file fails (the tables
+// exist), and bad usage is exit 2.
+func TestLoadSQLite(t *testing.T) {
+	f, p := writeProject(t, 300)
+	dbFile := filepath.Join(t.TempDir(), "p.db")
+	code, stderr := runLoad(t, "--dsn", dbFile, f)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "into sqlite")
+	db, err := engine.OpenSQLite(dbFile)
+	require.NoError(t, err)
+	defer db.Close()
+	var n int
+	require.NoError(t, db.SQL.QueryRow(`SELECT count(*) FROM strings`).Scan(&n))
+	assert.Equal(t, len(p.Strings), n)
+	require.NoError(t, db.SQL.QueryRow(`SELECT count(*) FROM translations`).Scan(&n))
+	assert.Equal(t, len(p.Translations()), n)
+	require.NoError(t, db.SQL.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name LIKE '%_idx'`).Scan(&n))
+	assert.Positive(t, n, "indexes are built after the rows")
+
+	code, stderr = runLoad(t, "--dsn", dbFile, f)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "creating tables")
+
+	code, _ = runLoad(t, f)
+	assert.Equal(t, 2, code, "--dsn is required")
+}
+
+// TestLoadBadData: a bad line stops the load with its line number and
+// nothing is committed; --skip-bad loads the rest and says what it
+// skipped.
+func TestLoadBadData(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "bad.ndjson")
+	src := `{"kind":"string","id":1,"type":"plain","text":"a","added":"2024-01-01"}` + "\n" +
+		`{"kind":"string","id":1,"type":"plain","text":"b","added":"2024-01-01"}` + "\n" +
+		`{"kind":"string","id":3,"type":"plain","text":"c","added":"2024-01-01"}` + "\n"
+	require.NoError(t, os.WriteFile(f, []byte(src), 0o600))
+	dbFile := filepath.Join(dir, "a.db")
+	code, stderr := runLoad(t, "--dsn", dbFile, f)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "line 2: string 1: the id is taken")
+	db, err := engine.OpenSQLite(dbFile)
+	require.NoError(t, err)
+	var n int
+	require.NoError(t, db.SQL.QueryRow(`SELECT count(*) FROM strings`).Scan(&n))
+	assert.Zero(t, n, "nothing committed")
+	db.Close()
+
+	dbFile = filepath.Join(dir, "b.db")
+	code, stderr = runLoad(t, "--dsn", dbFile, "--skip-bad", f)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "skipped line 2")
+	assert.Contains(t, stderr, "2 objects")
+	assert.Contains(t, stderr, "1 lines skipped")
+}
+
+// TestLoadPostgres loads into a schema of its own on PostgreSQL.
+func TestLoadPostgres(t *testing.T) {
+	dsn := postgresDSN(t)
+	f, p := writeProject(t, 200)
+	name := "croqltest_load_" + strings.ReplaceAll(time.Now().Format("150405.000000"), ".", "")
+	admin, err := sql.Open("pgx", dsn)
+	require.NoError(t, err)
+	t.Cleanup(func() { admin.Close() }) // after the cleanups below, which use it
+	t.Cleanup(func() { _, _ = admin.Exec(`DROP SCHEMA IF EXISTS "` + name + `" CASCADE`) })
+	code, stderr := runLoad(t, "--dsn", dsn, "--schema", name, f)
+	require.Equal(t, 0, code, stderr)
+	var n int
+	require.NoError(t, admin.QueryRow(`SELECT count(*) FROM "`+name+`".strings`).Scan(&n))
+	assert.Equal(t, len(p.Strings), n)
+	require.NoError(t, admin.QueryRow(`SELECT count(*) FROM "`+name+`".string_translations`).Scan(&n))
+	assert.Positive(t, n)
+}
+
+// TestSIGTERMDropsScratchSchema builds croql, starts a query on
+// PostgreSQL, sends SIGTERM while it loads, and checks that the scratch
+// schema it created is gone when it exits.
+func TestSIGTERMDropsScratchSchema(t *testing.T) {
+	dsn := postgresDSN(t)
+	if testing.Short() {
+		t.Skip("builds the binary and loads 20,000 strings")
+	}
+	bin := filepath.Join(t.TempDir(), "croql")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	data, _ := writeProject(t, 20000)
+
+	admin, err := sql.Open("pgx", dsn)
+	require.NoError(t, err)
+	t.Cleanup(func() { admin.Close() }) // after the cleanups below, which use it
+	scratch := func() []string {
+		rows, err := admin.Query(`SELECT nspname FROM pg_namespace WHERE nspname LIKE 'croql\_%'`)
+		require.NoError(t, err)
+		defer rows.Close()
+		var names []string
+		for rows.Next() {
+			var n string
+			require.NoError(t, rows.Scan(&n))
+			names = append(names, n)
+		}
+		return names
+	}
+	before := scratch()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "query", "--engine", "postgres", "--dsn", dsn, "--data", data, "--ids", `text = "x"`)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Start())
+	var mine string
+	for mine == "" && ctx.Err() == nil {
+		for _, n := range scratch() {
+			if !slices.Contains(before, n) {
+				if _, ok := scratchTimeOf(n); ok {
+					mine = n
+				}
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	require.NotEmpty(t, mine, "the query created no scratch schema")
+	time.Sleep(200 * time.Millisecond) // into the load
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee, "the query was stopped, not finished: %s", stderr.String())
+	assert.Equal(t, 1, ee.ExitCode(), stderr.String())
+	var exists bool
+	require.NoError(t, admin.QueryRow(`SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)`, mine).Scan(&exists))
+	assert.False(t, exists, "scratch schema %s left behind", mine)
+}
+
+// scratchTimeOf reports whether name is a scratch schema name of this
+// croql (prefix, creation time, random suffix).
+func scratchTimeOf(name string) (int64, bool) {
+	rest, ok := strings.CutPrefix(name, engine.ScratchPrefix)
+	if !ok {
+		return 0, false
+	}
+	secs, _, ok := strings.Cut(rest, "_")
+	return int64(len(secs)), ok && len(secs) >= 9
+}

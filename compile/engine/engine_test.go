@@ -1,0 +1,152 @@
+package engine
+
+import (
+	"context"
+	"database/sql"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/croql/croql/compile"
+	"github.com/croql/croql/demo"
+	"github.com/croql/croql/schema"
+)
+
+// serverDSN returns the DSN of engine ("postgres" or "mysql") from
+// CROQL_POSTGRES_DSN or CROQL_MYSQL_DSN; without it the test is skipped,
+// or fails when CROQL_REQUIRE_DB lists the engine.
+func serverDSN(t *testing.T, engine string) string {
+	t.Helper()
+	env := map[string]string{"postgres": "CROQL_POSTGRES_DSN", "mysql": "CROQL_MYSQL_DSN"}[engine]
+	if dsn := os.Getenv(env); dsn != "" {
+		return dsn
+	}
+	if slices.Contains(strings.Split(os.Getenv("CROQL_REQUIRE_DB"), ","), engine) {
+		t.Fatalf("%s is required (CROQL_REQUIRE_DB) but %s is not set", engine, env)
+	}
+	t.Skipf("%s not tested: set %s", engine, env)
+	return ""
+}
+
+func TestScratchNames(t *testing.T) {
+	now := time.Unix(1_764_000_000, 0)
+	name, err := scratchName(now)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(name, "croql_1764000000_"), name)
+	got, ok := scratchTime(name)
+	require.True(t, ok)
+	assert.Equal(t, now, got)
+	for _, other := range []string{"croql_a1b2c3d4e5f6", "public", "croql_12_x", "croql_1764000000_a1b2c3d4e5fz", "croql__a1b2c3d4e5f6"} {
+		_, ok := scratchTime(other)
+		assert.False(t, ok, other)
+	}
+}
+
+// stats returns reltuples of every table of schema.
+func stats(t *testing.T, admin *sql.DB, schemaName string) map[string]float64 {
+	t.Helper()
+	rows, err := admin.Query(`SELECT c.relname, c.reltuples FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE n.nspname = $1 AND c.relkind = 'r'`, schemaName)
+	require.NoError(t, err)
+	defer rows.Close()
+	out := map[string]float64{}
+	for rows.Next() {
+		var name string
+		var n float64
+		require.NoError(t, rows.Scan(&name, &n))
+		out[name] = n
+	}
+	require.NoError(t, rows.Err())
+	return out
+}
+
+// TestPostgresRunsIsolated: two loads running at once on one server each
+// see only their own data, and the statistics one refreshes are its own
+// tables' only (a whole-database VACUUM ANALYZE would refresh the other's
+// too, and wait on its locks).
+func TestPostgresRunsIsolated(t *testing.T) {
+	dsn := serverDSN(t, "postgres")
+	ctx := context.Background()
+	m := compile.DefaultMapping(schema.New())
+	projects := []*schema.Project{demo.Generate(demo.Options{Strings: 300, Seed: 11}), demo.Generate(demo.Options{Strings: 200, Seed: 12})}
+	dbs := make([]*DB, 2)
+	for i := range dbs {
+		db, err := Open(ctx, "postgres", dsn)
+		require.NoError(t, err)
+		t.Cleanup(func() { assert.NoError(t, db.Close()) })
+		dbs[i] = db
+	}
+	require.NotEqual(t, dbs[0].Schema, dbs[1].Schema)
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i := range dbs {
+		wg.Go(func() { errs[i] = compile.Load(ctx, dbs[i].SQL, dbs[i].Dialect, m, projects[i]) })
+	}
+	wg.Wait()
+	require.NoError(t, errs[0])
+	require.NoError(t, errs[1])
+	for i, db := range dbs {
+		var n int
+		require.NoError(t, db.SQL.QueryRow(`SELECT count(*) FROM strings`).Scan(&n))
+		assert.Equal(t, len(projects[i].Strings), n, "run %d sees its own strings only", i)
+	}
+
+	admin, err := sql.Open("pgx", dsn)
+	require.NoError(t, err)
+	t.Cleanup(func() { admin.Close() }) // after the cleanups below, which use it
+	// Grow run 0's table behind the planner's back: a statistics refresh
+	// of it would change reltuples.
+	_, err = dbs[0].SQL.Exec(`INSERT INTO screenshots (id, name, string_id) SELECT g, 'x', 1 FROM generate_series(1, 5000) g`)
+	require.NoError(t, err)
+	before := stats(t, admin, dbs[0].Schema)
+	require.NotEmpty(t, before)
+	third, err := Open(ctx, "postgres", dsn)
+	require.NoError(t, err)
+	defer third.Close()
+	require.NoError(t, compile.Load(ctx, third.SQL, third.Dialect, m, projects[1]))
+	assert.Equal(t, before, stats(t, admin, dbs[0].Schema), "loading another run refreshed this run's statistics")
+	assert.NotZero(t, stats(t, admin, third.Schema)["strings"], "the load refreshes its own statistics")
+}
+
+// TestLeftoversDropped: a scratch schema older than LeftoverAge is
+// dropped by the next Open; a young one and one of another name stay.
+func TestLeftoversDropped(t *testing.T) {
+	dsn := serverDSN(t, "postgres")
+	admin, err := sql.Open("pgx", dsn)
+	require.NoError(t, err)
+	t.Cleanup(func() { admin.Close() }) // after the cleanups below, which use it
+	now := time.Now()
+	old, err := scratchName(now.Add(-LeftoverAge - time.Hour))
+	require.NoError(t, err)
+	young, err := scratchName(now.Add(-time.Minute))
+	require.NoError(t, err)
+	other := "croqlx_keep_" + strings.TrimPrefix(young, ScratchPrefix)
+	d := compile.Postgres{}
+	for _, n := range []string{old, young, other} {
+		_, err := admin.Exec("CREATE SCHEMA " + d.Quote(n))
+		require.NoError(t, err)
+	}
+	t.Cleanup(func() {
+		for _, n := range []string{old, young, other} {
+			_, _ = admin.Exec("DROP SCHEMA IF EXISTS " + d.Quote(n) + " CASCADE")
+		}
+	})
+	db, err := Open(context.Background(), "postgres", dsn)
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+	exists := func(n string) bool {
+		var ok bool
+		require.NoError(t, admin.QueryRow(`SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)`, n).Scan(&ok))
+		return ok
+	}
+	assert.False(t, exists(old), "the old leftover is dropped")
+	assert.True(t, exists(young), "a young scratch schema may be a run still going")
+	assert.True(t, exists(other))
+	assert.False(t, exists(db.Schema), "Close drops its own")
+}

@@ -1,0 +1,69 @@
+package eval_test
+
+import (
+	"math/rand"
+	"testing"
+
+	"github.com/leanovate/gopter"
+	"github.com/stretchr/testify/require"
+
+	"github.com/croql/croql/demo"
+	"github.com/croql/croql/eval"
+	"github.com/croql/croql/fuzz"
+	"github.com/croql/croql/schema"
+	"github.com/croql/croql/typecheck"
+)
+
+// TestVisitsWithinCost: the elements the evaluator's guarded loops visit
+// on an object never exceed the cost estimate under sizes measured from
+// the data, over the benchmark patterns and nested queries on the demo
+// project, and over generated queries on generated projects.
+func TestVisitsWithinCost(t *testing.T) {
+	within := func(t *testing.T, q *typecheck.Query, p *schema.Project, prog *eval.Program) uint64 {
+		objs := p.Objects(q.Context)
+		bound := q.Cost(typecheck.MeasureSizes(schema.New(), objs...))
+		total := uint64(0)
+		for _, o := range objs {
+			ok, visits := eval.MatchVisits(prog, o)
+			require.Equal(t, prog.Match(o), ok)
+			require.LessOrEqual(t, float64(visits), bound, "%s", q.Source)
+			total += visits
+		}
+		return total
+	}
+
+	proj := demo.Default()
+	srcs := []string{nested(3), nestedOf(`user = @user:"alice"`, 4)}
+	for _, pt := range benchPatterns {
+		srcs = append(srcs, pt.src)
+	}
+	for _, src := range srcs {
+		q := check(t, schema.New(), schema.CtxStrings, src, checkOpts{users: proj.UserIDs()})
+		prog, err := eval.Compile(q, eval.WithUserRefs(proj.Users...))
+		require.NoError(t, err)
+		within(t, q, proj, prog)
+	}
+
+	cases, visited := 0, uint64(0)
+	for _, context := range []string{"strings", "translations", "tm"} {
+		g, err := fuzz.NewGenerator(fuzz.Config{Context: context, Edition: schema.Enterprise})
+		require.NoError(t, err)
+		params := gopter.DefaultGenParameters()
+		params.Rng = rand.New(rand.NewSource(7))
+		for range 150 {
+			cv, ok := g.Query()(params).Retrieve()
+			require.True(t, ok)
+			dv, ok := fuzz.GenProject()(params).Retrieve()
+			require.True(t, ok)
+			q, err := g.Check(cv.(fuzz.Case).Source())
+			require.NoError(t, err)
+			p := dv.(fuzz.Data).P
+			prog, err := eval.Compile(q, eval.WithUserRefs(p.Users...))
+			require.NoError(t, err)
+			visited += within(t, q, p, prog)
+			cases++
+		}
+	}
+	require.Positive(t, visited, "the generated queries do enter guarded loops")
+	t.Logf("%d generated queries, %d elements visited in guarded loops", cases, visited)
+}
