@@ -338,3 +338,71 @@ func TestExtensions(t *testing.T) {
 		}
 	})
 }
+
+// TestEngineLimits: statements deeper than an engine takes (SQLite's
+// expression depth and recursion limit, the parser stacks of PostgreSQL
+// and MariaDB) are a 400 under croql with rule engine-limit, never a 500;
+// an engine that takes one answers what the evaluator does.
+func TestEngineLimits(t *testing.T) {
+	p := demo(t)
+	queries := []string{
+		strings.Repeat("maxLength + ", 1100) + "1 > 0",
+		strings.Repeat("maxLength * ", 1100) + "1 > 0",
+		strings.Repeat("-", 1100) + "maxLength > 0",
+		strings.Repeat("not ", 1100) + "is hidden",
+		strings.Repeat("is hidden xor ", 1100) + "is hidden",
+	}
+	for _, eng := range engines(t) {
+		t.Run(eng, func(t *testing.T) {
+			hs := serve(t, eng, server.Config{MaxCost: -1}, p)
+			limited := 0
+			for _, q := range queries {
+				body := `{"croql":` + jsonString(q) + `,"limit":500}`
+				req, err := http.NewRequest(http.MethodPost, hs.URL+"/api/v2/projects/1/strings/query", strings.NewReader(body))
+				require.NoError(t, err)
+				req.Header.Set("Authorization", "Bearer "+token)
+				status, resp := do(t, hs, req)
+				switch status {
+				case http.StatusBadRequest:
+					key, errs := fieldErrors(t, resp)
+					require.Equal(t, "croql", key)
+					require.Equal(t, "engine-limit", errs[0]["rule"], "%.40s", q)
+					limited++
+				case http.StatusOK:
+					var ids []int64
+					for _, d := range resp["data"].([]any) {
+						ids = append(ids, int64(d.(map[string]any)["data"].(map[string]any)["id"].(float64)))
+					}
+					want := evalIDs(t, p, "strings", "", q)
+					if len(want) == 0 {
+						want = nil
+					}
+					require.Equal(t, want, ids, "%.40s", q)
+				default:
+					t.Fatalf("%.40s: status %d: %v", q, status, resp)
+				}
+			}
+			// Every engine refuses the 1100-term arithmetic chains.
+			require.GreaterOrEqual(t, limited, 2)
+		})
+	}
+}
+
+// TestUnrepresentable: a literal PostgreSQL cannot bind (NUL) is a 400
+// under croql with rule sql there, and an ordinary query elsewhere.
+func TestUnrepresentable(t *testing.T) {
+	for _, eng := range engines(t) {
+		t.Run(eng, func(t *testing.T) {
+			hs := serve(t, eng, server.Config{}, demo(t))
+			status, body := get(t, hs, "/api/v2/projects/1/strings", url.Values{"croql": {"text contains \"a\x00b\""}})
+			if eng != "postgres" {
+				require.Equal(t, http.StatusOK, status, "%v", body)
+				return
+			}
+			require.Equal(t, http.StatusBadRequest, status, "%v", body)
+			key, errs := fieldErrors(t, body)
+			require.Equal(t, "croql", key)
+			require.Equal(t, "sql", errs[0]["rule"])
+		})
+	}
+}
