@@ -7,7 +7,10 @@
 //	for _, d := range checked.Diags { ... }
 //
 // For editors, Lint returns every diagnostic of a text with resolved lines,
-// rune columns and the UTF-16 columns LSP clients count in.
+// rune columns and the UTF-16 columns LSP clients count in, and Env.Open
+// parses a text that is still being typed once for its diagnostics,
+// completions (Complete), hovers (Hover) and semantic tokens (see
+// docs/editor.md; package lsp serves them as a language server).
 //
 // The stages behind it are packages of their own: parser (text to ast),
 // typecheck (ast to checked IR), schema (the contexts and the Go types of the

@@ -3,7 +3,12 @@ package croql
 import (
 	"context"
 	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
 
+	"github.com/croql/croql/ast"
 	"github.com/croql/croql/diag"
 	"github.com/croql/croql/eval"
 	"github.com/croql/croql/schema"
@@ -29,6 +34,8 @@ type Query struct {
 	checked *typecheck.Query
 	prog    *eval.Program
 	model   typecheck.CostModel
+	ptr     reflect.Type // *root type, what Match takes
+	loc     *time.Location
 }
 
 // Compile checks src and compiles it for evaluation. On any error it
@@ -79,14 +86,59 @@ func (e *Env) Compile(src string) (*Query, diag.List) {
 		diags.Sort()
 		return nil, diags
 	}
-	return &Query{checked: q, prog: prog, model: e.CostModel()}, diags
+	return &Query{checked: q, prog: prog, model: e.CostModel(), ptr: reflect.PointerTo(prog.RootType()), loc: e.cfg.check.Location}, diags
 }
 
 // Match reports whether the query holds for obj, a pointer to the
 // context's root type: *schema.SourceString (strings), *schema.Translation
 // (translations), *schema.TMSegment (tm), *schema.GlossaryTerm (glossary),
-// *schema.GlossaryConcept (concepts). Anything else is false.
+// *schema.GlossaryConcept (concepts). Anything else is false, with no
+// allocation and no error: use MatchErr (or CheckValue once) to have
+// misuse reported, eval.Bind for a typed matcher of the schema types, and
+// package bind to evaluate over your own types.
 func (q *Query) Match(obj any) bool { return q.prog.Match(obj) }
+
+// ErrMisuse is wrapped by the errors of MatchErr and CheckValue: a value
+// the query cannot be evaluated on.
+var ErrMisuse = errors.New("croql: not a value of the query's context")
+
+// MatchErr is Match that reports misuse: a value that is not a non-nil
+// pointer to the context's root type is an error wrapping ErrMisuse that
+// names the type it got and the type it needs. On a right value it costs
+// what Match costs (no allocation).
+func (q *Query) MatchErr(obj any) (bool, error) {
+	if reflect.TypeOf(obj) == q.ptrType() {
+		if reflect.ValueOf(obj).IsNil() {
+			return false, fmt.Errorf("%w: a nil %s", ErrMisuse, q.ptrType())
+		}
+		return q.prog.Match(obj), nil
+	}
+	return false, q.CheckValue(obj)
+}
+
+// CheckValue reports whether Match can evaluate obj: nil for a non-nil
+// pointer to the context's root type, else an error wrapping ErrMisuse
+// that says what to pass instead.
+func (q *Query) CheckValue(obj any) error {
+	want := q.ptrType()
+	switch t := reflect.TypeOf(obj); {
+	case t == nil:
+		return fmt.Errorf("%w: got nil, want a %s", ErrMisuse, want)
+	case t == want:
+		if reflect.ValueOf(obj).IsNil() {
+			return fmt.Errorf("%w: a nil %s", ErrMisuse, want)
+		}
+		return nil
+	case t == want.Elem():
+		return fmt.Errorf("%w: got a %s value, want a pointer to it (%s): pass &v", ErrMisuse, t, want)
+	default:
+		return fmt.Errorf("%w: got %s; the %s context evaluates %s (package bind evaluates your own types)",
+			ErrMisuse, t, q.checked.Context.Name, want)
+	}
+}
+
+// ptrType is the type Match takes: a pointer to the root type.
+func (q *Query) ptrType() reflect.Type { return q.ptr }
 
 // MatchContext is Match under ctx: the evaluation looks at ctx while it
 // visits collections and, once ctx is done, stops and returns false and an
@@ -95,6 +147,46 @@ func (q *Query) Match(obj any) bool { return q.prog.Match(obj) }
 // context bounds the time on any data.
 func (q *Query) MatchContext(ctx context.Context, obj any) (bool, error) {
 	return q.prog.MatchContext(ctx, obj)
+}
+
+// Today reports whether the query reads 'today' and, if so, the instant it
+// was resolved to when the query was compiled: midnight of that day in the
+// environment's location (WithLocation), read from its clock (WithClock).
+//
+// 'today' is fixed at compile time, like every literal, so that a
+// compiled query is an immutable value and Match stays free of clock
+// reads. A service that caches compiled queries recompiles one that is
+// Stale (or keys its cache by the day); see docs/language.md.
+func (q *Query) Today() (time.Time, bool) {
+	var day time.Time
+	found := false
+	ast.Inspect(q.checked.AST, func(e ast.Expr) bool {
+		d, ok := e.(*ast.Datetime)
+		if !ok || !strings.EqualFold(strings.TrimSpace(d.Text), "today") {
+			return true
+		}
+		typecheck.Inspect(q.checked.Root, func(n typecheck.Node) {
+			if k, ok := n.(*typecheck.Const); ok && !found && k.Sp == d.Sp && k.T.Kind == schema.Datetime {
+				day, found = time.Unix(k.I, 0).In(q.loc), true
+			}
+		})
+		return !found
+	})
+	return day, found
+}
+
+// Stale reports whether the query reads 'today' and now falls on another
+// day than the one it was compiled on, in the environment's location: a
+// service caching compiled queries recompiles such a query (Env.Compile)
+// to evaluate with the current day.
+func (q *Query) Stale(now time.Time) bool {
+	day, ok := q.Today()
+	if !ok {
+		return false
+	}
+	y, m, d := now.In(q.loc).Date()
+	dy, dm, dd := day.Date()
+	return y != dy || m != dm || d != dd
 }
 
 // Cost is the query's estimated cost per object (steps, see

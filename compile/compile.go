@@ -2,7 +2,7 @@
 // WHERE clause for PostgreSQL, SQLite or MySQL/MariaDB, with every value a
 // bound parameter and every identifier taken from a [Mapping] and quoted.
 //
-// The SQL reproduces the language's semantics exactly (design/language.md
+// The SQL reproduces the language's semantics exactly (docs/language.md
 // sections 3-5): two-valued logic (every compiled predicate is TRUE or FALSE,
 // never NULL, wherever NULL would change the outcome), null-safe `=`,
 // ordering, between and contains false on an absent operand, arithmetic
@@ -32,6 +32,10 @@ import (
 // ErrUnrepresentable is wrapped by errors about a value an engine cannot
 // hold (PostgreSQL text with NUL or invalid UTF-8, for instance).
 var ErrUnrepresentable = errors.New("value not representable in this engine")
+
+// ErrTooManyParams is wrapped by the error of a query with more values
+// than the dialect's MaxParams: every value is a bound parameter.
+var ErrTooManyParams = errors.New("too many parameters")
 
 // SQL is a compiled query.
 type SQL struct {
@@ -101,6 +105,10 @@ func Compile(q *typecheck.Query, d Dialect, m *Mapping) (*SQL, error) {
 	where, args := c.finish(c.b.String())
 	if c.err != nil {
 		return nil, c.err
+	}
+	if len(args) > d.MaxParams() {
+		return nil, fmt.Errorf("compile: the query has %d values, more than the %d parameters one %s statement may have: %w",
+			len(args), d.MaxParams(), d.Name(), ErrTooManyParams)
 	}
 	return &SQL{
 		Where:   where,
@@ -287,17 +295,18 @@ func (c *compiler) pred(n typecheck.Node, strict bool) {
 	case *typecheck.Exists:
 		c.exists(n)
 	case *typecheck.Logic:
-		op := map[ast.Op]string{ast.OpAnd: " AND ", ast.OpOr: " OR ", ast.OpXor: " <> "}[n.Op]
-		if op == "" {
+		switch n.Op {
+		case ast.OpAnd, ast.OpOr:
+			c.logic(n, strict)
+		case ast.OpXor:
+			c.w("(")
+			c.operand(n.X, true, true)
+			c.w(" <> ")
+			c.operand(n.Y, true, true)
+			c.w(")")
+		default:
 			c.fail("unknown logical operator %s", n.Op)
-			return
 		}
-		inner := strict || n.Op == ast.OpXor
-		c.w("(")
-		c.operand(n.X, inner, n.Op == ast.OpXor)
-		c.w(op)
-		c.operand(n.Y, inner, n.Op == ast.OpXor)
-		c.w(")")
 	case *typecheck.Compare:
 		c.compare(n, strict)
 	case *typecheck.Between:
@@ -331,6 +340,215 @@ func (c *compiler) pred(n typecheck.Node, strict bool) {
 	default:
 		c.fail("%T is not a condition", n)
 	}
+}
+
+// naryGroup is the most operands one flat AND or OR list has. A longer
+// chain is written as a balanced tree of such lists: SQLite parses
+// `a AND b AND c ...` as a left-deep tree and refuses one deeper than 1000
+// (SQLITE_MAX_EXPR_DEPTH), so a flat list of n operands is n deep there,
+// while lists of lists of naryGroup are at most naryGroup deep per level.
+const naryGroup = 100
+
+// inChunk is the most values one IN list holds; a longer equality chain
+// is several IN lists joined by OR. Every value is a parameter, so the
+// query as a whole must stay within the dialect's MaxParams (Compile
+// checks that).
+const inChunk = 1000
+
+// logic writes an AND or OR chain as one flat list (n-ary, not nested
+// binary parentheses): a and b and c is (a AND b AND c). In an OR chain
+// the equalities of one column with constants, two or more of them,
+// become one `column IN (?, ?, ...)` (see orItems). AND and OR are
+// associative and commutative in SQL's three-valued logic as in CroQL's,
+// so the flat list means what the nested one did.
+func (c *compiler) logic(n *typecheck.Logic, strict bool) {
+	ops := flatten(n)
+	sep := " AND "
+	var items []func()
+	if n.Op == ast.OpOr {
+		sep = " OR "
+		items = c.orItems(ops, strict)
+	} else {
+		items = make([]func(), len(ops))
+		for i, op := range ops {
+			items[i] = func() { c.pred(op, strict) }
+		}
+	}
+	c.nary(items, sep)
+}
+
+// flatten returns the operands of the chain of n's operator that n heads,
+// left to right: the operands of (a or b) or (c or d) are a, b, c, d.
+// It walks with a stack of its own, so a chain of any length costs no
+// recursion.
+func flatten(n *typecheck.Logic) []typecheck.Node {
+	var out []typecheck.Node
+	stack := []typecheck.Node{n}
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if l, ok := x.(*typecheck.Logic); ok && l.Op == n.Op {
+			stack = append(stack, l.Y, l.X)
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+// nary writes items joined by sep in parentheses, as a flat list of at
+// most naryGroup items, or a balanced tree of such lists.
+func (c *compiler) nary(items []func(), sep string) {
+	if len(items) == 1 {
+		items[0]()
+		return
+	}
+	size := 1
+	if len(items) > naryGroup {
+		size = (len(items) + naryGroup - 1) / naryGroup
+	}
+	c.w("(")
+	for i := 0; i < len(items); i += size {
+		if i > 0 {
+			c.w(sep)
+		}
+		if size == 1 {
+			items[i]()
+		} else {
+			c.nary(items[i:min(i+size, len(items))], sep)
+		}
+	}
+	c.w(")")
+}
+
+// orItems returns the writers of the operands of an OR chain. The
+// equalities of one column (a field, or a member such as `id of file`)
+// with a constant (not an unresolved mention), two or more of them, are
+// one item that writes `column IN (?, ?, ...)` where the first of them
+// stood. Its meaning is the chain's: for a column that is not NULL, IN is
+// the OR of the equalities; for NULL, each equality and the IN are NULL,
+// which a WHERE takes as false, and where the OR must be TRUE or FALSE
+// (strict) each equality would be null-safe, false on NULL, and the IN is
+// COALESCEd to false.
+func (c *compiler) orItems(ops []typecheck.Node, strict bool) []func() {
+	type group struct {
+		x      typecheck.Node
+		consts []*typecheck.Const
+		first  typecheck.Node
+	}
+	groups := map[string]*group{}
+	items := make([]func(), 0, len(ops))
+	for _, op := range ops {
+		x, k, ok := columnEqConst(op)
+		if ok {
+			key := c.columnKey(x)
+			if g := groups[key]; key != "" && g != nil {
+				g.consts = append(g.consts, k)
+				continue
+			} else if key != "" {
+				g := &group{x: x, consts: []*typecheck.Const{k}, first: op}
+				groups[key] = g
+				items = append(items, func() {
+					if len(g.consts) == 1 {
+						c.pred(g.first, strict)
+						return
+					}
+					c.inList(g.x, g.consts, strict)
+				})
+				continue
+			}
+		}
+		items = append(items, func() { c.pred(op, strict) })
+	}
+	return items
+}
+
+// columnEqConst reports whether n is `column = constant` (either way
+// round) with a column that is a field or a member and a constant of a
+// scalar kind other than bool, and returns both.
+func columnEqConst(n typecheck.Node) (typecheck.Node, *typecheck.Const, bool) {
+	cmp, ok := n.(*typecheck.Compare)
+	if !ok || cmp.Op != ast.OpEq {
+		return nil, nil, false
+	}
+	switch cmp.Operand {
+	case schema.Int, schema.Float, schema.String, schema.Datetime:
+	default:
+		return nil, nil, false
+	}
+	x, y := cmp.X, cmp.Y
+	k, ok := y.(*typecheck.Const)
+	if !ok {
+		x, y = y, x
+		if k, ok = y.(*typecheck.Const); !ok {
+			return nil, nil, false
+		}
+	}
+	if k.Unresolved {
+		return nil, nil, false
+	}
+	switch k.T.Kind {
+	case schema.Int, schema.Float, schema.String, schema.Language, schema.Datetime, schema.User:
+	default:
+		return nil, nil, false
+	}
+	switch x := x.(type) {
+	case *typecheck.Field:
+		if x.F.Type.Kind == schema.Collection || x.F.Type.Kind == schema.Bool {
+			return nil, nil, false
+		}
+	case *typecheck.Member:
+		if x.F.Type.Kind == schema.Bool {
+			return nil, nil, false
+		}
+	default:
+		return nil, nil, false
+	}
+	return x, k, true
+}
+
+// columnKey is the SQL text of column x, by which the equalities of one
+// column are grouped, or "" when it cannot serve as one (it holds a
+// parameter). It writes nothing: the aliases and parameters it takes are
+// given back.
+func (c *compiler) columnKey(x typecheck.Node) string {
+	next, vals, err := c.next, len(c.vals), c.err
+	key := c.sub(func() { c.value(x) })
+	c.next, c.vals, c.err = next, c.vals[:vals], err
+	if strings.IndexByte(key, 0) >= 0 {
+		return ""
+	}
+	return key
+}
+
+// inList writes `x IN (k1, k2, ...)`, as several IN lists of at most
+// inChunk values joined by OR when there are more; COALESCEd to false when
+// the result must be TRUE or FALSE and x may be NULL.
+func (c *compiler) inList(x typecheck.Node, consts []*typecheck.Const, strict bool) {
+	coalesce := strict && typecheck.Nullable(x)
+	var items []func()
+	for i := 0; i < len(consts); i += inChunk {
+		chunk := consts[i:min(i+inChunk, len(consts))]
+		items = append(items, func() {
+			if coalesce {
+				c.w("COALESCE(")
+			}
+			c.w("(")
+			c.value(x)
+			c.w(" IN (")
+			for j, k := range chunk {
+				if j > 0 {
+					c.w(", ")
+				}
+				c.constant(k)
+			}
+			c.w("))")
+			if coalesce {
+				c.w(", ", c.d.Bool(false), ")")
+			}
+		})
+	}
+	c.nary(items, " OR ")
 }
 
 // operand writes a predicate as an operand of AND/OR or, when compared is

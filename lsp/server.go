@@ -512,7 +512,9 @@ func (s *Server) doc(uri protocol.DocumentURI) (*document, error) {
 	defer s.mu.Unlock()
 	d, ok := s.docs[uri]
 	if !ok {
-		return nil, fmt.Errorf("croql lsp: %s is not open: %w", uri, jsonrpc2.ErrInvalidParams)
+		// The reply carries a jsonrpc2 error's own message, so the message is
+		// built in rather than wrapped.
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("croql lsp: %s is not open", uri))
 	}
 	return d, nil
 }

@@ -336,3 +336,23 @@ func TestDidChangeConfiguration(t *testing.T) {
 	assert.Empty(t, pub.Diagnostics, "the context setting is kept")
 	s.stop()
 }
+
+// Closing a document clears its diagnostics; requests for it then fail,
+// and a method croql does not serve answers MethodNotFound.
+func TestCloseAndUnknown(t *testing.T) {
+	s := start(t)
+	s.initialize("", nil)
+	pub := s.open(doc, "is hiden")
+	require.Len(t, pub.Diagnostics, 1)
+	require.NoError(t, s.server.DidClose(s.ctx, &protocol.DidCloseTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: doc}}))
+	pub = s.diagnostics()
+	assert.Empty(t, pub.Diagnostics)
+	_, err := s.server.Hover(s.ctx, &protocol.HoverParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{
+		TextDocument: protocol.TextDocumentIdentifier{URI: doc}, Position: pos(0, 1)}})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "not open")
+	_, err = s.server.Definition(s.ctx, &protocol.DefinitionParams{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "method not found")
+	s.stop()
+}

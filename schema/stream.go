@@ -216,7 +216,6 @@ type streamer struct {
 type lineRef struct {
 	start, end int
 	no         int
-	kind       string
 }
 
 // chunk is a run of consecutive object lines.

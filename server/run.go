@@ -49,8 +49,11 @@ type RunOptions struct {
 	Setup func(*Server) error
 	// Ready, when set, is called with the address once the server listens.
 	Ready func(addr string)
-	// Log receives the status lines (stderr of the CLI).
+	// Log receives the status lines (stderr of the CLI), and the errors.
 	Log io.Writer
+	// LogRequests adds one line per request to Log (method, path, status,
+	// size, duration; never the query string or the token).
+	LogRequests bool
 }
 
 // DefaultListen is the address croql serve listens on by default:
@@ -59,18 +62,19 @@ const DefaultListen = "127.0.0.1:8080"
 
 // EngineOfDSN tells the engine of a DSN: postgres for postgres:// and
 // postgresql:// URLs and key=value strings, mysql for go-sql-driver DSNs
-// (user@tcp(host:port)/db) and mysql:// URLs.
+// (user@tcp(host:port)/db), sqlite for file: URIs (an
+// existing SQLite database in the reference schema).
 func EngineOfDSN(dsn string) (string, error) {
 	l := strings.ToLower(dsn)
 	switch {
+	case strings.HasPrefix(l, "file:"):
+		return "sqlite", nil
 	case strings.HasPrefix(l, "postgres://"), strings.HasPrefix(l, "postgresql://"), strings.Contains(l, "host=") && strings.Contains(l, "dbname="):
 		return "postgres", nil
-	case strings.HasPrefix(l, "mysql://"):
-		return "mysql", nil
 	case strings.Contains(l, "@tcp(") || strings.Contains(l, "@unix("):
 		return "mysql", nil
 	}
-	return "", fmt.Errorf("server: cannot tell the engine of the DSN: write postgres://user@host:5432/db for PostgreSQL or user@tcp(host:3306)/db for MySQL/MariaDB")
+	return "", fmt.Errorf("server: cannot tell the engine of the DSN: write postgres://user@host:5432/db for PostgreSQL, user@tcp(host:3306)/db for MySQL/MariaDB, or file:/path/to.db for a SQLite file")
 }
 
 // Run is `croql serve`: it loads or opens the data, listens, serves until
@@ -131,6 +135,9 @@ func Run(ctx context.Context, o RunOptions) (err error) {
 		if eerr != nil {
 			return eerr
 		}
+		if len(data) > 0 && eng == "sqlite" {
+			return errors.New("server: --dsn file:… serves an existing SQLite file as it is; to load --data into SQLite files, give --dir instead")
+		}
 		if len(data) > 0 {
 			st, err = LoadServer(ctx, eng, o.DSN, data...)
 			what = eng + " (scratch schemas, dropped on shutdown)"
@@ -150,7 +157,11 @@ func Run(ctx context.Context, o RunOptions) (err error) {
 	cfg := o.Config
 	cfg.Storage, cfg.Tokens = st, tokens
 	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelWarn}))
+		level := slog.LevelWarn
+		if o.LogRequests {
+			level = slog.LevelInfo
+		}
+		cfg.Logger = slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: level}))
 	}
 	srv, err := New(cfg)
 	if err != nil {

@@ -178,7 +178,10 @@ func TestOpenExisting(t *testing.T) {
 	require.NoError(t, compile.Load(context.Background(), db.SQL, db.Dialect, compile.DefaultMapping(schema.New()), p))
 	require.NoError(t, db.Close())
 
-	st, err := server.OpenExisting(context.Background(), "sqlite", "file:"+copyName, "mirror")
+	eng, err := server.EngineOfDSN("file:" + copyName)
+	require.NoError(t, err)
+	require.Equal(t, "sqlite", eng)
+	st, err := server.OpenExisting(context.Background(), eng, "file:"+copyName, "mirror")
 	require.NoError(t, err)
 	defer st.Close()
 	toks := &server.Tokens{}

@@ -262,7 +262,7 @@ func (s *Server) recoverer(h http.Handler) http.Handler {
 // it stops accepting, lets the requests in flight finish (for at most
 // grace), and returns. The caller closes the storage afterwards.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
-	hs := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second,
+	hs := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) }}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
@@ -274,6 +274,11 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 	sctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	err := hs.Shutdown(sctx)
+	if err != nil {
+		// The grace period is over: close the connections still open;
+		// their requests' contexts end, and with them their queries.
+		err = errors.Join(err, hs.Close())
+	}
 	if e := <-errc; !errors.Is(e, http.ErrServerClosed) {
 		err = errors.Join(err, e)
 	}

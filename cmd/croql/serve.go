@@ -24,7 +24,9 @@ func newServeCmd(c *cli) *cobra.Command {
 		data                                            []string
 		dsn, listen, token, tokenFile, dir, edition, ui string
 		maxCost                                         float64
+		logRequests                                     bool
 		timeout                                         time.Duration
+		pf                                              = &platformFlags{}
 	)
 	cmd := &cobra.Command{
 		Use:   "serve [--data FILE]... [--dsn DSN] [--listen 127.0.0.1:8080] [--token TOKEN] [--token-file FILE]",
@@ -62,12 +64,12 @@ func newServeCmd(c *cli) *cobra.Command {
 			}
 			err = server.Run(ctx, server.RunOptions{
 				Data: data, Read: func(name string) (*schema.Project, error) { return c.loadProject(name, schema.ReadOptions{}) }, Demo: demoProject, DSN: dsn, Dir: dir,
-				Listen: listen, Token: token, TokenFile: tokenFile, Log: c.stderr,
+				Listen: listen, Token: token, TokenFile: tokenFile, Log: c.stderr, LogRequests: logRequests,
 				Config: server.Config{Edition: ed, MaxCost: maxCost, Timeout: timeout},
 				Setup: func(s *server.Server) error {
 					s.HandlePublic("/playground/", http.StripPrefix("/playground", web.Handler(ui)))
 					s.HandlePublic("/playground", http.RedirectHandler("/playground/", http.StatusMovedPermanently))
-					return nil
+					return pf.setup(ctx, s, c.stderr)
 				},
 			})
 			if err != nil {
@@ -76,6 +78,7 @@ func newServeCmd(c *cli) *cobra.Command {
 			return nil
 		},
 	}
+	pf.addFlags(cmd)
 	f := cmd.Flags()
 	f.StringArrayVar(&data, "data", nil, "project file, JSON or NDJSON (repeatable; project i gets id i)")
 	f.StringVar(&dsn, "dsn", "", "PostgreSQL (postgres://…) or MySQL/MariaDB (user@tcp(host:3306)/db) server to run the queries on")
@@ -86,6 +89,7 @@ func newServeCmd(c *cli) *cobra.Command {
 	addEditionFlag(cmd, &edition)
 	f.Float64Var(&maxCost, "max-cost", 0, "cost budget of a query (0: the safe default, negative: unlimited); a query over it is a 400")
 	f.DurationVar(&timeout, "timeout", server.DefaultTimeout, "statement timeout of a request")
+	f.BoolVar(&logRequests, "log-requests", false, "log one line per request on stderr (method, path, status, size, duration; never the query or the token)")
 	f.StringVar(&ui, "playground", web.DefaultDir, "directory of the built playground (web/build.sh), served at /playground")
 	_ = cmd.MarkFlagFilename("data", "json", "ndjson", "jsonl")
 	return cmd

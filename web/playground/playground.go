@@ -54,6 +54,7 @@ type Playground struct {
 	mu   sync.Mutex
 	envs map[Options]*croql.Env
 	objs map[string][]any
+	maps map[*schema.Catalog]*compile.Mapping
 }
 
 // New returns a playground over project p: its users and languages resolve
@@ -65,6 +66,7 @@ func New(p *schema.Project) *Playground {
 		langs:   languages(p),
 		envs:    map[Options]*croql.Env{},
 		objs:    map[string][]any{},
+		maps:    map[*schema.Catalog]*compile.Mapping{},
 	}
 }
 
@@ -119,6 +121,19 @@ func (p *Playground) Env(o Options) (*croql.Env, error) {
 	}
 	p.envs[o] = e
 	return e, nil
+}
+
+// mapping is the reference mapping of e's catalog (built once; a mapping
+// is read-only once built).
+func (p *Playground) mapping(e *croql.Env) *compile.Mapping {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	m, ok := p.maps[e.Catalog()]
+	if !ok {
+		m = compile.DefaultMapping(e.Catalog())
+		p.maps[e.Catalog()] = m
+	}
+	return m
 }
 
 func (p *Playground) objects(e *croql.Env) []any {
@@ -270,12 +285,16 @@ func (p *Playground) SQL(src string, o Options, dialect string) SQL {
 		out.Error = err.Error()
 		return out
 	}
-	s, diags := e.SQL(text, d)
+	s, diags := e.SQLMapped(text, d, p.mapping(e))
 	if s == nil {
 		out.Error = firstError(diags)
 		return out
 	}
-	out.Where, out.Select = s.Where, s.Select()
+	return sqlOut(dialect, s)
+}
+
+func sqlOut(dialect string, s *compile.SQL) SQL {
+	out := SQL{Dialect: dialect, Where: s.Where, Select: s.Select()}
 	for _, a := range s.Args {
 		out.Args = append(out.Args, arg(a))
 	}
@@ -324,9 +343,14 @@ func (p *Playground) Evaluate(src string, o Options, limit int) Evaluation {
 	if err != nil {
 		return Evaluation{Error: err.Error(), Matches: []Match{}}
 	}
+	q, diags := e.Compile(text)
+	return p.evaluate(e, q, diags, limit)
+}
+
+// evaluate runs q, compiled in e with diags, over the project.
+func (p *Playground) evaluate(e *croql.Env, q *croql.Query, diags diag.List, limit int) Evaluation {
 	objs := p.objects(e)
 	out := Evaluation{Total: len(objs), Matches: []Match{}}
-	q, diags := e.Compile(text)
 	if q == nil {
 		out.Error = firstError(diags)
 		return out
@@ -379,16 +403,36 @@ type Analysis struct {
 	Evaluation  Evaluation   `json:"evaluation"`
 }
 
-// Analyze is Lint, Format, SQL for every dialect and Evaluate in one call.
+// Analyze is Lint, Format, SQL for every dialect and Evaluate in one
+// call. The query is compiled once for the evaluation and the three
+// dialects.
 func (p *Playground) Analyze(src string, o Options) Analysis {
 	a := Analysis{
 		Options:     Effective(src, o),
 		Diagnostics: p.Lint(src, o),
 		Formatted:   p.Format(src, o),
-		Evaluation:  p.Evaluate(src, o, 0),
 	}
-	for _, d := range Dialects {
-		a.SQL = append(a.SQL, p.SQL(src, o, d))
+	e, _, text, err := p.open(src, o)
+	if err != nil {
+		a.Evaluation = p.Evaluate(src, o, 0)
+		for _, d := range Dialects {
+			a.SQL = append(a.SQL, p.SQL(src, o, d))
+		}
+		return a
+	}
+	q, diags := e.Compile(text)
+	a.Evaluation = p.evaluate(e, q, diags, DefaultMatchLimit)
+	for _, name := range Dialects {
+		if q != nil {
+			if d, err := compile.DialectByName(name); err == nil {
+				if s, err := q.SQLMapped(d, p.mapping(e)); err == nil {
+					a.SQL = append(a.SQL, sqlOut(name, s))
+					continue
+				}
+			}
+		}
+		// No compiled query, or the dialect refused it: SQL says why.
+		a.SQL = append(a.SQL, p.SQL(src, o, name))
 	}
 	return a
 }

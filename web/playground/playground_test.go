@@ -3,6 +3,7 @@ package playground
 import (
 	"encoding/json"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf16"
@@ -407,4 +408,36 @@ func TestCorpusRangesStayInTheText(t *testing.T) {
 		t.Fatalf("only %d corpus queries checked", checked)
 	}
 	t.Logf("%d corpus queries", checked)
+}
+
+// Analyze, which compiles once, answers what the separate calls answer.
+func TestAnalyzeEqualsTheSeparateCalls(t *testing.T) {
+	cases, err := corpus.Load(filepath.Join("..", "..", "testdata", "corpus"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg := Demo()
+	extra := []string{"# croql: context=tm\ncount of records > 0", `is hidden and text contains "☕"`, ""}
+	n := 0
+	for _, c := range cases {
+		if c.Query() == "" {
+			continue
+		}
+		for _, src := range append([]string{c.Query()}, extra[n%len(extra)]) {
+			o := Options{Context: c.Context(), Edition: c.Edition()}
+			a := pg.Analyze(src, o)
+			want := Analysis{Options: Effective(src, o), Diagnostics: pg.Lint(src, o), Formatted: pg.Format(src, o),
+				Evaluation: pg.Evaluate(src, o, 0)}
+			for _, d := range Dialects {
+				want.SQL = append(want.SQL, pg.SQL(src, o, d))
+			}
+			if !reflect.DeepEqual(a, want) {
+				t.Errorf("%s: %q:\nAnalyze %+v\ncalls   %+v", c.Where(), src, a, want)
+			}
+		}
+		n++
+	}
+	if n < 100 {
+		t.Fatalf("only %d corpus queries", n)
+	}
 }
