@@ -26,6 +26,7 @@ func newServeCmd(c *cli) *cobra.Command {
 		maxCost                                         float64
 		logRequests                                     bool
 		timeout                                         time.Duration
+		pf                                              = &platformFlags{}
 	)
 	cmd := &cobra.Command{
 		Use:   "serve [--data FILE]... [--dsn DSN] [--listen 127.0.0.1:8080] [--token TOKEN] [--token-file FILE]",
@@ -68,7 +69,7 @@ func newServeCmd(c *cli) *cobra.Command {
 				Setup: func(s *server.Server) error {
 					s.HandlePublic("/playground/", http.StripPrefix("/playground", web.Handler(ui)))
 					s.HandlePublic("/playground", http.RedirectHandler("/playground/", http.StatusMovedPermanently))
-					return nil
+					return pf.setup(ctx, s, c.stderr)
 				},
 			})
 			if err != nil {
@@ -77,6 +78,7 @@ func newServeCmd(c *cli) *cobra.Command {
 			return nil
 		},
 	}
+	pf.addFlags(cmd)
 	f := cmd.Flags()
 	f.StringArrayVar(&data, "data", nil, "project file, JSON or NDJSON (repeatable; project i gets id i)")
 	f.StringVar(&dsn, "dsn", "", "PostgreSQL (postgres://…) or MySQL/MariaDB (user@tcp(host:3306)/db) server to run the queries on")

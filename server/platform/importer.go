@@ -1,0 +1,438 @@
+package platform
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/croql/croql/app/postimport"
+	"github.com/croql/croql/server"
+)
+
+func randomID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// upload is a file posted to an import endpoint.
+type upload struct {
+	name     string
+	data     []byte
+	language string // translation uploads
+}
+
+// ImportResult is the data of a successful import answer.
+type ImportResult struct {
+	FileID int64  `json:"fileId"`
+	Name   string `json:"name"`
+	Type   string `json:"type"`
+	// Language is the target language of a translation upload.
+	Language string `json:"languageId,omitempty"`
+	// Strings is the number of strings (source upload) or translated
+	// strings (translation upload) stored.
+	Strings int `json:"strings"`
+	// Module is "app/key" of the post-import module that processed the
+	// file, empty when none matched.
+	Module string `json:"module,omitempty"`
+	// NotModified is set when the module answered 304 (the parsed strings
+	// were stored as they came).
+	NotModified bool `json:"notModified,omitempty"`
+}
+
+// importError is a failed import: the status of the upload's answer and
+// the message shown to the user.
+type importError struct {
+	status int
+	msg    string
+}
+
+func (e *importError) Error() string { return e.msg }
+
+func failf(status int, format string, args ...any) *importError {
+	return &importError{status: status, msg: fmt.Sprintf(format, args...)}
+}
+
+func (p *Platform) importHandler(s *server.Server, translation bool) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		raw := r.PathValue("projectId")
+		id, err := strconv.ParseInt(raw, 10, 64)
+		g, _ := server.GrantOf(r)
+		proj, ok := s.Storage().Project(id)
+		if err != nil || !ok || !g.Reads(id) {
+			writeError(w, http.StatusNotFound, "Project Not Found")
+			return
+		}
+		up, ierr := p.readUpload(w, r)
+		if ierr == nil && translation {
+			if up.language == "" {
+				ierr = failf(http.StatusBadRequest, "A translation upload needs languageId (a form field or a query parameter)")
+			} else if !proj.HasLanguage(up.language) {
+				ierr = failf(http.StatusBadRequest, "languageId %q is not a target language of the project (%s)", up.language, strings.Join(proj.TargetLanguages, ", "))
+			}
+		}
+		var res *ImportResult
+		if ierr == nil {
+			res, ierr = p.Import(r.Context(), s.Storage(), proj, p.publicURL(r), up.name, up.data, up.language)
+		}
+		if ierr != nil {
+			var ie *importError
+			if !errors.As(ierr, &ie) {
+				ie = failf(http.StatusInternalServerError, "%v", ierr)
+			}
+			writeError(w, ie.status, ie.msg)
+			return
+		}
+		writeJSON(w, http.StatusCreated, map[string]any{"data": res})
+	})
+}
+
+func (p *Platform) publicURL(r *http.Request) string {
+	if p.cfg.PublicURL != "" {
+		return strings.TrimSuffix(p.cfg.PublicURL, "/")
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
+// readUpload reads multipart/form-data (the file in field "file", the
+// language in "languageId") or a raw body named by the
+// Crowdin-API-FileName header (as the platform's storage API takes it),
+// with languageId in the query.
+func (p *Platform) readUpload(w http.ResponseWriter, r *http.Request) (upload, error) {
+	r.Body = http.MaxBytesReader(w, r.Body, p.cfg.MaxFileBytes+1<<20)
+	up := upload{language: r.URL.Query().Get("languageId")}
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if mt == "multipart/form-data" {
+		f, hdr, err := r.FormFile("file")
+		if err != nil {
+			return up, failf(http.StatusBadRequest, "The upload needs a file in the form field \"file\": %v", err)
+		}
+		defer f.Close()
+		up.name = hdr.Filename
+		if n := r.FormValue("name"); n != "" {
+			up.name = n
+		}
+		if l := r.FormValue("languageId"); l != "" {
+			up.language = l
+		}
+		up.data, err = io.ReadAll(io.LimitReader(f, p.cfg.MaxFileBytes+1))
+		if err != nil {
+			return up, failf(http.StatusBadRequest, "Reading the file: %v", err)
+		}
+	} else {
+		up.name = r.Header.Get("Crowdin-API-FileName")
+		var err error
+		up.data, err = io.ReadAll(io.LimitReader(r.Body, p.cfg.MaxFileBytes+1))
+		if err != nil {
+			return up, failf(http.StatusRequestEntityTooLarge, "The file is larger than %d bytes", p.cfg.MaxFileBytes)
+		}
+	}
+	if int64(len(up.data)) > p.cfg.MaxFileBytes {
+		return up, failf(http.StatusRequestEntityTooLarge, "The file is larger than %d bytes", p.cfg.MaxFileBytes)
+	}
+	if up.name == "" || strings.ContainsAny(up.name, "/\\") {
+		return up, failf(http.StatusBadRequest, "The file needs a name without slashes (multipart filename, form field \"name\" or the Crowdin-API-FileName header)")
+	}
+	return up, nil
+}
+
+// Import runs the import flow on a file of project proj: parse, the
+// matching post-import module (if any), validation, then one write
+// transaction. language is empty for a source file and the target
+// language of a translation upload. publicURL is where apps reach this
+// server (for contentUrl and stringsUrl). A failure leaves the project as
+// it was.
+func (p *Platform) Import(ctx context.Context, st *server.Storage, proj *server.Project, publicURL, name string, data []byte, language string) (*ImportResult, error) {
+	parser, err := parserFor(p.cfg.Parsers, name, data)
+	if err != nil {
+		return nil, failf(http.StatusBadRequest, "%v", err)
+	}
+	parsed, err := parser.Parse(data)
+	if err != nil {
+		return nil, failf(http.StatusBadRequest, "The file %s could not be parsed: %v", name, err)
+	}
+	db := newWriter(proj)
+	fileID, existing, err := db.file(ctx, st, name)
+	if err != nil {
+		return nil, err
+	}
+	if language != "" && !existing {
+		return nil, failf(http.StatusBadRequest, "Upload the source file %s before its translations", name)
+	}
+	job := &postimport.Job{
+		JobType:        postimport.JobType,
+		Organization:   postimport.Organization{ID: 1, BaseURL: publicURL, APIBaseURL: publicURL},
+		Project:        postimport.Project{ID: proj.ID, Identifier: proj.Name, Name: proj.Name},
+		File:           postimport.File{ID: fileID, Name: name},
+		SourceLanguage: languageObject(proj.SourceLanguage),
+		// Empty for a source file (seed 2.3), one for a translation upload.
+		TargetLanguages: []postimport.Language{},
+	}
+	var stored []storedString
+	if language == "" {
+		job.Strings = sourceStrings(name, parsed)
+	} else {
+		job.TargetLanguages = []postimport.Language{languageObject(language)}
+		if stored, err = db.strings(ctx, st, fileID); err != nil {
+			return nil, err
+		}
+		job.Strings = translationStrings(stored, parsed, language)
+	}
+	res := &ImportResult{FileID: fileID, Name: name, Type: parser.Type(), Language: language}
+	out := job.Strings
+	app, mod, found := p.selectModule(name, data)
+	if found {
+		res.Module = app.Identifier + "/" + mod.Key
+		answered, err := p.runJob(ctx, app, mod, job, data, publicURL)
+		if err != nil {
+			return nil, err
+		}
+		if answered == nil {
+			res.NotModified = true
+		} else {
+			out = answered
+		}
+	}
+	if language == "" {
+		res.Strings = len(out)
+		res.FileID, err = db.replaceFile(ctx, st, fileID, existing, name, parser.Type(), out, p.cfg.Now())
+	} else {
+		res.Strings, err = db.storeTranslations(ctx, st, stored, out, language, p.cfg.Now())
+	}
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func (p *Platform) selectModule(name string, data []byte) (App, postimport.Module, bool) {
+	for _, a := range p.apps {
+		m, ok, err := postimport.Select(a.Modules, name, data)
+		if err == nil && ok {
+			return a, m, true
+		}
+	}
+	return App{}, postimport.Module{}, false
+}
+
+// uniqID is the platform's "hash::sequence" form.
+func uniqID(file, identifier string, seq int) string {
+	h := sha256.Sum256([]byte(file + "\x00" + identifier))
+	return hex.EncodeToString(h[:8]) + "::" + strconv.Itoa(seq)
+}
+
+func sourceStrings(file string, parsed []Parsed) []postimport.String {
+	out := make([]postimport.String, len(parsed))
+	for i, ps := range parsed {
+		s := postimport.String{UniqID: uniqID(file, ps.Identifier, i+1), Identifier: ps.Identifier, Context: ps.Context}
+		if ps.Plural != nil {
+			s.HasPlurals, s.Text = true, postimport.PluralText(ps.Plural)
+		} else {
+			s.Text = postimport.PlainText(ps.Text)
+		}
+		out[i] = s
+	}
+	return out
+}
+
+// translationStrings are the file's stored source strings, each with the
+// uploaded translation into language when the file has its key.
+func translationStrings(stored []storedString, parsed []Parsed, language string) []postimport.String {
+	byKey := map[string]Parsed{}
+	for _, ps := range parsed {
+		byKey[ps.Identifier] = ps
+	}
+	out := make([]postimport.String, len(stored))
+	for i, ss := range stored {
+		s := postimport.String{UniqID: ss.uniqID, Identifier: ss.identifier, Context: ss.context, MaxLength: ss.maxLength}
+		if ss.plural {
+			s.HasPlurals, s.Text = true, postimport.PluralText(map[string]string{"other": ss.text})
+		} else {
+			s.Text = postimport.PlainText(ss.text)
+		}
+		if ps, ok := byKey[ss.identifier]; ok && (ps.Plural != nil) == ss.plural {
+			t := postimport.Translation{Status: postimport.PlainStatus(postimport.StatusTranslated)}
+			if ss.plural {
+				t.Text = postimport.PluralText(ps.Plural)
+				st := map[string]string{}
+				for k := range ps.Plural {
+					st[k] = postimport.StatusTranslated
+				}
+				t.Status = &postimport.Status{Plural: st}
+			} else {
+				t.Text = postimport.PlainText(ps.Text)
+			}
+			s.Translations = map[string]postimport.Translation{language: t}
+		}
+		out[i] = s
+	}
+	return out
+}
+
+// runJob sends the job to the module and returns the strings it answers
+// (nil for 304), validated.
+func (p *Platform) runJob(ctx context.Context, app App, mod postimport.Module, job *postimport.Job, data []byte, publicURL string) ([]postimport.String, error) {
+	ctx, cancel := context.WithTimeout(ctx, p.cfg.JobTimeout)
+	defer cancel()
+	who := fmt.Sprintf("The app %s (module %s)", app.Identifier, mod.Key)
+	body, release, err := p.encodeJob(job, data, publicURL)
+	defer release()
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, app.BaseURL+mod.URL, bytes.NewReader(body))
+	if err != nil {
+		return nil, failf(http.StatusBadGateway, "%s has an unusable URL: %v", who, err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := p.cfg.HTTPClient.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, failf(http.StatusGatewayTimeout, "%s did not answer within %s; nothing was imported", who, p.cfg.JobTimeout)
+		}
+		return nil, failf(http.StatusBadGateway, "%s could not be reached; nothing was imported", who)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusNotModified {
+		return nil, nil
+	}
+	answer, err := io.ReadAll(io.LimitReader(resp.Body, p.cfg.MaxAnswerBytes+1))
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, failf(http.StatusGatewayTimeout, "%s did not answer within %s; nothing was imported", who, p.cfg.JobTimeout)
+		}
+		return nil, failf(http.StatusBadGateway, "%s's answer could not be read; nothing was imported", who)
+	}
+	if int64(len(answer)) > p.cfg.MaxAnswerBytes {
+		return nil, failf(http.StatusBadGateway, "%s answered more than %d bytes (the limit is 5 MB); nothing was imported", who, p.cfg.MaxAnswerBytes)
+	}
+	var r struct {
+		Data *struct {
+			Strings    json.RawMessage `json:"strings"`
+			StringsURL string          `json:"stringsUrl"`
+		} `json:"data"`
+		Error *struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(answer, &r); err != nil {
+		return nil, failf(http.StatusBadGateway, "%s answered HTTP %d without a JSON body; nothing was imported", who, resp.StatusCode)
+	}
+	if r.Error != nil {
+		// The app's message is shown to the user (seed 7).
+		return nil, failf(http.StatusUnprocessableEntity, "%s", r.Error.Message)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, failf(http.StatusBadGateway, "%s answered HTTP %d; nothing was imported", who, resp.StatusCode)
+	}
+	var strs []postimport.String
+	switch {
+	case r.Data != nil && len(r.Data.Strings) > 0 && string(r.Data.Strings) != "null":
+		if err := json.Unmarshal(r.Data.Strings, &strs); err != nil {
+			return nil, failf(http.StatusBadGateway, "%s answered strings that are not string objects: %v; nothing was imported", who, err)
+		}
+	case r.Data != nil && r.Data.StringsURL != "":
+		if strs, err = p.fetchStrings(ctx, r.Data.StringsURL); err != nil {
+			if ctx.Err() != nil {
+				return nil, failf(http.StatusGatewayTimeout, "%s did not answer within %s; nothing was imported", who, p.cfg.JobTimeout)
+			}
+			return nil, failf(http.StatusBadGateway, "%s answered a stringsUrl that could not be read: %v; nothing was imported", who, err)
+		}
+	default:
+		return nil, failf(http.StatusBadGateway, "%s answered neither data.strings, data.stringsUrl nor error.message; nothing was imported", who)
+	}
+	if strs == nil {
+		strs = []postimport.String{}
+	}
+	// Every string is checked: decoded answers would otherwise count as
+	// "unchanged since decoding" (app/postimport's rule for its own input).
+	for i := range strs {
+		strs[i] = fresh(strs[i])
+	}
+	if err := postimport.Validate(job, strs); err != nil {
+		return nil, failf(http.StatusUnprocessableEntity, "%s produced invalid strings: %v; nothing was imported", who, err)
+	}
+	return strs, nil
+}
+
+// fresh copies s without its wire form.
+func fresh(s postimport.String) postimport.String {
+	c := postimport.String{UniqID: s.UniqID, Identifier: s.Identifier, Context: s.Context, MaxLength: s.MaxLength,
+		IsHidden: s.IsHidden, HasPlurals: s.HasPlurals, Labels: s.Labels, Text: s.Text, Extra: s.Extra}
+	if s.Translations != nil {
+		c.Translations = make(map[string]postimport.Translation, len(s.Translations))
+		for k, t := range s.Translations {
+			c.Translations[k] = postimport.Translation{Text: t.Text, Status: t.Status, Extra: t.Extra}
+		}
+	}
+	return c
+}
+
+func (p *Platform) fetchStrings(ctx context.Context, raw string) ([]postimport.String, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, raw, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := p.cfg.HTTPClient.Do(req)
+	if err != nil {
+		return nil, errors.New("download failed")
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("HTTP %d", resp.StatusCode)
+	}
+	return postimport.DecodeNDJSON(resp.Body, postimport.DefaultMaxLineBytes, p.cfg.MaxStringsURLBytes)
+}
+
+// encodeJob writes the job with the file and the strings inline when it
+// fits MaxInlineJobBytes; otherwise the file goes as contentUrl, then the
+// strings as stringsUrl, both served under /_platform/blobs/ until the
+// job is over (release).
+func (p *Platform) encodeJob(job *postimport.Job, data []byte, publicURL string) ([]byte, func(), error) {
+	var releases []func()
+	release := func() {
+		for _, f := range releases {
+			f()
+		}
+	}
+	job.File.Content = base64.StdEncoding.EncodeToString(data)
+	body, err := json.Marshal(job)
+	if err != nil {
+		return nil, release, err
+	}
+	if len(body) <= p.cfg.MaxInlineJobBytes {
+		return body, release, nil
+	}
+	id, rel := p.blobs.put(data)
+	releases = append(releases, rel)
+	job.File.Content, job.File.ContentURL = "", publicURL+"/_platform/blobs/"+id
+	if body, err = json.Marshal(job); err != nil || len(body) <= p.cfg.MaxInlineJobBytes {
+		return body, release, err
+	}
+	var nd bytes.Buffer
+	if err := postimport.EncodeNDJSON(&nd, job.Strings); err != nil {
+		return nil, release, err
+	}
+	id, rel = p.blobs.put(nd.Bytes())
+	releases = append(releases, rel)
+	strs := job.Strings
+	job.Strings, job.StringsURL = nil, publicURL+"/_platform/blobs/"+id
+	body, err = json.Marshal(job)
+	job.Strings = strs // Validate compares the answer with them
+	return body, release, err
+}

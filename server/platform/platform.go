@@ -1,0 +1,268 @@
+// Package platform is the platform side of the app contract inside
+// `croql serve` (docs/app-contract.md, "The platform side"): a local
+// platform an app developer points an app at before publishing it.
+//
+//	GET  /api/v2/applications/{app}/subscription     the subscription check (seed 4.1)
+//	PUT  /admin/applications/{app}/organizations/{org}/subscription
+//	                                                 sets a row; paid → "subscription paid" event
+//	POST /api/v2/projects/{projectId}/files          file import → post-import modules → stored strings
+//	POST /api/v2/projects/{projectId}/translations   translation upload, the same flow for one language
+//	GET  /_platform/blobs/{id}                       contentUrl / stringsUrl of jobs in flight
+//
+// Apps are registered by their descriptor (the manifest the app serves);
+// their file-post-import modules are chosen by signaturePatterns. The
+// strings a job returns are validated with the app side's rules
+// (app/postimport) and stored in one transaction of the project's
+// database, so the CroQL endpoints of package server see them at once; a
+// failed, oversized or timed-out job leaves the project as it was.
+package platform
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/croql/croql/app/postimport"
+	"github.com/croql/croql/server"
+)
+
+// Defaults of a Config: the seed's limits (section 8) and the sizes the
+// platform's SDK works with.
+const (
+	// DefaultJobTimeout is how long the platform waits for a module's
+	// answer (seed 8: 2 minutes).
+	DefaultJobTimeout = postimport.PlatformWait
+	// DefaultMaxAnswerBytes bounds a module's answer (seed 8: 5 MB, read
+	// strictly as 5 000 000 bytes).
+	DefaultMaxAnswerBytes = 5_000_000
+	// DefaultMaxInlineJobBytes is the largest job sent with the file and
+	// the strings inline; above it the file goes as contentUrl, then the
+	// strings as stringsUrl (the app side's inline limit, 5 MB less 5 %).
+	DefaultMaxInlineJobBytes = postimport.MaxInlineResponseBytes
+	// DefaultMaxFileBytes bounds an uploaded file.
+	DefaultMaxFileBytes = 32 << 20
+	// DefaultMaxStringsURLBytes bounds the NDJSON a module answers at
+	// data.stringsUrl.
+	DefaultMaxStringsURLBytes = 32 << 20
+	// DefaultNotifyTimeout bounds one "subscription paid" event.
+	DefaultNotifyTimeout = 10 * time.Second
+)
+
+// Config configures the platform side.
+type Config struct {
+	// Apps are the app descriptors (manifest URLs: a URL ending in .json
+	// is the manifest itself, any other is the app's base address and
+	// {URL}/manifest.json is read).
+	Apps []string
+	// Subscriptions is the subscriptions table (empty when nil).
+	Subscriptions *Subscriptions
+	// JobTimeout bounds one post-import job (DefaultJobTimeout when 0).
+	JobTimeout time.Duration
+	// MaxAnswerBytes bounds a module's answer (DefaultMaxAnswerBytes).
+	MaxAnswerBytes int64
+	// MaxInlineJobBytes: larger jobs send contentUrl / stringsUrl.
+	MaxInlineJobBytes int
+	// MaxFileBytes bounds an uploaded file (DefaultMaxFileBytes).
+	MaxFileBytes int64
+	// MaxStringsURLBytes bounds data.stringsUrl downloads.
+	MaxStringsURLBytes int64
+	// NotifyTimeout bounds a "subscription paid" event.
+	NotifyTimeout time.Duration
+	// PublicURL is where apps reach croql serve (for contentUrl and
+	// stringsUrl); when empty, http://{Host of the upload request}.
+	PublicURL string
+	// HTTPClient calls the apps (a client without redirects when nil).
+	HTTPClient *http.Client
+	// Parsers turn uploaded files into strings (DefaultParsers when nil).
+	Parsers []Parser
+	// Now is the clock of the added/updated dates (time.Now when nil).
+	Now func() time.Time
+	// Logger gets warnings (discarded when nil).
+	Logger *slog.Logger
+}
+
+// App is a registered app: its identifier, the address of its
+// "subscription paid" event and its post-import modules.
+type App struct {
+	Identifier string
+	BaseURL    string
+	PaidURL    string
+	Modules    []postimport.Module
+}
+
+// Platform is the platform side. Register adds its routes to a server.
+type Platform struct {
+	cfg   Config
+	subs  *Subscriptions
+	apps  []App
+	log   *slog.Logger
+	blobs blobs
+}
+
+// New reads the descriptors of cfg.Apps (ctx bounds the requests) and
+// returns the platform side.
+func New(ctx context.Context, cfg Config) (*Platform, error) {
+	if cfg.JobTimeout <= 0 {
+		cfg.JobTimeout = DefaultJobTimeout
+	}
+	if cfg.MaxAnswerBytes <= 0 {
+		cfg.MaxAnswerBytes = DefaultMaxAnswerBytes
+	}
+	if cfg.MaxInlineJobBytes <= 0 {
+		cfg.MaxInlineJobBytes = DefaultMaxInlineJobBytes
+	}
+	if cfg.MaxFileBytes <= 0 {
+		cfg.MaxFileBytes = DefaultMaxFileBytes
+	}
+	if cfg.MaxStringsURLBytes <= 0 {
+		cfg.MaxStringsURLBytes = DefaultMaxStringsURLBytes
+	}
+	if cfg.NotifyTimeout <= 0 {
+		cfg.NotifyTimeout = DefaultNotifyTimeout
+	}
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	}
+	if cfg.Parsers == nil {
+		cfg.Parsers = DefaultParsers()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	p := &Platform{cfg: cfg, subs: cfg.Subscriptions, log: cfg.Logger, blobs: blobs{m: map[string][]byte{}}}
+	if p.subs == nil {
+		p.subs = NewSubscriptions()
+	}
+	if p.log == nil {
+		p.log = slog.New(slog.DiscardHandler)
+	}
+	for _, u := range cfg.Apps {
+		a, err := p.readDescriptor(ctx, u)
+		if err != nil {
+			return nil, err
+		}
+		p.apps = append(p.apps, a)
+	}
+	return p, nil
+}
+
+// Apps lists the registered apps in the order modules are tried.
+func (p *Platform) Apps() []App { return append([]App(nil), p.apps...) }
+
+// Subscriptions is the platform's subscriptions table.
+func (p *Platform) Subscriptions() *Subscriptions { return p.subs }
+
+// descriptor is the part of an app descriptor the platform reads.
+type descriptor struct {
+	Identifier string             `json:"identifier"`
+	BaseURL    string             `json:"baseUrl"`
+	Modules    postimport.Modules `json:"modules"`
+	Events     map[string]string  `json:"events"`
+}
+
+func (p *Platform) readDescriptor(ctx context.Context, raw string) (App, error) {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return App{}, fmt.Errorf("platform: app %q: want an absolute http(s) URL", raw)
+	}
+	manifest := raw
+	base := strings.TrimSuffix(raw, "/")
+	if strings.HasSuffix(u.Path, ".json") {
+		base = strings.TrimSuffix(u.Scheme+"://"+u.Host+u.Path[:strings.LastIndex(u.Path, "/")+1], "/")
+	} else {
+		manifest = base + "/manifest.json"
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, manifest, nil)
+	if err != nil {
+		return App{}, fmt.Errorf("platform: app %q: %w", raw, err)
+	}
+	resp, err := p.cfg.HTTPClient.Do(req)
+	if err != nil {
+		return App{}, fmt.Errorf("platform: reading the descriptor of app %q: %w", raw, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return App{}, fmt.Errorf("platform: reading the descriptor %s: HTTP %d", manifest, resp.StatusCode)
+	}
+	var d descriptor
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&d); err != nil {
+		return App{}, fmt.Errorf("platform: the descriptor %s: %w", manifest, err)
+	}
+	if d.Identifier == "" {
+		return App{}, fmt.Errorf("platform: the descriptor %s has no identifier", manifest)
+	}
+	if d.BaseURL != "" {
+		base = strings.TrimSuffix(d.BaseURL, "/")
+	}
+	for _, m := range d.Modules.FilePostImport {
+		if err := m.Validate(); err != nil {
+			return App{}, fmt.Errorf("platform: the descriptor %s: %w", manifest, err)
+		}
+	}
+	paid := "/subscription-paid"
+	if e := d.Events["subscription_paid"]; e != "" {
+		paid = e
+	}
+	return App{Identifier: d.Identifier, BaseURL: base, PaidURL: base + paid, Modules: d.Modules.FilePostImport}, nil
+}
+
+// Register adds the routes to s: the subscription check, the import
+// endpoints and the admin endpoint behind the token check, the blobs of
+// jobs in flight without (their 128-bit ids are the credential).
+func (p *Platform) Register(s *server.Server) {
+	s.Handle("GET /api/v2/applications/{app}/subscription", http.HandlerFunc(p.serveSubscription))
+	s.Handle("PUT /admin/applications/{app}/organizations/{org}/subscription", http.HandlerFunc(p.serveSetSubscription))
+	s.Handle("POST /api/v2/projects/{projectId}/files", p.importHandler(s, false))
+	s.Handle("POST /api/v2/projects/{projectId}/translations", p.importHandler(s, true))
+	s.HandlePublic("GET /_platform/blobs/{id}", http.HandlerFunc(p.blobs.serve))
+}
+
+// blobs are the files and NDJSON strings of jobs in flight.
+type blobs struct {
+	mu sync.Mutex
+	m  map[string][]byte
+}
+
+func (b *blobs) put(data []byte) (string, func()) {
+	id := randomID()
+	b.mu.Lock()
+	b.m[id] = data
+	b.mu.Unlock()
+	return id, func() {
+		b.mu.Lock()
+		delete(b.m, id)
+		b.mu.Unlock()
+	}
+}
+
+func (b *blobs) serve(w http.ResponseWriter, r *http.Request) {
+	b.mu.Lock()
+	data, ok := b.m[r.PathValue("id")]
+	b.mu.Unlock()
+	if !ok {
+		writeError(w, http.StatusNotFound, "Not found (the job it belonged to is over)")
+		return
+	}
+	w.Header().Set("Content-Type", "application/octet-stream")
+	_, _ = w.Write(data)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// writeError writes the platform's error shape {"error":{"code","message"}}.
+func writeError(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, map[string]any{"error": map[string]any{"code": status, "message": msg}})
+}
