@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
+	"time"
 
+	"github.com/croql/croql/ast"
 	"github.com/croql/croql/diag"
 	"github.com/croql/croql/eval"
 	"github.com/croql/croql/schema"
@@ -32,6 +35,7 @@ type Query struct {
 	prog    *eval.Program
 	model   typecheck.CostModel
 	ptr     reflect.Type // *root type, what Match takes
+	loc     *time.Location
 }
 
 // Compile checks src and compiles it for evaluation. On any error it
@@ -82,7 +86,7 @@ func (e *Env) Compile(src string) (*Query, diag.List) {
 		diags.Sort()
 		return nil, diags
 	}
-	return &Query{checked: q, prog: prog, model: e.CostModel(), ptr: reflect.PointerTo(prog.RootType())}, diags
+	return &Query{checked: q, prog: prog, model: e.CostModel(), ptr: reflect.PointerTo(prog.RootType()), loc: e.cfg.check.Location}, diags
 }
 
 // Match reports whether the query holds for obj, a pointer to the
@@ -143,6 +147,46 @@ func (q *Query) ptrType() reflect.Type { return q.ptr }
 // context bounds the time on any data.
 func (q *Query) MatchContext(ctx context.Context, obj any) (bool, error) {
 	return q.prog.MatchContext(ctx, obj)
+}
+
+// Today reports whether the query reads 'today' and, if so, the instant it
+// was resolved to when the query was compiled: midnight of that day in the
+// environment's location (WithLocation), read from its clock (WithClock).
+//
+// 'today' is fixed at compile time, like every literal, so that a
+// compiled query is an immutable value and Match stays free of clock
+// reads. A service that caches compiled queries recompiles one that is
+// Stale (or keys its cache by the day); see docs/language.md.
+func (q *Query) Today() (time.Time, bool) {
+	var day time.Time
+	found := false
+	ast.Inspect(q.checked.AST, func(e ast.Expr) bool {
+		d, ok := e.(*ast.Datetime)
+		if !ok || !strings.EqualFold(strings.TrimSpace(d.Text), "today") {
+			return true
+		}
+		typecheck.Inspect(q.checked.Root, func(n typecheck.Node) {
+			if k, ok := n.(*typecheck.Const); ok && !found && k.Sp == d.Sp && k.T.Kind == schema.Datetime {
+				day, found = time.Unix(k.I, 0).In(q.loc), true
+			}
+		})
+		return !found
+	})
+	return day, found
+}
+
+// Stale reports whether the query reads 'today' and now falls on another
+// day than the one it was compiled on, in the environment's location: a
+// service caching compiled queries recompiles such a query (Env.Compile)
+// to evaluate with the current day.
+func (q *Query) Stale(now time.Time) bool {
+	day, ok := q.Today()
+	if !ok {
+		return false
+	}
+	y, m, d := now.In(q.loc).Date()
+	dy, dm, dd := day.Date()
+	return y != dy || m != dm || d != dd
 }
 
 // Cost is the query's estimated cost per object (steps, see

@@ -2,7 +2,7 @@
 // WHERE clause for PostgreSQL, SQLite or MySQL/MariaDB, with every value a
 // bound parameter and every identifier taken from a [Mapping] and quoted.
 //
-// The SQL reproduces the language's semantics exactly (design/language.md
+// The SQL reproduces the language's semantics exactly (docs/language.md
 // sections 3-5): two-valued logic (every compiled predicate is TRUE or FALSE,
 // never NULL, wherever NULL would change the outcome), null-safe `=`,
 // ordering, between and contains false on an absent operand, arithmetic

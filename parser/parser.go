@@ -9,7 +9,7 @@
 // every such finding, sorted by position. When it finds none, the tokens go to
 // a participle grammar (grammar.go) that reads operands, their prefixes and
 // of/where/with links, and chains of binary operators; the lowering
-// (lower.go) applies the precedence table of language.md section 2 to those
+// (lower.go) applies the precedence table of docs/language.md section 2 to those
 // chains with a precedence climber and builds ast nodes with exact byte
 // spans. Participle reports the first syntax error it meets; the lowering
 // adds the ones it detects (chained comparisons, an `if` or `not` where an

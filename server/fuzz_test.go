@@ -64,6 +64,9 @@ func FuzzServe(f *testing.F) {
 	f.Add(uint8(2), "count of records > 0", "0", "-1", "x", "", "id")
 	f.Add(uint8(3), "status = \"preferred\"", "1", "99999999999999999999", "1", "", "nope")
 	f.Add(uint8(4), "text contains \"\xff\"", "1e3", "", "01", "%", "")
+	// Deeper than the engines' statement limits (a 400, not a 500).
+	f.Add(uint8(0), strings.Repeat("maxLength + ", 1500)+"1 > 0", "25", "0", "1", "", "")
+	f.Add(uint8(0), strings.Repeat("-", 1500)+"maxLength > 0", "25", "0", "1", "", "")
 	f.Fuzz(func(t *testing.T, which uint8, croql, limit, offset, id, lang, orderBy string) {
 		h, err := fuzzServer()
 		if err != nil {

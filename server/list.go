@@ -454,13 +454,26 @@ func (s *Server) dbError(r *http.Request, ctx context.Context, src string, err e
 func engineLimit(err error, pg *pgconn.PgError, my *mysql.MySQLError) bool {
 	switch {
 	case pg != nil:
-		return strings.HasPrefix(pg.Code, "54")
+		// Class 54 (program limit exceeded), and the parser's own stack
+		// running out on a deeply nested statement (a 42601 "memory
+		// exhausted").
+		return strings.HasPrefix(pg.Code, "54") || pg.Code == "42601" && strings.Contains(pg.Message, "memory exhausted")
 	case my != nil:
-		return my.Number == 1436 || my.Number == 1390 || my.Number == 1104
+		// Thread stack overrun, too many placeholders, too big a select,
+		// and the parser's stack running out (a 1064 "memory exhausted").
+		return my.Number == 1436 || my.Number == 1390 || my.Number == 1104 ||
+			my.Number == 1064 && strings.Contains(my.Message, "memory exhausted")
 	}
+	// SQLite reports its limits as SQLITE_ERROR (or SQLITE_TOOBIG) with
+	// these texts.
 	msg := err.Error()
-	return strings.Contains(msg, "Expression tree is too large") || strings.Contains(msg, "too many SQL variables") ||
-		strings.Contains(msg, "parser stack overflow")
+	for _, s := range []string{"Expression tree is too large", "Recursion limit", "too many SQL variables",
+		"parser stack overflow", "too many terms", "string or blob too big", "too many columns"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
 }
 
 func limitMessage(err error, pg *pgconn.PgError, my *mysql.MySQLError) string {

@@ -179,11 +179,14 @@ func (q *Query) CostError(m CostModel, budget float64) (diag.Diagnostic, bool) {
 	part := memo[n]
 	d := diag.Errorf(diag.ClassLogic, RuleTooCostly, n.Span(),
 		"the query is too costly: about %s steps per object, over the budget of %s", Approx(total), Approx(budget))
-	hint := fmt.Sprintf("this part alone costs about %s", Approx(part))
+	hint := fmt.Sprintf("estimated %s steps per object against a budget of %s (%s)", Approx(total), Approx(budget), m)
+	if part < 0.99*total {
+		hint += fmt.Sprintf("; this part costs about %s", Approx(part))
+	}
 	if loopDepth(n) > 1 {
 		hint += "; inside `where (...)` a bare collection is the enclosing object's again, so each nested level multiplies the work: move a condition that does not read the element out of the `where`, and join conditions on one element with `and`"
 	}
-	return d.WithHint("%s (estimated with %s)", hint, m), true
+	return d.WithHint("%s", hint), true
 }
 
 // isLoop reports whether n visits the elements of a collection.

@@ -90,6 +90,7 @@ func TestCostNestedTranslations(t *testing.T) {
 	assert.Contains(t, d.Message, typecheck.Approx(q.Cost(m)))
 	assert.Contains(t, d.Message, typecheck.Approx(typecheck.DefaultMaxCost))
 	assert.Contains(t, d.Hint, "multiplies")
+	assert.Contains(t, d.Hint, "estimated "+typecheck.Approx(q.Cost(m))+" steps per object against a budget of 1M")
 
 	// Beside a cheap condition, the span is the costly part alone.
 	prefix := "is hidden and "

@@ -71,3 +71,22 @@ func TestFmtBadUsage(t *testing.T) {
 	assert.Equal(t, 0, code)
 	assert.Equal(t, "-max length < 0\n", out)
 }
+
+// TestFmtDocumentedSpelling: fmt prints every field of the context in its
+// documented spelling, and keeps names that are no field as written.
+func TestFmtDocumentedSpelling(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"IS HIDDEN and isduplicate and ID OF FILE = 3"}, "is hidden and is duplicate and id of file = 3\n"},
+		{[]string{"--context", "tm", "count of records where (UsageCount > 0) > 0"}, "count of records where (usageCount > 0) > 0\n"},
+		{[]string{"Nope AND IS HIDDEN"}, "Nope and is hidden\n"},
+	} {
+		code, out, errOut := runCLI("", append([]string{"fmt"}, tc.args...)...)
+		assert.Equal(t, 0, code, errOut)
+		assert.Equal(t, tc.want, out, "%v", tc.args)
+	}
+	code, _, _ := runCLI("", "fmt", "--context", "nope", "is hidden")
+	assert.Equal(t, 2, code)
+}

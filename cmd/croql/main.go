@@ -40,7 +40,18 @@
 // Exit status: 0 on success (warnings allowed), 1 when the query has an
 // error or the data cannot be read, 2 on bad usage.
 //
-// Shell completion: `source <(croql completion bash)`; see `croql help
+// Examples:
+//
+//	croql query --ids 'count of translations where (is pre translated) > 0'
+//	croql query --data project.ndjson --context translations --language de 'provider = "deepl"'
+//	croql lint --data project.json 'count of comments where (user = @user:"alice") > 0'
+//	croql lint --format sarif --file queries/hidden.croql > croql.sarif
+//	croql sql --dialect sqlite 'id of file = 7 or id of file = 9'
+//	croql fields --context tm
+//
+// Install with `go install github.com/croql/croql/cmd/croql@latest` (or
+// @vX.Y.Z); `croql version` prints the version it was built from. Shell
+// completion: `source <(croql completion bash)`; see `croql help
 // completion` for zsh and fish.
 package main
 
@@ -200,6 +211,7 @@ func newHelpCmd(root *cobra.Command) *cobra.Command {
 				}
 				return usageErrorf("%s", msg)
 			}
+			target.InitDefaultHelpFlag()
 			return target.Help()
 		},
 	}

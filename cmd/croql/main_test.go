@@ -40,7 +40,8 @@ func TestUsage(t *testing.T) {
 	for _, args := range [][]string{{"help", "fmt"}, {"fmt", "--help"}, {"fmt", "-h"}, {"fmt", "-help"}} {
 		code, out, _ = runCLI("", args...)
 		assert.Equal(t, 0, code, "%v", args)
-		assert.Contains(t, out, "croql fmt [QUERY|-]", "%v", args)
+		assert.Contains(t, out, "croql fmt [--context C] [QUERY|-]", "%v", args)
+		assert.Contains(t, out, "--help", "%v", args)
 	}
 
 	code, _, errOut = runCLI("", "help", "nope")
