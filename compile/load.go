@@ -72,7 +72,50 @@ type Loader struct {
 	ld   *loader
 	// indexes are created by Finish.
 	indexes []string
+	// restore puts the connection's settings back (SQLite's PRAGMAs).
+	restore []string
 	done    bool
+}
+
+// sqlitePragmas sets the connection up for a bulk load and returns the
+// statements that put it back as it was. The load is one transaction, so
+// a crash leaves no half-loaded tables whatever the sync mode: no fsyncs.
+// A large page cache keeps the tables' pages in memory while they grow
+// (spilling them to the file and reading them back is what a small cache
+// costs), and temporary storage in memory keeps the sorts of CREATE INDEX
+// off temporary files. The rollback journal stays (Abort rolls back), and
+// the settings are the connection's: Finish and Abort restore them.
+func sqlitePragmas(ctx context.Context, conn *sql.Conn) ([]string, error) {
+	var restore []string
+	for _, p := range []struct{ name, value string }{
+		{"synchronous", "OFF"},
+		{"cache_size", "-262144"}, // KiB: 256 MiB at most, used as the tables grow
+		{"temp_store", "MEMORY"},
+		// ANALYZE reads at most about this many rows of each index: the
+		// planner's statistics come from a sample, not a scan of every
+		// row (and of every sample, with STAT4).
+		{"analysis_limit", "1000"},
+	} {
+		var old string
+		if err := conn.QueryRowContext(ctx, "PRAGMA "+p.name).Scan(&old); err != nil {
+			return nil, err
+		}
+		if _, err := conn.ExecContext(ctx, "PRAGMA "+p.name+" = "+p.value); err != nil {
+			return nil, err
+		}
+		restore = append(restore, "PRAGMA "+p.name+" = "+old)
+	}
+	return restore, nil
+}
+
+// restoreSettings puts back the connection settings the load changed.
+func (l *Loader) restoreSettings() error {
+	for _, stmt := range l.restore {
+		if _, err := l.conn.ExecContext(context.WithoutCancel(l.ctx), stmt); err != nil {
+			return fmt.Errorf("compile: loading: %w", err)
+		}
+	}
+	return nil
 }
 
 // NewLoader creates the mapping's tables in db and starts a load.
@@ -104,10 +147,9 @@ func NewLoader(ctx context.Context, db *sql.DB, d Dialect, m *Mapping) (*Loader,
 			return nil, fmt.Errorf("compile: creating tables: %w\n%s", err, stmt)
 		}
 	}
+	var restore []string
 	if _, ok := d.(SQLite); ok {
-		// The load is one transaction: a crash leaves no half-loaded
-		// tables whatever the sync mode, so skip the fsyncs.
-		if _, err := conn.ExecContext(ctx, "PRAGMA synchronous = OFF"); err != nil {
+		if restore, err = sqlitePragmas(ctx, conn); err != nil {
 			conn.Close()
 			return nil, fmt.Errorf("compile: loading: %w", err)
 		}
@@ -118,10 +160,13 @@ func NewLoader(ctx context.Context, db *sql.DB, d Dialect, m *Mapping) (*Loader,
 		return nil, fmt.Errorf("compile: loading: %w", err)
 	}
 	ld := newLoader(ctx, tx, d, m, l)
-	if _, ok := d.(Postgres); ok {
+	switch d.(type) {
+	case Postgres:
 		ld.copyFrom = copier(conn)
+	case SQLite:
+		ld.raw = conn
 	}
-	return &Loader{ctx: ctx, conn: conn, tx: tx, d: d, m: m, ld: ld, indexes: indexes}, nil
+	return &Loader{ctx: ctx, conn: conn, tx: tx, d: d, m: m, ld: ld, indexes: indexes, restore: restore}, nil
 }
 
 // Head stores the users, files and branches of p (its objects are left
@@ -165,7 +210,7 @@ func (l *Loader) Finish() error {
 	if _, err := l.conn.ExecContext(l.ctx, l.d.Analyze(l.m.TableNames())); err != nil {
 		return fmt.Errorf("compile: analyze: %w", err)
 	}
-	return nil
+	return l.restoreSettings()
 }
 
 // Abort rolls the load back (the tables stay, empty).
@@ -176,6 +221,7 @@ func (l *Loader) Abort() {
 	l.done = true
 	l.ld.close()
 	_ = l.tx.Rollback()
+	_ = l.restoreSettings()
 	l.conn.Close()
 }
 
@@ -200,7 +246,13 @@ type loader struct {
 	// copyFrom, when set, takes the rows of a batch instead of an INSERT
 	// (PostgreSQL's COPY).
 	copyFrom func(ctx context.Context, table string, cols []string, rows [][]any) error
-	rows     int64
+	// raw, when set, is the connection whose driver takes the INSERTs
+	// directly (SQLite): its statements are prepared and run through
+	// sql.Conn.Raw, without database/sql's per-argument conversion (the
+	// values are already driver values: nil, bool, int64, float64,
+	// string).
+	raw  *sql.Conn
+	rows int64
 }
 
 // loadInfo is what the loader needs of one table.
@@ -225,6 +277,9 @@ type batch struct {
 	bytes int
 	max   int
 	stmt  *sql.Stmt // the statement for max rows, prepared once
+	// dstmt is stmt of a raw connection (loader.raw), nv its arguments.
+	dstmt driver.Stmt
+	nv    []driver.NamedValue
 }
 
 // close releases the prepared statements.
@@ -234,6 +289,52 @@ func (ld *loader) close() {
 			b.stmt.Close()
 		}
 	}
+	if ld.raw == nil {
+		return
+	}
+	_ = ld.raw.Raw(func(any) error {
+		for _, b := range ld.order {
+			if b.dstmt != nil {
+				b.dstmt.Close()
+				b.dstmt = nil
+			}
+		}
+		return nil
+	})
+}
+
+// execRaw inserts the rows of b through the driver of ld.raw.
+func (ld *loader) execRaw(b *batch) error {
+	return ld.raw.Raw(func(dc any) error {
+		st := b.dstmt
+		if st == nil || b.rows != b.max {
+			cp, ok := dc.(driver.ConnPrepareContext)
+			if !ok {
+				return fmt.Errorf("compile: driver %T cannot prepare with a context", dc)
+			}
+			var err error
+			if st, err = cp.PrepareContext(ld.ctx, ld.insert(b.table, b.cols, b.rows)); err != nil {
+				return err
+			}
+			if b.rows == b.max {
+				b.dstmt = st
+			} else {
+				defer st.Close()
+			}
+		}
+		se, ok := st.(driver.StmtExecContext)
+		if !ok {
+			return fmt.Errorf("compile: driver statement %T cannot run with a context", st)
+		}
+		nv := b.nv[:0]
+		for i, v := range b.vals {
+			nv = append(nv, driver.NamedValue{Ordinal: i + 1, Value: v})
+		}
+		b.nv = nv
+		_, err := se.ExecContext(ld.ctx, nv)
+		clear(nv) // let the strings go
+		return err
+	})
 }
 
 func newLoader(ctx context.Context, tx *sql.Tx, d Dialect, m *Mapping, l *layout) *loader {
@@ -601,7 +702,9 @@ func (ld *loader) flush(b *batch) error {
 		b.vals, b.rows, b.bytes = b.vals[:0], 0, 0
 		return nil
 	}
-	if b.rows == b.max {
+	if ld.raw != nil {
+		err = ld.execRaw(b)
+	} else if b.rows == b.max {
 		if b.stmt == nil {
 			if b.stmt, err = ld.tx.PrepareContext(ld.ctx, ld.insert(b.table, b.cols, b.rows)); err != nil {
 				return fmt.Errorf("compile: inserting into %s: %w", b.table, err)
