@@ -185,3 +185,35 @@ func TestLeftoversDroppedMySQL(t *testing.T) {
 	assert.True(t, exists(young))
 	assert.False(t, exists(db.Schema))
 }
+
+// TestSQLiteLoadRestoresSettings loads a project into a SQLite file on a
+// single connection and checks that the PRAGMAs the load changes for
+// speed (synchronous, cache_size, temp_store, analysis_limit) are back to
+// their previous values afterwards, and that the rows and the statistics
+// are there.
+func TestSQLiteLoadRestoresSettings(t *testing.T) {
+	ctx := context.Background()
+	db, err := OpenTarget(ctx, "sqlite", "file:"+t.TempDir()+"/p.db", "")
+	require.NoError(t, err)
+	defer db.Close()
+	db.SQL.SetMaxOpenConns(1) // the load's connection is the one read below
+	pragmas := []string{"synchronous", "cache_size", "temp_store", "analysis_limit"}
+	read := func() map[string]string {
+		out := map[string]string{}
+		for _, p := range pragmas {
+			var v string
+			require.NoError(t, db.SQL.QueryRowContext(ctx, "PRAGMA "+p).Scan(&v))
+			out[p] = v
+		}
+		return out
+	}
+	before := read()
+	p := demo.Generate(demo.Options{Strings: 50, Seed: 3})
+	require.NoError(t, compile.Load(ctx, db.SQL, db.Dialect, compile.DefaultMapping(schema.New()), p))
+	assert.Equal(t, before, read())
+	var n, stats int
+	require.NoError(t, db.SQL.QueryRowContext(ctx, "SELECT count(*) FROM strings").Scan(&n))
+	assert.Equal(t, len(p.Strings), n)
+	require.NoError(t, db.SQL.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_stat1").Scan(&stats))
+	assert.Positive(t, stats)
+}
