@@ -195,7 +195,7 @@ func openLoaded(t testing.TB, engineName string, p *schema.Project) *engine.DB {
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, db.Close()) })
 	m := compile.DefaultMapping(schema.New())
-	require.NoError(t, compile.Load(ctx, db.SQL, db.Dialect, m, p))
+	require.NoError(t, engine.Load(ctx, db, m, p))
 	return db
 }
 
