@@ -95,7 +95,7 @@ func Compile(q *typecheck.Query, d Dialect, m *Mapping) (*SQL, error) {
 		}
 	}
 	core, scopes := typecheck.CoreOf(q)
-	c := &compiler{d: d, m: m, scopes: make([]binding, max(scopes, 1))}
+	c := &compiler{d: d, m: m, scopes: make([]binding, max(scopes, 1)), root: core}
 	alias := c.alias()
 	c.scopes[0] = binding{alias: alias, obj: q.Context.Root, tab: root}
 	c.pred(core, false)
@@ -129,6 +129,8 @@ type binding struct {
 }
 
 type compiler struct {
+	// root is the query's core tree: the condition on the root row.
+	root   typecheck.Node
 	d      Dialect
 	m      *Mapping
 	b      strings.Builder
@@ -286,14 +288,14 @@ func (c *compiler) pred(n typecheck.Node, strict bool) {
 	case *typecheck.Not:
 		if e, ok := n.X.(*typecheck.Exists); ok {
 			c.w("NOT ")
-			c.exists(e)
+			c.exists(e, true)
 			return
 		}
 		c.w("NOT (")
 		c.pred(n.X, true)
 		c.w(")")
 	case *typecheck.Exists:
-		c.exists(n)
+		c.exists(n, strict)
 	case *typecheck.Logic:
 		switch n.Op {
 		case ast.OpAnd, ast.OpOr:
@@ -324,7 +326,7 @@ func (c *compiler) pred(n typecheck.Node, strict bool) {
 			c.fail("a `where` collection is not a condition")
 			return
 		}
-		c.with(n)
+		c.with(n, strict)
 	case *typecheck.If:
 		c.w("(CASE WHEN ")
 		c.pred(n.Cond, false)
@@ -781,9 +783,12 @@ func (c *compiler) member(n *typecheck.Member) {
 
 // with writes X with P: EXISTS over the collection's elements, or over the
 // one row an object reference points at.
-func (c *compiler) with(n *typecheck.Filter) {
+func (c *compiler) with(n *typecheck.Filter, strict bool) {
 	switch n.X.Type().Kind {
 	case schema.Collection:
+		if !strict && c.semiJoin(n, n.X, n) {
+			return
+		}
 		c.w("EXISTS (SELECT 1")
 		c.fromWhere(n.X, n)
 		c.w(")")
@@ -952,8 +957,78 @@ func (c *compiler) compare(n *typecheck.Compare, strict bool) {
 	}
 }
 
+// semiJoin writes n, "some element of coll (that with's predicate keeps)", as
+//
+//	parent.key IN (SELECT fk FROM elements WHERE ...)
+//
+// where the dialect plans that better than a correlated EXISTS per parent
+// row (Dialect semiJoinIn), and reports whether it did. It is used only
+// where NULL means false (not strict): IN yields NULL, not FALSE, when the
+// subquery holds a NULL key and no match.
+func (c *compiler) semiJoin(n, coll typecheck.Node, with *typecheck.Filter) bool {
+	_, where := coll.(*typecheck.Filter)
+	if !semiJoinIn(c.d) || n != c.root || (with == nil && !where) || correlated(coll, with) {
+		// Beside another condition the IN reads every element however few
+		// rows that condition leaves, an unfiltered IN reads every element,
+		// and a correlated one runs per parent row without the link to
+		// narrow it (see semiJoinIn).
+		return false
+	}
+	parent, fk, ok := c.collectionParent(coll, with != nil)
+	if !ok {
+		return false
+	}
+	c.w("(", parent, " IN (SELECT ", fk)
+	c.elements(coll, with, false)
+	c.w("))")
+	return true
+}
+
+// correlated reports whether the predicates of coll's where filters or of
+// with read a scope outside the element (`translations with (text =
+// identifier)`).
+func correlated(coll typecheck.Node, with *typecheck.Filter) bool {
+	var preds []*typecheck.Filter
+	if with != nil {
+		preds = append(preds, with)
+	}
+	for x := coll; ; {
+		f, ok := x.(*typecheck.Filter)
+		if !ok {
+			break
+		}
+		preds = append(preds, f)
+		x = f.X
+	}
+	outer := false
+	for _, f := range preds {
+		typecheck.Inspect(f.Pred, func(n typecheck.Node) {
+			if fl, ok := n.(*typecheck.Field); ok && fl.Scope < f.Scope {
+				outer = true
+			}
+		})
+	}
+	return outer
+}
+
+// semiJoinIn tells whether dialect d runs "some element matches P" faster
+// as `key IN (SELECT fk ... WHERE P)` than as a correlated EXISTS. Measured
+// with BenchmarkSeedPatterns over 100,000 strings (docs/sql.md, "Some
+// element matches"): SQLite, yes when it is the whole condition and the
+// elements are filtered (it scans the filtered elements once instead of
+// probing per string; an unfiltered IN reads every element and lost 3x
+// where another condition was selective); PostgreSQL plans both as the same semi-join (no gain
+// measured), so it and MySQL/MariaDB (not measured) keep EXISTS.
+func semiJoinIn(d Dialect) bool {
+	_, lite := d.(SQLite)
+	return lite
+}
+
 // exists writes "C has some element" as EXISTS.
-func (c *compiler) exists(n *typecheck.Exists) {
+func (c *compiler) exists(n *typecheck.Exists, strict bool) {
+	if !strict && c.semiJoin(n, n.X, nil) {
+		return
+	}
 	c.w("EXISTS (SELECT 1")
 	c.fromWhere(n.X, nil)
 	c.w(")")
@@ -991,7 +1066,7 @@ func (c *compiler) countGrouped(n *typecheck.Compare) bool {
 	if sqlOp == "" {
 		return false
 	}
-	parent, fk, ok := c.collectionParent(cnt.X)
+	parent, fk, ok := c.collectionParent(cnt.X, false)
 	if !ok {
 		return false
 	}
@@ -1022,14 +1097,15 @@ func holds(op ast.Op, a, b int64) bool {
 	return true
 }
 
-// collectionParent returns, for collection coll, the parent's key
-// expression and the expression fromWhere's element rows hold it in (the
-// element's foreign key, or the join table's From column). It relies on
+// collectionParent returns, for collection coll (with a `with` predicate
+// when with is set), the parent's key expression and the expression
+// fromWhere's element rows hold it in (the element's foreign key, or the
+// join table's From column). It relies on
 // fromWhere allocating the element alias first and the join table alias
 // second.
-func (c *compiler) collectionParent(coll typecheck.Node) (parent, fk string, ok bool) {
+func (c *compiler) collectionParent(coll typecheck.Node, with bool) (parent, fk string, ok bool) {
 	x := coll
-	filtered := false
+	filtered := with
 	for {
 		f, isF := x.(*typecheck.Filter)
 		if !isF || f.Kind != ast.Where {

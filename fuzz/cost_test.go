@@ -25,9 +25,9 @@ func TestCostGeneratedUnderBudget(t *testing.T) {
 			g, err := fuzz.NewGenerator(fuzz.Config{Context: tg.context, Edition: tg.edition, FoldContains: tg.fold, MaxDepth: depth})
 			require.NoError(t, err)
 			dearest, which := 0.0, ""
-			n := 2000
+			n := 2000 / raceScale
 			if testing.Short() {
-				n = 500
+				n = min(n, 500)
 			}
 			for i, v := range sample(t, g.Query(), n, int64(depth)) {
 				c := v.(fuzz.Case)

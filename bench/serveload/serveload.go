@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/croql/croql"
@@ -68,6 +69,10 @@ type Result struct {
 	Errors        int
 	FirstErr      string
 	PerPatternP50 map[string]time.Duration
+	// CPU is the CPU time of this process (clients, server, and SQLite,
+	// which runs in-process) during the load; PostgreSQL's own work is
+	// in its processes, not here.
+	CPU time.Duration
 }
 
 // pattern is one seed pattern with the evaluator's answer.
@@ -146,6 +151,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	defer cancel()
 	logf("%d clients, at most %d requests or %s, %d patterns", o.Clients, o.Requests, o.Duration, len(pats))
 	began := time.Now()
+	cpu0 := cpuTime()
 	for c := range o.Clients {
 		wg.Add(1)
 		go func() {
@@ -193,9 +199,10 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	wg.Wait()
 	elapsed := time.Since(began)
+	cpu := cpuTime() - cpu0
 	r := &Result{Engine: o.Engine, Strings: o.Strings, Clients: o.Clients, Patterns: len(pats), Requests: len(samples),
 		Elapsed: elapsed, Load: load, Checked: checked, Mismatches: mismatch, Errors: failures, FirstErr: firstErr,
-		PerPatternP50: map[string]time.Duration{}}
+		PerPatternP50: map[string]time.Duration{}, CPU: cpu}
 	ds := make([]time.Duration, len(samples))
 	per := map[int][]time.Duration{}
 	for i, s := range samples {
@@ -212,6 +219,15 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		r.PerPatternP50[pats[i].name] = pct(d, 50)
 	}
 	return r, nil
+}
+
+// cpuTime is the user and system CPU time of the process so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func pct(sorted []time.Duration, p int) time.Duration {

@@ -56,7 +56,7 @@ func (c *cli) streamQuery(ctx context.Context, qname, src, name, ctxName, langua
 			if d.HasErrors() || q == nil {
 				return nil, errQueryDiags
 			}
-			return matcher(q, ctxName, language, ids), nil
+			return matcher(ctx, q, ctxName, language, ids), nil
 		},
 		Emit: func(items []*schema.Item) error {
 			for _, it := range items {
@@ -91,7 +91,10 @@ var errQueryDiags = errors.New("the query has errors")
 // matcher returns the work function of a streaming query: it matches the
 // objects of the query's context within an item and appends what is
 // printed for each match to the item's Out.
-func matcher(q *croql.Query, ctxName, language string, ids bool) func(*schema.Item) error {
+//
+// Objects are matched under ctx (Query.MatchContext), so an interrupt stops
+// even a costly evaluation of one object.
+func matcher(ctx context.Context, q *croql.Query, ctxName, language string, ids bool) func(*schema.Item) error {
 	emit := func(it *schema.Item, o any) error {
 		if ids {
 			id, _ := schema.ObjectID(o)
@@ -108,38 +111,50 @@ func matcher(q *croql.Query, ctxName, language string, ids bool) func(*schema.It
 		it.Out = buf.Bytes()
 		return nil
 	}
-	return func(it *schema.Item) error {
+	// match reports whether q holds for o; it stores the context's error
+	// in *stop when the evaluation was stopped.
+	match := func(o any, stop *error) bool {
+		ok, err := q.MatchContext(ctx, o)
+		if err != nil {
+			*stop = err
+		}
+		return ok
+	}
+	return func(it *schema.Item) (err error) {
 		switch v := it.Value.(type) {
 		case *schema.SourceString:
 			switch ctxName {
 			case croql.Strings:
-				if q.Match(v) {
+				if match(v, &err) {
 					return emit(it, v)
 				}
 			case croql.Translations:
 				for i := range v.Translations {
 					t := &v.Translations[i]
-					if t.StringID == v.ID && (language == "" || t.Language == language) && q.Match(t) {
+					if t.StringID == v.ID && (language == "" || t.Language == language) && match(t, &err) {
 						if err := emit(it, t); err != nil {
 							return err
 						}
 					}
+					if err != nil {
+						return err
+					}
 				}
 			}
 		case *schema.TMSegment:
-			if ctxName == croql.TM && q.Match(v) {
+			if ctxName == croql.TM && match(v, &err) {
 				return emit(it, v)
 			}
 		case *schema.GlossaryTerm:
-			if ctxName == croql.Glossary && (language == "" || v.Language == language) && q.Match(v) {
+			if ctxName == croql.Glossary && (language == "" || v.Language == language) && match(v, &err) {
 				return emit(it, v)
 			}
 		case *schema.GlossaryConcept:
-			if ctxName == croql.Concepts && q.Match(v) {
+			if ctxName == croql.Concepts && match(v, &err) {
 				return emit(it, v)
 			}
 		}
-		return nil
+		return err
 	}
 }
 

@@ -150,3 +150,38 @@ func TestLeftoversDropped(t *testing.T) {
 	assert.True(t, exists(other))
 	assert.False(t, exists(db.Schema), "Close drops its own")
 }
+
+// TestLeftoversDroppedMySQL: the same on MariaDB, where scratch spaces
+// are databases.
+func TestLeftoversDroppedMySQL(t *testing.T) {
+	dsn := serverDSN(t, "mysql")
+	admin, err := sql.Open("mysql", dsn)
+	require.NoError(t, err)
+	t.Cleanup(func() { admin.Close() })
+	now := time.Now()
+	old, err := scratchName(now.Add(-LeftoverAge - time.Hour))
+	require.NoError(t, err)
+	young, err := scratchName(now.Add(-time.Minute))
+	require.NoError(t, err)
+	d := compile.MySQL{}
+	for _, n := range []string{old, young} {
+		_, err := admin.Exec("CREATE DATABASE " + d.Quote(n))
+		require.NoError(t, err)
+	}
+	t.Cleanup(func() {
+		for _, n := range []string{old, young} {
+			_, _ = admin.Exec("DROP DATABASE IF EXISTS " + d.Quote(n))
+		}
+	})
+	db, err := Open(context.Background(), "mysql", dsn)
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+	exists := func(n string) bool {
+		var c int
+		require.NoError(t, admin.QueryRow(`SELECT count(*) FROM information_schema.schemata WHERE schema_name = ?`, n).Scan(&c))
+		return c > 0
+	}
+	assert.False(t, exists(old), "the old leftover is dropped")
+	assert.True(t, exists(young))
+	assert.False(t, exists(db.Schema))
+}

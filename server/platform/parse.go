@@ -95,7 +95,10 @@ func parseJSONObject(dec *json.Decoder, prefix string, out *[]Parsed) error {
 		if err != nil {
 			return fmt.Errorf("json: %w", err)
 		}
-		key := tok.(string)
+		key, _ := tok.(string)
+		if strings.TrimSpace(key) == "" {
+			return fmt.Errorf("json: an empty key under %q: every text needs a key", prefix)
+		}
 		if prefix != "" {
 			key = prefix + "." + key
 		}

@@ -8,6 +8,8 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -28,9 +30,43 @@ const token = "test-token"
 // startServe runs croql serve's handler (SQLite) with the platform side
 // on a loopback listener.
 func startServe(t *testing.T, cfg platform.Config) (*httptest.Server, *platform.Platform) {
+	return startServeOn(t, "sqlite", cfg)
+}
+
+// engines are the engines the storage tests run on: SQLite always,
+// PostgreSQL and MariaDB when CROQL_POSTGRES_DSN / CROQL_MYSQL_DSN are set
+// (a failure when CROQL_REQUIRE_DB lists one without its DSN), as in
+// package server's tests.
+func engines(t *testing.T) []string {
+	t.Helper()
+	out := []string{"sqlite"}
+	req := strings.Split(os.Getenv("CROQL_REQUIRE_DB"), ",")
+	for _, e := range []struct{ name, env string }{{"postgres", "CROQL_POSTGRES_DSN"}, {"mysql", "CROQL_MYSQL_DSN"}} {
+		if os.Getenv(e.env) != "" {
+			out = append(out, e.name)
+		} else if slices.Contains(req, e.name) {
+			t.Fatalf("%s is required (CROQL_REQUIRE_DB) but %s is not set", e.name, e.env)
+		} else {
+			t.Logf("%s not tested: set %s", e.name, e.env)
+		}
+	}
+	return out
+}
+
+func startServeOn(t *testing.T, engine string, cfg platform.Config) (*httptest.Server, *platform.Platform) {
 	t.Helper()
 	ctx := context.Background()
-	st, err := server.LoadSQLite(ctx, t.TempDir(), &schema.Project{Name: "demo", SourceLanguage: "en", TargetLanguages: []string{"uk", "de"}})
+	data := &schema.Project{Name: "demo", SourceLanguage: "en", TargetLanguages: []string{"uk", "de"}}
+	var st *server.Storage
+	var err error
+	switch engine {
+	case "sqlite":
+		st, err = server.LoadSQLite(ctx, t.TempDir(), data)
+	case "postgres":
+		st, err = server.LoadServer(ctx, engine, os.Getenv("CROQL_POSTGRES_DSN"), data)
+	case "mysql":
+		st, err = server.LoadServer(ctx, engine, os.Getenv("CROQL_MYSQL_DSN"), data)
+	}
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, st.Close()) })
 	tokens := &server.Tokens{}
@@ -121,7 +157,13 @@ func urlQuery(s string) string {
 }
 
 func TestImportWithoutModuleStoresParsedStrings(t *testing.T) {
-	base, _ := startServe(t, platform.Config{})
+	for _, engine := range engines(t) {
+		t.Run(engine, func(t *testing.T) { testImportWithoutModule(t, engine) })
+	}
+}
+
+func testImportWithoutModule(t *testing.T, engine string) {
+	base, _ := startServeOn(t, engine, platform.Config{})
 	status, body := uploadFile(t, base.URL, "/api/v2/projects/1/files", "app.json", `{"a":"Apple","nested":{"b":"Banana"},"items":{"one":"%d item","other":"%d items"}}`, nil)
 	require.Equal(t, http.StatusCreated, status, string(body))
 	require.JSONEq(t, `{"data":{"fileId":1,"name":"app.json","type":"json","strings":3}}`, string(body))
@@ -158,6 +200,12 @@ func TestImportWithoutModuleStoresParsedStrings(t *testing.T) {
 // MB, answers invalid strings or reports an error leaves the stored
 // project as it was, and the upload's answer says why.
 func TestFailedJobsLeaveProjectUnchanged(t *testing.T) {
+	for _, engine := range engines(t) {
+		t.Run(engine, func(t *testing.T) { testFailedJobsLeaveProjectUnchanged(t, engine) })
+	}
+}
+
+func testFailedJobsLeaveProjectUnchanged(t *testing.T, engine string) {
 	var mode atomic.Value
 	mode.Store("identity")
 	identity, err := postimport.NewHandler(postimport.ProcessorFunc(func(ctx context.Context, job *postimport.Job) ([]postimport.String, error) {
@@ -184,7 +232,7 @@ func TestFailedJobsLeaveProjectUnchanged(t *testing.T) {
 			_, _ = io.WriteString(w, `{"error":{"message":"The file has no header row."}}`)
 		}
 	}))
-	base, _ := startServe(t, platform.Config{Apps: []string{app.URL}, JobTimeout: time.Second})
+	base, _ := startServeOn(t, engine, platform.Config{Apps: []string{app.URL}, JobTimeout: time.Second})
 	status, body := uploadFile(t, base.URL, "/api/v2/projects/1/files", "app.json", `{"a":"Apple","b":"Banana"}`, nil)
 	require.Equal(t, http.StatusCreated, status, string(body))
 	require.Contains(t, string(body), `"module":"checker/m"`)
@@ -259,6 +307,12 @@ func TestLargeJobsGoByURL(t *testing.T) {
 // file's strings with the uploaded translations and one target language;
 // the translations the module answers are stored.
 func TestTranslationUploadRunsTheModule(t *testing.T) {
+	for _, engine := range engines(t) {
+		t.Run(engine, func(t *testing.T) { testTranslationUploadRunsTheModule(t, engine) })
+	}
+}
+
+func testTranslationUploadRunsTheModule(t *testing.T, engine string) {
 	var jobs []*postimport.Job
 	var mu sync.Mutex
 	h, err := postimport.NewHandler(postimport.ProcessorFunc(func(ctx context.Context, job *postimport.Job) ([]postimport.String, error) {
@@ -279,7 +333,7 @@ func TestTranslationUploadRunsTheModule(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = h.Close() })
 	app := startApp(t, "upper", &postimport.SignaturePatterns{FileContent: `"greeting"`}, h)
-	base, _ := startServe(t, platform.Config{Apps: []string{app.URL}})
+	base, _ := startServeOn(t, engine, platform.Config{Apps: []string{app.URL}})
 
 	status, body := uploadFile(t, base.URL, "/api/v2/projects/1/files", "app.json", `{"greeting":"Hello","bye":"Bye"}`, nil)
 	require.Equal(t, http.StatusCreated, status, string(body))
@@ -311,7 +365,7 @@ func TestParsers(t *testing.T) {
 		_, err := platform.AndroidParser{}.Parse([]byte(bad))
 		require.Error(t, err, bad)
 	}
-	for _, bad := range []string{`[]`, `{"a":[1]}`, `{"a":"x"} {}`, `{"a":`, `{"a":null}`} {
+	for _, bad := range []string{`[]`, `{"a":[1]}`, `{"":"x"}`, `{"a":{" ":"x"}}`, `{"a":"x"} {}`, `{"a":`, `{"a":null}`} {
 		_, err := platform.JSONParser{}.Parse([]byte(bad))
 		require.Error(t, err, bad)
 	}

@@ -36,10 +36,10 @@ func main() {
 		fmt.Fprintln(os.Stderr, "serveload:", err)
 		os.Exit(1)
 	}
-	fmt.Printf("| %s | %d | %d | %d | %.0f req/s | %s | %s | %s | %d/%d checked, %d wrong, %d errors |\n",
-		r.Engine, r.Strings, r.Clients, r.Requests, r.Throughput,
-		r.P50.Round(100*time.Microsecond), r.P99.Round(100*time.Microsecond), r.Max.Round(time.Millisecond),
-		r.Checked, r.Requests, r.Mismatches, r.Errors)
+	fmt.Printf("| %s | %d | %d | %d in %s | %.1f req/s | %s | %s | %s | %d/%d checked, %d wrong, %d errors | %s CPU in this process |\n",
+		r.Engine, r.Strings, r.Clients, r.Requests, r.Elapsed.Round(time.Second), r.Throughput,
+		r.P50.Round(time.Millisecond), r.P99.Round(time.Millisecond), r.Max.Round(time.Millisecond),
+		r.Checked, r.Requests, r.Mismatches, r.Errors, r.CPU.Round(100*time.Millisecond))
 	names := make([]string, 0, len(r.PerPatternP50))
 	for n := range r.PerPatternP50 {
 		names = append(names, n)
