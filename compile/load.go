@@ -700,6 +700,15 @@ func (s *SQL) Run(ctx context.Context, db *sql.DB) ([]int64, error) {
 	return runSelect(ctx, db, s.Dialect, s.Select(), s.Args)
 }
 
+// RunSelect runs query, a SELECT whose first column is an int64 id,
+// with args bound, and returns the ids in order. A deadline on ctx
+// becomes the engine's statement timeout (as in Run), so the server stops
+// the statement too. It is what Run executes after compiling; tests and
+// tools use it for statements of their own.
+func RunSelect(ctx context.Context, db *sql.DB, d Dialect, query string, args []any) ([]int64, error) {
+	return runSelect(ctx, db, d, query, args)
+}
+
 // runSelect runs query, a SELECT of ids in dialect d, under ctx (see Run).
 func runSelect(ctx context.Context, db *sql.DB, d Dialect, query string, args []any) ([]int64, error) {
 	if err := ctx.Err(); err != nil {

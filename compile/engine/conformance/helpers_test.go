@@ -27,7 +27,7 @@ import (
 func root(t testing.TB) string {
 	_, file, _, ok := runtime.Caller(0)
 	require.True(t, ok)
-	return filepath.Dir(filepath.Dir(file))
+	return filepath.Join(filepath.Dir(file), "..", "..", "..")
 }
 
 // clock is the fixed 'today' of every test: 2024-06-15 12:00 UTC.
