@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/croql/croql/schema"
+	"github.com/croql/croql/typecheck"
 )
 
 // Mapping says where every object of a catalog is stored: its table, the
@@ -360,9 +361,10 @@ func (m *Mapping) layout() (*layout, error) {
 				continue
 			}
 			c := column{name: col, kind: f.Type.Kind, null: f.Nullable, goName: f.GoName}
+			base := typecheck.DerivedBase(f) // the column of a derived bool holds its base
 			switch {
-			case f.Equals != "":
-				c.kind = schema.String
+			case base != nil:
+				c.kind = base.Type.Kind
 			case f.Type.Kind == schema.Record:
 				c.kind, c.ref = schema.Int, true
 			case f.Type.Kind == schema.User:

@@ -568,6 +568,9 @@ func (c *compiler) simpleTest(n typecheck.Node, scope int, budget *int) (elemTes
 		}
 		return t, true
 	case *typecheck.Not:
+		if t, ok := c.everyTest(n, scope, budget); ok {
+			return t, true
+		}
 		t, ok := c.simpleTest(n.X, scope, budget)
 		t.neg = !t.neg
 		return t, ok
@@ -648,6 +651,37 @@ func (c *compiler) simpleTest(n typecheck.Node, scope int, budget *int) (elemTes
 		return t, true
 	}
 	return elemTest{}, false
+}
+
+// everyTest recognises the core form of "every element of C satisfies P",
+// not Exists(C where (not P)) with C a collection of the element, and runs
+// it as testEvery, which stops at the first element that fails P.
+func (c *compiler) everyTest(n *typecheck.Not, scope int, budget *int) (elemTest, bool) {
+	ex, ok := n.X.(*typecheck.Exists)
+	if !ok {
+		return elemTest{}, false
+	}
+	f, ok := ex.X.(*typecheck.Filter)
+	if !ok || f.Kind != ast.Where {
+		return elemTest{}, false
+	}
+	notP, ok := f.Pred.(*typecheck.Not)
+	if !ok {
+		return elemTest{}, false
+	}
+	if _, ok := f.X.(*typecheck.Field); !ok {
+		return elemTest{}, false
+	}
+	t, ok := c.subCollection(f.X, scope, budget)
+	if !ok || len(t.sub) > 0 {
+		return elemTest{}, false
+	}
+	ts, ok := c.subTests(notP.X, f.Scope, budget)
+	if !ok {
+		return elemTest{}, false
+	}
+	t.kind, t.sub = testEvery, ts
+	return t, true
 }
 
 // simpleCompare is simpleTest for a comparison: a count of a collection of

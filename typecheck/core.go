@@ -209,10 +209,14 @@ func sameSource(a, b Node) bool {
 // field rather than a value of its own (schema.Field Equals and Negate).
 func isDerived(f *schema.Field) bool { return f.Equals != "" || f.Negate }
 
-// baseOf is the field a derived boolean tests: the same Go field, read as
-// the string (Equals) or bool (Negate) it holds. It keeps the derived
-// field's name, which is what a SQL mapping names the column by.
-func baseOf(f *schema.Field) *schema.Field {
+// DerivedBase is the field a derived boolean f tests, nil when f is not
+// one: the same Go field, read as the string (Equals) or bool (Negate) it
+// holds. It keeps the derived field's name, which is what a SQL mapping
+// names the column by; the mapping's DDL types the column by it.
+func DerivedBase(f *schema.Field) *schema.Field {
+	if !isDerived(f) {
+		return nil
+	}
 	t := schema.TBool
 	if f.Equals != "" {
 		t = schema.TString
@@ -228,7 +232,7 @@ func ruleDerived(n *Field) Node {
 	if !isDerived(n.F) {
 		return nil
 	}
-	base := &Field{F: baseOf(n.F), Obj: n.Obj, Scope: n.Scope, Sp: n.Sp}
+	base := &Field{F: DerivedBase(n.F), Obj: n.Obj, Scope: n.Scope, Sp: n.Sp}
 	if n.F.Equals != "" {
 		return &Compare{Op: ast.OpEq, X: base, Y: &Const{T: schema.TString, S: n.F.Equals, Sp: n.Sp}, Operand: schema.String, Sp: n.Sp}
 	}

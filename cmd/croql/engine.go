@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/croql/croql/compile"
@@ -32,8 +33,8 @@ func runOnEngine(ctx context.Context, engineName, dsn string, p *schema.Project,
 		return nil, err
 	}
 	defer func() {
-		if cerr := db.Close(); cerr != nil && err == nil {
-			err = fmt.Errorf("engine %s: cleaning up: %w", engineName, cerr)
+		if cerr := db.Close(); cerr != nil {
+			err = errors.Join(err, fmt.Errorf("engine %s: cleaning up: %w", engineName, cerr))
 		}
 	}()
 	m := compile.DefaultMapping(schema.New())

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -145,57 +147,56 @@ func TestSIGTERMDropsScratchSchema(t *testing.T) {
 
 	admin, err := sql.Open("pgx", dsn)
 	require.NoError(t, err)
-	t.Cleanup(func() { admin.Close() }) // after the cleanups below, which use it
-	scratch := func() []string {
-		rows, err := admin.Query(`SELECT nspname FROM pg_namespace WHERE nspname LIKE 'croql\_%'`)
-		require.NoError(t, err)
-		defer rows.Close()
-		var names []string
-		for rows.Next() {
-			var n string
-			require.NoError(t, rows.Scan(&n))
-			names = append(names, n)
-		}
-		return names
+	t.Cleanup(func() { admin.Close() })
+	// Other test runs create scratch schemas on the same server at the
+	// same time: this run's is the one its session locks tables in,
+	// found by an application_name of its own.
+	app := fmt.Sprintf("croql_sigterm_%d", time.Now().UnixNano())
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
 	}
-	before := scratch()
+	appDSN := dsn + sep + "application_name=" + app
+	locked := func() string {
+		var n string
+		err := admin.QueryRow(`SELECT n.nspname FROM pg_locks l
+			JOIN pg_stat_activity a ON a.pid = l.pid
+			JOIN pg_class c ON c.oid = l.relation
+			JOIN pg_namespace n ON n.oid = c.relnamespace
+			WHERE a.application_name = $1 AND n.nspname LIKE 'croql\_%' LIMIT 1`, app).Scan(&n)
+		if errors.Is(err, sql.ErrNoRows) {
+			return ""
+		}
+		require.NoError(t, err)
+		return n
+	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "query", "--engine", "postgres", "--dsn", dsn, "--data", data, "--ids", `text = "x"`)
+	cmd := exec.CommandContext(ctx, bin, "query", "--engine", "postgres", "--dsn", appDSN, "--data", data, "--ids", `text = "x"`)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	require.NoError(t, cmd.Start())
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
 	var mine string
-	for mine == "" && ctx.Err() == nil {
-		for _, n := range scratch() {
-			if !slices.Contains(before, n) {
-				if _, ok := scratchTimeOf(n); ok {
-					mine = n
-				}
-			}
+	for mine == "" {
+		select {
+		case err := <-done:
+			t.Fatalf("the query ended before it was seen loading (%v): %s", err, stderr.String())
+		case <-ctx.Done():
+			t.Fatal("the query never locked tables of a scratch schema")
+		case <-time.After(20 * time.Millisecond):
 		}
-		time.Sleep(20 * time.Millisecond)
+		mine = locked()
 	}
-	require.NotEmpty(t, mine, "the query created no scratch schema")
-	time.Sleep(200 * time.Millisecond) // into the load
-	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
-	err = cmd.Wait()
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM)) // mid-load: it holds locks in its schema
+	err = <-done
 	var ee *exec.ExitError
 	require.ErrorAs(t, err, &ee, "the query was stopped, not finished: %s", stderr.String())
 	assert.Equal(t, 1, ee.ExitCode(), stderr.String())
+	assert.NotContains(t, stderr.String(), "cleaning up")
 	var exists bool
 	require.NoError(t, admin.QueryRow(`SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)`, mine).Scan(&exists))
 	assert.False(t, exists, "scratch schema %s left behind", mine)
-}
-
-// scratchTimeOf reports whether name is a scratch schema name of this
-// croql (prefix, creation time, random suffix).
-func scratchTimeOf(name string) (int64, bool) {
-	rest, ok := strings.CutPrefix(name, engine.ScratchPrefix)
-	if !ok {
-		return 0, false
-	}
-	secs, _, ok := strings.Cut(rest, "_")
-	return int64(len(secs)), ok && len(secs) >= 9
 }

@@ -154,6 +154,19 @@ func scratchName(now time.Time) (string, error) {
 	return ScratchPrefix + strconv.FormatInt(now.Unix(), 10) + "_" + hex.EncodeToString(b[:]), nil
 }
 
+// dropTimeout bounds the drop of a scratch schema: it runs after the
+// caller's context may have been cancelled (a signal), so it has a
+// context of its own.
+const dropTimeout = 30 * time.Second
+
+// dropScratch runs a DROP statement on admin with a fresh context.
+func dropScratch(admin *sql.DB, stmt string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), dropTimeout)
+	defer cancel()
+	_, err := admin.ExecContext(ctx, stmt)
+	return err
+}
+
 // scratchTime returns the creation time a scratch name carries; false for
 // any other name (another program's schema, or a scratch schema of an
 // older croql, which named no time).
@@ -222,13 +235,13 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 	}
 	d := compile.Postgres{}
 	dropLeftovers(ctx, admin, "SELECT nspname FROM pg_namespace WHERE nspname LIKE $1", "DROP SCHEMA IF EXISTS %s CASCADE", d.Quote, now)
-	if _, err := admin.ExecContext(ctx, "CREATE SCHEMA "+d.Quote(name)); err != nil {
-		admin.Close()
-		return nil, fmt.Errorf("engine: postgres: %w", err)
-	}
 	drop := func() error {
-		_, err := admin.ExecContext(context.Background(), "DROP SCHEMA "+d.Quote(name)+" CASCADE")
-		return errors.Join(err, admin.Close())
+		return errors.Join(dropScratch(admin, "DROP SCHEMA IF EXISTS "+d.Quote(name)+" CASCADE"), admin.Close())
+	}
+	if _, err := admin.ExecContext(ctx, "CREATE SCHEMA "+d.Quote(name)); err != nil {
+		// A cancelled context may have stopped only the wait for the
+		// answer: the schema may exist all the same.
+		return nil, errors.Join(fmt.Errorf("engine: postgres: %w", err), drop())
 	}
 	scfg := cfg.Copy()
 	if scfg.RuntimeParams == nil {
@@ -267,13 +280,12 @@ func openMySQL(ctx context.Context, dsn string) (*DB, error) {
 	}
 	d := compile.MySQL{}
 	dropLeftovers(ctx, admin, "SELECT schema_name FROM information_schema.schemata WHERE schema_name LIKE ?", "DROP DATABASE IF EXISTS %s", d.Quote, now)
-	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+d.Quote(name)+" CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin"); err != nil {
-		admin.Close()
-		return nil, fmt.Errorf("engine: mysql: %w", err)
-	}
 	drop := func() error {
-		_, err := admin.ExecContext(context.Background(), "DROP DATABASE "+d.Quote(name))
-		return errors.Join(err, admin.Close())
+		return errors.Join(dropScratch(admin, "DROP DATABASE IF EXISTS "+d.Quote(name)), admin.Close())
+	}
+	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+d.Quote(name)+" CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin"); err != nil {
+		// As for PostgreSQL: the database may exist all the same.
+		return nil, errors.Join(fmt.Errorf("engine: mysql: %w", err), drop())
 	}
 	scfg := cfg.Clone()
 	scfg.DBName = name

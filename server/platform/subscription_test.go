@@ -141,6 +141,7 @@ func TestSubscriptionEndpointOutcomes(t *testing.T) {
 // and the "subscription paid" event that invalidates the app's cache.
 func TestSubscriptionModesAgainstServe(t *testing.T) {
 	app := startSubApp(t, "checker", subscription.HTMLPages)
+	redirector := startSubApp(t, "redirector", subscription.RedirectPages)
 	subs := platform.NewSubscriptions()
 	subs.MapToken(token, "42")
 	reports := app.reports
@@ -170,6 +171,21 @@ func TestSubscriptionModesAgainstServe(t *testing.T) {
 	status, body = app.call(t, "42", token, false)
 	require.Equal(t, http.StatusOK, status, body)
 	require.Equal(t, "ok active", body)
+
+	// The other page mode: a page view of an unpaid organization is
+	// redirected (303) to the subscribe link.
+	setSub(t, base.URL, "redirector", "42", map[string]string{"status": "unpaid", "subscribeLink": "https://pay.example/redirector"})
+	redirector.platformURL = base.URL
+	req, err := http.NewRequest(http.MethodGet, redirector.URL+"/page", nil)
+	require.NoError(t, err)
+	req.Header.Set("X-Org", "42")
+	req.Header.Set("X-Token", token)
+	req.Header.Set("Accept", "text/html")
+	resp, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	require.Equal(t, "https://pay.example/redirector", resp.Header.Get("Location"))
 
 	// A token croql serve refuses (401) restricts: the app answers 503
 	// check_failed under its default policy.

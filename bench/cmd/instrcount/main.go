@@ -1,0 +1,96 @@
+// Command instrcount runs one bench pattern over the demo strings, with
+// croql's typed evaluator (eval.Bind) or the hand-written Go predicate, so
+// that callgrind can count the instructions per object of each, a figure
+// that does not move with machine load:
+//
+//	go build -o /tmp/instrcount ./cmd/instrcount
+//	GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.out \
+//	  --toggle-collect='main.measure' /tmp/instrcount -pattern count-eq-3 -engine croql -passes 20
+//	callgrind_annotate /tmp/cg.out | head   # total Ir / (passes * 2000 strings)
+//
+// Only main.measure is counted: the loop over the objects and the calls it
+// makes, not the program's start or the data's generation.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/croql/croql"
+	"github.com/croql/croql/bench"
+	"github.com/croql/croql/demo"
+	"github.com/croql/croql/eval"
+	"github.com/croql/croql/schema"
+)
+
+func main() {
+	pattern := flag.String("pattern", "count-eq-3", "bench pattern name (bench.Patterns)")
+	engine := flag.String("engine", "croql", "croql, croql-plain (eval.WithoutOptimizations) or hand")
+	passes := flag.Int("passes", 20, "passes over the 2,000 demo strings")
+	flag.Parse()
+	if err := run(*pattern, *engine, *passes); err != nil {
+		fmt.Fprintln(os.Stderr, "instrcount:", err)
+		os.Exit(1)
+	}
+}
+
+func run(pattern, engine string, passes int) error {
+	p := demo.Generate(demo.Options{Strings: 2000, Seed: 1})
+	var pat *bench.Pattern
+	for _, x := range bench.Patterns() {
+		if x.Name == pattern {
+			pat = &x
+			break
+		}
+	}
+	if pat == nil {
+		return fmt.Errorf("no pattern %q", pattern)
+	}
+	var match func(*schema.SourceString) bool
+	switch engine {
+	case "hand":
+		match = pat.Hand
+	case "croql", "croql-plain":
+		env, err := croql.NewEnv(croql.Strings, croql.WithUsers(p.UserIDs()))
+		if err != nil {
+			return err
+		}
+		q := env.Check(pat.CroQL)
+		if q.Diags.HasErrors() {
+			return fmt.Errorf("%s: %v", pat.CroQL, q.Diags)
+		}
+		var opts []eval.Option
+		opts = append(opts, eval.WithUserRefs(p.Users...))
+		if engine == "croql-plain" {
+			opts = append(opts, eval.WithoutOptimizations())
+		}
+		prog, err := eval.Compile(q, opts...)
+		if err != nil {
+			return err
+		}
+		typed, err := eval.Bind[schema.SourceString](prog)
+		if err != nil {
+			return err
+		}
+		match = typed.Match
+	default:
+		return fmt.Errorf("engine %q: croql, croql-plain or hand", engine)
+	}
+	n := measure(match, p.Strings, passes)
+	fmt.Printf("%s %s: %d matches over %d objects\n", pattern, engine, n, passes*len(p.Strings))
+	return nil
+}
+
+//go:noinline
+func measure(match func(*schema.SourceString) bool, strs []schema.SourceString, passes int) int {
+	n := 0
+	for range passes {
+		for i := range strs {
+			if match(&strs[i]) {
+				n++
+			}
+		}
+	}
+	return n
+}
