@@ -28,11 +28,11 @@ import (
 // the same id with different contents is an error, as is a string that
 // lists one label or translation twice, or a string value the engine
 // cannot hold (see Dialect.CheckString).
-func Load(ctx context.Context, db *sql.DB, d Dialect, m *Mapping, p *schema.Project) error {
+func Load(ctx context.Context, db *sql.DB, d Dialect, m *Mapping, p *schema.Project, opts ...LoadOption) error {
 	if db == nil || d == nil || m == nil || p == nil {
 		return errors.New("compile: Load needs a database, a dialect, a mapping and a project")
 	}
-	l, err := NewLoader(ctx, db, d, m)
+	l, err := NewLoader(ctx, db, d, m, opts...)
 	if err != nil {
 		return err
 	}
@@ -58,9 +58,10 @@ func Load(ctx context.Context, db *sql.DB, d Dialect, m *Mapping, p *schema.Proj
 // for the whole load, and memory in proportion to the ids it has stored
 // (to find repeats), not to the rows.
 //
-// Rows go to each engine the fastest way it takes them: PostgreSQL through
-// COPY (pgx CopyFrom) in batches of rows per table; SQLite and MySQL in
-// multi-row INSERTs of prepared statements. Secondary indexes are built
+// Rows go in multi-row INSERTs of prepared statements, or, when a
+// [WithCopy] option gives a bulk copier (package compile/engine passes
+// pgx's COPY FROM for PostgreSQL), through it in batches of rows per
+// table. Package compile itself links no database driver. Secondary indexes are built
 // after the rows, then the planner's statistics of the loaded tables are
 // refreshed (Dialect.Analyze) and nothing else.
 type Loader struct {
@@ -115,8 +116,33 @@ func (l *Loader) restoreSettings() error {
 	return nil
 }
 
+// CopyFunc copies rows into table (columns cols, in that order) over
+// conn, in the transaction the connection has open: a driver's bulk path
+// such as PostgreSQL's COPY FROM STDIN.
+type CopyFunc func(ctx context.Context, conn *sql.Conn, table string, cols []string, rows [][]any) error
+
+// LoadOption changes how Load and NewLoader store rows.
+type LoadOption func(*loadOptions)
+
+type loadOptions struct {
+	copy CopyFunc
+}
+
+// WithCopy makes the loader hand each batch of rows to f instead of an
+// INSERT statement. Package compile/engine's Load passes it for
+// PostgreSQL (pgx's CopyFrom); compile stays free of driver imports.
+func WithCopy(f CopyFunc) LoadOption {
+	return func(o *loadOptions) { o.copy = f }
+}
+
 // NewLoader creates the mapping's tables in db and starts a load.
-func NewLoader(ctx context.Context, db *sql.DB, d Dialect, m *Mapping) (*Loader, error) {
+func NewLoader(ctx context.Context, db *sql.DB, d Dialect, m *Mapping, opts ...LoadOption) (*Loader, error) {
+	var o loadOptions
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
 	if db == nil || d == nil || m == nil {
 		return nil, errors.New("compile: NewLoader needs a database, a dialect and a mapping")
 	}
@@ -157,10 +183,13 @@ func NewLoader(ctx context.Context, db *sql.DB, d Dialect, m *Mapping) (*Loader,
 		return nil, fmt.Errorf("compile: loading: %w", err)
 	}
 	ld := newLoader(ctx, tx, d, m, l)
-	switch d.(type) {
-	case Postgres:
-		ld.copyFrom = copier(conn)
-	case SQLite:
+	if o.copy != nil {
+		cp := o.copy
+		ld.copyFrom = func(ctx context.Context, table string, cols []string, rows [][]any) error {
+			return cp(ctx, conn, table, cols, rows)
+		}
+	}
+	if _, ok := d.(SQLite); ok && ld.copyFrom == nil {
 		ld.raw = conn
 	}
 	return &Loader{ctx: ctx, conn: conn, tx: tx, d: d, m: m, ld: ld, indexes: indexes, restore: restore}, nil
@@ -769,6 +798,15 @@ func Run(ctx context.Context, db *sql.DB, d Dialect, m *Mapping, q *typecheck.Qu
 // SELECT carries the MAX_EXECUTION_TIME optimizer hint.
 func (s *SQL) Run(ctx context.Context, db *sql.DB) ([]int64, error) {
 	return runSelect(ctx, db, s.Dialect, s.Select(), s.Args)
+}
+
+// RunSelect runs query, a SELECT whose first column is an int64 id,
+// with args bound, and returns the ids in order. A deadline on ctx
+// becomes the engine's statement timeout (as in Run), so the server stops
+// the statement too. It is what Run executes after compiling; tests and
+// tools use it for statements of their own.
+func RunSelect(ctx context.Context, db *sql.DB, d Dialect, query string, args []any) ([]int64, error) {
+	return runSelect(ctx, db, d, query, args)
 }
 
 // runSelect runs query, a SELECT of ids in dialect d, under ctx (see Run).

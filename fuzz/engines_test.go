@@ -67,7 +67,7 @@ func load(ctx context.Context, names []string, p *schema.Project) (*loaded, erro
 			l.Close()
 			return nil, fmt.Errorf("open %s: %w", name, err)
 		}
-		if err := compile.Load(ctx, db.SQL, db.Dialect, l.m, p); err != nil {
+		if err := engine.Load(ctx, db, l.m, p); err != nil {
 			_ = db.Close()
 			l.Close()
 			return nil, fmt.Errorf("load into %s: %w", name, err)

@@ -175,7 +175,7 @@ func TestOpenExisting(t *testing.T) {
 	copyName := filepath.Join(t.TempDir(), "loaded.db")
 	db, err := engine.OpenSQLite("file:" + copyName)
 	require.NoError(t, err)
-	require.NoError(t, compile.Load(context.Background(), db.SQL, db.Dialect, compile.DefaultMapping(schema.New()), p))
+	require.NoError(t, engine.Load(context.Background(), db, compile.DefaultMapping(schema.New()), p))
 	require.NoError(t, db.Close())
 
 	eng, err := server.EngineOfDSN("file:" + copyName)
@@ -209,7 +209,7 @@ func TestOpenExistingServers(t *testing.T) {
 			db, err := engine.Open(ctx, eng, dsnOf(eng))
 			require.NoError(t, err)
 			defer db.Close()
-			require.NoError(t, compile.Load(ctx, db.SQL, db.Dialect, compile.DefaultMapping(schema.New()), p))
+			require.NoError(t, engine.Load(ctx, db, compile.DefaultMapping(schema.New()), p))
 			var dsn string
 			if eng == "postgres" {
 				u, err := url.Parse(dsnOf(eng))

@@ -253,7 +253,7 @@ func LoadSQLite(ctx context.Context, dir string, data ...*schema.Project) (_ *St
 			}
 			return errors.Join(errs...)
 		})
-		if err := compile.Load(ctx, db.SQL, db.Dialect, m, d); err != nil {
+		if err := engine.Load(ctx, db, m, d); err != nil {
 			db.Close()
 			return nil, fmt.Errorf("server: loading project %d: %w", id, err)
 		}
@@ -289,7 +289,7 @@ func LoadServer(ctx context.Context, engineName, dsn string, data ...*schema.Pro
 		if err != nil {
 			return nil, err
 		}
-		if err := compile.Load(ctx, db.SQL, db.Dialect, m, d); err != nil {
+		if err := engine.Load(ctx, db, m, d); err != nil {
 			db.Close()
 			return nil, fmt.Errorf("server: loading project %d: %w", id, err)
 		}

@@ -38,7 +38,7 @@ func runOnEngine(ctx context.Context, engineName, dsn string, p *schema.Project,
 		}
 	}()
 	m := compile.DefaultMapping(schema.New())
-	if err := compile.Load(ctx, db.SQL, db.Dialect, m, p); err != nil {
+	if err := engine.Load(ctx, db, m, p); err != nil {
 		return nil, fmt.Errorf("engine %s: loading the data: %w", engineName, err)
 	}
 	return compile.Run(ctx, db.SQL, db.Dialect, m, q)

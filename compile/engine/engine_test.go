@@ -86,7 +86,7 @@ func TestPostgresRunsIsolated(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make([]error, 2)
 	for i := range dbs {
-		wg.Go(func() { errs[i] = compile.Load(ctx, dbs[i].SQL, dbs[i].Dialect, m, projects[i]) })
+		wg.Go(func() { errs[i] = Load(ctx, dbs[i], m, projects[i]) })
 	}
 	wg.Wait()
 	require.NoError(t, errs[0])
@@ -109,7 +109,7 @@ func TestPostgresRunsIsolated(t *testing.T) {
 	third, err := Open(ctx, "postgres", dsn)
 	require.NoError(t, err)
 	defer third.Close()
-	require.NoError(t, compile.Load(ctx, third.SQL, third.Dialect, m, projects[1]))
+	require.NoError(t, Load(ctx, third, m, projects[1]))
 	assert.Equal(t, before, stats(t, admin, dbs[0].Schema), "loading another run refreshed this run's statistics")
 	assert.NotZero(t, stats(t, admin, third.Schema)["strings"], "the load refreshes its own statistics")
 }

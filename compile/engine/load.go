@@ -118,7 +118,7 @@ func LoadFile(ctx context.Context, db *DB, r io.Reader, opts schema.ReadOptions,
 		return st, errors.New("engine: LoadFile needs an open database")
 	}
 	m := compile.DefaultMapping(schema.New())
-	l, err := compile.NewLoader(ctx, db.SQL, db.Dialect, m)
+	l, err := NewLoader(ctx, db, m)
 	if err != nil {
 		return st, err
 	}

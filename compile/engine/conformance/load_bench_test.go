@@ -24,7 +24,7 @@ func BenchmarkLoad(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if err := compile.Load(ctx, db.SQL, db.Dialect, m, p); err != nil {
+				if err := engine.Load(ctx, db, m, p); err != nil {
 					b.Fatal(err)
 				}
 				if err := db.Close(); err != nil {

@@ -27,7 +27,7 @@ import (
 func root(t testing.TB) string {
 	_, file, _, ok := runtime.Caller(0)
 	require.True(t, ok)
-	return filepath.Dir(filepath.Dir(file))
+	return filepath.Join(filepath.Dir(file), "..", "..", "..")
 }
 
 // clock is the fixed 'today' of every test: 2024-06-15 12:00 UTC.
@@ -195,7 +195,7 @@ func openLoaded(t testing.TB, engineName string, p *schema.Project) *engine.DB {
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, db.Close()) })
 	m := compile.DefaultMapping(schema.New())
-	require.NoError(t, compile.Load(ctx, db.SQL, db.Dialect, m, p))
+	require.NoError(t, engine.Load(ctx, db, m, p))
 	return db
 }
 

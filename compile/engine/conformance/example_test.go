@@ -31,7 +31,7 @@ func ExampleLoad() {
 		},
 	}
 	m := compile.DefaultMapping(schema.New())
-	if err := compile.Load(ctx, db.SQL, db.Dialect, m, p); err != nil {
+	if err := engine.Load(ctx, db, m, p); err != nil {
 		fmt.Println(err)
 		return
 	}

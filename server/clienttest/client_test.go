@@ -28,7 +28,7 @@ func clock() time.Time { return time.Date(2024, 6, 15, 12, 0, 0, 0, time.UTC) }
 
 var demoProject = sync.OnceValues(func() (*schema.Project, error) {
 	_, file, _, _ := runtime.Caller(0)
-	f, err := os.Open(filepath.Join(filepath.Dir(filepath.Dir(file)), "testdata", "demo", "project.json"))
+	f, err := os.Open(filepath.Join(filepath.Dir(filepath.Dir(filepath.Dir(file))), "testdata", "demo", "project.json"))
 	if err != nil {
 		return nil, err
 	}

@@ -166,7 +166,7 @@ func TestMappingOverride(t *testing.T) {
 	db, err := engine.OpenSQLite("")
 	require.NoError(t, err)
 	defer db.Close()
-	require.NoError(t, compile.Load(context.Background(), db.SQL, db.Dialect, m, p))
+	require.NoError(t, engine.Load(context.Background(), db, m, p))
 	for _, src := range []string{`text contains "Welcome" and not is hidden`, `count of comments where (has issue) > 0`, `count of translations = 3`, `is visible`} {
 		q := check(t, src, checkOpts{users: p.UserIDs()})
 		s, err := compile.Compile(q, db.Dialect, m)

@@ -16,7 +16,7 @@ import (
 // client: a query with an error is reported with a caret before anything
 // is sent.
 func Example() {
-	f, _ := os.Open("../testdata/demo/project.json")
+	f, _ := os.Open("../../testdata/demo/project.json")
 	p, _ := schema.ReadProject(f)
 	f.Close()
 	st, _ := server.LoadSQLite(context.Background(), "", p)

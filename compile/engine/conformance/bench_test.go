@@ -54,7 +54,7 @@ func (e *benchEnv) db(b *testing.B, name string) *engine.DB {
 	ctx := context.Background()
 	db, err := engine.Open(ctx, name, dsnOf(name))
 	require.NoError(b, err)
-	if err := compile.Load(ctx, db.SQL, db.Dialect, compile.DefaultMapping(schema.New()), p); err != nil {
+	if err := engine.Load(ctx, db, compile.DefaultMapping(schema.New()), p); err != nil {
 		db.Close()
 		require.NoError(b, err)
 	}

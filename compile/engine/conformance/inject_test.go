@@ -197,7 +197,7 @@ func TestUnrepresentableData(t *testing.T) {
 		p.Strings[0].Text = tc.v
 		db, err := engine.Open(context.Background(), tc.d.Name(), dsnOf(tc.d.Name()))
 		require.NoError(t, err)
-		err = compile.Load(context.Background(), db.SQL, db.Dialect, compile.DefaultMapping(schema.New()), p)
+		err = engine.Load(context.Background(), db, compile.DefaultMapping(schema.New()), p)
 		require.ErrorIs(t, err, compile.ErrUnrepresentable, "%s %q", tc.d.Name(), tc.v)
 		require.NoError(t, db.Close())
 	}
