@@ -5,9 +5,9 @@ import (
 	stdjson "encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -304,164 +304,59 @@ func (r *resolver) string(s *SourceString, intern bool) error {
 
 // repeatedKey reports the first member name repeated within one object
 // of the JSON value b (names compared as the decoder matches them,
-// without regard to case).
+// without regard to case). It walks encoding/json's token stream, which
+// also rejects text that is not JSON.
 func repeatedKey(b []byte) error {
-	k := keyScan{b: b}
-	if err := k.value(0); err != nil {
-		return err
+	type frame struct {
+		names    map[string]bool // nil for an array
+		wantName bool            // in an object: the next string is a name
 	}
-	return nil
-}
-
-type keyScan struct {
-	b []byte
-	i int
+	dec := stdjson.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var open []frame
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		var top *frame
+		if len(open) > 0 {
+			top = &open[len(open)-1]
+		}
+		if d, ok := tok.(stdjson.Delim); ok && (d == '}' || d == ']') {
+			open = open[:len(open)-1]
+			continue
+		}
+		if top != nil && top.names != nil {
+			if top.wantName {
+				name, _ := tok.(string)
+				key := strings.ToLower(name)
+				if top.names[key] {
+					return fmt.Errorf("member %q is given twice in one object", name)
+				}
+				top.names[key] = true
+				top.wantName = false
+				continue
+			}
+			top.wantName = true // this token starts the member's value
+		}
+		if d, ok := tok.(stdjson.Delim); ok {
+			if len(open) >= maxDepth {
+				return fmt.Errorf("nested deeper than %d levels", maxDepth)
+			}
+			f := frame{}
+			if d == '{' {
+				f = frame{names: map[string]bool{}, wantName: true}
+			}
+			open = append(open, f)
+		}
+	}
 }
 
 const maxDepth = 10000
-
-func (k *keyScan) ws() {
-	for k.i < len(k.b) && (k.b[k.i] == ' ' || k.b[k.i] == '\t' || k.b[k.i] == '\n' || k.b[k.i] == '\r') {
-		k.i++
-	}
-}
-
-var errSyntax = errors.New("not valid JSON")
-
-func (k *keyScan) value(depth int) error {
-	if depth > maxDepth {
-		return fmt.Errorf("nested deeper than %d levels", maxDepth)
-	}
-	k.ws()
-	if k.i >= len(k.b) {
-		return errSyntax
-	}
-	switch k.b[k.i] {
-	case '{':
-		k.i++
-		var names []string
-		var set map[string]bool
-		k.ws()
-		if k.i < len(k.b) && k.b[k.i] == '}' {
-			k.i++
-			return nil
-		}
-		for {
-			k.ws()
-			raw, err := k.str()
-			if err != nil {
-				return err
-			}
-			name := strings.ToLower(raw)
-			if set != nil {
-				if set[name] {
-					return fmt.Errorf("member %q is given twice in one object", raw)
-				}
-				set[name] = true
-			} else {
-				if slices.Contains(names, name) {
-					return fmt.Errorf("member %q is given twice in one object", raw)
-				}
-				names = append(names, name)
-				if len(names) > 16 {
-					set = map[string]bool{}
-					for _, n := range names {
-						set[n] = true
-					}
-				}
-			}
-			k.ws()
-			if k.i >= len(k.b) || k.b[k.i] != ':' {
-				return errSyntax
-			}
-			k.i++
-			if err := k.value(depth + 1); err != nil {
-				return err
-			}
-			k.ws()
-			if k.i >= len(k.b) {
-				return errSyntax
-			}
-			if k.b[k.i] == ',' {
-				k.i++
-				continue
-			}
-			if k.b[k.i] == '}' {
-				k.i++
-				return nil
-			}
-			return errSyntax
-		}
-	case '[':
-		k.i++
-		k.ws()
-		if k.i < len(k.b) && k.b[k.i] == ']' {
-			k.i++
-			return nil
-		}
-		for {
-			if err := k.value(depth + 1); err != nil {
-				return err
-			}
-			k.ws()
-			if k.i >= len(k.b) {
-				return errSyntax
-			}
-			if k.b[k.i] == ',' {
-				k.i++
-				continue
-			}
-			if k.b[k.i] == ']' {
-				k.i++
-				return nil
-			}
-			return errSyntax
-		}
-	case '"':
-		_, err := k.str()
-		return err
-	default:
-		for k.i < len(k.b) && !strings.ContainsRune(",]} \t\r\n", rune(k.b[k.i])) {
-			k.i++
-		}
-		return nil
-	}
-}
-
-// str reads a JSON string and returns its value.
-func (k *keyScan) str() (string, error) {
-	if k.i >= len(k.b) || k.b[k.i] != '"' {
-		return "", errSyntax
-	}
-	start := k.i
-	k.i++
-	esc := false
-	for k.i < len(k.b) {
-		switch k.b[k.i] {
-		case '\\':
-			esc = true
-			k.i += 2
-			continue
-		case '"':
-			k.i++
-			raw := k.b[start:k.i]
-			if !esc {
-				return string(raw[1 : len(raw)-1]), nil
-			}
-			s, err := strconv.Unquote(string(raw))
-			if err != nil {
-				var v string
-				if stdjson.Unmarshal(raw, &v) == nil {
-					return v, nil
-				}
-				return "", errSyntax
-			}
-			return s, nil
-		}
-		k.i++
-	}
-	return "", errSyntax
-}
 
 // readJSON reads the JSON form: one document. It walks the top level
 // itself, so that each element's line is known and a repeated top-level
