@@ -231,6 +231,11 @@ func TestNotFound(t *testing.T) {
 		{"/api/v2/glossaries/-1/terms", "Glossary Not Found"},
 		{"/api/v2/projects/1/nothing", "Resource Not Found"},
 		{"/api/v3/projects", "Resource Not Found"},
+		// Paths not in clean form are 404s, not the mux's redirect to
+		// another resource (found by FuzzServe: an empty language id).
+		{"/api/v2/projects/1/languages//translations", "Resource Not Found"},
+		{"/api/v2/projects/1/./strings", "Resource Not Found"},
+		{"/api/v2//projects", "Resource Not Found"},
 	} {
 		status, body := getRaw(t, hs, c.path, "Bearer "+token)
 		require.Equal(t, http.StatusNotFound, status, c.path)

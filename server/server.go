@@ -29,8 +29,10 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"path"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -128,8 +130,29 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	s.routes()
-	s.handler = s.recoverer(s.accessLog(s.mux))
+	s.handler = s.recoverer(s.accessLog(s.cleanAPIPaths(s.mux)))
 	return s, nil
+}
+
+// cleanAPIPaths answers an API path that is not in clean form (an empty
+// segment such as languages//translations, a dot segment) with the
+// platform's 404, where http.ServeMux would redirect it to its cleaned
+// form: a different resource, which for an empty id does not exist.
+func (s *Server) cleanAPIPaths(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.Path
+		if strings.HasPrefix(p, "/api/") {
+			c := path.Clean(p)
+			if strings.HasSuffix(p, "/") && c != "/" {
+				c += "/"
+			}
+			if c != p {
+				writeError(w, notFound("Resource"))
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // ServeHTTP implements http.Handler.
