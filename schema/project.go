@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strings"
 )
 
@@ -56,6 +57,26 @@ func (p *Project) UserIDs() map[string]int64 {
 		m[u.Login] = u.ID
 	}
 	return m
+}
+
+// LanguageCodes returns every language code the project knows, once each
+// and in this order: its source language, its target languages, then its
+// language objects.
+func (p *Project) LanguageCodes() []string {
+	var codes []string
+	add := func(c string) {
+		if c != "" && !slices.Contains(codes, c) {
+			codes = append(codes, c)
+		}
+	}
+	add(p.SourceLanguage)
+	for _, c := range p.TargetLanguages {
+		add(c)
+	}
+	for _, l := range p.Languages {
+		add(l.ID)
+	}
+	return codes
 }
 
 // UserLogins returns the user directory as ids mapped to logins.

@@ -33,3 +33,12 @@ func TestRepeatedKey(t *testing.T) {
 		require.ErrorContains(t, err, c.err, c.in)
 	}
 }
+
+// TestLanguageCodes: the source language, the targets, then the language
+// objects, each code once and none empty.
+func TestLanguageCodes(t *testing.T) {
+	p := &Project{SourceLanguage: "en", TargetLanguages: []string{"de", "en", "fr"},
+		Languages: []LanguageInfo{{ID: "uk"}, {ID: "de"}, {ID: ""}}}
+	require.Equal(t, []string{"en", "de", "fr", "uk"}, p.LanguageCodes())
+	require.Empty(t, (&Project{}).LanguageCodes())
+}

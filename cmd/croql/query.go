@@ -130,8 +130,8 @@ var languageContexts = map[string]bool{croql.Translations: true, croql.Glossary:
 // checkLanguage reports a usage error when --language names no language
 // of the project.
 func checkLanguage(p *schema.Project, language string) error {
-	if language != "" && !slices.Contains(projectLanguages(p), language) {
-		return usageErrorf("--language %q is not a language of the data (%s)", language, strings.Join(projectLanguages(p), ", "))
+	if language != "" && !slices.Contains(p.LanguageCodes(), language) {
+		return usageErrorf("--language %q is not a language of the data (%s)", language, strings.Join(p.LanguageCodes(), ", "))
 	}
 	return nil
 }
@@ -156,7 +156,7 @@ func (c *cli) runQuery(ctx context.Context, name, src, data, ctxName, language, 
 		return failure(err)
 	}
 	opts = append(opts, croql.WithUsers(p.UserIDs()))
-	if langs := projectLanguages(p); len(langs) > 0 {
+	if langs := p.LanguageCodes(); len(langs) > 0 {
 		opts = append(opts, croql.WithLanguages(langs...))
 	}
 	env, err := croql.NewEnv(ctxName, opts...)
@@ -273,25 +273,6 @@ func writeID(w *bufio.Writer) func(any) error {
 		_, err := w.Write(buf)
 		return err
 	}
-}
-
-// projectLanguages returns every language code the project knows: its
-// source and target languages and its language objects.
-func projectLanguages(p *schema.Project) []string {
-	var codes []string
-	add := func(c string) {
-		if c != "" && !slices.Contains(codes, c) {
-			codes = append(codes, c)
-		}
-	}
-	add(p.SourceLanguage)
-	for _, c := range p.TargetLanguages {
-		add(c)
-	}
-	for _, l := range p.Languages {
-		add(l.ID)
-	}
-	return codes
 }
 
 // Progress is shown on stderr, when it is a terminal, for data files of

@@ -44,7 +44,7 @@ func (c *cli) streamQuery(ctx context.Context, qname, src, name, ctxName, langua
 				return nil, err
 			}
 			hopts := append(slices.Clip(opts), croql.WithUsers(head.UserIDs()))
-			if langs := projectLanguages(head); len(langs) > 0 {
+			if langs := head.LanguageCodes(); len(langs) > 0 {
 				hopts = append(hopts, croql.WithLanguages(langs...))
 			}
 			env, err := croql.NewEnv(ctxName, hopts...)

@@ -63,7 +63,7 @@ func New(p *schema.Project) *Playground {
 	return &Playground{
 		project: p,
 		users:   p.UserIDs(),
-		langs:   languages(p),
+		langs:   p.LanguageCodes(),
 		envs:    map[Options]*croql.Env{},
 		objs:    map[string][]any{},
 		maps:    map[*schema.Catalog]*compile.Mapping{},
@@ -76,23 +76,6 @@ func Demo() *Playground { return New(demo.Default()) }
 
 // Project is the project the playground evaluates on.
 func (p *Playground) Project() *schema.Project { return p.project }
-
-func languages(p *schema.Project) []string {
-	var codes []string
-	add := func(c string) {
-		if c != "" && !slices.Contains(codes, c) {
-			codes = append(codes, c)
-		}
-	}
-	add(p.SourceLanguage)
-	for _, c := range p.TargetLanguages {
-		add(c)
-	}
-	for _, l := range p.Languages {
-		add(l.ID)
-	}
-	return codes
-}
 
 func (o Options) normal() Options {
 	return Options{Context: cmp.Or(o.Context, croql.Strings), Edition: cmp.Or(o.Edition, "standard")}

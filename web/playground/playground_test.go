@@ -350,7 +350,7 @@ func TestCorpusRangesStayInTheText(t *testing.T) {
 	}
 	pg := Demo()
 	users := pg.Project().UserIDs()
-	langs := languages(pg.Project())
+	langs := pg.Project().LanguageCodes()
 	checked := 0
 	for i, c := range cases {
 		src := c.Query()
