@@ -45,7 +45,7 @@ import (
 //	 "users": {"alice": 11}, "languages": ["de", "fr"]}
 //
 // project is a project data file (docs/data-format.md, relative to the
-// workspace root) whose users and target languages are added to users and
+// workspace root) whose users and language codes (source and targets) are added to users and
 // languages. Every key is optional; the context defaults to strings.
 type Settings struct {
 	Context   string           `json:"context,omitempty"`
@@ -286,7 +286,9 @@ func (s *Server) warn(ctx context.Context, msg string) error {
 	return client.ShowMessage(ctx, &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: "croql: " + msg})
 }
 
-// addProject adds the users and target languages of a project file.
+// addProject adds the users and the language codes of a project file (its
+// source language, target languages and language list, as the CLI and the
+// playground take them: schema.Project.LanguageCodes).
 func addProject(set *Settings, path string) error {
 	f, err := os.Open(path)
 	if err != nil {
@@ -306,14 +308,9 @@ func addProject(set *Settings, path string) error {
 	}
 	set.Users = users
 	langs := append([]string{}, set.Languages...)
-	for _, l := range p.TargetLanguages {
+	for _, l := range p.LanguageCodes() {
 		if !contains(langs, l) {
 			langs = append(langs, l)
-		}
-	}
-	for _, l := range p.Languages {
-		if !contains(langs, l.ID) {
-			langs = append(langs, l.ID)
 		}
 	}
 	set.Languages = langs

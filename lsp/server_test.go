@@ -261,7 +261,7 @@ func TestDirectiveAndConfigFile(t *testing.T) {
 	for _, it := range list.Items {
 		labels = append(labels, it.Label)
 	}
-	assert.Equal(t, []string{"pt-BR", "de", "fr"}, labels)
+	assert.Equal(t, []string{"pt-BR", "en", "de", "fr"}, labels, "the settings' languages, then the project's source and targets")
 
 	// Without the directive the same text is checked as strings.
 	pub = s.change(doc, 3, "is pre translated")
