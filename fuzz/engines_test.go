@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -16,40 +15,17 @@ import (
 	"github.com/croql/croql/eval"
 	"github.com/croql/croql/fuzz"
 	"github.com/croql/croql/internal/refeval"
+	"github.com/croql/croql/internal/testdb"
 	"github.com/croql/croql/schema"
 	"github.com/croql/croql/typecheck"
 )
 
 // The engines a query runs on: the closure evaluator, the reference
 // interpreter, embedded SQLite, and PostgreSQL and MariaDB when their DSN
-// is set (the same variables the compile package's tests read).
-const (
-	envPostgres = "CROQL_POSTGRES_DSN"
-	envMySQL    = "CROQL_MYSQL_DSN"
-)
+// is set (internal/testdb: the same variables every package's tests read).
 
-// serverEngines lists the database servers to run on: postgres and mysql
-// (MariaDB), each when its DSN is set.
-func serverEngines() []string {
-	var out []string
-	if os.Getenv(envPostgres) != "" {
-		out = append(out, "postgres")
-	}
-	if os.Getenv(envMySQL) != "" {
-		out = append(out, "mysql")
-	}
-	return out
-}
-
-func dsn(e string) string {
-	switch e {
-	case "postgres":
-		return os.Getenv(envPostgres)
-	case "mysql":
-		return os.Getenv(envMySQL)
-	}
-	return ""
-}
+// dsn is a server engine's DSN from the environment.
+func dsn(e string) string { return testdb.DSN(e) }
 
 // loaded is one project stored in every SQL engine.
 type loaded struct {
@@ -255,16 +231,9 @@ const poolSize = 6
 // it returns nil when none is configured (and says so in the log).
 func newPool(t *testing.T) pool {
 	t.Helper()
-	servers := serverEngines()
-	// In CI (CROQL_REQUIRE_DB=postgres,mysql) a server without its DSN is
-	// a failure, not a skipped property.
-	for _, req := range strings.Split(os.Getenv("CROQL_REQUIRE_DB"), ",") {
-		if req != "" && !slices.Contains(servers, req) {
-			t.Fatalf("CROQL_REQUIRE_DB lists %s but its DSN (%s or %s) is not set", req, envPostgres, envMySQL)
-		}
-	}
+	servers := testdb.Servers(t) // CROQL_REQUIRE_DB makes a missing server a failure
 	if len(servers) == 0 {
-		t.Logf("no database server: set %s and %s to run these properties on PostgreSQL and MariaDB too", envPostgres, envMySQL)
+		t.Logf("no database server: set %s and %s to run these properties on PostgreSQL and MariaDB too", testdb.EnvPostgres, testdb.EnvMySQL)
 		return nil
 	}
 	var p pool

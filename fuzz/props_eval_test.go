@@ -11,6 +11,7 @@ import (
 
 	"github.com/croql/croql/ast"
 	"github.com/croql/croql/fuzz"
+	"github.com/croql/croql/internal/testdb"
 	"github.com/croql/croql/typecheck"
 )
 
@@ -110,7 +111,7 @@ func TestPropEvalServers(t *testing.T) {
 	for _, tg := range targets() {
 		t.Run(tg.String(), func(t *testing.T) {
 			g, chk := generator(t, tg), checked(t, tg)
-			check(t, "eval = "+fmt.Sprint(serverEngines()), 150, func() gopter.Prop {
+			check(t, "eval = "+fmt.Sprint(testdb.Servers(t)), 150, func() gopter.Prop {
 				return prop.ForAll(func(c fuzz.Case, i int) string {
 					q, msg := chk(c.Source())
 					if q == nil {

@@ -21,45 +21,21 @@ import (
 
 	"github.com/croql/croql"
 	"github.com/croql/croql/diag"
+	"github.com/croql/croql/internal/testdb"
 	"github.com/croql/croql/schema"
 	"github.com/croql/croql/server"
 )
 
-// Engines, as compile's and fuzz's tests find them: SQLite always;
-// PostgreSQL and MariaDB when their DSN is set, and a failure when
-// CROQL_REQUIRE_DB lists one without its DSN.
-const (
-	envPostgres = "CROQL_POSTGRES_DSN"
-	envMySQL    = "CROQL_MYSQL_DSN"
-	envRequire  = "CROQL_REQUIRE_DB"
-)
-
+// engines lists the engines a test runs on (internal/testdb): sqlite, then
+// postgres and mysql when their DSN is set; CROQL_REQUIRE_DB makes a
+// missing one a failure.
 func engines(t testing.TB) []string {
 	t.Helper()
-	out := []string{"sqlite"}
-	req := strings.Split(os.Getenv(envRequire), ",")
-	for _, e := range []struct{ name, env string }{{"postgres", envPostgres}, {"mysql", envMySQL}} {
-		if os.Getenv(e.env) != "" {
-			out = append(out, e.name)
-			continue
-		}
-		if slices.Contains(req, e.name) {
-			t.Fatalf("%s is required (%s=%s) but %s is not set", e.name, envRequire, os.Getenv(envRequire), e.env)
-		}
-		t.Logf("%s not tested: set %s", e.name, e.env)
-	}
-	return out
+	return testdb.Engines(t)
 }
 
-func dsnOf(engine string) string {
-	switch engine {
-	case "postgres":
-		return os.Getenv(envPostgres)
-	case "mysql":
-		return os.Getenv(envMySQL)
-	}
-	return ""
-}
+// dsnOf is engine's DSN from the environment ("" for sqlite).
+func dsnOf(engine string) string { return testdb.DSN(engine) }
 
 // clock is the fixed 'today' of the tests.
 func clock() time.Time { return time.Date(2024, 6, 15, 12, 0, 0, 0, time.UTC) }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/croql/croql/compile"
 	"github.com/croql/croql/compile/engine"
+	"github.com/croql/croql/internal/testdb"
 	"github.com/croql/croql/schema"
 
 	"github.com/croql/croql/server"
@@ -141,7 +142,7 @@ func TestRunDropsScratchSchemas(t *testing.T) {
 		for _, e := range engines(t) {
 			require.NotEqual(t, "postgres", e)
 		}
-		t.Skip("set " + envPostgres)
+		t.Skip("set " + testdb.EnvPostgres)
 	}
 	var schemas []string
 	addr, srv, stop := runServer(t, server.RunOptions{Data: []string{writeDemo(t), writeDemo(t)}, DSN: dsn, Token: "tok"})

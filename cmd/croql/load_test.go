@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/croql/croql/compile/engine"
 	"github.com/croql/croql/demo"
+	"github.com/croql/croql/internal/testdb"
 	"github.com/croql/croql/schema"
 )
 
@@ -28,14 +28,7 @@ import (
 // CROQL_REQUIRE_DB lists postgres).
 func postgresDSN(t *testing.T) string {
 	t.Helper()
-	if dsn := os.Getenv("CROQL_POSTGRES_DSN"); dsn != "" {
-		return dsn
-	}
-	if slices.Contains(strings.Split(os.Getenv("CROQL_REQUIRE_DB"), ","), "postgres") {
-		t.Fatal("postgres is required (CROQL_REQUIRE_DB) but CROQL_POSTGRES_DSN is not set")
-	}
-	t.Skip("postgres not tested: set CROQL_POSTGRES_DSN")
-	return ""
+	return testdb.Need(t, "postgres")
 }
 
 func writeProject(t *testing.T, strings int) (string, *schema.Project) {

@@ -3,8 +3,6 @@ package engine
 import (
 	"context"
 	"database/sql"
-	"os"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -15,23 +13,15 @@ import (
 
 	"github.com/croql/croql/compile"
 	"github.com/croql/croql/demo"
+	"github.com/croql/croql/internal/testdb"
 	"github.com/croql/croql/schema"
 )
 
-// serverDSN returns the DSN of engine ("postgres" or "mysql") from
-// CROQL_POSTGRES_DSN or CROQL_MYSQL_DSN; without it the test is skipped,
-// or fails when CROQL_REQUIRE_DB lists the engine.
+// serverDSN returns the DSN of engine ("postgres" or "mysql"); without it
+// the test is skipped, or fails when CROQL_REQUIRE_DB lists the engine.
 func serverDSN(t *testing.T, engine string) string {
 	t.Helper()
-	env := map[string]string{"postgres": "CROQL_POSTGRES_DSN", "mysql": "CROQL_MYSQL_DSN"}[engine]
-	if dsn := os.Getenv(env); dsn != "" {
-		return dsn
-	}
-	if slices.Contains(strings.Split(os.Getenv("CROQL_REQUIRE_DB"), ","), engine) {
-		t.Fatalf("%s is required (CROQL_REQUIRE_DB) but %s is not set", engine, env)
-	}
-	t.Skipf("%s not tested: set %s", engine, env)
-	return ""
+	return testdb.Need(t, engine)
 }
 
 func TestScratchNames(t *testing.T) {

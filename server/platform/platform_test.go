@@ -8,8 +8,6 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -20,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/croql/croql/app/postimport"
+	"github.com/croql/croql/internal/testdb"
 	"github.com/croql/croql/schema"
 	"github.com/croql/croql/server"
 	"github.com/croql/croql/server/platform"
@@ -33,26 +32,6 @@ func startServe(t *testing.T, cfg platform.Config) (*httptest.Server, *platform.
 	return startServeOn(t, "sqlite", cfg)
 }
 
-// engines are the engines the storage tests run on: SQLite always,
-// PostgreSQL and MariaDB when CROQL_POSTGRES_DSN / CROQL_MYSQL_DSN are set
-// (a failure when CROQL_REQUIRE_DB lists one without its DSN), as in
-// package server's tests.
-func engines(t *testing.T) []string {
-	t.Helper()
-	out := []string{"sqlite"}
-	req := strings.Split(os.Getenv("CROQL_REQUIRE_DB"), ",")
-	for _, e := range []struct{ name, env string }{{"postgres", "CROQL_POSTGRES_DSN"}, {"mysql", "CROQL_MYSQL_DSN"}} {
-		if os.Getenv(e.env) != "" {
-			out = append(out, e.name)
-		} else if slices.Contains(req, e.name) {
-			t.Fatalf("%s is required (CROQL_REQUIRE_DB) but %s is not set", e.name, e.env)
-		} else {
-			t.Logf("%s not tested: set %s", e.name, e.env)
-		}
-	}
-	return out
-}
-
 func startServeOn(t *testing.T, engine string, cfg platform.Config) (*httptest.Server, *platform.Platform) {
 	t.Helper()
 	ctx := context.Background()
@@ -63,9 +42,9 @@ func startServeOn(t *testing.T, engine string, cfg platform.Config) (*httptest.S
 	case "sqlite":
 		st, err = server.LoadSQLite(ctx, t.TempDir(), data)
 	case "postgres":
-		st, err = server.LoadServer(ctx, engine, os.Getenv("CROQL_POSTGRES_DSN"), data)
+		st, err = server.LoadServer(ctx, engine, testdb.DSN("postgres"), data)
 	case "mysql":
-		st, err = server.LoadServer(ctx, engine, os.Getenv("CROQL_MYSQL_DSN"), data)
+		st, err = server.LoadServer(ctx, engine, testdb.DSN("mysql"), data)
 	}
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, st.Close()) })
@@ -157,7 +136,7 @@ func urlQuery(s string) string {
 }
 
 func TestImportWithoutModuleStoresParsedStrings(t *testing.T) {
-	for _, engine := range engines(t) {
+	for _, engine := range testdb.Engines(t) {
 		t.Run(engine, func(t *testing.T) { testImportWithoutModule(t, engine) })
 	}
 }
@@ -200,7 +179,7 @@ func testImportWithoutModule(t *testing.T, engine string) {
 // MB, answers invalid strings or reports an error leaves the stored
 // project as it was, and the upload's answer says why.
 func TestFailedJobsLeaveProjectUnchanged(t *testing.T) {
-	for _, engine := range engines(t) {
+	for _, engine := range testdb.Engines(t) {
 		t.Run(engine, func(t *testing.T) { testFailedJobsLeaveProjectUnchanged(t, engine) })
 	}
 }
@@ -307,7 +286,7 @@ func TestLargeJobsGoByURL(t *testing.T) {
 // file's strings with the uploaded translations and one target language;
 // the translations the module answers are stored.
 func TestTranslationUploadRunsTheModule(t *testing.T) {
-	for _, engine := range engines(t) {
+	for _, engine := range testdb.Engines(t) {
 		t.Run(engine, func(t *testing.T) { testTranslationUploadRunsTheModule(t, engine) })
 	}
 }

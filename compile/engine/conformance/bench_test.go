@@ -16,6 +16,7 @@ import (
 	"github.com/croql/croql/compile/engine"
 	"github.com/croql/croql/demo"
 	"github.com/croql/croql/eval"
+	"github.com/croql/croql/internal/testdb"
 	"github.com/croql/croql/schema"
 	"github.com/croql/croql/typecheck"
 )
@@ -43,7 +44,7 @@ func (e *benchEnv) project() *schema.Project {
 // db returns the benchmark project loaded in engine name, or skips.
 func (e *benchEnv) db(b *testing.B, name string) *engine.DB {
 	if name != "sqlite" && dsnOf(name) == "" {
-		b.Skipf("%s not benchmarked: set %s", name, map[string]string{"postgres": envPostgres, "mysql": envMySQL}[name])
+		b.Skipf("%s not benchmarked: set %s", name, testdb.Env(name))
 	}
 	p := e.project()
 	e.mu.Lock()

@@ -19,6 +19,7 @@ import (
 	"github.com/croql/croql/demo"
 	"github.com/croql/croql/eval"
 	"github.com/croql/croql/internal/corpus"
+	"github.com/croql/croql/internal/testdb"
 	"github.com/croql/croql/schema"
 	"github.com/croql/croql/typecheck"
 )
@@ -142,49 +143,16 @@ func caseOpts(c corpus.Case) checkOpts {
 	return o
 }
 
-// Engines: SQLite always; PostgreSQL and MariaDB when their DSN is set.
-const (
-	envPostgres = "CROQL_POSTGRES_DSN"
-	envMySQL    = "CROQL_MYSQL_DSN"
-	envRequire  = "CROQL_REQUIRE_DB"
-)
-
-// engines lists the engines a test runs on: sqlite, then postgres and
-// mysql when their DSN is set. An engine that CROQL_REQUIRE_DB lists but
-// has no DSN fails the test; otherwise it is skipped with a message.
+// engines lists the engines a test runs on (internal/testdb): sqlite, then
+// postgres and mysql when their DSN is set; CROQL_REQUIRE_DB makes a
+// missing one a failure.
 func engines(t testing.TB) []string {
 	t.Helper()
-	out := []string{"sqlite"}
-	req := strings.Split(os.Getenv(envRequire), ",")
-	for _, e := range []struct{ name, env string }{{"postgres", envPostgres}, {"mysql", envMySQL}} {
-		if os.Getenv(e.env) != "" {
-			out = append(out, e.name)
-			continue
-		}
-		if slices.Contains(req, e.name) {
-			t.Fatalf("%s is required (%s=%s) but %s is not set", e.name, envRequire, os.Getenv(envRequire), e.env)
-		}
-		t.Logf("%s not tested: set %s (e.g. %s)", e.name, e.env, exampleDSN(e.name))
-	}
-	return out
+	return testdb.Engines(t)
 }
 
-func exampleDSN(engine string) string {
-	if engine == "postgres" {
-		return "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
-	}
-	return "root@tcp(127.0.0.1:3306)/test"
-}
-
-func dsnOf(engine string) string {
-	switch engine {
-	case "postgres":
-		return os.Getenv(envPostgres)
-	case "mysql":
-		return os.Getenv(envMySQL)
-	}
-	return ""
-}
+// dsnOf is engine's DSN from the environment ("" for sqlite).
+func dsnOf(engine string) string { return testdb.DSN(engine) }
 
 // openLoaded opens a scratch database of engine, loads p with the default
 // mapping, and closes (drops) it when the test ends.
