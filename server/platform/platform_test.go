@@ -55,6 +55,15 @@ func engines(t *testing.T) []string {
 
 func startServeOn(t *testing.T, engine string, cfg platform.Config) (*httptest.Server, *platform.Platform) {
 	t.Helper()
+	hs, p, _ := startServeStorage(t, engine, cfg)
+	return hs, p
+}
+
+// startServeStorage is startServeOn that also gives the project's
+// storage (for tests that add what no endpoint writes: votes,
+// approvals, comments).
+func startServeStorage(t *testing.T, engine string, cfg platform.Config) (*httptest.Server, *platform.Platform, *server.Storage) {
+	t.Helper()
 	ctx := context.Background()
 	data := &schema.Project{Name: "demo", SourceLanguage: "en", TargetLanguages: []string{"uk", "de"}}
 	var st *server.Storage
@@ -78,7 +87,7 @@ func startServeOn(t *testing.T, engine string, cfg platform.Config) (*httptest.S
 	p.Register(srv)
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
-	return hs, p
+	return hs, p, st
 }
 
 // startApp serves a descriptor with one post-import module handled by h.
@@ -257,7 +266,7 @@ func testFailedJobsLeaveProjectUnchanged(t *testing.T, engine string) {
 			require.Equal(t, before, listStrings(t, base.URL, ""))
 		})
 	}
-	// And the same upload through the identity module replaces the file's strings.
+	// And the same upload through the identity module updates the file: b goes, c comes.
 	mode.Store("identity")
 	status, body = uploadFile(t, base.URL, "/api/v2/projects/1/files", "app.json", `{"a":"Avocado","c":"Cherry"}`, nil)
 	require.Equal(t, http.StatusCreated, status, string(body))
