@@ -288,7 +288,7 @@ func (p *Platform) ImportWith(ctx context.Context, st *server.Storage, proj *ser
 		res.Strings = len(out)
 		res.FileID, res.Update, err = db.replaceFile(ctx, st, fileID, existing, name, parser.Type(), out, opt, p.cfg.Now())
 	} else {
-		res.Strings, err = db.storeTranslations(ctx, st, stored, out, language, p.cfg.Now())
+		res.Strings, err = db.storeTranslations(ctx, st, fileID, name, out, language, p.cfg.Now())
 	}
 	if err != nil {
 		return nil, err

@@ -300,6 +300,9 @@ func (w *writer) replaceFile(ctx context.Context, st *server.Storage, fileID int
 	var up *FileUpdate
 	err = st.WriteTx(ctx, w.proj, func(tx *sql.Tx) error {
 		up = nil
+		if err := w.lockFile(ctx, tx, t, fileID, name, existing); err != nil {
+			return err
+		}
 		var stored []storedString
 		if existing {
 			var err error
@@ -378,6 +381,19 @@ func (w *writer) replaceFile(ctx context.Context, st *server.Storage, fileID int
 		return 0, nil, fmt.Errorf("platform: storing the strings (nothing was stored): %w", err)
 	}
 	return fileID, up, nil
+}
+
+// lockFile makes the first statement of a write transaction a write on
+// the file's row (by id, or by name for a file not created yet), so that
+// writes to one file wait for each other: a row lock in PostgreSQL and
+// MariaDB, the database's write lock in SQLite, taken before anything is
+// read so that no snapshot goes stale.
+func (w *writer) lockFile(ctx context.Context, tx *sql.Tx, t *tables, fileID int64, name string, existing bool) error {
+	nameCol := w.d.Quote(t.file.Columns["name"])
+	if existing {
+		return w.exec(ctx, tx, "UPDATE "+w.d.Quote(t.file.Name)+" SET "+nameCol+" = "+w.ph(1)+" WHERE "+w.d.Quote(t.file.Key)+" = "+w.ph(2), name, fileID)
+	}
+	return w.exec(ctx, tx, "UPDATE "+w.d.Quote(t.file.Name)+" SET "+nameCol+" = "+w.ph(1)+" WHERE "+nameCol+" = "+w.ph(2), name, name)
 }
 
 // matchStrings pairs each answered string with a stored string of the
@@ -843,23 +859,33 @@ func (w *writer) update(ctx context.Context, tx *sql.Tx, table string, cols []st
 }
 
 // storeTranslations stores the translations into lang of a translation
-// upload's answer: for each answered string that matches a stored string
-// (by uniqId, else by identifier) and carries a translation into lang,
-// the stored translations of lang are replaced (removed with their votes
-// and approvals, not only unlinked from the string). Strings the answer adds
-// or drops do not change the source (a translation upload never does).
-func (w *writer) storeTranslations(ctx context.Context, st *server.Storage, stored []storedString, strs []postimport.String, lang string, now time.Time) (int, error) {
+// upload's answer: for each answered string that matches a string of the
+// file (by uniqId, else by identifier; the strings are read again after
+// the file is locked, so an update that ran meanwhile is seen) and
+// carries a translation into lang, the stored translations of lang are
+// replaced (removed with their votes and approvals, not only unlinked
+// from the string). Strings the answer adds or drops do not change the
+// source (a translation upload never does).
+func (w *writer) storeTranslations(ctx context.Context, st *server.Storage, fileID int64, name string, strs []postimport.String, lang string, now time.Time) (int, error) {
 	t, err := w.tables()
 	if err != nil {
 		return 0, err
 	}
-	byUniq, byKey := map[string]*storedString{}, map[string]*storedString{}
-	for i := range stored {
-		byUniq[stored[i].uniqID] = &stored[i]
-		byKey[stored[i].identifier] = &stored[i]
-	}
 	n := 0
 	err = st.WriteTx(ctx, w.proj, func(tx *sql.Tx) error {
+		n = 0
+		if err := w.lockFile(ctx, tx, t, fileID, name, true); err != nil {
+			return err
+		}
+		stored, err := w.readStrings(ctx, tx, fileID, name, false)
+		if err != nil {
+			return err
+		}
+		byUniq, byKey := map[string]*storedString{}, map[string]*storedString{}
+		for i := range stored {
+			byUniq[stored[i].uniqID] = &stored[i]
+			byKey[stored[i].identifier] = &stored[i]
+		}
 		g, err := w.nextIDs(ctx, tx, t)
 		if err != nil {
 			return err

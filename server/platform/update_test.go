@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -242,4 +244,50 @@ func testSourceUpdateOptions(t *testing.T, engine string) {
 		require.Contains(t, string(body), c.msg)
 	}
 	require.Equal(t, ids, listIDs(t, base.URL, ""))
+}
+
+// TestConcurrentUpdates: source and translation uploads of one file at
+// once all succeed, one after the other (each write locks the file's row
+// first): the file ends as one of the versions, each identifier once, the
+// string all versions share keeps its id and has one translation.
+func TestConcurrentUpdates(t *testing.T) {
+	for _, engine := range engines(t) {
+		t.Run(engine, func(t *testing.T) { testConcurrentUpdates(t, engine) })
+	}
+}
+
+func testConcurrentUpdates(t *testing.T, engine string) {
+	base, _, _ := startServeStorage(t, engine, platform.Config{})
+	status, body := uploadFile(t, base.URL, "/api/v2/projects/1/files", "app.json", `{"shared":"Shared"}`, nil)
+	require.Equal(t, http.StatusCreated, status, string(body))
+	status, body = uploadFile(t, base.URL, "/api/v2/projects/1/translations", "app.json", `{"shared":"Спільне"}`, map[string]string{"languageId": "uk"})
+	require.Equal(t, http.StatusCreated, status, string(body))
+	id := listIDs(t, base.URL, "")["shared"]
+	const n = 6
+	var wg sync.WaitGroup
+	answers := make([]string, 2*n)
+	for i := range n {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			k := string(rune('a' + i))
+			status, body := uploadFile(t, base.URL, "/api/v2/projects/1/files", "app.json", `{"shared":"Shared","`+k+`":"`+k+`","common":"v`+k+`"}`, nil)
+			answers[i] = strconv.Itoa(status) + " " + string(body)
+		}()
+		go func() {
+			defer wg.Done()
+			status, body := uploadFile(t, base.URL, "/api/v2/projects/1/translations", "app.json", `{"shared":"Спільне `+strconv.Itoa(i)+`"}`, map[string]string{"languageId": "uk"})
+			answers[n+i] = strconv.Itoa(status) + " " + string(body)
+		}()
+	}
+	wg.Wait()
+	for _, a := range answers {
+		require.True(t, strings.HasPrefix(a, "201 "), a)
+	}
+	got := listStrings(t, base.URL, "")
+	require.Len(t, got, 3, "%v", got)
+	ids := listIDs(t, base.URL, "")
+	require.Equal(t, id, ids["shared"])
+	require.Equal(t, []string{"shared"}, keys(t, base.URL, "count of translations = 1"))
+	require.Equal(t, 1, countTranslations(t, base.URL, "uk"))
 }
