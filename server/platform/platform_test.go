@@ -29,7 +29,7 @@ const token = "test-token"
 
 // startServe runs croql serve's handler (SQLite) with the platform side
 // on a loopback listener.
-func startServe(t *testing.T, cfg platform.Config) (*httptest.Server, *platform.Platform) {
+func startServe(t testing.TB, cfg platform.Config) (*httptest.Server, *platform.Platform) {
 	return startServeOn(t, "sqlite", cfg)
 }
 
@@ -53,7 +53,7 @@ func engines(t *testing.T) []string {
 	return out
 }
 
-func startServeOn(t *testing.T, engine string, cfg platform.Config) (*httptest.Server, *platform.Platform) {
+func startServeOn(t testing.TB, engine string, cfg platform.Config) (*httptest.Server, *platform.Platform) {
 	t.Helper()
 	hs, p, _ := startServeStorage(t, engine, cfg)
 	return hs, p
@@ -62,7 +62,7 @@ func startServeOn(t *testing.T, engine string, cfg platform.Config) (*httptest.S
 // startServeStorage is startServeOn that also gives the project's
 // storage (for tests that add what no endpoint writes: votes,
 // approvals, comments).
-func startServeStorage(t *testing.T, engine string, cfg platform.Config) (*httptest.Server, *platform.Platform, *server.Storage) {
+func startServeStorage(t testing.TB, engine string, cfg platform.Config) (*httptest.Server, *platform.Platform, *server.Storage) {
 	t.Helper()
 	ctx := context.Background()
 	data := &schema.Project{Name: "demo", SourceLanguage: "en", TargetLanguages: []string{"uk", "de"}}
@@ -105,7 +105,7 @@ func startApp(t *testing.T, id string, patterns *postimport.SignaturePatterns, h
 	return hs
 }
 
-func do(t *testing.T, method, url string, body io.Reader, hdr map[string]string) (int, []byte) {
+func do(t testing.TB, method, url string, body io.Reader, hdr map[string]string) (int, []byte) {
 	t.Helper()
 	req, err := http.NewRequest(method, url, body)
 	require.NoError(t, err)
@@ -122,7 +122,7 @@ func do(t *testing.T, method, url string, body io.Reader, hdr map[string]string)
 }
 
 // uploadFile posts a file as multipart/form-data.
-func uploadFile(t *testing.T, base, path, name, content string, fields map[string]string) (int, []byte) {
+func uploadFile(t testing.TB, base, path, name, content string, fields map[string]string) (int, []byte) {
 	t.Helper()
 	var buf bytes.Buffer
 	mw := multipart.NewWriter(&buf)

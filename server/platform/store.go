@@ -605,19 +605,25 @@ func (w *writer) dropTranslations(ctx context.Context, tx *sql.Tx, t *tables, id
 	if err := w.d.CheckString(lang); err != nil {
 		return err
 	}
-	rows, err := tx.QueryContext(ctx, "SELECT tr."+w.d.Quote(t.tr.Key)+" FROM "+w.d.Quote(t.tr.Name)+" AS tr JOIN "+w.d.Quote(t.strTr.Through)+" AS j ON j."+w.d.Quote(t.strTr.To)+" = tr."+w.d.Quote(t.tr.Key)+
-		" WHERE j."+w.d.Quote(t.strTr.From)+" = "+w.ph(1)+" AND tr."+w.d.Quote(t.tr.Columns["language"])+" = "+w.ph(2), id, lang)
+	// All the string's translations, the language picked here: a filter
+	// on the language in SQL lets an engine without statistics (SQLite)
+	// walk every translation of the language for each string.
+	rows, err := tx.QueryContext(ctx, "SELECT tr."+w.d.Quote(t.tr.Key)+", tr."+w.d.Quote(t.tr.Columns["language"])+" FROM "+w.d.Quote(t.strTr.Through)+" AS j JOIN "+w.d.Quote(t.tr.Name)+" AS tr ON tr."+w.d.Quote(t.tr.Key)+" = j."+w.d.Quote(t.strTr.To)+
+		" WHERE j."+w.d.Quote(t.strTr.From)+" = "+w.ph(1), id)
 	if err != nil {
 		return err
 	}
 	var trs []int64
 	for rows.Next() {
 		var tr int64
-		if err := rows.Scan(&tr); err != nil {
+		var l string
+		if err := rows.Scan(&tr, &l); err != nil {
 			rows.Close()
 			return err
 		}
-		trs = append(trs, tr)
+		if l == lang {
+			trs = append(trs, tr)
+		}
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -640,7 +646,10 @@ func (w *writer) dropTranslations(ctx context.Context, tx *sql.Tx, t *tables, id
 			return err
 		}
 	}
-	return w.exec(ctx, tx, "DELETE FROM "+w.d.Quote(t.summary.Name)+" WHERE "+w.d.Quote(t.summaryFK)+" = "+w.ph(1)+" AND "+w.d.Quote(t.summary.Columns["language"])+" = "+w.ph(2), id, lang)
+	// COALESCE keeps the language's index out of the plan (the column is
+	// NOT NULL): SQLite, without statistics, would walk every summary of
+	// the language for each string instead of the string's few.
+	return w.exec(ctx, tx, "DELETE FROM "+w.d.Quote(t.summary.Name)+" WHERE "+w.d.Quote(t.summaryFK)+" = "+w.ph(1)+" AND COALESCE("+w.d.Quote(t.summary.Columns["language"])+", '') = "+w.ph(2), id, lang)
 }
 
 func (w *writer) phs(n int) string {

@@ -291,3 +291,56 @@ func testConcurrentUpdates(t *testing.T, engine string) {
 	require.Equal(t, []string{"shared"}, keys(t, base.URL, "count of translations = 1"))
 	require.Equal(t, 1, countTranslations(t, base.URL, "uk"))
 }
+
+// benchFile is a JSON file of n strings whose texts start with v.
+func benchFile(n int, v string) string {
+	var sb strings.Builder
+	sb.WriteString("{")
+	for i := range n {
+		if i > 0 {
+			sb.WriteString(",")
+		}
+		sb.WriteString(`"k` + strconv.Itoa(i) + `":"` + v + " text " + strconv.Itoa(i) + `"`)
+	}
+	sb.WriteString("}")
+	return sb.String()
+}
+
+// BenchmarkTranslationUpload: one translation upload that replaces the
+// translations of all 2000 strings of a file (SQLite). Each string's
+// statements search by the string, not by the language.
+func BenchmarkTranslationUpload(b *testing.B) {
+	base, _ := startServe(b, platform.Config{})
+	status, body := uploadFile(b, base.URL, "/api/v2/projects/1/files", "app.json", benchFile(2000, "v1"), nil)
+	require.Equal(b, http.StatusCreated, status, string(body))
+	tr := benchFile(2000, "uk")
+	b.ResetTimer()
+	for range b.N {
+		status, body := uploadFile(b, base.URL, "/api/v2/projects/1/translations", "app.json", tr, map[string]string{"languageId": "uk"})
+		require.Equal(b, http.StatusCreated, status, string(body))
+	}
+}
+
+// BenchmarkSourceUpdate: a source upload of a file of 2000 translated
+// strings, alternately unchanged and all changed (SQLite).
+func BenchmarkSourceUpdate(b *testing.B) {
+	for _, c := range []struct{ name, v2 string }{{"unchanged", "v1"}, {"changed", "v2"}} {
+		b.Run(c.name, func(b *testing.B) {
+			base, _ := startServe(b, platform.Config{})
+			for _, v := range []string{"v1", "uk"} {
+				path, fields := "/api/v2/projects/1/files", map[string]string(nil)
+				if v == "uk" {
+					path, fields = "/api/v2/projects/1/translations", map[string]string{"languageId": "uk"}
+				}
+				status, body := uploadFile(b, base.URL, path, "app.json", benchFile(2000, v), fields)
+				require.Equal(b, http.StatusCreated, status, string(body))
+			}
+			files := []string{benchFile(2000, c.v2), benchFile(2000, "v1")}
+			b.ResetTimer()
+			for i := range b.N {
+				status, body := uploadFile(b, base.URL, "/api/v2/projects/1/files", "app.json", files[i%2], nil)
+				require.Equal(b, http.StatusCreated, status, string(body))
+			}
+		})
+	}
+}
