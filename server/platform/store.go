@@ -351,6 +351,9 @@ func (w *writer) replaceFile(ctx context.Context, st *server.Storage, fileID int
 		if err := w.deleteStrings(ctx, tx, t, removed); err != nil {
 			return err
 		}
+		if err := w.changedTexts(ctx, tx, t, stored, match, strs, opt); err != nil {
+			return err
+		}
 		for i := range strs {
 			s := &strs[i]
 			if match[i] < 0 {
@@ -362,7 +365,7 @@ func (w *writer) replaceFile(ctx context.Context, st *server.Storage, fileID int
 				}
 				continue
 			}
-			changed, err := w.updateString(ctx, tx, t, g, &stored[match[i]], s, opt, now)
+			changed, err := w.updateString(ctx, tx, t, g, &stored[match[i]], s, now)
 			if err != nil {
 				return err
 			}
@@ -448,18 +451,69 @@ func sourceText(s *postimport.String) (typ, text string) {
 	return "plural", text
 }
 
+// changedTexts applies opt to the matched strings whose source text
+// changed (the stored text or the type), in batches: their translations
+// are cleared with their votes, approvals and summaries (the default,
+// and always when a string becomes plural or stops being one, as its
+// plural forms no longer fit), kept without approvals, or kept with
+// them; kept translations are marked "source changed after translation".
+func (w *writer) changedTexts(ctx context.Context, tx *sql.Tx, t *tables, stored []storedString, match []int, strs []postimport.String, opt UpdateOption) error {
+	var clear, keep, keepAll []int64
+	for i, j := range match {
+		if j < 0 {
+			continue
+		}
+		ss := &stored[j]
+		typ, text := sourceText(&strs[i])
+		if typ == ss.typ && text == ss.text {
+			continue
+		}
+		sameForms := (typ == "plural") == ss.plural
+		switch {
+		case opt == KeepTranslationsAndApprovals && sameForms:
+			keepAll = append(keepAll, ss.id)
+		case opt == KeepTranslations && sameForms:
+			keep = append(keep, ss.id)
+		default:
+			clear = append(clear, ss.id)
+		}
+	}
+	if err := w.clearTranslations(ctx, tx, t, clear); err != nil {
+		return err
+	}
+	c := t.summary.Columns
+	changed := c["is source changed after translation"]
+	for len(keep) > 0 {
+		n := min(len(keep), chunk)
+		list, args := w.in(1, keep[:n])
+		keep = keep[n:]
+		trOf := "SELECT " + w.d.Quote(t.strTr.To) + " FROM " + w.d.Quote(t.strTr.Through) + " WHERE " + w.d.Quote(t.strTr.From) + " IN (" + list + ")"
+		if err := w.exec(ctx, tx, "DELETE FROM "+t.approvals+" IN ("+trOf+")", args...); err != nil {
+			return err
+		}
+		if err := w.updateIn(ctx, tx, t.summary.Name, []string{c["is approved"], c["is partially approved"], c["approvalsCount"], changed},
+			[]any{false, false, int64(0), true}, t.summaryFK, args); err != nil {
+			return err
+		}
+	}
+	for len(keepAll) > 0 {
+		n := min(len(keepAll), chunk)
+		_, args := w.in(1, keepAll[:n])
+		keepAll = keepAll[n:]
+		if err := w.updateIn(ctx, tx, t.summary.Name, []string{changed}, []any{true}, t.summaryFK, args); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // updateString applies an answered string s to the stored string ss it
 // matched: the text and attributes (type, context, max length, hidden,
-// labels) are written, with updated = now, when any differs; when the
-// source text changed (the stored text or the type), opt decides what
-// becomes of the translations: cleared with their votes, approvals and
-// summaries (the default, and always when the string becomes plural or
-// stops being one, as its plural forms no longer fit), kept without
-// approvals, or kept with them; kept translations are marked "source
-// changed after translation". Translations the answer carries replace
-// the string's translations into their language. It reports whether the
-// source text changed.
-func (w *writer) updateString(ctx context.Context, tx *sql.Tx, t *tables, g *idGen, ss *storedString, s *postimport.String, opt UpdateOption, now time.Time) (bool, error) {
+// labels) are written, with updated = now, when any differs (what
+// becomes of the translations of a changed text is changedTexts').
+// Translations the answer carries replace the string's translations into
+// their language. It reports whether the source text changed.
+func (w *writer) updateString(ctx context.Context, tx *sql.Tx, t *tables, g *idGen, ss *storedString, s *postimport.String, now time.Time) (bool, error) {
 	typ, text := sourceText(s)
 	hidden := s.IsHidden != nil && *s.IsHidden
 	labels := labelSet(s.Labels)
@@ -472,8 +526,8 @@ func (w *writer) updateString(ctx context.Context, tx *sql.Tx, t *tables, g *idG
 			maxLen = int64(*s.MaxLength)
 		}
 		c := t.str.Columns
-		if err := w.update(ctx, tx, t.str.Name, []string{c["type is plain"], c["text"], c["context"], c["max length"], c["is hidden"], c["updated"]},
-			[]any{typ, text, s.Context, maxLen, hidden, now.Unix()}, t.str.Key, ss.id); err != nil {
+		if err := w.updateIn(ctx, tx, t.str.Name, []string{c["type is plain"], c["text"], c["context"], c["max length"], c["is hidden"], c["updated"]},
+			[]any{typ, text, s.Context, maxLen, hidden, now.Unix()}, t.str.Key, []any{ss.id}); err != nil {
 			return false, err
 		}
 	}
@@ -483,28 +537,6 @@ func (w *writer) updateString(ctx context.Context, tx *sql.Tx, t *tables, g *idG
 		}
 		if err := w.linkLabels(ctx, tx, t, g, ss.id, labels); err != nil {
 			return false, err
-		}
-	}
-	if textChanged {
-		switch {
-		case opt == KeepTranslationsAndApprovals && (typ == "plural") == ss.plural:
-			if err := w.update(ctx, tx, t.summary.Name, []string{t.summary.Columns["is source changed after translation"]}, []any{true}, t.summaryFK, ss.id); err != nil {
-				return false, err
-			}
-		case opt == KeepTranslations && (typ == "plural") == ss.plural:
-			trOfString := "SELECT " + w.d.Quote(t.strTr.To) + " FROM " + w.d.Quote(t.strTr.Through) + " WHERE " + w.d.Quote(t.strTr.From) + " = " + w.ph(1)
-			if err := w.exec(ctx, tx, "DELETE FROM "+t.approvals+" IN ("+trOfString+")", ss.id); err != nil {
-				return false, err
-			}
-			c := t.summary.Columns
-			if err := w.update(ctx, tx, t.summary.Name, []string{c["is approved"], c["is partially approved"], c["approvalsCount"], c["is source changed after translation"]},
-				[]any{false, false, int64(0), true}, t.summaryFK, ss.id); err != nil {
-				return false, err
-			}
-		default:
-			if err := w.clearTranslations(ctx, tx, t, []int64{ss.id}); err != nil {
-				return false, err
-			}
 		}
 	}
 	for _, l := range w.storedLanguages(s) {
@@ -854,9 +886,9 @@ func (w *writer) insert(ctx context.Context, tx *sql.Tx, table string, cols []st
 	return w.exec(ctx, tx, "INSERT INTO "+w.d.Quote(table)+" ("+strings.Join(q, ", ")+") VALUES ("+w.phs(len(cols))+")", args...)
 }
 
-// update sets the columns cols of the rows of table whose column key is
-// id.
-func (w *writer) update(ctx context.Context, tx *sql.Tx, table string, cols []string, args []any, key string, id int64) error {
+// updateIn sets the columns cols of the rows of table whose column key
+// is among ids.
+func (w *writer) updateIn(ctx context.Context, tx *sql.Tx, table string, cols []string, args []any, key string, ids []any) error {
 	set := make([]string, len(cols))
 	for i, c := range cols {
 		if c == "" {
@@ -864,7 +896,11 @@ func (w *writer) update(ctx context.Context, tx *sql.Tx, table string, cols []st
 		}
 		set[i] = w.d.Quote(c) + " = " + w.ph(i+1)
 	}
-	return w.exec(ctx, tx, "UPDATE "+w.d.Quote(table)+" SET "+strings.Join(set, ", ")+" WHERE "+w.d.Quote(key)+" = "+w.ph(len(cols)+1), append(slices.Clone(args), id)...)
+	in := make([]string, len(ids))
+	for i := range ids {
+		in[i] = w.ph(len(cols) + 1 + i)
+	}
+	return w.exec(ctx, tx, "UPDATE "+w.d.Quote(table)+" SET "+strings.Join(set, ", ")+" WHERE "+w.d.Quote(key)+" IN ("+strings.Join(in, ", ")+")", append(slices.Clone(args), ids...)...)
 }
 
 // storeTranslations stores the translations into lang of a translation
