@@ -31,6 +31,59 @@ type upload struct {
 	name     string
 	data     []byte
 	language string // translation uploads
+	option   string // updateOption of a source upload
+}
+
+// UpdateOption says what a file update does to the translations and
+// approvals of the strings whose source text changed: the updateOption of
+// the platform's "Update or Restore File" request, with its default
+// ClearTranslationsAndApprovals. Strings whose text is unchanged always
+// keep theirs.
+type UpdateOption string
+
+// The update options of the platform's API.
+const (
+	ClearTranslationsAndApprovals UpdateOption = "clear_translations_and_approvals"
+	KeepTranslations              UpdateOption = "keep_translations"
+	KeepTranslationsAndApprovals  UpdateOption = "keep_translations_and_approvals"
+)
+
+// ParseUpdateOption reads an updateOption; empty is the default
+// ClearTranslationsAndApprovals.
+func ParseUpdateOption(s string) (UpdateOption, error) {
+	switch o := UpdateOption(s); o {
+	case "":
+		return ClearTranslationsAndApprovals, nil
+	case ClearTranslationsAndApprovals, KeepTranslations, KeepTranslationsAndApprovals:
+		return o, nil
+	}
+	return "", fmt.Errorf("updateOption %q is none of %s, %s, %s", s, ClearTranslationsAndApprovals, KeepTranslations, KeepTranslationsAndApprovals)
+}
+
+// ImportOptions are the options of an upload.
+type ImportOptions struct {
+	// UpdateOption applies when a source upload updates an existing
+	// file (ClearTranslationsAndApprovals when empty).
+	UpdateOption UpdateOption
+}
+
+// FileUpdate counts what a source upload did to an existing file's
+// strings.
+type FileUpdate struct {
+	// Option is the update option applied.
+	Option UpdateOption `json:"updateOption"`
+	// Added strings are new, with new ids.
+	Added int `json:"added"`
+	// Updated strings matched a stored string whose source text changed:
+	// they kept their ids; their translations went as Option says.
+	Updated int `json:"updated"`
+	// Unchanged strings matched a stored string with the same source
+	// text: they kept their ids and translations (attributes such as
+	// context, max length or labels may have changed).
+	Unchanged int `json:"unchanged"`
+	// Deleted stored strings were not in the upload: removed with their
+	// translations, votes, approvals, comments and summaries.
+	Deleted int `json:"deleted"`
 }
 
 // ImportResult is the data of a successful import answer.
@@ -49,6 +102,8 @@ type ImportResult struct {
 	// NotModified is set when the module answered 304 (the parsed strings
 	// were stored as they came).
 	NotModified bool `json:"notModified,omitempty"`
+	// Update is set when a source upload updated an existing file.
+	Update *FileUpdate `json:"update,omitempty"`
 }
 
 // importError is a failed import: the status of the upload's answer and
@@ -82,9 +137,17 @@ func (p *Platform) importHandler(s *server.Server, translation bool) http.Handle
 				ierr = failf(http.StatusBadRequest, "languageId %q is not a target language of the project (%s)", up.language, strings.Join(proj.TargetLanguages, ", "))
 			}
 		}
+		var opts ImportOptions
+		if ierr == nil && up.option != "" {
+			if translation {
+				ierr = failf(http.StatusBadRequest, "updateOption applies to source uploads, not to translation uploads")
+			} else if opts.UpdateOption, err = ParseUpdateOption(up.option); err != nil {
+				ierr = failf(http.StatusBadRequest, "%v", err)
+			}
+		}
 		var res *ImportResult
 		if ierr == nil {
-			res, ierr = p.Import(r.Context(), s.Storage(), proj, p.publicURL(r), up.name, up.data, up.language)
+			res, ierr = p.ImportWith(r.Context(), s.Storage(), proj, p.publicURL(r), up.name, up.data, up.language, opts)
 		}
 		if ierr != nil {
 			var ie *importError
@@ -115,7 +178,7 @@ func (p *Platform) publicURL(r *http.Request) string {
 // with languageId in the query.
 func (p *Platform) readUpload(w http.ResponseWriter, r *http.Request) (upload, error) {
 	r.Body = http.MaxBytesReader(w, r.Body, p.cfg.MaxFileBytes+1<<20)
-	up := upload{language: r.URL.Query().Get("languageId")}
+	up := upload{language: r.URL.Query().Get("languageId"), option: r.URL.Query().Get("updateOption")}
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if mt == "multipart/form-data" {
 		f, hdr, err := r.FormFile("file")
@@ -129,6 +192,9 @@ func (p *Platform) readUpload(w http.ResponseWriter, r *http.Request) (upload, e
 		}
 		if l := r.FormValue("languageId"); l != "" {
 			up.language = l
+		}
+		if o := r.FormValue("updateOption"); o != "" {
+			up.option = o
 		}
 		up.data, err = io.ReadAll(io.LimitReader(f, p.cfg.MaxFileBytes+1))
 		if err != nil {
@@ -156,8 +222,18 @@ func (p *Platform) readUpload(w http.ResponseWriter, r *http.Request) (upload, e
 // transaction. language is empty for a source file and the target
 // language of a translation upload. publicURL is where apps reach this
 // server (for contentUrl and stringsUrl). A failure leaves the project as
-// it was.
+// it was. A source upload of an existing file is an update with the
+// default update option (ImportWith takes another).
 func (p *Platform) Import(ctx context.Context, st *server.Storage, proj *server.Project, publicURL, name string, data []byte, language string) (*ImportResult, error) {
+	return p.ImportWith(ctx, st, proj, publicURL, name, data, language, ImportOptions{})
+}
+
+// ImportWith is Import with options.
+func (p *Platform) ImportWith(ctx context.Context, st *server.Storage, proj *server.Project, publicURL, name string, data []byte, language string, opts ImportOptions) (*ImportResult, error) {
+	opt, err := ParseUpdateOption(string(opts.UpdateOption))
+	if err != nil {
+		return nil, failf(http.StatusBadRequest, "%v", err)
+	}
 	parser, err := parserFor(p.cfg.Parsers, name, data)
 	if err != nil {
 		return nil, failf(http.StatusBadRequest, "%v", err)
@@ -210,9 +286,9 @@ func (p *Platform) Import(ctx context.Context, st *server.Storage, proj *server.
 	}
 	if language == "" {
 		res.Strings = len(out)
-		res.FileID, err = db.replaceFile(ctx, st, fileID, existing, name, parser.Type(), out, p.cfg.Now())
+		res.FileID, res.Update, err = db.replaceFile(ctx, st, fileID, existing, name, parser.Type(), out, opt, p.cfg.Now())
 	} else {
-		res.Strings, err = db.storeTranslations(ctx, st, stored, out, language, p.cfg.Now())
+		res.Strings, err = db.storeTranslations(ctx, st, fileID, name, out, language, p.cfg.Now())
 	}
 	if err != nil {
 		return nil, err

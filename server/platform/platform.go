@@ -6,6 +6,7 @@
 //	PUT  /admin/applications/{app}/organizations/{org}/subscription
 //	                                                 sets a row; paid → "subscription paid" event
 //	POST /api/v2/projects/{projectId}/files          file import → post-import modules → stored strings
+//	                                                 (an existing name is a file update, ?updateOption=)
 //	POST /api/v2/projects/{projectId}/translations   translation upload, the same flow for one language
 //	GET  /_platform/blobs/{id}                       contentUrl / stringsUrl of jobs in flight
 //

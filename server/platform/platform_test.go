@@ -28,11 +28,20 @@ const token = "test-token"
 
 // startServe runs croql serve's handler (SQLite) with the platform side
 // on a loopback listener.
-func startServe(t *testing.T, cfg platform.Config) (*httptest.Server, *platform.Platform) {
+func startServe(t testing.TB, cfg platform.Config) (*httptest.Server, *platform.Platform) {
 	return startServeOn(t, "sqlite", cfg)
 }
 
-func startServeOn(t *testing.T, engine string, cfg platform.Config) (*httptest.Server, *platform.Platform) {
+func startServeOn(t testing.TB, engine string, cfg platform.Config) (*httptest.Server, *platform.Platform) {
+	t.Helper()
+	hs, p, _ := startServeStorage(t, engine, cfg)
+	return hs, p
+}
+
+// startServeStorage is startServeOn that also gives the project's
+// storage (for tests that add what no endpoint writes: votes,
+// approvals, comments).
+func startServeStorage(t testing.TB, engine string, cfg platform.Config) (*httptest.Server, *platform.Platform, *server.Storage) {
 	t.Helper()
 	ctx := context.Background()
 	data := &schema.Project{Name: "demo", SourceLanguage: "en", TargetLanguages: []string{"uk", "de"}}
@@ -57,7 +66,7 @@ func startServeOn(t *testing.T, engine string, cfg platform.Config) (*httptest.S
 	p.Register(srv)
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
-	return hs, p
+	return hs, p, st
 }
 
 // startApp serves a descriptor with one post-import module handled by h.
@@ -75,7 +84,7 @@ func startApp(t *testing.T, id string, patterns *postimport.SignaturePatterns, h
 	return hs
 }
 
-func do(t *testing.T, method, url string, body io.Reader, hdr map[string]string) (int, []byte) {
+func do(t testing.TB, method, url string, body io.Reader, hdr map[string]string) (int, []byte) {
 	t.Helper()
 	req, err := http.NewRequest(method, url, body)
 	require.NoError(t, err)
@@ -92,7 +101,7 @@ func do(t *testing.T, method, url string, body io.Reader, hdr map[string]string)
 }
 
 // uploadFile posts a file as multipart/form-data.
-func uploadFile(t *testing.T, base, path, name, content string, fields map[string]string) (int, []byte) {
+func uploadFile(t testing.TB, base, path, name, content string, fields map[string]string) (int, []byte) {
 	t.Helper()
 	var buf bytes.Buffer
 	mw := multipart.NewWriter(&buf)
@@ -236,7 +245,7 @@ func testFailedJobsLeaveProjectUnchanged(t *testing.T, engine string) {
 			require.Equal(t, before, listStrings(t, base.URL, ""))
 		})
 	}
-	// And the same upload through the identity module replaces the file's strings.
+	// And the same upload through the identity module updates the file: b goes, c comes.
 	mode.Store("identity")
 	status, body = uploadFile(t, base.URL, "/api/v2/projects/1/files", "app.json", `{"a":"Avocado","c":"Cherry"}`, nil)
 	require.Equal(t, http.StatusCreated, status, string(body))

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -85,60 +86,130 @@ type storedString struct {
 	identifier string
 	context    string
 	text       string
+	typ        string // the "type" column: plain, plural, icu, asset
 	plural     bool
 	maxLength  *int
+	hidden     bool
+	labels     []string // titles, sorted, without repeats (read only for updates)
 }
 
 // strings reads the strings of a file in id order.
 func (w *writer) strings(ctx context.Context, st *server.Storage, fileID int64) ([]storedString, error) {
+	ft, err := w.tbl("file")
+	if err != nil {
+		return nil, err
+	}
+	nameCol, err := w.col(ft, "name")
+	if err != nil {
+		return nil, err
+	}
+	var out []storedString
+	err = st.ReadTx(ctx, w.proj, func(tx *sql.Tx) error {
+		var fileName string
+		if err := tx.QueryRowContext(ctx, "SELECT "+nameCol+" FROM "+w.d.Quote(ft.Name)+" WHERE "+w.d.Quote(ft.Key)+" = "+w.ph(1), fileID).Scan(&fileName); err != nil {
+			return err
+		}
+		out, err = w.readStrings(ctx, tx, fileID, fileName, false)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("platform: reading the strings: %w", err)
+	}
+	return out, nil
+}
+
+// readStrings reads the strings of a file in id order within tx, with
+// their labels when withLabels is set. A string's uniqId is the one
+// croql serve gives it ("hash::position", the position in id order).
+func (w *writer) readStrings(ctx context.Context, tx *sql.Tx, fileID int64, fileName string, withLabels bool) ([]storedString, error) {
 	t, err := w.tbl("source string")
 	if err != nil {
 		return nil, err
 	}
 	cols := []string{w.d.Quote(t.Key)}
-	for _, f := range []string{"identifier", "context", "text", "type is plural", "max length", "file"} {
+	for _, f := range []string{"identifier", "context", "text", "type is plural", "max length", "is hidden", "file"} {
 		c, err := w.col(t, f)
 		if err != nil {
 			return nil, err
 		}
 		cols = append(cols, c)
 	}
-	ft, err := w.tbl("file")
+	ofFile := " FROM " + w.d.Quote(t.Name) + " WHERE " + cols[7] + " = " + w.ph(1)
+	rows, err := tx.QueryContext(ctx, "SELECT "+strings.Join(cols[:7], ", ")+ofFile+" ORDER BY "+cols[0], fileID)
 	if err != nil {
 		return nil, err
 	}
-	var fileName string
+	defer rows.Close()
 	var out []storedString
-	err = st.ReadTx(ctx, w.proj, func(tx *sql.Tx) error {
-		if err := tx.QueryRowContext(ctx, "SELECT "+w.d.Quote(ft.Columns["name"])+" FROM "+w.d.Quote(ft.Name)+" WHERE "+w.d.Quote(ft.Key)+" = "+w.ph(1), fileID).Scan(&fileName); err != nil {
-			return err
+	for rows.Next() {
+		var s storedString
+		var ml sql.NullInt64
+		if err := rows.Scan(&s.id, &s.identifier, &s.context, &s.text, &s.typ, &ml, &s.hidden); err != nil {
+			return nil, err
 		}
-		rows, err := tx.QueryContext(ctx, "SELECT "+strings.Join(cols[:6], ", ")+" FROM "+w.d.Quote(t.Name)+" WHERE "+cols[6]+" = "+w.ph(1)+" ORDER BY "+cols[0], fileID)
-		if err != nil {
-			return err
+		s.plural = s.typ == "plural"
+		if ml.Valid {
+			n := int(ml.Int64)
+			s.maxLength = &n
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var s storedString
-			var typ string
-			var ml sql.NullInt64
-			if err := rows.Scan(&s.id, &s.identifier, &s.context, &s.text, &typ, &ml); err != nil {
-				return err
-			}
-			s.plural = typ == "plural"
-			if ml.Valid {
-				n := int(ml.Int64)
-				s.maxLength = &n
-			}
-			s.uniqID = uniqID(fileName, s.identifier, len(out)+1)
-			out = append(out, s)
-		}
-		return rows.Err()
-	})
+		s.uniqID = uniqID(fileName, s.identifier, len(out)+1)
+		out = append(out, s)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if !withLabels || len(out) == 0 {
+		return out, nil
+	}
+	sl := t.Children["labels"]
+	lt, err := w.tbl("label")
 	if err != nil {
-		return nil, fmt.Errorf("platform: reading the strings: %w", err)
+		return nil, err
+	}
+	if sl == nil || sl.Through == "" {
+		return nil, errors.New("platform: the mapping does not keep labels in a join table")
+	}
+	title, err := w.col(lt, "title")
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[int64]*storedString, len(out))
+	for i := range out {
+		byID[out[i].id] = &out[i]
+	}
+	lrows, err := tx.QueryContext(ctx, "SELECT j."+w.d.Quote(sl.From)+", l."+title+" FROM "+w.d.Quote(sl.Through)+" AS j JOIN "+w.d.Quote(lt.Name)+" AS l ON l."+w.d.Quote(lt.Key)+" = j."+w.d.Quote(sl.To)+
+		" WHERE j."+w.d.Quote(sl.From)+" IN (SELECT "+cols[0]+ofFile+")", fileID)
+	if err != nil {
+		return nil, err
+	}
+	defer lrows.Close()
+	for lrows.Next() {
+		var id int64
+		var title string
+		if err := lrows.Scan(&id, &title); err != nil {
+			return nil, err
+		}
+		if s := byID[id]; s != nil {
+			s.labels = append(s.labels, title)
+		}
+	}
+	if err := lrows.Err(); err != nil {
+		return nil, err
+	}
+	for i := range out {
+		out[i].labels = labelSet(out[i].labels)
 	}
 	return out, nil
+}
+
+// labelSet is a list of label titles sorted, without repeats.
+func labelSet(titles []string) []string {
+	if len(titles) == 0 {
+		return nil
+	}
+	out := slices.Clone(titles)
+	sort.Strings(out)
+	return slices.Compact(out)
 }
 
 // tables are the names the writes need, resolved once per write.
@@ -148,6 +219,7 @@ type tables struct {
 	summaryFK                     string
 	dependents                    []string // element tables keyed by string id
 	votesApprovals                []string // element tables keyed by translation id
+	approvals                     string   // the approvals among them
 }
 
 func (w *writer) tables() (*tables, error) {
@@ -179,10 +251,16 @@ func (w *writer) tables() (*tables, error) {
 		if c.FK != "" {
 			if tt, ok := w.tableNamed(t.tr, name); ok {
 				t.votesApprovals = append(t.votesApprovals, w.d.Quote(tt)+" WHERE "+w.d.Quote(c.FK))
+				if name == "approvals" {
+					t.approvals = t.votesApprovals[len(t.votesApprovals)-1]
+				}
 			}
 		}
 	}
 	sort.Strings(t.votesApprovals)
+	if t.approvals == "" {
+		return nil, errors.New("platform: the mapping keeps no approvals of translations")
+	}
 	return &t, nil
 }
 
@@ -205,49 +283,33 @@ func (w *writer) tableNamed(parent *compile.Table, field string) (string, bool) 
 	return "", false
 }
 
-// replaceFile stores the strings of a source upload: the file's row is
-// created or kept, its previous strings (with their translations, labels,
-// summaries, comments, screenshots) are removed, the new ones inserted —
-// in one transaction.
-func (w *writer) replaceFile(ctx context.Context, st *server.Storage, fileID int64, existing bool, name, typ string, strs []postimport.String, now time.Time) (int64, error) {
+// replaceFile stores the strings of a source upload in one transaction.
+// A new file is created with its strings. An update (existing) is the
+// platform's file update: the answered strings are matched to the
+// file's stored strings (matchStrings); a matched string keeps its id,
+// its translations, votes, approvals, comments and languages summary,
+// and takes the answered text and attributes; when its source text
+// changed, opt says what happens to its translations and approvals;
+// stored strings nobody matched are removed with everything that hangs
+// on them; the others are inserted with new ids.
+func (w *writer) replaceFile(ctx context.Context, st *server.Storage, fileID int64, existing bool, name, typ string, strs []postimport.String, opt UpdateOption, now time.Time) (int64, *FileUpdate, error) {
 	t, err := w.tables()
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
+	var up *FileUpdate
 	err = st.WriteTx(ctx, w.proj, func(tx *sql.Tx) error {
-		q := func(query string, args ...any) error {
-			_, err := tx.ExecContext(ctx, query, args...)
-			if err != nil {
-				return fmt.Errorf("%w\n%s", err, query)
-			}
-			return nil
+		up = nil
+		if err := w.lockFile(ctx, tx, t, fileID, name, existing); err != nil {
+			return err
 		}
-		strKey, strTbl := w.d.Quote(t.str.Key), w.d.Quote(t.str.Name)
-		fileCol := w.d.Quote(t.str.Columns["file"])
-		ofFile := "SELECT " + strKey + " FROM " + strTbl + " WHERE " + fileCol + " = " + w.ph(1)
+		var stored []storedString
 		if existing {
-			trOfFile := "SELECT " + w.d.Quote(t.strTr.To) + " FROM " + w.d.Quote(t.strTr.Through) + " WHERE " + w.d.Quote(t.strTr.From) + " IN (" + ofFile + ")"
-			for _, va := range t.votesApprovals {
-				if err := q("DELETE FROM "+va+" IN ("+trOfFile+")", fileID); err != nil {
-					return err
-				}
-			}
-			if err := q("DELETE FROM "+w.d.Quote(t.tr.Name)+" WHERE "+w.d.Quote(t.tr.Key)+" IN ("+trOfFile+")", fileID); err != nil {
+			var err error
+			if stored, err = w.readStrings(ctx, tx, fileID, name, true); err != nil {
 				return err
 			}
-			for _, j := range []*compile.Child{t.strTr, t.strLabel} {
-				if err := q("DELETE FROM "+w.d.Quote(j.Through)+" WHERE "+w.d.Quote(j.From)+" IN ("+ofFile+")", fileID); err != nil {
-					return err
-				}
-			}
-			for _, dep := range t.dependents {
-				if err := q("DELETE FROM "+dep+" IN ("+ofFile+")", fileID); err != nil {
-					return err
-				}
-			}
-			if err := q("DELETE FROM "+strTbl+" WHERE "+fileCol+" = "+w.ph(1), fileID); err != nil {
-				return err
-			}
+			up = &FileUpdate{Option: opt}
 		} else {
 			// Another upload may have created a file since the job was
 			// sent: a name is one file, and a new file takes a free id.
@@ -262,26 +324,364 @@ func (w *writer) replaceFile(ctx context.Context, st *server.Storage, fileID int
 			if err := tx.QueryRowContext(ctx, "SELECT COALESCE(MAX("+w.d.Quote(t.file.Key)+"), 0) + 1 FROM "+w.d.Quote(t.file.Name)).Scan(&fileID); err != nil {
 				return err
 			}
-			cols := []string{w.d.Quote(t.file.Key), w.d.Quote(t.file.Columns["name"]), w.d.Quote(t.file.Columns["type"]), w.d.Quote(t.file.Columns["context"])}
-			if err := q("INSERT INTO "+w.d.Quote(t.file.Name)+" ("+strings.Join(cols, ", ")+") VALUES ("+w.phs(4)+")", fileID, name, typ, ""); err != nil {
+			cols := []string{t.file.Key, t.file.Columns["name"], t.file.Columns["type"], t.file.Columns["context"]}
+			if err := w.insert(ctx, tx, t.file.Name, cols, []any{fileID, name, typ, ""}); err != nil {
 				return err
 			}
 		}
-		ids, err := w.nextIDs(ctx, tx, t)
+		match := matchStrings(stored, strs)
+		matched := make([]bool, len(stored))
+		for _, j := range match {
+			if j >= 0 {
+				matched[j] = true
+			}
+		}
+		var removed []int64
+		for j := range stored {
+			if !matched[j] {
+				removed = append(removed, stored[j].id)
+			}
+		}
+		// New ids follow the largest before the removal: a removed id is
+		// not handed out again by this upload.
+		g, err := w.nextIDs(ctx, tx, t)
 		if err != nil {
 			return err
 		}
+		if err := w.deleteStrings(ctx, tx, t, removed); err != nil {
+			return err
+		}
+		if err := w.changedTexts(ctx, tx, t, stored, match, strs, opt); err != nil {
+			return err
+		}
 		for i := range strs {
-			if err := w.insertString(ctx, tx, t, ids, &strs[i], fileID, now); err != nil {
+			s := &strs[i]
+			if match[i] < 0 {
+				if err := w.insertString(ctx, tx, t, g, s, fileID, now); err != nil {
+					return err
+				}
+				if up != nil {
+					up.Added++
+				}
+				continue
+			}
+			changed, err := w.updateString(ctx, tx, t, g, &stored[match[i]], s, now)
+			if err != nil {
 				return err
 			}
+			if changed {
+				up.Updated++
+			} else {
+				up.Unchanged++
+			}
+		}
+		if up != nil {
+			up.Deleted = len(removed)
 		}
 		return nil
 	})
 	if err != nil {
-		return 0, fmt.Errorf("platform: storing the strings (nothing was stored): %w", err)
+		return 0, nil, fmt.Errorf("platform: storing the strings (nothing was stored): %w", err)
 	}
-	return fileID, nil
+	return fileID, up, nil
+}
+
+// lockFile makes the first statement of a write transaction a write on
+// the file's row (by id, or by name for a file not created yet), so that
+// writes to one file wait for each other: a row lock in PostgreSQL and
+// MariaDB, the database's write lock in SQLite, taken before anything is
+// read so that no snapshot goes stale.
+func (w *writer) lockFile(ctx context.Context, tx *sql.Tx, t *tables, fileID int64, name string, existing bool) error {
+	nameCol := w.d.Quote(t.file.Columns["name"])
+	if existing {
+		return w.exec(ctx, tx, "UPDATE "+w.d.Quote(t.file.Name)+" SET "+nameCol+" = "+w.ph(1)+" WHERE "+w.d.Quote(t.file.Key)+" = "+w.ph(2), name, fileID)
+	}
+	return w.exec(ctx, tx, "UPDATE "+w.d.Quote(t.file.Name)+" SET "+nameCol+" = "+w.ph(1)+" WHERE "+nameCol+" = "+w.ph(2), name, name)
+}
+
+// matchStrings pairs each answered string with a stored string of the
+// file (its index in stored, -1 for a new string): first a string whose
+// uniqId and identifier both equal a stored string's (the uniqId croql
+// serve gives a stored string, "hash::position"), then the first stored
+// string left with the same identifier, in id order. A stored string is
+// matched at most once.
+func matchStrings(stored []storedString, strs []postimport.String) []int {
+	match := make([]int, len(strs))
+	taken := make([]bool, len(stored))
+	byUniq := make(map[string]int, len(stored))
+	byKey := make(map[string][]int, len(stored))
+	for j, s := range stored {
+		byUniq[s.uniqID] = j
+		byKey[s.identifier] = append(byKey[s.identifier], j)
+	}
+	for i, s := range strs {
+		match[i] = -1
+		if j, ok := byUniq[s.UniqID]; ok && !taken[j] && stored[j].identifier == s.Identifier {
+			match[i], taken[j] = j, true
+		}
+	}
+	for i, s := range strs {
+		if match[i] >= 0 {
+			continue
+		}
+		for _, j := range byKey[s.Identifier] {
+			if !taken[j] {
+				match[i], taken[j] = j, true
+				break
+			}
+		}
+	}
+	return match
+}
+
+// sourceText is the type and the stored source text of a string: the
+// "other" form of a plural (else its first non-empty form).
+func sourceText(s *postimport.String) (typ, text string) {
+	if !s.HasPlurals {
+		return "plain", s.Text.Plain
+	}
+	text = s.Text.Plural["other"]
+	if text == "" {
+		for _, k := range []string{"one", "few", "many", "two", "zero"} {
+			if v := s.Text.Plural[k]; v != "" {
+				return "plural", v
+			}
+		}
+	}
+	return "plural", text
+}
+
+// changedTexts applies opt to the matched strings whose source text
+// changed (the stored text or the type), in batches: their translations
+// are cleared with their votes, approvals and summaries (the default,
+// and always when a string becomes plural or stops being one, as its
+// plural forms no longer fit), kept without approvals, or kept with
+// them; kept translations are marked "source changed after translation".
+func (w *writer) changedTexts(ctx context.Context, tx *sql.Tx, t *tables, stored []storedString, match []int, strs []postimport.String, opt UpdateOption) error {
+	var clear, keep, keepAll []int64
+	for i, j := range match {
+		if j < 0 {
+			continue
+		}
+		ss := &stored[j]
+		typ, text := sourceText(&strs[i])
+		if typ == ss.typ && text == ss.text {
+			continue
+		}
+		sameForms := (typ == "plural") == ss.plural
+		switch {
+		case opt == KeepTranslationsAndApprovals && sameForms:
+			keepAll = append(keepAll, ss.id)
+		case opt == KeepTranslations && sameForms:
+			keep = append(keep, ss.id)
+		default:
+			clear = append(clear, ss.id)
+		}
+	}
+	if err := w.clearTranslations(ctx, tx, t, clear); err != nil {
+		return err
+	}
+	c := t.summary.Columns
+	changed := c["is source changed after translation"]
+	for len(keep) > 0 {
+		n := min(len(keep), chunk)
+		list, args := w.in(1, keep[:n])
+		keep = keep[n:]
+		trOf := "SELECT " + w.d.Quote(t.strTr.To) + " FROM " + w.d.Quote(t.strTr.Through) + " WHERE " + w.d.Quote(t.strTr.From) + " IN (" + list + ")"
+		if err := w.exec(ctx, tx, "DELETE FROM "+t.approvals+" IN ("+trOf+")", args...); err != nil {
+			return err
+		}
+		if err := w.updateIn(ctx, tx, t.summary.Name, []string{c["is approved"], c["is partially approved"], c["approvalsCount"], changed},
+			[]any{false, false, int64(0), true}, t.summaryFK, args); err != nil {
+			return err
+		}
+	}
+	for len(keepAll) > 0 {
+		n := min(len(keepAll), chunk)
+		_, args := w.in(1, keepAll[:n])
+		keepAll = keepAll[n:]
+		if err := w.updateIn(ctx, tx, t.summary.Name, []string{changed}, []any{true}, t.summaryFK, args); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// updateString applies an answered string s to the stored string ss it
+// matched: the text and attributes (type, context, max length, hidden,
+// labels) are written, with updated = now, when any differs (what
+// becomes of the translations of a changed text is changedTexts').
+// Translations the answer carries replace the string's translations into
+// their language. It reports whether the source text changed.
+func (w *writer) updateString(ctx context.Context, tx *sql.Tx, t *tables, g *idGen, ss *storedString, s *postimport.String, now time.Time) (bool, error) {
+	typ, text := sourceText(s)
+	hidden := s.IsHidden != nil && *s.IsHidden
+	labels := labelSet(s.Labels)
+	textChanged := typ != ss.typ || text != ss.text
+	sameMax := (s.MaxLength == nil) == (ss.maxLength == nil) && (s.MaxLength == nil || *s.MaxLength == *ss.maxLength)
+	labelsChanged := !slices.Equal(labels, ss.labels)
+	if textChanged || s.Context != ss.context || !sameMax || hidden != ss.hidden || labelsChanged {
+		var maxLen any
+		if s.MaxLength != nil {
+			maxLen = int64(*s.MaxLength)
+		}
+		c := t.str.Columns
+		if err := w.updateIn(ctx, tx, t.str.Name, []string{c["type is plain"], c["text"], c["context"], c["max length"], c["is hidden"], c["updated"]},
+			[]any{typ, text, s.Context, maxLen, hidden, now.Unix()}, t.str.Key, []any{ss.id}); err != nil {
+			return false, err
+		}
+	}
+	if labelsChanged {
+		if err := w.exec(ctx, tx, "DELETE FROM "+w.d.Quote(t.strLabel.Through)+" WHERE "+w.d.Quote(t.strLabel.From)+" = "+w.ph(1), ss.id); err != nil {
+			return false, err
+		}
+		if err := w.linkLabels(ctx, tx, t, g, ss.id, labels); err != nil {
+			return false, err
+		}
+	}
+	for _, l := range w.storedLanguages(s) {
+		if err := w.dropTranslations(ctx, tx, t, ss.id, l); err != nil {
+			return false, err
+		}
+		if err := w.insertTranslation(ctx, tx, t, g, ss.id, s.HasPlurals, l, s.Translations[l], now); err != nil {
+			return false, err
+		}
+	}
+	return textChanged, nil
+}
+
+// storedLanguages are the languages of s's translations that are stored:
+// the project's target languages (a source job names none, so the app
+// side's validation cannot refuse others), sorted.
+func (w *writer) storedLanguages(s *postimport.String) []string {
+	langs := make([]string, 0, len(s.Translations))
+	for l := range s.Translations {
+		if w.proj.HasLanguage(l) {
+			langs = append(langs, l)
+		}
+	}
+	sort.Strings(langs)
+	return langs
+}
+
+// chunk is how many ids one IN list binds (well under every engine's
+// limit of parameters per statement).
+const chunk = 500
+
+// in is an IN list of placeholders from..from+n-1 and the ids as
+// arguments.
+func (w *writer) in(from int, ids []int64) (string, []any) {
+	p := make([]string, len(ids))
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		p[i] = w.ph(from + i)
+		args[i] = id
+	}
+	return strings.Join(p, ", "), args
+}
+
+// clearTranslations removes the translations of the strings ids with
+// their votes and approvals, and the strings' languages summaries.
+func (w *writer) clearTranslations(ctx context.Context, tx *sql.Tx, t *tables, ids []int64) error {
+	for len(ids) > 0 {
+		n := min(len(ids), chunk)
+		list, args := w.in(1, ids[:n])
+		ids = ids[n:]
+		trOf := "SELECT " + w.d.Quote(t.strTr.To) + " FROM " + w.d.Quote(t.strTr.Through) + " WHERE " + w.d.Quote(t.strTr.From) + " IN (" + list + ")"
+		for _, va := range t.votesApprovals {
+			if err := w.exec(ctx, tx, "DELETE FROM "+va+" IN ("+trOf+")", args...); err != nil {
+				return err
+			}
+		}
+		for _, q := range []string{
+			"DELETE FROM " + w.d.Quote(t.tr.Name) + " WHERE " + w.d.Quote(t.tr.Key) + " IN (" + trOf + ")",
+			"DELETE FROM " + w.d.Quote(t.strTr.Through) + " WHERE " + w.d.Quote(t.strTr.From) + " IN (" + list + ")",
+			"DELETE FROM " + w.d.Quote(t.summary.Name) + " WHERE " + w.d.Quote(t.summaryFK) + " IN (" + list + ")",
+		} {
+			if err := w.exec(ctx, tx, q, args...); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// deleteStrings removes the strings ids with everything that hangs on
+// them: translations (with votes and approvals), label links, languages
+// summaries, comments, screenshots, custom fields.
+func (w *writer) deleteStrings(ctx context.Context, tx *sql.Tx, t *tables, ids []int64) error {
+	if err := w.clearTranslations(ctx, tx, t, ids); err != nil {
+		return err
+	}
+	for len(ids) > 0 {
+		n := min(len(ids), chunk)
+		list, args := w.in(1, ids[:n])
+		ids = ids[n:]
+		qs := []string{"DELETE FROM " + w.d.Quote(t.strLabel.Through) + " WHERE " + w.d.Quote(t.strLabel.From) + " IN (" + list + ")"}
+		for _, dep := range t.dependents {
+			qs = append(qs, "DELETE FROM "+dep+" IN ("+list+")")
+		}
+		qs = append(qs, "DELETE FROM "+w.d.Quote(t.str.Name)+" WHERE "+w.d.Quote(t.str.Key)+" IN ("+list+")")
+		for _, q := range qs {
+			if err := w.exec(ctx, tx, q, args...); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// dropTranslations removes the translations of string id into lang with
+// their votes and approvals, and its languages-summary element of lang.
+func (w *writer) dropTranslations(ctx context.Context, tx *sql.Tx, t *tables, id int64, lang string) error {
+	if err := w.d.CheckString(lang); err != nil {
+		return err
+	}
+	// All the string's translations, the language picked here: a filter
+	// on the language in SQL lets an engine without statistics (SQLite)
+	// walk every translation of the language for each string.
+	rows, err := tx.QueryContext(ctx, "SELECT tr."+w.d.Quote(t.tr.Key)+", tr."+w.d.Quote(t.tr.Columns["language"])+" FROM "+w.d.Quote(t.strTr.Through)+" AS j JOIN "+w.d.Quote(t.tr.Name)+" AS tr ON tr."+w.d.Quote(t.tr.Key)+" = j."+w.d.Quote(t.strTr.To)+
+		" WHERE j."+w.d.Quote(t.strTr.From)+" = "+w.ph(1), id)
+	if err != nil {
+		return err
+	}
+	var trs []int64
+	for rows.Next() {
+		var tr int64
+		var l string
+		if err := rows.Scan(&tr, &l); err != nil {
+			rows.Close()
+			return err
+		}
+		if l == lang {
+			trs = append(trs, tr)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for len(trs) > 0 {
+		n := min(len(trs), chunk)
+		list, args := w.in(1, trs[:n])
+		list2, _ := w.in(2, trs[:n]) // after the string's id
+		trs = trs[n:]
+		for _, va := range t.votesApprovals {
+			if err := w.exec(ctx, tx, "DELETE FROM "+va+" IN ("+list+")", args...); err != nil {
+				return err
+			}
+		}
+		if err := w.exec(ctx, tx, "DELETE FROM "+w.d.Quote(t.strTr.Through)+" WHERE "+w.d.Quote(t.strTr.From)+" = "+w.ph(1)+" AND "+w.d.Quote(t.strTr.To)+" IN ("+list2+")", append([]any{id}, args...)...); err != nil {
+			return err
+		}
+		if err := w.exec(ctx, tx, "DELETE FROM "+w.d.Quote(t.tr.Name)+" WHERE "+w.d.Quote(t.tr.Key)+" IN ("+list+")", args...); err != nil {
+			return err
+		}
+	}
+	// COALESCE keeps the language's index out of the plan (the column is
+	// NOT NULL): SQLite, without statistics, would walk every summary of
+	// the language for each string instead of the string's few.
+	return w.exec(ctx, tx, "DELETE FROM "+w.d.Quote(t.summary.Name)+" WHERE "+w.d.Quote(t.summaryFK)+" = "+w.ph(1)+" AND COALESCE("+w.d.Quote(t.summary.Columns["language"])+", '') = "+w.ph(2), id, lang)
 }
 
 func (w *writer) phs(n int) string {
@@ -311,18 +711,7 @@ func (w *writer) nextIDs(ctx context.Context, tx *sql.Tx, t *tables) (*idGen, er
 func (w *writer) insertString(ctx context.Context, tx *sql.Tx, t *tables, g *idGen, s *postimport.String, fileID int64, now time.Time) error {
 	g.str++
 	id := g.str
-	typ, text := "plain", s.Text.Plain
-	if s.HasPlurals {
-		typ, text = "plural", s.Text.Plural["other"]
-		if text == "" {
-			for _, k := range []string{"one", "few", "many", "two", "zero"} {
-				if v := s.Text.Plural[k]; v != "" {
-					text = v
-					break
-				}
-			}
-		}
-	}
+	typ, text := sourceText(s)
 	var maxLen any
 	if s.MaxLength != nil {
 		maxLen = int64(*s.MaxLength)
@@ -335,26 +724,26 @@ func (w *writer) insertString(ctx context.Context, tx *sql.Tx, t *tables, g *idG
 	if err := w.insert(ctx, tx, t.str.Name, cols, args); err != nil {
 		return err
 	}
-	for _, l := range s.Labels {
+	if err := w.linkLabels(ctx, tx, t, g, id, labelSet(s.Labels)); err != nil {
+		return err
+	}
+	for _, l := range w.storedLanguages(s) {
+		if err := w.insertTranslation(ctx, tx, t, g, id, s.HasPlurals, l, s.Translations[l], now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// linkLabels links string id to the labels titled titles (found or
+// created).
+func (w *writer) linkLabels(ctx context.Context, tx *sql.Tx, t *tables, g *idGen, id int64, titles []string) error {
+	for _, l := range titles {
 		lid, err := w.label(ctx, tx, t, g, l)
 		if err != nil {
 			return err
 		}
 		if err := w.insert(ctx, tx, t.strLabel.Through, []string{t.strLabel.From, t.strLabel.To}, []any{id, lid}); err != nil {
-			return err
-		}
-	}
-	langs := make([]string, 0, len(s.Translations))
-	for l := range s.Translations {
-		// Only the project's target languages are stored (a source job
-		// names none, so the app side's validation cannot refuse others).
-		if w.proj.HasLanguage(l) {
-			langs = append(langs, l)
-		}
-	}
-	sort.Strings(langs)
-	for _, l := range langs {
-		if err := w.insertTranslation(ctx, tx, t, g, id, s.HasPlurals, l, s.Translations[l], now); err != nil {
 			return err
 		}
 	}
@@ -452,6 +841,40 @@ func (w *writer) label(ctx context.Context, tx *sql.Tx, t *tables, g *idGen, tit
 	return g.label, w.insert(ctx, tx, t.label.Name, []string{t.label.Key, t.label.Columns["title"], t.label.Columns["is system"]}, []any{g.label, title, false})
 }
 
+// arg is a value as it is bound: strings checked against the engine,
+// booleans as 0/1 (every engine of the reference schema takes them) or,
+// in PostgreSQL, as booleans.
+func (w *writer) arg(a any) (any, error) {
+	switch v := a.(type) {
+	case string:
+		if err := w.d.CheckString(v); err != nil {
+			return nil, err
+		}
+	case bool:
+		if _, pg := w.d.(compile.Postgres); pg {
+			return v, nil
+		}
+		if v {
+			return int64(1), nil
+		}
+		return int64(0), nil
+	}
+	return a, nil
+}
+
+func (w *writer) exec(ctx context.Context, tx *sql.Tx, query string, args ...any) error {
+	for i := range args {
+		var err error
+		if args[i], err = w.arg(args[i]); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.ExecContext(ctx, query, args...); err != nil {
+		return fmt.Errorf("%w\n%s", err, query)
+	}
+	return nil
+}
+
 func (w *writer) insert(ctx context.Context, tx *sql.Tx, table string, cols []string, args []any) error {
 	q := make([]string, len(cols))
 	for i, c := range cols {
@@ -460,44 +883,54 @@ func (w *writer) insert(ctx context.Context, tx *sql.Tx, table string, cols []st
 		}
 		q[i] = w.d.Quote(c)
 	}
-	for i, a := range args {
-		if s, ok := a.(string); ok {
-			if err := w.d.CheckString(s); err != nil {
-				return err
-			}
+	return w.exec(ctx, tx, "INSERT INTO "+w.d.Quote(table)+" ("+strings.Join(q, ", ")+") VALUES ("+w.phs(len(cols))+")", args...)
+}
+
+// updateIn sets the columns cols of the rows of table whose column key
+// is among ids.
+func (w *writer) updateIn(ctx context.Context, tx *sql.Tx, table string, cols []string, args []any, key string, ids []any) error {
+	set := make([]string, len(cols))
+	for i, c := range cols {
+		if c == "" {
+			return fmt.Errorf("platform: the mapping lacks a column of %s", table)
 		}
-		if b, ok := a.(bool); ok {
-			// Booleans as 0/1: every engine of the reference schema takes them.
-			args[i] = map[bool]int64{false: 0, true: 1}[b]
-			if _, pg := w.d.(compile.Postgres); pg {
-				args[i] = b
-			}
-		}
+		set[i] = w.d.Quote(c) + " = " + w.ph(i+1)
 	}
-	query := "INSERT INTO " + w.d.Quote(table) + " (" + strings.Join(q, ", ") + ") VALUES (" + w.phs(len(cols)) + ")"
-	if _, err := tx.ExecContext(ctx, query, args...); err != nil {
-		return fmt.Errorf("%w\n%s", err, query)
+	in := make([]string, len(ids))
+	for i := range ids {
+		in[i] = w.ph(len(cols) + 1 + i)
 	}
-	return nil
+	return w.exec(ctx, tx, "UPDATE "+w.d.Quote(table)+" SET "+strings.Join(set, ", ")+" WHERE "+w.d.Quote(key)+" IN ("+strings.Join(in, ", ")+")", append(slices.Clone(args), ids...)...)
 }
 
 // storeTranslations stores the translations into lang of a translation
-// upload's answer: for each answered string that matches a stored string
-// (by uniqId, else by identifier) and carries a translation into lang,
-// the stored translations of lang are replaced. Strings the answer adds
-// or drops do not change the source (a translation upload never does).
-func (w *writer) storeTranslations(ctx context.Context, st *server.Storage, stored []storedString, strs []postimport.String, lang string, now time.Time) (int, error) {
+// upload's answer: for each answered string that matches a string of the
+// file (by uniqId, else by identifier; the strings are read again after
+// the file is locked, so an update that ran meanwhile is seen) and
+// carries a translation into lang, the stored translations of lang are
+// replaced (removed with their votes and approvals, not only unlinked
+// from the string). Strings the answer adds or drops do not change the
+// source (a translation upload never does).
+func (w *writer) storeTranslations(ctx context.Context, st *server.Storage, fileID int64, name string, strs []postimport.String, lang string, now time.Time) (int, error) {
 	t, err := w.tables()
 	if err != nil {
 		return 0, err
 	}
-	byUniq, byKey := map[string]*storedString{}, map[string]*storedString{}
-	for i := range stored {
-		byUniq[stored[i].uniqID] = &stored[i]
-		byKey[stored[i].identifier] = &stored[i]
-	}
 	n := 0
 	err = st.WriteTx(ctx, w.proj, func(tx *sql.Tx) error {
+		n = 0
+		if err := w.lockFile(ctx, tx, t, fileID, name, true); err != nil {
+			return err
+		}
+		stored, err := w.readStrings(ctx, tx, fileID, name, false)
+		if err != nil {
+			return err
+		}
+		byUniq, byKey := map[string]*storedString{}, map[string]*storedString{}
+		for i := range stored {
+			byUniq[stored[i].uniqID] = &stored[i]
+			byKey[stored[i].identifier] = &stored[i]
+		}
 		g, err := w.nextIDs(ctx, tx, t)
 		if err != nil {
 			return err
@@ -517,19 +950,7 @@ func (w *writer) storeTranslations(ctx context.Context, st *server.Storage, stor
 				continue
 			}
 			done[ss.id] = true
-			trOfString := "SELECT " + w.d.Quote(t.strTr.To) + " FROM " + w.d.Quote(t.strTr.Through) + " WHERE " + w.d.Quote(t.strTr.From) + " = " + w.ph(1)
-			mine := " AND " + w.d.Quote(t.tr.Columns["language"]) + " = " + w.ph(2)
-			trOfLang := "SELECT " + w.d.Quote(t.tr.Key) + " FROM " + w.d.Quote(t.tr.Name) + " WHERE " + w.d.Quote(t.tr.Key) + " IN (" + trOfString + ")" + mine
-			for _, va := range t.votesApprovals {
-				if _, err := tx.ExecContext(ctx, "DELETE FROM "+va+" IN ("+trOfLang+")", ss.id, lang); err != nil {
-					return err
-				}
-			}
-			if _, err := tx.ExecContext(ctx, "DELETE FROM "+w.d.Quote(t.strTr.Through)+" WHERE "+w.d.Quote(t.strTr.From)+" = "+w.ph(1)+" AND "+w.d.Quote(t.strTr.To)+" IN ("+
-				"SELECT "+w.d.Quote(t.tr.Key)+" FROM "+w.d.Quote(t.tr.Name)+" WHERE "+w.d.Quote(t.tr.Columns["language"])+" = "+w.ph(2)+")", ss.id, lang); err != nil {
-				return err
-			}
-			if _, err := tx.ExecContext(ctx, "DELETE FROM "+w.d.Quote(t.summary.Name)+" WHERE "+w.d.Quote(t.summaryFK)+" = "+w.ph(1)+" AND "+w.d.Quote(t.summary.Columns["language"])+" = "+w.ph(2), ss.id, lang); err != nil {
+			if err := w.dropTranslations(ctx, tx, t, ss.id, lang); err != nil {
 				return err
 			}
 			if err := w.insertTranslation(ctx, tx, t, g, ss.id, ss.plural, lang, tr, now); err != nil {
