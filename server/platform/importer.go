@@ -152,7 +152,10 @@ func (p *Platform) importHandler(s *server.Server, translation bool) http.Handle
 		if ierr != nil {
 			var ie *importError
 			if !errors.As(ierr, &ie) {
-				ie = failf(http.StatusInternalServerError, "%v", ierr)
+				// A storage failure: the details (the statement, the
+				// engine's message) go to the log, not to the client.
+				p.log.Error("croql serve: import failed", "project", id, "file", up.name, "err", ierr)
+				ie = failf(http.StatusInternalServerError, "The import could not be stored (nothing was stored); the server's log has the details")
 			}
 			writeError(w, ie.status, ie.msg)
 			return

@@ -3,8 +3,10 @@ package platform_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
@@ -15,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/croql/croql/app/postimport"
@@ -182,6 +185,26 @@ func testImportWithoutModule(t *testing.T, engine string) {
 	require.Equal(t, http.StatusBadRequest, status)
 	status, _ = uploadFile(t, base.URL, "/api/v2/projects/2/files", "app.json", `{}`, nil)
 	require.Equal(t, http.StatusNotFound, status)
+}
+
+// TestStorageFailureIsNotShown: when storing an import fails in the
+// database, the client gets a 500 with a generic message and the log the
+// statement and the engine's error.
+func TestStorageFailureIsNotShown(t *testing.T) {
+	var logged bytes.Buffer
+	base, _, st := startServeStorage(t, "sqlite", platform.Config{Logger: slog.New(slog.NewTextHandler(&logged, nil))})
+	proj, ok := st.Project(1)
+	require.True(t, ok)
+	require.NoError(t, st.WriteTx(context.Background(), proj, func(tx *sql.Tx) error {
+		_, err := tx.Exec(`DROP TABLE "strings"`)
+		return err
+	}))
+	status, body := uploadFile(t, base.URL, "/api/v2/projects/1/files", "app.json", `{"a":"Apple"}`, nil)
+	require.Equal(t, http.StatusInternalServerError, status, string(body))
+	assert.JSONEq(t, `{"error":{"code":500,"message":"The import could not be stored (nothing was stored); the server's log has the details"}}`, string(body))
+	assert.NotContains(t, string(body), "strings")
+	assert.Contains(t, logged.String(), "import failed")
+	assert.Contains(t, logged.String(), "strings", "the log names the failing statement's table")
 }
 
 // TestFailedJobsLeaveProjectUnchanged: a job that times out, answers 6
