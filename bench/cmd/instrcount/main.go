@@ -1,6 +1,7 @@
 // Command instrcount runs one bench pattern over the demo strings, with
-// croql's typed evaluator (eval.Bind) or the hand-written Go predicate, so
-// that callgrind can count the instructions per object of each, a figure
+// croql's typed evaluator (eval.Bind, Typed.Func: the func a loop over
+// *schema.SourceString calls) or the hand-written Go predicate, so that
+// callgrind can count the instructions per object of each, a figure
 // that does not move with machine load:
 //
 //	go build -o /tmp/instrcount ./cmd/instrcount
@@ -85,7 +86,7 @@ func run(pattern, engine string, passes int) error {
 		if err != nil {
 			return err
 		}
-		match = typed.Match
+		match = typed.Func()
 	default:
 		return fmt.Errorf("engine %q: croql, croql-plain or hand", engine)
 	}
