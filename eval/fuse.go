@@ -138,6 +138,13 @@ func (t *elemTest) numAt(e unsafe.Pointer) bool {
 func (t *elemTest) intLeaf() bool  { return t.num && t.word && t.kind == testInt }
 func (t *elemTest) boolLeaf() bool { return t.num && t.kind == testBool }
 
+// wordOr reports whether t is an or of two word num leaves, none negated
+// (`count of approvals > 0 or count of votes > 0`).
+func (t *elemTest) wordOr() bool {
+	return t.kind == testAnyOf && !t.neg && len(t.sub) == 2 &&
+		t.sub[0].num && t.sub[0].word && !t.sub[0].neg && t.sub[1].num && t.sub[1].word && !t.sub[1].neg
+}
+
 // intEq reports whether t is a plain int64 leaf `= lo` (no neg).
 func (t *elemTest) intEq() bool { return t.intLeaf() && t.lo == t.hi && !t.neg }
 
@@ -512,6 +519,32 @@ func existsFn(off, size uintptr, ts []elemTest, neg bool) objPred {
 			base, k := sliceAt(e, off)
 			for i := range k {
 				if (*(*string)(unsafe.Add(base, uintptr(i)*size+eoff)) == str) != eneg {
+					return !neg
+				}
+			}
+			return neg
+		}
+	case len(ts) == 2 && ts[0].strEq() && len(ts[0].s) == 2 && !ts[0].neg && ts[1].wordOr():
+		// A language code and an or of two ints or counts (`language =
+		// "de" and (count of approvals > 0 or count of votes > 0)`): one
+		// pass over the elements testing all three inline, no call per
+		// element.
+		eoff, w := ts[0].off, *(*uint16)(unsafe.Pointer(unsafe.StringData(ts[0].s)))
+		a, b := &ts[1].sub[0], &ts[1].sub[1]
+		off0, lo0, hi0, off1, lo1, hi1 := a.off, a.lo, a.hi, b.off, b.lo, b.hi
+		return func(e unsafe.Pointer) bool {
+			if e == nil {
+				return false
+			}
+			base, k := sliceAt(e, off)
+			for i := range k {
+				el := unsafe.Add(base, uintptr(i)*size)
+				v := *(*string)(unsafe.Add(el, eoff))
+				if len(v) != 2 || *(*uint16)(unsafe.Pointer(unsafe.StringData(v))) != w {
+					continue
+				}
+				x, y := *(*int64)(unsafe.Add(el, off0)), *(*int64)(unsafe.Add(el, off1))
+				if x >= lo0 && x <= hi0 || y >= lo1 && y <= hi1 {
 					return !neg
 				}
 			}
