@@ -113,6 +113,16 @@ func holes(p *schema.Project, seed uint64) *schema.Project {
 // outer-scope references inside where, with, logins, fold.
 var stressQueries = map[string][]string{
 	schema.CtxStrings: {
+		// The first tests of a query that check for a nil object
+		// themselves (lowerRoot), and one-pass element loops.
+		`id of file != 1 and is hidden`,
+		`id of file = 1 and count of comments where (has unresolved issue) > 0`,
+		`identifier != "checkout.title" and not is hidden`,
+		`added >= '2024-01-01' and count of translations < 3`,
+		`count of translations where (language = @language:"de" and (count of approvals > 0 or count of votes > 0)) = 0`,
+		`count of translations where (language = "fr" and (count of approvals >= 2 or count of votes = 0)) > 0`,
+		`count of translations where (language = "de" and (user = @user:"alice" or user = @user:"bob")) = 0`,
+		`count of translations where (language != "de" and (count of approvals > 0 or count of votes > 0)) > 0`,
 		`max length > 10`,
 		`not (max length > 10)`,
 		`max length = max length`,
@@ -277,6 +287,17 @@ func differential(t *testing.T, cat *schema.Catalog, data dataset, users []schem
 	plain, err := eval.Compile(q, eval.WithUsers(dir), eval.WithoutOptimizations())
 	require.NoError(t, err, src)
 	ref := &refeval.Interp{Users: dir}
+	// The typed funcs (Typed.Func) of the strings context, both ways.
+	var fast, slow func(*schema.SourceString) bool
+	if context == schema.CtxStrings {
+		tp, err := eval.Bind[schema.SourceString](p)
+		require.NoError(t, err, src)
+		tq, err := eval.Bind[schema.SourceString](plain)
+		require.NoError(t, err, src)
+		fast, slow = tp.Func(), tq.Func()
+		require.False(t, fast(nil), "%s: nil", src)
+		require.False(t, slow(nil), "%s: nil (plain)", src)
+	}
 	matched := 0
 	for i, obj := range data[context] {
 		want, err := ref.Match(q, obj)
@@ -286,6 +307,14 @@ func differential(t *testing.T, cat *schema.Catalog, data dataset, users []schem
 		}
 		if got := plain.Match(obj); got != want {
 			t.Fatalf("%s (fold %v): object %d of %s: plain (WithoutOptimizations) %v, reference %v", src, fold, i, context, got, want)
+		}
+		if s, ok := obj.(*schema.SourceString); ok && fast != nil {
+			if got := fast(s); got != want {
+				t.Fatalf("%s (fold %v): object %d: Typed.Func %v, reference %v", src, fold, i, got, want)
+			}
+			if got := slow(s); got != want {
+				t.Fatalf("%s (fold %v): object %d: Typed.Func (WithoutOptimizations) %v, reference %v", src, fold, i, got, want)
+			}
 		}
 		if want {
 			matched++

@@ -138,6 +138,13 @@ func (t *elemTest) numAt(e unsafe.Pointer) bool {
 func (t *elemTest) intLeaf() bool  { return t.num && t.word && t.kind == testInt }
 func (t *elemTest) boolLeaf() bool { return t.num && t.kind == testBool }
 
+// wordOr reports whether t is an or of two word num leaves, none negated
+// (`count of approvals > 0 or count of votes > 0`).
+func (t *elemTest) wordOr() bool {
+	return t.kind == testAnyOf && !t.neg && len(t.sub) == 2 &&
+		t.sub[0].num && t.sub[0].word && !t.sub[0].neg && t.sub[1].num && t.sub[1].word && !t.sub[1].neg
+}
+
 // intEq reports whether t is a plain int64 leaf `= lo` (no neg).
 func (t *elemTest) intEq() bool { return t.intLeaf() && t.lo == t.hi && !t.neg }
 
@@ -195,6 +202,82 @@ func lowerAll(ts []elemTest) objPred {
 		return func(unsafe.Pointer) bool { return true }
 	}
 	return next
+}
+
+// lowerRoot is lowerAll for the tests of a whole query (Program.root):
+// false for a nil object. The common first tests (a num leaf, a string
+// equality, an int behind a record or a pointer) check for nil in their
+// own closure, so that the check costs no call; the others get a closure
+// of their own.
+func lowerRoot(ts []elemTest) objPred {
+	if len(ts) == 0 {
+		return func(e unsafe.Pointer) bool { return e != nil }
+	}
+	var next objPred
+	if len(ts) > 1 {
+		next = lowerAll(ts[1:])
+	}
+	t := &ts[0]
+	off, neg, lo, hi := t.off, t.neg, t.lo, t.hi
+	switch {
+	case t.num && !t.word && next == nil:
+		return func(e unsafe.Pointer) bool { return e != nil && *(*bool)(unsafe.Add(e, off)) != neg }
+	case t.num && !t.word:
+		return func(e unsafe.Pointer) bool { return e != nil && *(*bool)(unsafe.Add(e, off)) != neg && next(e) }
+	case t.num && next == nil:
+		return func(e unsafe.Pointer) bool {
+			if e == nil {
+				return false
+			}
+			v := *(*int64)(unsafe.Add(e, off))
+			return (v >= lo && v <= hi) != neg
+		}
+	case t.num:
+		return func(e unsafe.Pointer) bool {
+			if e == nil {
+				return false
+			}
+			v := *(*int64)(unsafe.Add(e, off))
+			return (v >= lo && v <= hi) != neg && next(e)
+		}
+	case t.strEq() && next == nil:
+		s := t.s
+		return func(e unsafe.Pointer) bool { return e != nil && (*(*string)(unsafe.Add(e, off)) == s) != neg }
+	case t.strEq():
+		s := t.s
+		return func(e unsafe.Pointer) bool {
+			return e != nil && (*(*string)(unsafe.Add(e, off)) == s) != neg && next(e)
+		}
+	case t.kind == testInt && t.hop && !t.ptr: // `id of file = 1 and ...`
+		hopOff := t.hopOff
+		if next == nil {
+			next = func(unsafe.Pointer) bool { return true }
+		}
+		return func(e unsafe.Pointer) bool {
+			if e == nil {
+				return false
+			}
+			r := *(*unsafe.Pointer)(unsafe.Add(e, hopOff))
+			if r == nil {
+				return neg && next(e)
+			}
+			v := *(*int64)(unsafe.Add(r, off))
+			return (v >= lo && v <= hi) != neg && next(e)
+		}
+	case t.kind == testInt && !t.hop && t.ptr && next == nil: // `max length > 10`
+		return func(e unsafe.Pointer) bool {
+			if e == nil {
+				return false
+			}
+			p := *(**int64)(unsafe.Add(e, off))
+			return (p != nil && *p >= lo && *p <= hi) != neg
+		}
+	}
+	if next == nil && (t.kind == testExists || t.kind == testEvery || t.kind == testCount) {
+		return lower(t, nil) // false for nil (see existsFn)
+	}
+	p := lowerAll(ts)
+	return func(e unsafe.Pointer) bool { return e != nil && p(e) }
 }
 
 // lower compiles t and then next: the predicate holds when t holds and
@@ -303,6 +386,15 @@ func lowerAny(ts []elemTest, neg bool) objPred {
 	for i := range ts {
 		nums = nums && ts[i].num
 	}
+	if nums && len(ts) == 2 && ts[0].word && ts[1].word {
+		// `count of approvals > 0 or count of votes > 0`
+		off0, lo0, hi0, neg0 := ts[0].off, ts[0].lo, ts[0].hi, ts[0].neg
+		off1, lo1, hi1, neg1 := ts[1].off, ts[1].lo, ts[1].hi, ts[1].neg
+		return func(e unsafe.Pointer) bool {
+			v, w := *(*int64)(unsafe.Add(e, off0)), *(*int64)(unsafe.Add(e, off1))
+			return ((v >= lo0 && v <= hi0) != neg0 || (w >= lo1 && w <= hi1) != neg1) != neg
+		}
+	}
 	if nums {
 		return func(e unsafe.Pointer) bool {
 			for i := range ts {
@@ -332,7 +424,9 @@ func lowerAny(ts []elemTest, neg bool) objPred {
 }
 
 // existsFn compiles "some element of the slice at off (elements of size
-// bytes) passes every test of ts", negated when neg. The common element
+// bytes) passes every test of ts", negated when neg. Like those of everyFn
+// and countFn, its closures are false for a nil object (which only a
+// query's root can be), so lowerRoot uses them as they are. The common element
 // tests run inline: num leaves, a language code first, and a collection of
 // the element tested with num leaves (`count of translations where (count
 // of approvals where (user = 15) > 0) > 0`).
@@ -341,6 +435,9 @@ func existsFn(off, size uintptr, ts []elemTest, neg bool) objPred {
 	case len(ts) == 1 && ts[0].boolLeaf():
 		eoff, want := ts[0].off, !ts[0].neg
 		return func(e unsafe.Pointer) bool {
+			if e == nil {
+				return false
+			}
 			base, k := sliceAt(e, off)
 			for i := range k {
 				if *(*bool)(unsafe.Add(base, uintptr(i)*size+eoff)) == want {
@@ -352,6 +449,9 @@ func existsFn(off, size uintptr, ts []elemTest, neg bool) objPred {
 	case len(ts) == 1 && ts[0].intEq():
 		eoff, c := ts[0].off, ts[0].lo
 		return func(e unsafe.Pointer) bool {
+			if e == nil {
+				return false
+			}
 			base, k := sliceAt(e, off)
 			for i := range k {
 				if *(*int64)(unsafe.Add(base, uintptr(i)*size+eoff)) == c {
@@ -363,6 +463,9 @@ func existsFn(off, size uintptr, ts []elemTest, neg bool) objPred {
 	case len(ts) == 1 && ts[0].intLeaf():
 		eoff, lo, hi, eneg := ts[0].off, ts[0].lo, ts[0].hi, ts[0].neg
 		return func(e unsafe.Pointer) bool {
+			if e == nil {
+				return false
+			}
 			base, k := sliceAt(e, off)
 			for i := range k {
 				v := *(*int64)(unsafe.Add(base, uintptr(i)*size+eoff))
@@ -375,6 +478,9 @@ func existsFn(off, size uintptr, ts []elemTest, neg bool) objPred {
 	case len(ts) == 2 && ts[0].boolLeaf() && ts[1].boolLeaf():
 		off0, want0, off1, want1 := ts[0].off, !ts[0].neg, ts[1].off, !ts[1].neg
 		return func(e unsafe.Pointer) bool {
+			if e == nil {
+				return false
+			}
 			base, k := sliceAt(e, off)
 			for i := range k {
 				el := unsafe.Add(base, uintptr(i)*size)
@@ -390,6 +496,9 @@ func existsFn(off, size uintptr, ts []elemTest, neg bool) objPred {
 		// 0) > 0`).
 		off2, size2, eoff, c := ts[0].off, ts[0].size, ts[0].sub[0].off, ts[0].sub[0].lo
 		return func(e unsafe.Pointer) bool {
+			if e == nil {
+				return false
+			}
 			base, k := sliceAt(e, off)
 			for i := range k {
 				b2, k2 := sliceAt(unsafe.Add(base, uintptr(i)*size), off2)
@@ -404,9 +513,38 @@ func existsFn(off, size uintptr, ts []elemTest, neg bool) objPred {
 	case len(ts) == 1 && ts[0].strEq():
 		eoff, str, eneg := ts[0].off, ts[0].s, ts[0].neg
 		return func(e unsafe.Pointer) bool {
+			if e == nil {
+				return false
+			}
 			base, k := sliceAt(e, off)
 			for i := range k {
 				if (*(*string)(unsafe.Add(base, uintptr(i)*size+eoff)) == str) != eneg {
+					return !neg
+				}
+			}
+			return neg
+		}
+	case len(ts) == 2 && ts[0].strEq() && len(ts[0].s) == 2 && !ts[0].neg && ts[1].wordOr():
+		// A language code and an or of two ints or counts (`language =
+		// "de" and (count of approvals > 0 or count of votes > 0)`): one
+		// pass over the elements testing all three inline, no call per
+		// element.
+		eoff, w := ts[0].off, *(*uint16)(unsafe.Pointer(unsafe.StringData(ts[0].s)))
+		a, b := &ts[1].sub[0], &ts[1].sub[1]
+		off0, lo0, hi0, off1, lo1, hi1 := a.off, a.lo, a.hi, b.off, b.lo, b.hi
+		return func(e unsafe.Pointer) bool {
+			if e == nil {
+				return false
+			}
+			base, k := sliceAt(e, off)
+			for i := range k {
+				el := unsafe.Add(base, uintptr(i)*size)
+				v := *(*string)(unsafe.Add(el, eoff))
+				if len(v) != 2 || *(*uint16)(unsafe.Pointer(unsafe.StringData(v))) != w {
+					continue
+				}
+				x, y := *(*int64)(unsafe.Add(el, off0)), *(*int64)(unsafe.Add(el, off1))
+				if x >= lo0 && x <= hi0 || y >= lo1 && y <= hi1 {
 					return !neg
 				}
 			}
@@ -418,6 +556,9 @@ func existsFn(off, size uintptr, ts []elemTest, neg bool) objPred {
 		eoff, eneg, rest := ts[0].off, ts[0].neg, lowerAll(ts[1:])
 		w := *(*uint16)(unsafe.Pointer(unsafe.StringData(ts[0].s)))
 		return func(e unsafe.Pointer) bool {
+			if e == nil {
+				return false
+			}
 			base, k := sliceAt(e, off)
 			for i := range k {
 				el := unsafe.Add(base, uintptr(i)*size)
@@ -432,6 +573,9 @@ func existsFn(off, size uintptr, ts []elemTest, neg bool) objPred {
 	}
 	p := lowerAll(ts)
 	return func(e unsafe.Pointer) bool {
+		if e == nil {
+			return false
+		}
 		base, k := sliceAt(e, off)
 		for i := range k {
 			if p(unsafe.Add(base, uintptr(i)*size)) {
@@ -448,6 +592,9 @@ func everyFn(off, size uintptr, ts []elemTest, neg bool) objPred {
 	if len(ts) == 1 && ts[0].intEq() {
 		eoff, c := ts[0].off, ts[0].lo
 		return func(e unsafe.Pointer) bool {
+			if e == nil {
+				return false
+			}
 			base, k := sliceAt(e, off)
 			for i := range k {
 				if *(*int64)(unsafe.Add(base, uintptr(i)*size+eoff)) != c {
@@ -460,6 +607,9 @@ func everyFn(off, size uintptr, ts []elemTest, neg bool) objPred {
 	if len(ts) == 1 && ts[0].intLeaf() {
 		eoff, lo, hi, eneg := ts[0].off, ts[0].lo, ts[0].hi, ts[0].neg
 		return func(e unsafe.Pointer) bool {
+			if e == nil {
+				return false
+			}
 			base, k := sliceAt(e, off)
 			for i := range k {
 				v := *(*int64)(unsafe.Add(base, uintptr(i)*size+eoff))
@@ -472,6 +622,9 @@ func everyFn(off, size uintptr, ts []elemTest, neg bool) objPred {
 	}
 	p := lowerAll(ts)
 	return func(e unsafe.Pointer) bool {
+		if e == nil {
+			return false
+		}
 		base, k := sliceAt(e, off)
 		for i := range k {
 			if !p(unsafe.Add(base, uintptr(i)*size)) {
@@ -487,6 +640,9 @@ func everyFn(off, size uintptr, ts []elemTest, neg bool) objPred {
 func countFn(off, size uintptr, ts []elemTest, lo, hi int64, neg bool) objPred {
 	p := lowerAll(ts)
 	return func(e unsafe.Pointer) bool {
+		if e == nil {
+			return false
+		}
 		base, k := sliceAt(e, off)
 		m := int64(countElems(base, k, size, p))
 		return (m >= lo && m <= hi) != neg

@@ -21,9 +21,10 @@ type Program struct {
 	// rootWord is the type word of an interface holding a *Root, so Match
 	// recognises its argument without reflection.
 	rootWord unsafe.Pointer
-	// root evaluates the query on a non-nil root object: the fused tests
-	// of a query that reads only the root object (no frame), else the
-	// closures over a frame on the stack (see framed).
+	// root evaluates the query on the root object, false for nil: the
+	// fused tests of a query that reads only the root object (no frame),
+	// else the closures over a frame on the stack (see framed). Typed.Func
+	// hands it out as a func(*T) bool.
 	root objPred
 	// guarded is root with a guard (see MatchContext) in the frame.
 	guarded guardedPred
@@ -134,7 +135,7 @@ func Compile(q *typecheck.Query, opts ...Option) (*Program, error) {
 		// no frame (the closures above also checked the tree). Its loops
 		// are over the object's own collections and theirs, at most
 		// maxTests of them: bounded work, with no guard to look at.
-		root = lowerAll(ts)
+		root = lowerRoot(ts)
 		guarded = func(obj, _ unsafe.Pointer) bool { return root(obj) }
 	}
 	var word unsafe.Pointer
@@ -273,7 +274,7 @@ func (p *Program) Match(obj any) bool {
 func (p *Program) run(obj unsafe.Pointer) bool {
 	// The closures only read the object (or keep it in a frame on their
 	// stack) during the call: hide keeps obj from escaping (see hide).
-	return obj != nil && p.root(hide(obj))
+	return p.root(hide(obj))
 }
 
 // MatchContext is Match under ctx: the evaluation looks at the context
@@ -310,12 +311,17 @@ func (p *Program) MatchContext(ctx context.Context, obj any) (bool, error) {
 }
 
 // framed runs pred with a frame on the stack sized for the query: a slot
-// per scope and, last, the guard of MatchContext (nil for Match).
+// per scope and, last, the guard of MatchContext (nil for Match). The
+// objPred is false for a nil object (see Program.root); the guardedPred
+// is given a non-nil one.
 func framed(pred predFn, scopes int) (objPred, guardedPred) {
 	n := scopes + 1
 	switch {
 	case n <= 3: // most queries: the root and one where
 		return func(obj unsafe.Pointer) bool {
+				if obj == nil {
+					return false
+				}
 				var buf [3]unsafe.Pointer
 				buf[0] = obj
 				return pred(unsafe.Slice((*unsafe.Pointer)(hide(unsafe.Pointer(&buf))), n))
@@ -326,6 +332,9 @@ func framed(pred predFn, scopes int) (objPred, guardedPred) {
 			}
 	case n <= 8:
 		return func(obj unsafe.Pointer) bool {
+				if obj == nil {
+					return false
+				}
 				var buf [8]unsafe.Pointer
 				buf[0] = obj
 				return pred(unsafe.Slice((*unsafe.Pointer)(hide(unsafe.Pointer(&buf))), n))
@@ -336,6 +345,9 @@ func framed(pred predFn, scopes int) (objPred, guardedPred) {
 			}
 	case n <= 32:
 		return func(obj unsafe.Pointer) bool {
+				if obj == nil {
+					return false
+				}
 				var buf [32]unsafe.Pointer
 				buf[0] = obj
 				return pred(unsafe.Slice((*unsafe.Pointer)(hide(unsafe.Pointer(&buf))), n))
@@ -346,6 +358,9 @@ func framed(pred predFn, scopes int) (objPred, guardedPred) {
 			}
 	}
 	return func(obj unsafe.Pointer) bool {
+			if obj == nil {
+				return false
+			}
 			var buf [MaxScopes + 1]unsafe.Pointer
 			buf[0] = obj
 			return pred(unsafe.Slice((*unsafe.Pointer)(hide(unsafe.Pointer(&buf))), n))
@@ -388,3 +403,18 @@ func (t Typed[T]) Match(x *T) bool {
 
 // Program is the program t runs.
 func (t Typed[T]) Program() *Program { return t.p }
+
+// Func returns the query as a Go func on *T, for a loop that calls it per
+// object: Match with nothing between the call and the query's compiled
+// code (no method value, no type test, no wrapper). A nil x is false.
+func (t Typed[T]) Func() func(x *T) bool {
+	if t.p == nil {
+		return func(*T) bool { return false }
+	}
+	// root is a func(unsafe.Pointer) bool that is false for nil; a
+	// func(*T) bool has the same representation (a pointer to the closure)
+	// and calling convention (one pointer argument, a bool result), so the
+	// program's own closure serves as it. hide is not needed: a caller of
+	// a func value already lets its argument escape.
+	return *(*func(*T) bool)(unsafe.Pointer(&t.p.root))
+}

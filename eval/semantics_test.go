@@ -269,6 +269,32 @@ func TestMatchWrongTypes(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, typed.Match(s))
 	assert.False(t, typed.Match(nil))
+	assert.True(t, typed.Func()(s))
+	assert.False(t, typed.Func()(nil))
+	assert.False(t, eval.Typed[schema.SourceString]{}.Func()(s), "the zero Typed")
+	// A nil root is false whatever the query's shape: each kind of first
+	// test checks it (lowerRoot), the closures over a frame too, and the
+	// plain closure tree.
+	for _, src := range []string{
+		`not is hidden`, `not is hidden and not is duplicate`, `count of translations = 0`,
+		`count of translations < 2 and not is hidden`, `identifier != "x"`, `identifier != "x" and not is hidden`,
+		`not id of file = 1`, `not id of file = 1 and not is hidden`, `not max length > 10`,
+		`count of translations where (user = 11) = 0`, `not (count of translations where (user = 11) > 0)`,
+		`count of languages summary where (is approved) = 0`, `not translations with (not (user = 11))`,
+		`text contains "x" or not is hidden`, `count of translations where (text = identifier) = 0`,
+	} {
+		q := check(t, cat, schema.CtxStrings, src, checkOpts{users: testLogins})
+		for _, opts := range [][]eval.Option{nil, {eval.WithoutOptimizations()}} {
+			p, err := eval.Compile(q, opts...)
+			require.NoError(t, err, src)
+			typed, err := eval.Bind[schema.SourceString](p)
+			require.NoError(t, err, src)
+			assert.True(t, typed.Func()(&schema.SourceString{}), "%s: the empty string", src)
+			assert.False(t, typed.Func()(nil), src)
+			assert.False(t, typed.Match(nil), src)
+			assert.False(t, p.Match((*schema.SourceString)(nil)), src)
+		}
+	}
 	_, err = eval.Bind[schema.Translation](p)
 	assert.Error(t, err)
 	assert.Equal(t, cat.Contexts[0].Root.GoType, p.RootType())

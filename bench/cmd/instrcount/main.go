@@ -1,12 +1,16 @@
 // Command instrcount runs one bench pattern over the demo strings, with
-// croql's typed evaluator (eval.Bind) or the hand-written Go predicate, so
-// that callgrind can count the instructions per object of each, a figure
+// croql's typed evaluator (eval.Bind, Typed.Func: the func a loop over
+// *schema.SourceString calls) or the hand-written Go predicate, so that
+// callgrind can count the instructions per object of each, a figure
 // that does not move with machine load:
 //
 //	go build -o /tmp/instrcount ./cmd/instrcount
 //	GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.out \
 //	  --toggle-collect='main.measure' /tmp/instrcount -pattern count-eq-3 -engine croql -passes 20
 //	callgrind_annotate /tmp/cg.out | head   # total Ir / (passes * 2000 strings)
+//
+// ../../instr.sh runs it for every pattern (-list) and engine and prints
+// the table of instructions per object and the ratio croql/hand.
 //
 // Only main.measure is counted: the loop over the objects and the calls it
 // makes, not the program's start or the data's generation.
@@ -16,6 +20,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime"
+	"runtime/debug"
 
 	"github.com/croql/croql"
 	"github.com/croql/croql/bench"
@@ -28,7 +34,14 @@ func main() {
 	pattern := flag.String("pattern", "count-eq-3", "bench pattern name (bench.Patterns)")
 	engine := flag.String("engine", "croql", "croql, croql-plain (eval.WithoutOptimizations) or hand")
 	passes := flag.Int("passes", 20, "passes over the 2,000 demo strings")
+	list := flag.Bool("list", false, "print the pattern names, one a line, and exit")
 	flag.Parse()
+	if *list {
+		for _, x := range bench.Patterns() {
+			fmt.Println(x.Name)
+		}
+		return
+	}
 	if err := run(*pattern, *engine, *passes); err != nil {
 		fmt.Fprintln(os.Stderr, "instrcount:", err)
 		os.Exit(1)
@@ -73,13 +86,33 @@ func run(pattern, engine string, passes int) error {
 		if err != nil {
 			return err
 		}
-		match = typed.Match
+		match = typed.Func()
 	default:
 		return fmt.Errorf("engine %q: croql, croql-plain or hand", engine)
 	}
+	// Callgrind follows calls by the stack pointer of each OS thread: a
+	// collection that shrinks or moves the goroutine's stack, or a
+	// goroutine that resumes on another thread, makes it lose main.measure
+	// and stop counting part way. So the measured loop runs with no
+	// garbage collection, on one locked thread, after a warm-up pass that
+	// grows the stack to what the loop needs.
+	runtime.GC()
+	debug.SetGCPercent(-1)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	warm(match, p.Strings)
 	n := measure(match, p.Strings, passes)
 	fmt.Printf("%s %s: %d matches over %d objects\n", pattern, engine, n, passes*len(p.Strings))
 	return nil
+}
+
+// warm runs match once over strs, outside the counted function.
+//
+//go:noinline
+func warm(match func(*schema.SourceString) bool, strs []schema.SourceString) {
+	for i := range strs {
+		match(&strs[i])
+	}
 }
 
 //go:noinline
