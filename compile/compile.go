@@ -25,6 +25,7 @@ import (
 	"strings"
 
 	"github.com/croql/croql/ast"
+	"github.com/croql/croql/diag"
 	"github.com/croql/croql/schema"
 	"github.com/croql/croql/typecheck"
 )
@@ -67,6 +68,9 @@ func (s *SQL) SelectLimit(limit int) (string, []any) {
 }
 
 // Compile compiles q, a query without errors, for dialect d over mapping m.
+// An error about one node of q (a value the dialect cannot hold, a field
+// the mapping has no column for, the dialect's parameter limit) wraps a
+// *diag.SpanError with that node's span (diag.SpanOf finds it).
 func Compile(q *typecheck.Query, d Dialect, m *Mapping) (*SQL, error) {
 	switch {
 	case q == nil:
@@ -107,8 +111,8 @@ func Compile(q *typecheck.Query, d Dialect, m *Mapping) (*SQL, error) {
 		return nil, c.err
 	}
 	if len(args) > d.MaxParams() {
-		return nil, fmt.Errorf("compile: the query has %d values, more than the %d parameters one %s statement may have: %w",
-			len(args), d.MaxParams(), d.Name(), ErrTooManyParams)
+		return nil, diag.At(core.Span(), fmt.Errorf("compile: the query has %d values, more than the %d parameters one %s statement may have: %w",
+			len(args), d.MaxParams(), d.Name(), ErrTooManyParams))
 	}
 	return &SQL{
 		Where:   where,
@@ -139,6 +143,9 @@ type compiler struct {
 	next   int
 	err    error
 	depth  int
+	// spans are the spans of the nodes being compiled, innermost last:
+	// an error is reported at the innermost one (see at).
+	spans []diag.Span
 }
 
 // maxDepth bounds the recursion; the parser's limits keep real queries far
@@ -147,14 +154,24 @@ const maxDepth = 10000
 
 func (c *compiler) fail(format string, args ...any) {
 	if c.err == nil {
-		c.err = fmt.Errorf("compile: "+format, args...)
+		c.err = c.at(fmt.Errorf("compile: "+format, args...))
 	}
 }
 
 func (c *compiler) failErr(err error) {
 	if c.err == nil {
-		c.err = err
+		c.err = c.at(err)
 	}
+}
+
+// at attaches the span of the node being compiled to err (a
+// diag.SpanError), so that the error is reported on that node and not on
+// the whole query.
+func (c *compiler) at(err error) error {
+	if len(c.spans) == 0 {
+		return err
+	}
+	return diag.At(c.spans[len(c.spans)-1], err)
 }
 
 func (c *compiler) w(s ...string) {
@@ -232,8 +249,13 @@ func (c *compiler) finish(text string) (string, []any) {
 	return b.String(), args
 }
 
-func (c *compiler) enter() bool {
+func (c *compiler) enter(n typecheck.Node) bool {
 	c.depth++
+	var sp diag.Span
+	if n != nil {
+		sp = n.Span()
+	}
+	c.spans = append(c.spans, sp)
 	if c.depth > maxDepth {
 		c.fail("the query is nested too deeply")
 		return false
@@ -241,7 +263,10 @@ func (c *compiler) enter() bool {
 	return c.err == nil
 }
 
-func (c *compiler) leave() { c.depth-- }
+func (c *compiler) leave() {
+	c.depth--
+	c.spans = c.spans[:len(c.spans)-1]
+}
 
 // maybeNullBool reports whether pred, compiled not strict, may yield NULL.
 func maybeNullBool(n typecheck.Node) bool {
@@ -270,7 +295,7 @@ func maybeNullBool(n typecheck.Node) bool {
 // AND/OR there, the condition of CASE), so it may yield NULL for false;
 // when strict it must yield TRUE or FALSE.
 func (c *compiler) pred(n typecheck.Node, strict bool) {
-	if !c.enter() {
+	if !c.enter(n) {
 		return
 	}
 	defer c.leave()
@@ -610,7 +635,7 @@ func (c *compiler) field(b binding, f *schema.Field) {
 
 // value writes a scalar expression (NULL for an absent value).
 func (c *compiler) value(n typecheck.Node) {
-	if !c.enter() {
+	if !c.enter(n) {
 		return
 	}
 	defer c.leave()

@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/croql/croql/ast"
+	"github.com/croql/croql/diag"
 	"github.com/croql/croql/schema"
 	"github.com/croql/croql/typecheck"
 )
@@ -69,9 +70,10 @@ func (c *compiler) enter(n typecheck.Node) error {
 
 func (c *compiler) leave() { c.depth-- }
 
+// errAt is an error about node n: a *diag.SpanError with n's span, which
+// the croql facade reports as a diagnostic on n.
 func errAt(n typecheck.Node, format string, args ...any) error {
-	sp := n.Span()
-	return fmt.Errorf("at %d-%d: "+format, append([]any{sp.Start, sp.End}, args...)...)
+	return diag.At(n.Span(), fmt.Errorf(format, args...))
 }
 
 func (c *compiler) scope(n typecheck.Node, s int) error {
