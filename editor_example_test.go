@@ -63,7 +63,8 @@ func ExampleEnv_SemanticTokens() {
 func ExampleParseDirective() {
 	d, body := croql.ParseDirective("# croql: context=translations\nis pre translated")
 	env, _ := croql.NewEnv(d.Context)
-	fmt.Println(d.Context, len(env.Check(body).Diags))
+	_, diags := env.Check(body)
+	fmt.Println(d.Context, len(diags))
 	// Output: translations 0
 }
 

@@ -63,7 +63,8 @@ func TestCompleteInnerScopeFirst(t *testing.T) {
 	assert.Equal(t, -1, indexOf(items, "text"))
 	// Applying the item gives a query that checks.
 	got := src[:it.Range.Start] + it.InsertText + src[it.Range.End:]
-	assert.Empty(t, env.Check(got).Diags, got)
+	_, diags := env.Check(got)
+	assert.Empty(t, diags, got)
 }
 
 func TestCompleteOperandStart(t *testing.T) {
@@ -154,7 +155,8 @@ func TestCompleteEnumValues(t *testing.T) {
 	assert.Equal(t, []string{"deepl"}, labels(items))
 	got := src[:items[0].Range.Start] + items[0].InsertText + src[items[0].Range.End:]
 	assert.Equal(t, `count of translations where (provider = "deepl") > 0`, got)
-	assert.Empty(t, env.Check(got).Diags)
+	_, diags := env.Check(got)
+	assert.Empty(t, diags)
 	// Without the quote: quoted values.
 	src = `count of translations where (provider = `
 	items = env.Complete(src, len(src))
@@ -227,7 +229,8 @@ func TestDirective(t *testing.T) {
 	assert.Len(t, body, len("# croql: context=translations edition=enterprise\nis pre translated"))
 	env, err := croql.NewEnv(d.Context)
 	require.NoError(t, err)
-	assert.Empty(t, env.Check(body).Diags)
+	_, diags := env.Check(body)
+	assert.Empty(t, diags)
 	d, _ = croql.ParseDirective("# croql: contxt=tm edition=gold")
 	assert.Len(t, d.Diags, 2)
 	d, body = croql.ParseDirective("is hidden")
@@ -277,7 +280,8 @@ func TestDocumentMatchesCheck(t *testing.T) {
 		}
 		src := c.Query()
 		doc := env.Open(src)
-		assert.Equal(t, env.Check(src).Diags, doc.Diagnostics(), "%s: %q", c.Where(), src)
+		_, diags := env.Check(src)
+		assert.Equal(t, diags, doc.Diagnostics(), "%s: %q", c.Where(), src)
 		for raw := 0; raw <= len(src); raw += 3 {
 			off := runeStart(src, raw)
 			for _, it := range doc.Complete(raw) {

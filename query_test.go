@@ -57,11 +57,14 @@ func TestCompileNeedsUsers(t *testing.T) {
 	assert.Contains(t, errs[0].Hint, "croql.WithUsers")
 
 	tenv := mustEnv(t, croql.Translations)
-	q, diags = tenv.Compile(`user with (login = "alice")`)
+	src = `text = "x" or user with (login = "alice")`
+	q, diags = tenv.Compile(src)
 	assert.Nil(t, q)
 	require.Len(t, diags, 1)
 	assert.Equal(t, croql.RuleNoUserDirectory, diags[0].Rule)
 	assert.Equal(t, diag.ClassLogic, diags[0].Code)
+	assert.Equal(t, span(t, src, "user"), diags[0].Span, "the user whose login is read")
+	require.ErrorIs(t, diags.Err(), eval.ErrNoUsers)
 
 	// Without mentions or logins, no directory is needed.
 	q, diags = env.Compile(`count of comments where (user = 11) > 0`)

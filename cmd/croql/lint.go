@@ -75,7 +75,7 @@ func newLintCmd(c *cli) *cobra.Command {
 			} else if src, name, err = c.readQuery(args); err != nil {
 				return err
 			}
-			diags := env.Check(src).Diags
+			_, diags := env.Check(src)
 			switch format {
 			case "json":
 				located := diag.NewNamedSource(name, src).Locate(diags)

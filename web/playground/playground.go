@@ -408,7 +408,7 @@ func (p *Playground) Analyze(src string, o Options) Analysis {
 	for _, name := range Dialects {
 		if q != nil {
 			if d, err := compile.DialectByName(name); err == nil {
-				if s, err := q.SQLMapped(d, p.mapping(e)); err == nil {
+				if s, _ := q.SQLMapped(d, p.mapping(e)); s != nil {
 					a.SQL = append(a.SQL, sqlOut(name, s))
 					continue
 				}

@@ -56,9 +56,9 @@ func run(pattern, engine string, passes int) error {
 		if err != nil {
 			return err
 		}
-		q := env.Check(pat.CroQL)
-		if q.Diags.HasErrors() {
-			return fmt.Errorf("%s: %v", pat.CroQL, q.Diags)
+		q, diags := env.Check(pat.CroQL)
+		if diags.HasErrors() {
+			return fmt.Errorf("%s: %v", pat.CroQL, diags)
 		}
 		var opts []eval.Option
 		opts = append(opts, eval.WithUserRefs(p.Users...))

@@ -36,7 +36,7 @@ func ExampleLoad() {
 		return
 	}
 	env, _ := croql.NewEnv(croql.Strings, croql.WithUsers(p.UserIDs()))
-	q := env.Check(`text contains "Pay" and count of translations where (user = @user:"alice") = 0`)
+	q, _ := env.Check(`text contains "Pay" and count of translations where (user = @user:"alice") = 0`)
 	ids, err := compile.Run(ctx, db.SQL, db.Dialect, m, q)
 	fmt.Println(ids, err)
 	// Output:

@@ -17,6 +17,7 @@ import (
 	"github.com/croql/croql/compile"
 	"github.com/croql/croql/compile/engine"
 	"github.com/croql/croql/demo"
+	"github.com/croql/croql/diag"
 	"github.com/croql/croql/eval"
 	"github.com/croql/croql/internal/corpus"
 	"github.com/croql/croql/schema"
@@ -50,11 +51,11 @@ func check(t testing.TB, src string, o checkOpts) *typecheck.Query {
 	return q
 }
 
-type diagError struct{ q *typecheck.Query }
+type diagError struct{ diags diag.List }
 
 func (e diagError) Error() string {
 	var b strings.Builder
-	for _, d := range e.q.Diags {
+	for _, d := range e.diags {
 		b.WriteString(d.Message + "; ")
 	}
 	return b.String()
@@ -72,9 +73,9 @@ func tryCheck(src string, o checkOpts) (*typecheck.Query, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := env.Check(src)
-	if q.Diags.HasErrors() {
-		return nil, diagError{q}
+	q, diags := env.Check(src)
+	if diags.HasErrors() {
+		return nil, diagError{diags}
 	}
 	return q, nil
 }
