@@ -20,7 +20,7 @@ func BenchmarkCheck(b *testing.B) {
 	for _, c := range cases {
 		env := envs[c.Context()]
 		if env == nil {
-			env = mustEnv(b, c.Context(), croql.WithUsers(map[string]int64{"alice": 1}), croql.WithLanguages("de"))
+			env = mustEnv(b, c.Context(), croql.WithUserIDs(map[string]int64{"alice": 1}), croql.WithLanguages("de"))
 			envs[c.Context()] = env
 		}
 		src := c.Query()

@@ -66,10 +66,21 @@ type Option func(*config)
 // fields are errors in the standard edition.
 func WithEdition(e schema.Edition) Option { return func(c *config) { c.check.Edition = e } }
 
-// WithUsers supplies the user directory (login to id): @user mentions are
-// resolved to ids at compile time, and unknown logins are diagnostics with
-// suggestions.
-func WithUsers(logins map[string]int64) Option { return func(c *config) { c.check.Users = logins } }
+// WithUserIDs supplies the user directory as a map from each login to its
+// user id (schema.Project.UserIDs builds it): @user mentions are resolved
+// to ids at compile time, unknown logins are diagnostics with suggestions,
+// and the evaluator reads each id's login from it (`login of user`,
+// `user with (...)`).
+func WithUserIDs(loginToID map[string]int64) Option {
+	return func(c *config) { c.check.Users = loginToID }
+}
+
+// WithUsers is WithUserIDs (login to id).
+//
+// Deprecated: use WithUserIDs, whose name says the map's direction
+// (eval.WithUsers, now eval.WithUserLogins, took id to login). WithUsers
+// will be removed in v0.2.0.
+func WithUsers(loginToID map[string]int64) Option { return WithUserIDs(loginToID) }
 
 // WithLanguages supplies the known language codes: unknown @language codes
 // are diagnostics with suggestions.

@@ -157,7 +157,7 @@ func fieldsOf(n typecheck.Node) []string {
 }
 
 func TestUserAndLanguageDirectories(t *testing.T) {
-	env := mustEnv(t, croql.Strings, croql.WithUsers(map[string]int64{"alice": 1, "bob": 2}), croql.WithLanguages("de", "fr", "uk"))
+	env := mustEnv(t, croql.Strings, croql.WithUserIDs(map[string]int64{"alice": 1, "bob": 2}), croql.WithLanguages("de", "fr", "uk"))
 	_, diags := env.Check(`count of translations where (user = @user:"alice" and language = @language:"de") > 0`)
 	require.Empty(t, diags)
 

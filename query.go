@@ -40,7 +40,7 @@ type Query struct {
 
 // Compile checks src and compiles it for evaluation. On any error it
 // returns a nil Query and every diagnostic; warnings come back with a
-// usable Query. The environment's user directory (WithUsers) resolves @user
+// usable Query. The environment's user directory (WithUserIDs) resolves @user
 // mentions and gives the evaluator each user id's login.
 func (e *Env) Compile(src string) (*Query, diag.List) {
 	q, diags := e.Check(src)
@@ -55,7 +55,7 @@ func (e *Env) Compile(src string) (*Query, diag.List) {
 			if k, ok := n.(*typecheck.Const); ok && k.Unresolved {
 				found = append(found, diag.Errorf(diag.ClassLogic, RuleUnresolvedUser, k.Sp,
 					"@user:%q cannot be evaluated without the user directory", k.S).
-					WithHint("supply the users (login to id) with croql.WithUsers"))
+					WithHint("supply the users (login to id) with croql.WithUserIDs"))
 			}
 		})
 		if len(found) > 0 {
@@ -70,7 +70,7 @@ func (e *Env) Compile(src string) (*Query, diag.List) {
 		for login, id := range users {
 			dir[id] = login
 		}
-		opts = append(opts, eval.WithUsers(dir))
+		opts = append(opts, eval.WithUserLogins(dir))
 	}
 	prog, err := eval.Compile(q, opts...)
 	if err != nil {
@@ -78,7 +78,7 @@ func (e *Env) Compile(src string) (*Query, diag.List) {
 		if errors.Is(err, eval.ErrNoUsers) {
 			d = backendDiag(RuleNoUserDirectory, src, err,
 				"the query reads user logins, which needs the user directory").
-				WithHint("supply the users (login to id) with croql.WithUsers")
+				WithHint("supply the users (login to id) with croql.WithUserIDs")
 		}
 		diags = append(diags, d)
 		diags.Sort()

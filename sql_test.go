@@ -62,7 +62,7 @@ func TestEnvSQLMapped(t *testing.T) {
 }
 
 func TestQuerySQL(t *testing.T) {
-	env, err := croql.NewEnv(croql.Translations, croql.WithUsers(map[string]int64{"alice": 7}))
+	env, err := croql.NewEnv(croql.Translations, croql.WithUserIDs(map[string]int64{"alice": 7}))
 	require.NoError(t, err)
 	q, diags := env.Compile(`user = @user:"alice" or count of votes where (is up) >= 3`)
 	require.False(t, diags.HasErrors(), "%v", diags)

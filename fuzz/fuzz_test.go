@@ -75,7 +75,7 @@ func newFuzzEnvs(t testing.TB) fuzzEnvs {
 		var envs [2][2]*croql.Env
 		for i, ed := range []schema.Edition{schema.Standard, schema.Enterprise} {
 			for j, fold := range []bool{false, true} {
-				e, err := croql.NewEnv(name, croql.WithEdition(ed), croql.WithUsers(users),
+				e, err := croql.NewEnv(name, croql.WithEdition(ed), croql.WithUserIDs(users),
 					croql.WithClock(func() time.Time { return now }), croql.WithFoldContains(fold))
 				if err != nil {
 					t.Fatal(err)

@@ -56,7 +56,7 @@ func newLintCmd(c *cli) *cobra.Command {
 				if err != nil {
 					return failure(err)
 				}
-				opts = append(opts, croql.WithUsers(p.UserIDs()), croql.WithLanguages(p.LanguageCodes()...))
+				opts = append(opts, croql.WithUserIDs(p.UserIDs()), croql.WithLanguages(p.LanguageCodes()...))
 			}
 			env, err := croql.NewEnv(ctxName, opts...)
 			if err != nil {

@@ -156,7 +156,7 @@ func (c *cli) runQuery(ctx context.Context, name, src, data, ctxName, language, 
 	if err != nil {
 		return failure(err)
 	}
-	opts = append(opts, croql.WithUsers(p.UserIDs()))
+	opts = append(opts, croql.WithUserIDs(p.UserIDs()))
 	if langs := p.LanguageCodes(); len(langs) > 0 {
 		opts = append(opts, croql.WithLanguages(langs...))
 	}

@@ -81,7 +81,7 @@ func TestRunOnEngine(t *testing.T) {
 			t.Logf("%s not tested: %s is not set", name, env)
 		}
 	}
-	env, err := croql.NewEnv(croql.Strings, croql.WithUsers(p.UserIDs()))
+	env, err := croql.NewEnv(croql.Strings, croql.WithUserIDs(p.UserIDs()))
 	require.NoError(t, err)
 	src := `count of translations where (user = @user:"alice") > 0 or count of comments = 1`
 	q, diags := env.Check(src)

@@ -98,7 +98,7 @@ func (p *Playground) Env(o Options) (*croql.Env, error) {
 	default:
 		return nil, fmt.Errorf("playground: unknown edition %q (want standard or enterprise)", o.Edition)
 	}
-	e, err := croql.NewEnv(o.Context, croql.WithEdition(ed), croql.WithUsers(p.users), croql.WithLanguages(p.langs...))
+	e, err := croql.NewEnv(o.Context, croql.WithEdition(ed), croql.WithUserIDs(p.users), croql.WithLanguages(p.langs...))
 	if err != nil {
 		return nil, fmt.Errorf("playground: %w", err)
 	}

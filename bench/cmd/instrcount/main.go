@@ -52,7 +52,7 @@ func run(pattern, engine string, passes int) error {
 	case "hand":
 		match = pat.Hand
 	case "croql", "croql-plain":
-		env, err := croql.NewEnv(croql.Strings, croql.WithUsers(p.UserIDs()))
+		env, err := croql.NewEnv(croql.Strings, croql.WithUserIDs(p.UserIDs()))
 		if err != nil {
 			return err
 		}

@@ -35,7 +35,7 @@ func ExampleLoad() {
 		fmt.Println(err)
 		return
 	}
-	env, _ := croql.NewEnv(croql.Strings, croql.WithUsers(p.UserIDs()))
+	env, _ := croql.NewEnv(croql.Strings, croql.WithUserIDs(p.UserIDs()))
 	q, _ := env.Check(`text contains "Pay" and count of translations where (user = @user:"alice") = 0`)
 	ids, err := compile.Run(ctx, db.SQL, db.Dialect, m, q)
 	fmt.Println(ids, err)

@@ -67,7 +67,7 @@ func tryCheck(src string, o checkOpts) (*typecheck.Query, error) {
 	}
 	opts := []croql.Option{croql.WithEdition(o.edition), croql.WithClock(clock), croql.WithFoldContains(o.fold), croql.WithMaxCost(o.maxCost)}
 	if o.users != nil {
-		opts = append(opts, croql.WithUsers(o.users))
+		opts = append(opts, croql.WithUserIDs(o.users))
 	}
 	env, err := croql.NewEnv(o.context, opts...)
 	if err != nil {
