@@ -125,7 +125,7 @@ func TestDeprecatedUsersOptions(t *testing.T) {
 	src := `user = @user:"alice" and user with (login = "alice")`
 	for name, opt := range map[string]croql.Option{
 		"WithUserIDs": croql.WithUserIDs(map[string]int64{"alice": 7}),
-		"WithUsers": croql.WithUsers(map[string]int64{"alice": 7}),
+		"WithUsers":   croql.WithUsers(map[string]int64{"alice": 7}),
 	} {
 		env := mustEnv(t, croql.Translations, opt)
 		q, diags := env.Compile(src)
