@@ -12,7 +12,10 @@
 // when the list holds an error, except Format's, which formats any text
 // that parses; warnings come with a usable result. An error
 // of a back end (the SQL generator, the evaluator's compiler) about one part
-// of the query is a diagnostic over that part's span.
+// of the query is a diagnostic over that part's span. Lint and
+// Document.Lint return the diagnostics alone, located for display; the
+// calls that evaluate data (Query.MatchErr, Query.MatchContext) return
+// (bool, error).
 //
 // For editors, Lint returns every diagnostic of a text with resolved lines,
 // rune columns and the UTF-16 columns LSP clients count in, and Env.Open
