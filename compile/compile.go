@@ -143,9 +143,8 @@ type compiler struct {
 	next   int
 	err    error
 	depth  int
-	// spans are the spans of the nodes being compiled, innermost last:
-	// an error is reported at the innermost one (see at).
-	spans []diag.Span
+	// spanned: err has the span of the node it is about (see at).
+	spanned bool
 }
 
 // maxDepth bounds the recursion; the parser's limits keep real queries far
@@ -154,24 +153,14 @@ const maxDepth = 10000
 
 func (c *compiler) fail(format string, args ...any) {
 	if c.err == nil {
-		c.err = c.at(fmt.Errorf("compile: "+format, args...))
+		c.err = fmt.Errorf("compile: "+format, args...)
 	}
 }
 
 func (c *compiler) failErr(err error) {
 	if c.err == nil {
-		c.err = c.at(err)
+		c.err = err
 	}
-}
-
-// at attaches the span of the node being compiled to err (a
-// diag.SpanError), so that the error is reported on that node and not on
-// the whole query.
-func (c *compiler) at(err error) error {
-	if len(c.spans) == 0 {
-		return err
-	}
-	return diag.At(c.spans[len(c.spans)-1], err)
 }
 
 func (c *compiler) w(s ...string) {
@@ -251,21 +240,29 @@ func (c *compiler) finish(text string) (string, []any) {
 
 func (c *compiler) enter(n typecheck.Node) bool {
 	c.depth++
-	var sp diag.Span
-	if n != nil {
-		sp = n.Span()
-	}
-	c.spans = append(c.spans, sp)
 	if c.depth > maxDepth {
 		c.fail("the query is nested too deeply")
+		c.at(n)
 		return false
 	}
 	return c.err == nil
 }
 
-func (c *compiler) leave() {
+func (c *compiler) leave(n typecheck.Node) {
 	c.depth--
-	c.spans = c.spans[:len(c.spans)-1]
+	c.at(n)
+}
+
+// at gives the error, if there is one and it has no span yet, the span of
+// n (a diag.SpanError), so that it is reported on n and not on the whole
+// query. leave calls it innermost node first: an error gets the span of the
+// innermost node being compiled when it was made. Nothing is tracked on the
+// way down, so a query that compiles pays nothing for it.
+func (c *compiler) at(n typecheck.Node) {
+	if c.err == nil || c.spanned || n == nil {
+		return
+	}
+	c.err, c.spanned = diag.At(n.Span(), c.err), true
 }
 
 // maybeNullBool reports whether pred, compiled not strict, may yield NULL.
@@ -298,7 +295,7 @@ func (c *compiler) pred(n typecheck.Node, strict bool) {
 	if !c.enter(n) {
 		return
 	}
-	defer c.leave()
+	defer c.leave(n)
 	if strict && maybeNullBool(n) {
 		c.w("COALESCE(")
 		c.pred(n, false)
@@ -638,7 +635,7 @@ func (c *compiler) value(n typecheck.Node) {
 	if !c.enter(n) {
 		return
 	}
-	defer c.leave()
+	defer c.leave(n)
 	if n.Type().Kind == schema.Bool {
 		c.pred(n, true)
 		return
