@@ -20,15 +20,16 @@ func BenchmarkCheck(b *testing.B) {
 	for _, c := range cases {
 		env := envs[c.Context()]
 		if env == nil {
-			env = mustEnv(b, c.Context(), croql.WithUsers(map[string]int64{"alice": 1}), croql.WithLanguages("de"))
+			env = mustEnv(b, c.Context(), croql.WithUserIDs(map[string]int64{"alice": 1}), croql.WithLanguages("de"))
 			envs[c.Context()] = env
 		}
 		src := c.Query()
-		require.Empty(b, env.Check(src).Diags, src)
+		_, diags := env.Check(src)
+		require.Empty(b, diags, src)
 		b.Run(c.Name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if q := env.Check(src); q.Root == nil {
+				if q, _ := env.Check(src); q == nil || q.Root == nil {
 					b.Fatal("no checked tree")
 				}
 			}

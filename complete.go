@@ -72,7 +72,7 @@ const (
 // best first: inside `count of translations where (…)` the fields of a
 // translation, then the fields of the string; after a complete operand the
 // keywords and operators that can follow it; inside the quotes of
-// @user:"…" the logins of the user directory (WithUsers), of
+// @user:"…" the logins of the user directory (WithUserIDs), of
 // @language:"…" the language codes (WithLanguages), after `provider = "`
 // the field's known values. Items are filtered by what is typed of the
 // word at the cursor. src may be incomplete: it is parsed with

@@ -3,8 +3,19 @@
 // every diagnostic.
 //
 //	env, err := croql.NewEnv(croql.Strings, croql.WithEdition(croql.Enterprise))
-//	checked := env.Check(`count of translations where (user = @user:"alice") > 0`)
-//	for _, d := range checked.Diags { ... }
+//	checked, diags := env.Check(`count of translations where (user = @user:"alice") > 0`)
+//	for _, d := range diags { ... }
+//
+// Every call that checks or translates a query returns its result and the
+// query's diagnostics, (result, diag.List): Check, Compile, Format, Cost,
+// SQL, SQLMapped, Query.SQL, Query.SQLMapped. The result is nil (or zero)
+// when the list holds an error, except Format's, which formats any text
+// that parses; warnings come with a usable result. An error
+// of a back end (the SQL generator, the evaluator's compiler) about one part
+// of the query is a diagnostic over that part's span. Lint and
+// Document.Lint return the diagnostics alone, located for display; the
+// calls that evaluate data (Query.MatchErr, Query.MatchContext) return
+// (bool, error).
 //
 // For editors, Lint returns every diagnostic of a text with resolved lines,
 // rune columns and the UTF-16 columns LSP clients count in, and Env.Open
@@ -58,10 +69,21 @@ type Option func(*config)
 // fields are errors in the standard edition.
 func WithEdition(e schema.Edition) Option { return func(c *config) { c.check.Edition = e } }
 
-// WithUsers supplies the user directory (login to id): @user mentions are
-// resolved to ids at compile time, and unknown logins are diagnostics with
-// suggestions.
-func WithUsers(logins map[string]int64) Option { return func(c *config) { c.check.Users = logins } }
+// WithUserIDs supplies the user directory as a map from each login to its
+// user id (schema.Project.UserIDs builds it): @user mentions are resolved
+// to ids at compile time, unknown logins are diagnostics with suggestions,
+// and the evaluator reads each id's login from it (`login of user`,
+// `user with (...)`).
+func WithUserIDs(loginToID map[string]int64) Option {
+	return func(c *config) { c.check.Users = loginToID }
+}
+
+// WithUsers is WithUserIDs (login to id).
+//
+// Deprecated: use WithUserIDs, whose name says the map's direction
+// (eval.WithUsers, now eval.WithUserLogins, took id to login). WithUsers
+// will be removed in v0.2.0.
+func WithUsers(loginToID map[string]int64) Option { return WithUserIDs(loginToID) }
 
 // WithLanguages supplies the known language codes: unknown @language codes
 // are diagnostics with suggestions.
@@ -165,21 +187,22 @@ func (e *Env) Cost(src string) (float64, diag.List) {
 	return q.Cost(e.CostModel()), q.Diags
 }
 
-// Check parses and checks src. The result carries every diagnostic, syntax
-// and logic, sorted by position; its Root is set only when there is no
-// error. A query whose estimated cost exceeds the budget (WithMaxCost) is
-// an error of rule typecheck.RuleTooCostly.
-func (e *Env) Check(src string) *typecheck.Query {
+// Check parses and checks src and returns the checked query with every
+// diagnostic, syntax and logic, sorted by position (the same list as the
+// query's Diags). When the list holds an error the query is nil. A query
+// whose estimated cost exceeds the budget (WithMaxCost) is an error of rule
+// typecheck.RuleTooCostly.
+func (e *Env) Check(src string) (*typecheck.Query, diag.List) {
 	q := e.check(src)
 	if q.Root == nil {
-		return q
+		return nil, q.Diags
 	}
 	if d, over := q.CostError(e.CostModel(), e.cfg.maxCost); over {
-		q.Diags = append(q.Diags, d)
-		q.Diags.Sort()
-		q.Root, q.Core = nil, nil
+		diags := append(q.Diags, d)
+		diags.Sort()
+		return nil, diags
 	}
-	return q
+	return q, q.Diags
 }
 
 // check is Check without the cost budget.
@@ -226,5 +249,6 @@ func Lint(src, context string, opts ...Option) []diag.Located {
 	if err != nil {
 		return s.Locate(diag.List{diag.Errorf(diag.ClassLogic, "unknown-context", diag.Span{}, "%v", err)})
 	}
-	return s.Locate(env.Check(src).Diags)
+	_, diags := env.Check(src)
+	return s.Locate(diags)
 }

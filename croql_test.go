@@ -57,14 +57,16 @@ func TestAcceptanceDiagnostics(t *testing.T) {
 			if tc.edition != nil {
 				opts = append(opts, tc.edition)
 			}
-			q := mustEnv(t, tc.ctx, opts...).Check(tc.src)
+			q, diags := mustEnv(t, tc.ctx, opts...).Check(tc.src)
 			if tc.sev < 0 {
-				assert.Empty(t, q.Diags)
+				assert.Empty(t, diags)
+				require.NotNil(t, q)
 				assert.NotNil(t, q.Root)
+				assert.Equal(t, diags, q.Diags)
 				return
 			}
-			require.NotEmpty(t, q.Diags, "expected a diagnostic")
-			d := q.Diags[0]
+			require.NotEmpty(t, diags, "expected a diagnostic")
+			d := diags[0]
 			assert.Equal(t, tc.sev, d.Severity, "%+v", d)
 			assert.Equal(t, tc.code, d.Code, "%+v", d)
 			if tc.rule != "" {
@@ -82,10 +84,11 @@ func TestAcceptanceDiagnostics(t *testing.T) {
 				assert.Contains(t, fixes, tc.fix)
 			}
 			if tc.sev == diag.Warning {
-				assert.False(t, q.Diags.HasErrors(), "a warning alone must not fail the query")
+				assert.False(t, diags.HasErrors(), "a warning alone must not fail the query")
+				require.NotNil(t, q)
 				assert.NotNil(t, q.Root)
 			} else {
-				assert.Nil(t, q.Root)
+				assert.Nil(t, q)
 			}
 		})
 	}
@@ -93,8 +96,8 @@ func TestAcceptanceDiagnostics(t *testing.T) {
 
 func TestIndependentErrorsAllReported(t *testing.T) {
 	src := `is hiden and fileId = 5 and count of text > 0`
-	q := mustEnv(t, croql.Strings).Check(src)
-	errs := q.Diags.Errors()
+	_, diags := mustEnv(t, croql.Strings).Check(src)
+	errs := diags.Errors()
 	require.Len(t, errs, 3, "%v", errs)
 	assert.Equal(t, span(t, src, "is hiden"), errs[0].Span)
 	assert.Equal(t, span(t, src, "fileId"), errs[1].Span)
@@ -113,9 +116,10 @@ func TestNamesResolveByNormalForm(t *testing.T) {
 	}
 	for _, p := range pairs {
 		env := mustEnv(t, p.ctx)
-		qa, qb := env.Check(p.a), env.Check(p.b)
-		require.Empty(t, qa.Diags, p.a)
-		require.Empty(t, qb.Diags, p.b)
+		qa, da := env.Check(p.a)
+		qb, db := env.Check(p.b)
+		require.Empty(t, da, p.a)
+		require.Empty(t, db, p.b)
 		fa, fb := fieldsOf(qa.Root), fieldsOf(qb.Root)
 		require.NotEmpty(t, fa)
 		assert.Equal(t, fa, fb, "%s vs %s", p.a, p.b)
@@ -153,19 +157,19 @@ func fieldsOf(n typecheck.Node) []string {
 }
 
 func TestUserAndLanguageDirectories(t *testing.T) {
-	env := mustEnv(t, croql.Strings, croql.WithUsers(map[string]int64{"alice": 1, "bob": 2}), croql.WithLanguages("de", "fr", "uk"))
-	q := env.Check(`count of translations where (user = @user:"alice" and language = @language:"de") > 0`)
-	require.Empty(t, q.Diags)
+	env := mustEnv(t, croql.Strings, croql.WithUserIDs(map[string]int64{"alice": 1, "bob": 2}), croql.WithLanguages("de", "fr", "uk"))
+	_, diags := env.Check(`count of translations where (user = @user:"alice" and language = @language:"de") > 0`)
+	require.Empty(t, diags)
 
-	q = env.Check(`count of comments where (user = @user:"alcie") > 0`)
-	require.Len(t, q.Diags, 1)
-	assert.Equal(t, typecheck.RuleUnknownUser, q.Diags[0].Rule)
-	assert.Contains(t, q.Diags[0].Hint, `@user:"alice"`)
+	_, diags = env.Check(`count of comments where (user = @user:"alcie") > 0`)
+	require.Len(t, diags, 1)
+	assert.Equal(t, typecheck.RuleUnknownUser, diags[0].Rule)
+	assert.Contains(t, diags[0].Hint, `@user:"alice"`)
 
-	q = env.Check(`count of translations where (language = @language:"ed") > 0`)
-	require.Len(t, q.Diags, 1)
-	assert.Equal(t, typecheck.RuleUnknownLanguage, q.Diags[0].Rule)
-	assert.Contains(t, q.Diags[0].Hint, `@language:"de"`)
+	_, diags = env.Check(`count of translations where (language = @language:"ed") > 0`)
+	require.Len(t, diags, 1)
+	assert.Equal(t, typecheck.RuleUnknownLanguage, diags[0].Rule)
+	assert.Contains(t, diags[0].Hint, `@language:"de"`)
 }
 
 func TestLintPositions(t *testing.T) {
@@ -199,9 +203,10 @@ func ExampleEnv_Check() {
 	if err != nil {
 		panic(err)
 	}
-	q := env.Check(`is hiden and count of translations > 0`)
-	src := diag.NewSource(q.Source)
-	for _, d := range q.Diags {
+	text := `is hiden and count of translations > 0`
+	_, diags := env.Check(text)
+	src := diag.NewSource(text)
+	for _, d := range diags {
 		p := src.Position(d.Span.Start)
 		fmt.Printf("%d:%d %s/%s %s\n", p.Line, p.Column, d.Code, d.Rule, d.Message)
 	}

@@ -47,7 +47,8 @@ func BenchmarkEditorSeparateCalls(b *testing.B) {
 	off := strings.LastIndex(editorQuery, "is ") + 3
 	b.ReportAllocs()
 	for b.Loop() {
-		located := diag.NewSource(editorQuery).Locate(env.Check(editorQuery).Diags)
+		_, diags := env.Check(editorQuery)
+		located := diag.NewSource(editorQuery).Locate(diags)
 		if len(located) == 0 || len(env.Complete(editorQuery, off)) == 0 {
 			b.Fatal("no diagnostics or no items")
 		}

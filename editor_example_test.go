@@ -24,7 +24,7 @@ func ExampleEnv_Complete() {
 
 // Completion inside the quotes of a mention offers the directory's values.
 func ExampleEnv_Complete_mention() {
-	env, _ := croql.NewEnv(croql.Translations, croql.WithUsers(map[string]int64{"alice": 1, "albert": 2, "bob": 3}))
+	env, _ := croql.NewEnv(croql.Translations, croql.WithUserIDs(map[string]int64{"alice": 1, "albert": 2, "bob": 3}))
 	src := `user = @user:"al`
 	for _, it := range env.Complete(src, len(src)) {
 		fmt.Printf("%s: replace %q with %q\n", it.Label, src[it.Range.Start:it.Range.End], it.InsertText)
@@ -63,7 +63,8 @@ func ExampleEnv_SemanticTokens() {
 func ExampleParseDirective() {
 	d, body := croql.ParseDirective("# croql: context=translations\nis pre translated")
 	env, _ := croql.NewEnv(d.Context)
-	fmt.Println(d.Context, len(env.Check(body).Diags))
+	_, diags := env.Check(body)
+	fmt.Println(d.Context, len(diags))
 	// Output: translations 0
 }
 

@@ -63,7 +63,8 @@ func TestCompleteInnerScopeFirst(t *testing.T) {
 	assert.Equal(t, -1, indexOf(items, "text"))
 	// Applying the item gives a query that checks.
 	got := src[:it.Range.Start] + it.InsertText + src[it.Range.End:]
-	assert.Empty(t, env.Check(got).Diags, got)
+	_, diags := env.Check(got)
+	assert.Empty(t, diags, got)
 }
 
 func TestCompleteOperandStart(t *testing.T) {
@@ -119,7 +120,7 @@ func TestCompleteOfOffersObjects(t *testing.T) {
 }
 
 func TestCompleteMentions(t *testing.T) {
-	env := strEnv(t, croql.WithUsers(map[string]int64{"alice": 1, "bob": 2, "albert": 3}), croql.WithLanguages("de", "fr", "es"))
+	env := strEnv(t, croql.WithUserIDs(map[string]int64{"alice": 1, "bob": 2, "albert": 3}), croql.WithLanguages("de", "fr", "es"))
 	src := `count of translations where (user = @user:"al`
 	items := env.Complete(src, len(src))
 	assert.Equal(t, []string{"albert", "alice"}, labels(items))
@@ -154,7 +155,8 @@ func TestCompleteEnumValues(t *testing.T) {
 	assert.Equal(t, []string{"deepl"}, labels(items))
 	got := src[:items[0].Range.Start] + items[0].InsertText + src[items[0].Range.End:]
 	assert.Equal(t, `count of translations where (provider = "deepl") > 0`, got)
-	assert.Empty(t, env.Check(got).Diags)
+	_, diags := env.Check(got)
+	assert.Empty(t, diags)
 	// Without the quote: quoted values.
 	src = `count of translations where (provider = `
 	items = env.Complete(src, len(src))
@@ -162,7 +164,7 @@ func TestCompleteEnumValues(t *testing.T) {
 }
 
 func TestHover(t *testing.T) {
-	env := strEnv(t, croql.WithUsers(map[string]int64{"alice": 7}))
+	env := strEnv(t, croql.WithUserIDs(map[string]int64{"alice": 7}))
 	src := `max length > 10 and count of translations where (is pre translated and user = @user:"alice") > 0`
 	h := env.Hover(src, 3)
 	require.NotNil(t, h)
@@ -227,7 +229,8 @@ func TestDirective(t *testing.T) {
 	assert.Len(t, body, len("# croql: context=translations edition=enterprise\nis pre translated"))
 	env, err := croql.NewEnv(d.Context)
 	require.NoError(t, err)
-	assert.Empty(t, env.Check(body).Diags)
+	_, diags := env.Check(body)
+	assert.Empty(t, diags)
 	d, _ = croql.ParseDirective("# croql: contxt=tm edition=gold")
 	assert.Len(t, d.Diags, 2)
 	d, body = croql.ParseDirective("is hidden")
@@ -238,7 +241,7 @@ func TestDirective(t *testing.T) {
 // Every offset of every corpus query gives completions and hovers whose
 // ranges lie in the text and contain the cursor, without a panic.
 func TestEditorCorpusOffsets(t *testing.T) {
-	env := strEnv(t, croql.WithUsers(map[string]int64{"alice": 1}), croql.WithLanguages("de"))
+	env := strEnv(t, croql.WithUserIDs(map[string]int64{"alice": 1}), croql.WithLanguages("de"))
 	for _, src := range []string{
 		`count of translations where (is pre translated and provider = "deepl") > 0`,
 		`if is hidden then 1 else max length between 1 and @user:"alice"`,
@@ -271,13 +274,14 @@ func TestDocumentMatchesCheck(t *testing.T) {
 			if c.Edition() == "enterprise" {
 				opts = append(opts, croql.WithEdition(croql.Enterprise))
 			}
-			env, err = croql.NewEnv(c.Context(), append(opts, croql.WithUsers(map[string]int64{"alice": 1}), croql.WithLanguages("de", "fr"))...)
+			env, err = croql.NewEnv(c.Context(), append(opts, croql.WithUserIDs(map[string]int64{"alice": 1}), croql.WithLanguages("de", "fr"))...)
 			require.NoError(t, err, c.Where())
 			envs[key] = env
 		}
 		src := c.Query()
 		doc := env.Open(src)
-		assert.Equal(t, env.Check(src).Diags, doc.Diagnostics(), "%s: %q", c.Where(), src)
+		_, diags := env.Check(src)
+		assert.Equal(t, diags, doc.Diagnostics(), "%s: %q", c.Where(), src)
 		for raw := 0; raw <= len(src); raw += 3 {
 			off := runeStart(src, raw)
 			for _, it := range doc.Complete(raw) {
@@ -294,7 +298,7 @@ func TestDocumentMatchesCheck(t *testing.T) {
 // Random texts from CroQL's vocabulary (mostly not queries): completion,
 // hover and tokens at every offset stay in range and never panic.
 func TestEditorRandomTexts(t *testing.T) {
-	env := strEnv(t, croql.WithUsers(map[string]int64{"alice": 1}), croql.WithLanguages("de"))
+	env := strEnv(t, croql.WithUserIDs(map[string]int64{"alice": 1}), croql.WithLanguages("de"))
 	words := []string{"is", "hidden", "pre", "translated", "count", "of", "translations", "where", "with", "(", ")", "and", "or",
 		"not", "if", "then", "else", "between", "=", "!=", ">", "1", "2.5", `"x`, `"y"`, "'today'", "@user:\"alice\"", "@",
 		"@language:\"", "provider", "max length", "é", "😀", "\n", "==", "#", "votes", "user", "contains", "-", "text"}
@@ -362,7 +366,7 @@ func FuzzEditor(f *testing.F) {
 	for _, s := range []string{`count of translations where (is ) > 0`, `@user:"al`, `provider = "`, `if is hidden then`, "# croql: context=tm\nrecords with (", "é😀 and"} {
 		f.Add(s, len(s)/2)
 	}
-	env, err := croql.NewEnv(croql.Strings, croql.WithUsers(map[string]int64{"alice": 1}), croql.WithLanguages("de"))
+	env, err := croql.NewEnv(croql.Strings, croql.WithUserIDs(map[string]int64{"alice": 1}), croql.WithLanguages("de"))
 	require.NoError(f, err)
 	f.Fuzz(func(t *testing.T, src string, off int) {
 		if len(src) > 2048 {

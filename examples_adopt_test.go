@@ -1,6 +1,7 @@
 package croql_test
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -38,6 +39,26 @@ func ExampleEnv_SQL() {
 	// Output:
 	// SELECT t0."id" FROM "strings" AS t0 WHERE (t0."identifier" IN (($1::text COLLATE "C"), ($2::text COLLATE "C"))) ORDER BY t0."id"
 	// [checkout.title cart.empty]
+}
+
+// ExampleQuery_SQL: a query that checked may still hold a value one
+// engine cannot (PostgreSQL text cannot hold NUL); the diagnostic is on
+// that value, and its Cause is compile's error.
+func ExampleQuery_SQL() {
+	env, _ := croql.NewEnv(croql.Strings)
+	src := `is hidden or text = "a\u0000b"`
+	q, _ := env.Compile(src)
+	s, diags := q.SQL(compile.Postgres{})
+	for _, d := range diags {
+		fmt.Printf("%q %s/%s\n", src[d.Span.Start:d.Span.End], d.Code, d.Rule)
+	}
+	fmt.Println(s == nil, errors.Is(diags.Err(), compile.ErrUnrepresentable))
+	s, diags = q.SQL(compile.SQLite{})
+	fmt.Printf("%s %q %d\n", s.Where, s.Args, len(diags))
+	// Output:
+	// "\"a\\u0000b\"" croqlInvalidLogic/sql
+	// true true
+	// (t0."is_hidden" OR (t0."text" = ?)) ["a\x00b"] 0
 }
 
 // ExampleQuery_MatchErr shows the misuse Match takes silently as false.

@@ -41,7 +41,7 @@ func fixtureEnv(t testing.TB, p *schema.Project, c corpus.Case) *croql.Env {
 	if c.Edition() == "enterprise" {
 		ed = croql.Enterprise
 	}
-	env, err := croql.NewEnv(c.Context(), croql.WithUsers(p.UserIDs()), croql.WithLanguages(langs...), croql.WithEdition(ed))
+	env, err := croql.NewEnv(c.Context(), croql.WithUserIDs(p.UserIDs()), croql.WithLanguages(langs...), croql.WithEdition(ed))
 	require.NoError(t, err)
 	return env
 }

@@ -25,7 +25,8 @@ func applyFix(src string, f diag.Fix) string {
 func nullTestDiags(t *testing.T, env *croql.Env, src string) diag.List {
 	t.Helper()
 	var out diag.List
-	for _, d := range env.Check(src).Diags {
+	_, diags := env.Check(src)
+	for _, d := range diags {
 		if d.Rule == typecheck.RuleNullTest {
 			out = append(out, d)
 		}
@@ -58,7 +59,8 @@ func TestNullTestFixesTypeCheck(t *testing.T) {
 				for _, d := range nullTestDiags(t, env, src) {
 					for _, fix := range d.Fixes {
 						got := applyFix(src, fix)
-						assert.False(t, env.Check(got).Diags.HasErrors(), "%s: fix %q gives %q: %v", ctx.Name, src, got, env.Check(got).Diags)
+						_, diags := env.Check(got)
+						assert.False(t, diags.HasErrors(), "%s: fix %q gives %q: %v", ctx.Name, src, got, diags)
 						assert.Contains(t, d.Message, fix.Text, "the message says what the fix writes")
 						fixed++
 					}

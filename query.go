@@ -40,14 +40,13 @@ type Query struct {
 
 // Compile checks src and compiles it for evaluation. On any error it
 // returns a nil Query and every diagnostic; warnings come back with a
-// usable Query. The environment's user directory (WithUsers) resolves @user
+// usable Query. The environment's user directory (WithUserIDs) resolves @user
 // mentions and gives the evaluator each user id's login.
 func (e *Env) Compile(src string) (*Query, diag.List) {
-	q := e.Check(src)
-	if q.Diags.HasErrors() || q.Root == nil {
-		return nil, q.Diags
+	q, diags := e.Check(src)
+	if q == nil {
+		return nil, diags
 	}
-	diags := q.Diags
 	users := e.cfg.check.Users
 	if users == nil {
 		// Report every unresolved mention where it stands.
@@ -56,7 +55,7 @@ func (e *Env) Compile(src string) (*Query, diag.List) {
 			if k, ok := n.(*typecheck.Const); ok && k.Unresolved {
 				found = append(found, diag.Errorf(diag.ClassLogic, RuleUnresolvedUser, k.Sp,
 					"@user:%q cannot be evaluated without the user directory", k.S).
-					WithHint("supply the users (login to id) with croql.WithUsers"))
+					WithHint("supply the users (login to id) with croql.WithUserIDs"))
 			}
 		})
 		if len(found) > 0 {
@@ -71,22 +70,36 @@ func (e *Env) Compile(src string) (*Query, diag.List) {
 		for login, id := range users {
 			dir[id] = login
 		}
-		opts = append(opts, eval.WithUsers(dir))
+		opts = append(opts, eval.WithUserLogins(dir))
 	}
 	prog, err := eval.Compile(q, opts...)
 	if err != nil {
-		whole := diag.Span{Start: 0, End: len(src)}
-		d := diag.Errorf(diag.ClassLogic, RuleCompile, whole, "%v", err)
+		d := backendDiag(RuleCompile, src, err, "%v", err)
 		if errors.Is(err, eval.ErrNoUsers) {
-			d = diag.Errorf(diag.ClassLogic, RuleNoUserDirectory, whole,
+			d = backendDiag(RuleNoUserDirectory, src, err,
 				"the query reads user logins, which needs the user directory").
-				WithHint("supply the users (login to id) with croql.WithUsers")
+				WithHint("supply the users (login to id) with croql.WithUserIDs")
 		}
 		diags = append(diags, d)
 		diags.Sort()
 		return nil, diags
 	}
 	return &Query{checked: q, prog: prog, model: e.CostModel(), ptr: reflect.PointerTo(prog.RootType()), loc: e.cfg.check.Location}, diags
+}
+
+// backendDiag is the error diagnostic of rule for err, an error of a back
+// end (the evaluator's compiler, the SQL generator) on the checked query
+// src: over the span of the node err is about (a diag.SpanError in its
+// chain), or over the whole query when err is about no node of it (a
+// mapping without a table for the context, for instance).
+func backendDiag(rule, src string, err error, format string, args ...any) diag.Diagnostic {
+	sp, ok := diag.SpanOf(err)
+	if !ok || sp.Start < 0 || sp.End > len(src) || sp.Start > sp.End {
+		sp = diag.Span{Start: 0, End: len(src)}
+	}
+	d := diag.Errorf(diag.ClassLogic, rule, sp, format, args...)
+	d.Cause = err
+	return d
 }
 
 // Match reports whether the query holds for obj, a pointer to the

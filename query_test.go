@@ -16,7 +16,7 @@ import (
 
 func TestCompileAndMatch(t *testing.T) {
 	p := demo.Default()
-	env := mustEnv(t, croql.Strings, croql.WithUsers(p.UserIDs()))
+	env := mustEnv(t, croql.Strings, croql.WithUserIDs(p.UserIDs()))
 	src := `count of translations where (user with (login = "alice") or user = @user:"bob") > 0 and not is hidden`
 	q, diags := env.Compile(src)
 	require.Empty(t, diags)
@@ -54,14 +54,17 @@ func TestCompileNeedsUsers(t *testing.T) {
 	assert.Equal(t, croql.RuleUnresolvedUser, errs[0].Rule)
 	assert.Equal(t, span(t, src, `@user:"alice"`), errs[0].Span)
 	assert.Equal(t, span(t, src, `@user:"bob"`), errs[1].Span)
-	assert.Contains(t, errs[0].Hint, "croql.WithUsers")
+	assert.Contains(t, errs[0].Hint, "croql.WithUserIDs")
 
 	tenv := mustEnv(t, croql.Translations)
-	q, diags = tenv.Compile(`user with (login = "alice")`)
+	src = `text = "x" or user with (login = "alice")`
+	q, diags = tenv.Compile(src)
 	assert.Nil(t, q)
 	require.Len(t, diags, 1)
 	assert.Equal(t, croql.RuleNoUserDirectory, diags[0].Rule)
 	assert.Equal(t, diag.ClassLogic, diags[0].Code)
+	assert.Equal(t, span(t, src, "user"), diags[0].Span, "the user whose login is read")
+	require.ErrorIs(t, diags.Err(), eval.ErrNoUsers)
 
 	// Without mentions or logins, no directory is needed.
 	q, diags = env.Compile(`count of comments where (user = 11) > 0`)
@@ -94,7 +97,7 @@ func TestCompileFoldContains(t *testing.T) {
 }
 
 func ExampleEnv_Compile() {
-	env, err := croql.NewEnv(croql.Strings, croql.WithUsers(map[string]int64{"alice": 11, "bob": 12}))
+	env, err := croql.NewEnv(croql.Strings, croql.WithUserIDs(map[string]int64{"alice": 11, "bob": 12}))
 	if err != nil {
 		panic(err)
 	}
@@ -114,4 +117,20 @@ func ExampleEnv_Compile() {
 	}
 	// Output:
 	// checkout.title
+}
+
+// TestDeprecatedUsersOptions: the old names of the user directory options
+// still work for one release and mean what the new ones do.
+func TestDeprecatedUsersOptions(t *testing.T) {
+	src := `user = @user:"alice" and user with (login = "alice")`
+	for name, opt := range map[string]croql.Option{
+		"WithUserIDs": croql.WithUserIDs(map[string]int64{"alice": 7}),
+		"WithUsers":   croql.WithUsers(map[string]int64{"alice": 7}),
+	} {
+		env := mustEnv(t, croql.Translations, opt)
+		q, diags := env.Compile(src)
+		require.Empty(t, diags, name)
+		assert.True(t, q.Match(&schema.Translation{User: 7}), name)
+		assert.False(t, q.Match(&schema.Translation{User: 8}), name)
+	}
 }

@@ -1,22 +1,25 @@
 package croql
 
 import (
-	"fmt"
-
 	"github.com/croql/croql/compile"
 	"github.com/croql/croql/diag"
 	"github.com/croql/croql/schema"
+	"github.com/croql/croql/typecheck"
 )
 
 // RuleSQL is the rule of the diagnostic SQL reports when a checked query
 // cannot be compiled for a dialect (a literal the engine cannot hold, such
 // as NUL or invalid UTF-8 for PostgreSQL, or a mapping without a column).
+// Its span is the part of the query the dialect or mapping cannot take (the
+// literal, the field), or the whole query when the error is about no part
+// of it (a mapping without a table for the context).
 const RuleSQL = "sql"
 
 // SQL checks src and compiles it into a WHERE clause for dialect d over
 // the reference mapping (compile.DefaultMapping): every value a bound
 // parameter, every identifier quoted. The diagnostics are the check's
-// (warnings included); when there is an error the result is nil.
+// (warnings included) and, when the dialect cannot take the query, one of
+// rule RuleSQL (see Query.SQL); when there is an error the result is nil.
 //
 //	s, diags := env.SQL(`count of translations > 0`, compile.Postgres{})
 //	rows, err := db.Query("SELECT id FROM strings AS t0 WHERE "+s.Where, s.Args...)
@@ -27,31 +30,40 @@ func (e *Env) SQL(src string, d compile.Dialect) (*compile.SQL, diag.List) {
 // SQLMapped is SQL over mapping m: a service's own table and column names
 // (docs/sql.md shows how to build one).
 func (e *Env) SQLMapped(src string, d compile.Dialect, m *compile.Mapping) (*compile.SQL, diag.List) {
-	q := e.Check(src)
-	if q.Diags.HasErrors() {
-		return nil, q.Diags
+	q, diags := e.Check(src)
+	if q == nil {
+		return nil, diags
 	}
-	s, err := compile.Compile(q, d, m)
-	if err != nil {
-		return nil, append(q.Diags, diag.Errorf(diag.ClassLogic, RuleSQL, diag.Span{Start: 0, End: len(src)}, "%v", err))
-	}
-	return s, q.Diags
+	return translate(q, diags, d, m)
 }
 
 // SQL compiles the query into a WHERE clause for dialect d over the
 // reference mapping (compile.DefaultMapping): every value a bound
 // parameter, every identifier quoted. The ids the SQL selects are the
-// objects Match accepts (docs/sql.md lists where engines can differ).
-func (q *Query) SQL(d compile.Dialect) (*compile.SQL, error) {
+// objects Match accepts (docs/sql.md lists where engines can differ). The
+// diagnostics are the query's warnings and, when the dialect cannot take
+// the query, an error of rule RuleSQL over the part it cannot take, whose
+// Cause is compile's error (errors.Is(diags.Err(),
+// compile.ErrUnrepresentable) or compile.ErrTooManyParams tell them
+// apart); the SQL is nil then.
+func (q *Query) SQL(d compile.Dialect) (*compile.SQL, diag.List) {
 	return q.SQLMapped(d, compile.DefaultMapping(schema.New()))
 }
 
 // SQLMapped is SQL over mapping m (a service's own table and column
 // names).
-func (q *Query) SQLMapped(d compile.Dialect, m *compile.Mapping) (*compile.SQL, error) {
-	s, err := compile.Compile(q.checked, d, m)
+func (q *Query) SQLMapped(d compile.Dialect, m *compile.Mapping) (*compile.SQL, diag.List) {
+	return translate(q.checked, q.checked.Diags, d, m)
+}
+
+// translate compiles the checked query q, whose diagnostics are diags (no
+// error among them), for dialect d over mapping m.
+func translate(q *typecheck.Query, diags diag.List, d compile.Dialect, m *compile.Mapping) (*compile.SQL, diag.List) {
+	s, err := compile.Compile(q, d, m)
 	if err != nil {
-		return nil, fmt.Errorf("croql: %w", err)
+		out := append(diags[:len(diags):len(diags)], backendDiag(RuleSQL, q.Source, err, "%v", err))
+		out.Sort()
+		return nil, out
 	}
-	return s, nil
+	return s, diags
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/croql/croql"
 	"github.com/croql/croql/compile"
+	"github.com/croql/croql/diag"
 )
 
 func TestEnvSQL(t *testing.T) {
@@ -32,11 +33,17 @@ func TestEnvSQL(t *testing.T) {
 	assert.Nil(t, s)
 	assert.True(t, diags.HasErrors())
 
-	// PostgreSQL cannot hold NUL: a diagnostic, not a crash.
-	s, diags = env.SQL(`text = "a\u0000b"`, compile.Postgres{})
+	// PostgreSQL cannot hold NUL: a diagnostic on the literal, not a
+	// crash and not an error over the whole query.
+	src := `is hidden and text = "a\u0000b"`
+	s, diags = env.SQL(src, compile.Postgres{})
 	assert.Nil(t, s)
-	require.True(t, diags.HasErrors())
-	assert.Equal(t, croql.RuleSQL, diags[len(diags)-1].Rule)
+	require.Len(t, diags, 1, "%v", diags)
+	assert.Equal(t, croql.RuleSQL, diags[0].Rule)
+	assert.Equal(t, diag.Error, diags[0].Severity)
+	assert.Equal(t, span(t, src, `"a\u0000b"`), diags[0].Span)
+	assert.Contains(t, diags[0].Message, "NUL")
+	require.ErrorIs(t, diags.Err(), compile.ErrUnrepresentable)
 	s, diags = env.SQL(`text = "a\u0000b"`, compile.SQLite{})
 	assert.False(t, diags.HasErrors())
 	assert.Equal(t, []any{"a\x00b"}, s.Args)
@@ -55,18 +62,74 @@ func TestEnvSQLMapped(t *testing.T) {
 }
 
 func TestQuerySQL(t *testing.T) {
-	env, err := croql.NewEnv(croql.Translations, croql.WithUsers(map[string]int64{"alice": 7}))
+	env, err := croql.NewEnv(croql.Translations, croql.WithUserIDs(map[string]int64{"alice": 7}))
 	require.NoError(t, err)
 	q, diags := env.Compile(`user = @user:"alice" or count of votes where (is up) >= 3`)
 	require.False(t, diags.HasErrors(), "%v", diags)
-	s, err := q.SQL(compile.SQLite{})
-	require.NoError(t, err)
+	s, diags := q.SQL(compile.SQLite{})
+	require.Empty(t, diags)
 	assert.Equal(t, `"translations" AS t0`, s.From)
 	assert.Equal(t, []any{int64(7), "up", int64(3)}, s.Args)
 	assert.Contains(t, s.Where, "GROUP BY")
 
-	q, diags = env.Compile(`text contains "\u0000"`)
-	require.False(t, diags.HasErrors(), "%v", diags)
-	_, err = q.SQL(compile.Postgres{})
-	require.ErrorIs(t, err, compile.ErrUnrepresentable)
+	src := `text contains "\u0000" or user = 3`
+	q, diags = env.Compile(src)
+	require.Empty(t, diags)
+	s, diags = q.SQL(compile.Postgres{})
+	assert.Nil(t, s)
+	require.Len(t, diags, 1, "%v", diags)
+	assert.Equal(t, croql.RuleSQL, diags[0].Rule)
+	assert.Equal(t, span(t, src, `"\u0000"`), diags[0].Span, "the literal PostgreSQL cannot hold")
+	require.ErrorIs(t, diags.Err(), compile.ErrUnrepresentable)
+	require.ErrorIs(t, diags[0], compile.ErrUnrepresentable)
+
+	// A query with a warning keeps it next to its SQL.
+	q, diags = env.Compile(`text = 'a'`)
+	require.Len(t, diags, 1)
+	s, diags = q.SQL(compile.SQLite{})
+	require.NotNil(t, s)
+	require.Len(t, diags, 1)
+	assert.Equal(t, diag.Warning, diags[0].Severity)
 }
+
+// TestSQLErrorSpans: an error of the SQL generator is a diagnostic over the
+// node it is about, not over the whole query.
+func TestSQLErrorSpans(t *testing.T) {
+	env, err := croql.NewEnv(croql.Strings)
+	require.NoError(t, err)
+
+	// A mapping without a column for a field: the field's span.
+	m := compile.DefaultMapping(env.Catalog())
+	m.Tables["source string"].Columns["max length"] = ""
+	src := `is hidden and (max length > 3 or text = "x")`
+	s, diags := env.SQLMapped(src, compile.SQLite{}, m)
+	assert.Nil(t, s)
+	require.Len(t, diags, 1, "%v", diags)
+	assert.Equal(t, croql.RuleSQL, diags[0].Rule)
+	assert.Equal(t, span(t, src, "max length"), diags[0].Span)
+	assert.Contains(t, diags[0].Message, "no column for `max length`")
+
+	// The engine's parameter limit is about the query as a whole: the
+	// root's span.
+	src = `text = "a" or text = "b" or text = "c"`
+	s, diags = env.SQL(src, tinyDialect{})
+	assert.Nil(t, s)
+	require.Len(t, diags, 1, "%v", diags)
+	assert.Equal(t, diag.Span{Start: 0, End: len(src)}, diags[0].Span)
+	require.ErrorIs(t, diags.Err(), compile.ErrTooManyParams)
+
+	// An error about no part of the query (the mapping has no table for the
+	// context) stays over the whole query.
+	m = compile.DefaultMapping(env.Catalog())
+	delete(m.Tables, "source string")
+	src = `  is hidden `
+	s, diags = env.SQLMapped(src, compile.SQLite{}, m)
+	assert.Nil(t, s)
+	require.Len(t, diags, 1, "%v", diags)
+	assert.Equal(t, diag.Span{Start: 0, End: len(src)}, diags[0].Span)
+}
+
+// tinyDialect is SQLite with room for two parameters.
+type tinyDialect struct{ compile.SQLite }
+
+func (tinyDialect) MaxParams() int { return 2 }

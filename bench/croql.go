@@ -16,7 +16,7 @@ func croqlBuilder(p *schema.Project) func(Pattern) (Matcher, error) {
 		langs = append(langs, l.ID)
 	}
 	return func(pt Pattern) (Matcher, error) {
-		env, err := croql.NewEnv(croql.Strings, croql.WithUsers(p.UserIDs()), croql.WithLanguages(langs...))
+		env, err := croql.NewEnv(croql.Strings, croql.WithUserIDs(p.UserIDs()), croql.WithLanguages(langs...))
 		if err != nil {
 			return nil, err
 		}

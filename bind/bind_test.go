@@ -152,7 +152,7 @@ func TestAgreesWithSchemaTypes(t *testing.T) {
 			continue
 		}
 		for name, p := range projects {
-			opts := []croql.Option{croql.WithUsers(p.UserIDs()), croql.WithLanguages("de", "fr", "uk", "ja", "es"),
+			opts := []croql.Option{croql.WithUserIDs(p.UserIDs()), croql.WithLanguages("de", "fr", "uk", "ja", "es"),
 				croql.WithClock(func() time.Time { return time.Date(2024, 6, 15, 0, 0, 0, 0, time.UTC) })}
 			if c.Edition() == "enterprise" {
 				opts = append(opts, croql.WithEdition(croql.Enterprise))

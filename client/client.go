@@ -190,9 +190,8 @@ func (c *Client) Lint(ep Endpoint, src string) error {
 	if err != nil {
 		return fmt.Errorf("client: %w", err)
 	}
-	q := env.Check(src)
-	if q.Diags.HasErrors() {
-		return &QueryError{Source: src, Diags: q.Diags.Errors()}
+	if _, diags := env.Check(src); diags.HasErrors() {
+		return &QueryError{Source: src, Diags: diags.Errors()}
 	}
 	return nil
 }

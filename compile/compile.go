@@ -25,6 +25,7 @@ import (
 	"strings"
 
 	"github.com/croql/croql/ast"
+	"github.com/croql/croql/diag"
 	"github.com/croql/croql/schema"
 	"github.com/croql/croql/typecheck"
 )
@@ -67,6 +68,9 @@ func (s *SQL) SelectLimit(limit int) (string, []any) {
 }
 
 // Compile compiles q, a query without errors, for dialect d over mapping m.
+// An error about one node of q (a value the dialect cannot hold, a field
+// the mapping has no column for, the dialect's parameter limit) wraps a
+// *diag.SpanError with that node's span (diag.SpanOf finds it).
 func Compile(q *typecheck.Query, d Dialect, m *Mapping) (*SQL, error) {
 	switch {
 	case q == nil:
@@ -107,8 +111,8 @@ func Compile(q *typecheck.Query, d Dialect, m *Mapping) (*SQL, error) {
 		return nil, c.err
 	}
 	if len(args) > d.MaxParams() {
-		return nil, fmt.Errorf("compile: the query has %d values, more than the %d parameters one %s statement may have: %w",
-			len(args), d.MaxParams(), d.Name(), ErrTooManyParams)
+		return nil, diag.At(core.Span(), fmt.Errorf("compile: the query has %d values, more than the %d parameters one %s statement may have: %w",
+			len(args), d.MaxParams(), d.Name(), ErrTooManyParams))
 	}
 	return &SQL{
 		Where:   where,
@@ -139,6 +143,8 @@ type compiler struct {
 	next   int
 	err    error
 	depth  int
+	// spanned: err has the span of the node it is about (see at).
+	spanned bool
 }
 
 // maxDepth bounds the recursion; the parser's limits keep real queries far
@@ -232,16 +238,32 @@ func (c *compiler) finish(text string) (string, []any) {
 	return b.String(), args
 }
 
-func (c *compiler) enter() bool {
+func (c *compiler) enter(n typecheck.Node) bool {
 	c.depth++
 	if c.depth > maxDepth {
 		c.fail("the query is nested too deeply")
+		c.at(n)
 		return false
 	}
 	return c.err == nil
 }
 
-func (c *compiler) leave() { c.depth-- }
+func (c *compiler) leave(n typecheck.Node) {
+	c.depth--
+	c.at(n)
+}
+
+// at gives the error, if there is one and it has no span yet, the span of
+// n (a diag.SpanError), so that it is reported on n and not on the whole
+// query. leave calls it innermost node first: an error gets the span of the
+// innermost node being compiled when it was made. Nothing is tracked on the
+// way down, so a query that compiles pays nothing for it.
+func (c *compiler) at(n typecheck.Node) {
+	if c.err == nil || c.spanned || n == nil {
+		return
+	}
+	c.err, c.spanned = diag.At(n.Span(), c.err), true
+}
 
 // maybeNullBool reports whether pred, compiled not strict, may yield NULL.
 func maybeNullBool(n typecheck.Node) bool {
@@ -270,10 +292,10 @@ func maybeNullBool(n typecheck.Node) bool {
 // AND/OR there, the condition of CASE), so it may yield NULL for false;
 // when strict it must yield TRUE or FALSE.
 func (c *compiler) pred(n typecheck.Node, strict bool) {
-	if !c.enter() {
+	if !c.enter(n) {
 		return
 	}
-	defer c.leave()
+	defer c.leave(n)
 	if strict && maybeNullBool(n) {
 		c.w("COALESCE(")
 		c.pred(n, false)
@@ -610,10 +632,10 @@ func (c *compiler) field(b binding, f *schema.Field) {
 
 // value writes a scalar expression (NULL for an absent value).
 func (c *compiler) value(n typecheck.Node) {
-	if !c.enter() {
+	if !c.enter(n) {
 		return
 	}
-	defer c.leave()
+	defer c.leave(n)
 	if n.Type().Kind == schema.Bool {
 		c.pred(n, true)
 		return

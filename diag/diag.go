@@ -87,6 +87,11 @@ type Diagnostic struct {
 	Hint string `json:"hint,omitempty"`
 	// Fixes are edits an editor may offer ("did you mean").
 	Fixes []Fix `json:"fixes,omitempty"`
+	// Cause is the error the diagnostic reports, when a back end's error
+	// became the diagnostic (the SQL generator's, the evaluator's
+	// compiler's); it is not serialised. errors.Is and errors.As reach it
+	// through the Diagnostic and through List.Err.
+	Cause error `json:"-"`
 }
 
 // Errorf builds an error diagnostic of the given class and rule.
@@ -115,6 +120,9 @@ func (d Diagnostic) WithFix(span Span, text string) Diagnostic {
 func (d Diagnostic) Error() string {
 	return fmt.Sprintf("%d-%d: %s [%s/%s]", d.Span.Start, d.Span.End, d.Message, d.Code, d.Rule)
 }
+
+// Unwrap returns the Cause, if any.
+func (d Diagnostic) Unwrap() error { return d.Cause }
 
 // List is the diagnostics of one query.
 type List []Diagnostic
@@ -153,6 +161,16 @@ func (l List) Err() error {
 
 // ListError is a list of error diagnostics used as one error.
 type ListError List
+
+// Unwrap returns the diagnostics, so that errors.Is and errors.As look at
+// each one's Cause.
+func (e ListError) Unwrap() []error {
+	errs := make([]error, len(e))
+	for i, d := range e {
+		errs[i] = d
+	}
+	return errs
+}
 
 func (e ListError) Error() string {
 	parts := make([]string, len(e))

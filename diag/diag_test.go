@@ -132,3 +132,17 @@ func ExampleSource_Format() {
 	//   ^^^^^^^^
 	//   did you mean: is hidden
 }
+
+func TestSpanError(t *testing.T) {
+	sentinel := errors.New("sentinel")
+	err := fmt.Errorf("outer: %w", diag.At(diag.Span{Start: 3, End: 7}, fmt.Errorf("inner: %w", sentinel)))
+	assert.Equal(t, "outer: inner: sentinel", err.Error())
+	assert.ErrorIs(t, err, sentinel)
+	sp, ok := diag.SpanOf(err)
+	assert.True(t, ok)
+	assert.Equal(t, diag.Span{Start: 3, End: 7}, sp)
+
+	_, ok = diag.SpanOf(sentinel)
+	assert.False(t, ok)
+	assert.NoError(t, diag.At(diag.Span{}, nil))
+}

@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/croql/croql/ast"
+	"github.com/croql/croql/diag"
 	"github.com/croql/croql/schema"
 	"github.com/croql/croql/typecheck"
 )
@@ -35,7 +36,7 @@ var ErrUnresolvedUser = errors.New("unresolved user mention")
 
 // ErrNoUsers is wrapped by the error Compile returns when the query reads
 // user logins (`login of user`, `user with (...)`) and no user directory was
-// given with WithUsers.
+// given with WithUserLogins or WithUserRefs.
 var ErrNoUsers = errors.New("no user directory")
 
 // compiler turns checked IR into closures. It lives for one Compile call.
@@ -69,9 +70,10 @@ func (c *compiler) enter(n typecheck.Node) error {
 
 func (c *compiler) leave() { c.depth-- }
 
+// errAt is an error about node n: a *diag.SpanError with n's span, which
+// the croql facade reports as a diagnostic on n.
 func errAt(n typecheck.Node, format string, args ...any) error {
-	sp := n.Span()
-	return fmt.Errorf("at %d-%d: "+format, append([]any{sp.Start, sp.End}, args...)...)
+	return diag.At(n.Span(), fmt.Errorf(format, args...))
 }
 
 func (c *compiler) scope(n typecheck.Node, s int) error {
@@ -559,7 +561,7 @@ func (c *compiler) member(n *typecheck.Member) (goField, error) {
 }
 
 func (c *compiler) unresolved(n *typecheck.Const) error {
-	return errAt(n, "@user:%q is not resolved to a user id: %w; supply the user directory (croql.WithUsers, or eval.WithUsers for the id to login map)", n.S, ErrUnresolvedUser)
+	return errAt(n, "@user:%q is not resolved to a user id: %w; supply the user directory (croql.WithUserIDs, login to id; or eval.WithUserLogins, id to login)", n.S, ErrUnresolvedUser)
 }
 
 // ---------------------------------------------------------------------------
@@ -575,7 +577,7 @@ func (c *compiler) ptr(n typecheck.Node) (ptrFn, error) {
 	switch n.Type().Kind {
 	case schema.User:
 		if !c.haveDir {
-			return nil, errAt(n, "reading a user's login needs the user directory: %w; supply it with croql.WithUsers (or eval.WithUsers)", ErrNoUsers)
+			return nil, errAt(n, "reading a user's login needs the user directory: %w; supply it with croql.WithUserIDs (login to id) or eval.WithUserLogins (id to login)", ErrNoUsers)
 		}
 		if n.Type().Obj == nil || n.Type().Obj.GoType != typeOfUserRef {
 			return nil, errAt(n, "the user object's Go type must be schema.UserRef")

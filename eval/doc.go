@@ -71,12 +71,12 @@
 // and equal to nothing).
 //
 // Users: a user value is an id. `id of U` is that id. `login of U` and
-// `U with (P)` look the id up in the user directory given with [WithUsers]
+// `U with (P)` look the id up in the user directory given with [WithUserLogins]
 // (or [WithUserRefs]); for an id the directory lacks, the login is absent
 // and the with is false. A query that reads logins without any directory
 // does not compile ([ErrNoUsers]), and neither does one with a @user
 // mention the checker could not resolve ([ErrUnresolvedUser]): give the
-// checker the directory too (croql.WithUsers).
+// checker the directory too (croql.WithUserIDs).
 //
 // Scopes: where and with bind the element (or object) at the scope number
 // the checker assigned; a bare field reads the object bound at its own

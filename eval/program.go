@@ -61,11 +61,13 @@ func WithoutOptimizations() Option {
 	return func(o *options) { o.plain = true }
 }
 
-// WithUsers supplies the user directory, user id to login. A query that
-// reads a user's login (`login of user`, `user with (login = "x")`) needs
-// it; a user id the directory lacks has no login, and `with` on it is
-// false. The map is copied.
-func WithUsers(idToLogin map[int64]string) Option {
+// WithUserLogins supplies the user directory as a map from each user id to
+// its login. A query that reads a user's login (`login of user`,
+// `user with (login = "x")`) needs it; a user id the directory lacks has no
+// login, and `with` on it is false. The map is copied. (croql.WithUserIDs
+// takes the same directory the other way round, login to id, and gives it
+// to the evaluator itself.)
+func WithUserLogins(idToLogin map[int64]string) Option {
 	return func(o *options) {
 		o.haveDirs = true
 		if o.users == nil {
@@ -77,7 +79,14 @@ func WithUsers(idToLogin map[int64]string) Option {
 	}
 }
 
-// WithUserRefs is WithUsers for a directory given as a list (for example
+// WithUsers is WithUserLogins (id to login).
+//
+// Deprecated: use WithUserLogins, whose name says the map's direction
+// (croql.WithUsers, now croql.WithUserIDs, took login to id). WithUsers
+// will be removed in v0.2.0.
+func WithUsers(idToLogin map[int64]string) Option { return WithUserLogins(idToLogin) }
+
+// WithUserRefs is WithUserLogins for a directory given as a list (for example
 // schema.Project.Users).
 func WithUserRefs(users ...schema.UserRef) Option {
 	return func(o *options) {
@@ -95,9 +104,10 @@ var typeOfUserRef = reflect.TypeFor[schema.UserRef]()
 
 // Compile compiles a checked query. It fails when the query has errors or
 // was not checked, when it mentions a user the checker could not resolve
-// (give the checker a user directory: croql.WithUsers), when it reads user
-// logins and no directory was given (WithUsers), and when the schema's Go
-// types do not fit its fields.
+// (give the checker a user directory: croql.WithUserIDs), when it reads user
+// logins and no directory was given (WithUserLogins, WithUserRefs), and when
+// the schema's Go types do not fit its fields. An error about one node of
+// the query wraps a *diag.SpanError with the node's span (diag.SpanOf).
 func Compile(q *typecheck.Query, opts ...Option) (*Program, error) {
 	if q == nil {
 		return nil, errors.New("eval: nil query")

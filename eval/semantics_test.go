@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/croql/croql/diag"
 	"github.com/croql/croql/eval"
 	"github.com/croql/croql/internal/refeval"
 	"github.com/croql/croql/parser"
@@ -222,8 +223,11 @@ func TestCompileErrors(t *testing.T) {
 	_, err := eval.Compile(q, eval.WithUsers(idToLogin(testLogins)))
 	require.Error(t, err)
 	assert.True(t, errors.Is(err, eval.ErrUnresolvedUser), "%v", err)
-	assert.Contains(t, err.Error(), "croql.WithUsers")
+	assert.Contains(t, err.Error(), "croql.WithUserIDs")
 	assert.Contains(t, err.Error(), `"alice"`)
+	sp, ok := diag.SpanOf(err)
+	require.True(t, ok, "the error carries the mention's span: %v", err)
+	assert.Equal(t, diag.Span{Start: 32, End: 45}, sp, `@user:"alice"`)
 
 	// Reading logins without a directory.
 	q = check(t, cat, schema.CtxTranslations, `user with (login = "alice")`, checkOpts{})

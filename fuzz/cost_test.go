@@ -87,8 +87,8 @@ func TestCostBoundNested(t *testing.T) {
 	for range 3 {
 		q = "count of translations where (" + q + ") > 0"
 	}
-	checked := e.Check(q)
-	require.False(t, checked.Diags.HasErrors(), "%v", checked.Diags)
+	checked, diags := e.Check(q)
+	require.False(t, diags.HasErrors(), "%v", diags)
 	s := schema.SourceString{ID: 1, Text: "x"}
 	for range 12 {
 		s.Translations = append(s.Translations, schema.Translation{StringID: 1, Language: "de", Text: "y"})
@@ -111,8 +111,8 @@ func FuzzCost(f *testing.F) {
 	})
 	envs := newFuzzEnvs(f)
 	f.Fuzz(func(t *testing.T, src string, ctx uint8, enterprise bool, seed int64) {
-		q := envs.env(ctx, enterprise).Check(src)
-		if q.Diags.HasErrors() {
+		q, diags := envs.env(ctx, enterprise).Check(src)
+		if diags.HasErrors() {
 			return
 		}
 		p := project(seed)

@@ -30,8 +30,8 @@ func FuzzEval(f *testing.F) {
 	})
 	envs := newFuzzEnvs(f)
 	f.Fuzz(func(t *testing.T, src string, ctx uint8, enterprise bool, seed int64) {
-		q := envs.env(ctx, enterprise).Check(src)
-		if q.Diags.HasErrors() || fuzz.MayOverflow(q.Root) {
+		q, diags := envs.env(ctx, enterprise).Check(src)
+		if diags.HasErrors() || fuzz.MayOverflow(q.Root) {
 			return // integer overflow is an open question of the language
 		}
 		p := project(seed)
@@ -71,8 +71,8 @@ func FuzzSQL(f *testing.F) {
 	}
 	envs := newFuzzEnvs(f)
 	f.Fuzz(func(t *testing.T, src string, ctx uint8, enterprise bool, which uint8) {
-		q := envs.env(ctx, enterprise).Check(src)
-		if q.Diags.HasErrors() || fuzz.MayOverflow(q.Root) {
+		q, diags := envs.env(ctx, enterprise).Check(src)
+		if diags.HasErrors() || fuzz.MayOverflow(q.Root) {
 			return // integer overflow is an open question of the language
 		}
 		var err error

@@ -75,7 +75,7 @@ func newFuzzEnvs(t testing.TB) fuzzEnvs {
 		var envs [2][2]*croql.Env
 		for i, ed := range []schema.Edition{schema.Standard, schema.Enterprise} {
 			for j, fold := range []bool{false, true} {
-				e, err := croql.NewEnv(name, croql.WithEdition(ed), croql.WithUsers(users),
+				e, err := croql.NewEnv(name, croql.WithEdition(ed), croql.WithUserIDs(users),
 					croql.WithClock(func() time.Time { return now }), croql.WithFoldContains(fold))
 				if err != nil {
 					t.Fatal(err)
@@ -110,14 +110,18 @@ func FuzzCheck(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src string, ctx uint8, enterprise bool) {
 		e := envs.env(ctx, enterprise)
 		var q *typecheck.Query
-		within(t, "Check", func() { q = e.Check(src) })
-		if err := fuzz.DiagnosticsOK(src, q.Diags); err != nil {
+		var diags diag.List
+		within(t, "Check", func() { q, diags = e.Check(src) })
+		if err := fuzz.DiagnosticsOK(src, diags); err != nil {
 			t.Fatal(err)
 		}
-		if q.Diags.HasErrors() {
+		if diags.HasErrors() {
+			if q != nil {
+				t.Fatalf("errors and a checked query for %q", src)
+			}
 			return
 		}
-		if q.Root == nil {
+		if q == nil || q.Root == nil {
 			t.Fatalf("no errors and no checked root for %q", src)
 		}
 		var f1, f2 string

@@ -20,9 +20,9 @@ import (
 func checked(t *testing.T, tg target) func(src string) (*typecheck.Query, string) {
 	e := env(t, tg)
 	return func(src string) (*typecheck.Query, string) {
-		q := e.Check(src)
-		if q.Diags.HasErrors() {
-			return nil, fmt.Sprintf("generated query does not check: %v", q.Diags.Err())
+		q, diags := e.Check(src)
+		if diags.HasErrors() {
+			return nil, fmt.Sprintf("generated query does not check: %v", diags.Err())
 		}
 		return q, ""
 	}

@@ -121,7 +121,7 @@ func env(t *testing.T, tg target) *croql.Env {
 		users[u.Login] = u.ID
 	}
 	now := fuzz.Now().Std()
-	e, err := croql.NewEnv(tg.context, croql.WithEdition(tg.edition), croql.WithUsers(users),
+	e, err := croql.NewEnv(tg.context, croql.WithEdition(tg.edition), croql.WithUserIDs(users),
 		croql.WithLanguages(fuzz.Languages()...), croql.WithClock(func() time.Time { return now }),
 		croql.WithFoldContains(tg.fold), croql.WithMaxCost(-1))
 	if err != nil {

@@ -377,7 +377,7 @@ func (s *Server) env(context, edition string) (*croql.Env, error) {
 		opts = append(opts, croql.WithEdition(croql.Enterprise))
 	}
 	if s.settings.Users != nil {
-		opts = append(opts, croql.WithUsers(s.settings.Users))
+		opts = append(opts, croql.WithUserIDs(s.settings.Users))
 	}
 	if s.settings.Languages != nil {
 		opts = append(opts, croql.WithLanguages(s.settings.Languages...))

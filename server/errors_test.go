@@ -408,6 +408,9 @@ func TestUnrepresentable(t *testing.T) {
 			key, errs := fieldErrors(t, body)
 			require.Equal(t, "croql", key)
 			require.Equal(t, "sql", errs[0]["rule"])
+			// On the literal PostgreSQL cannot hold, not on the whole query.
+			require.Equal(t, map[string]any{"start": 14.0, "end": 19.0}, errs[0]["span"])
+			require.Contains(t, errs[0]["message"], "this server's postgres database")
 		})
 	}
 }

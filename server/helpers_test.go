@@ -157,7 +157,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // lang only, for translations, when lang is set), as `croql query --ids`.
 func evalIDs(t testing.TB, p *schema.Project, ctx, lang, src string) []int64 {
 	t.Helper()
-	opts := []croql.Option{croql.WithUsers(p.UserIDs()), croql.WithClock(clock)}
+	opts := []croql.Option{croql.WithUserIDs(p.UserIDs()), croql.WithClock(clock)}
 	langs := []string{p.SourceLanguage}
 	langs = append(langs, p.TargetLanguages...)
 	for _, l := range p.Languages {

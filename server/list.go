@@ -281,15 +281,16 @@ func (s *Server) compile(p *Project, ctxName, src string) ([]string, []any, *htt
 	if err != nil {
 		return nil, nil, &httpError{status: http.StatusInternalServerError, message: "Internal Server Error"}
 	}
-	q := env.Check(src)
-	if q.Diags.HasErrors() {
-		return nil, nil, croqlError(src, q.Diags)
-	}
-	c, err := compile.Compile(q, p.Dialect(), s.mapping)
-	if err != nil {
-		d := diag.Errorf(diag.ClassLogic, croql.RuleSQL, diag.Span{Start: 0, End: len(src)},
-			"the query cannot run on this server's %s database: %v", p.Dialect().Name(), err)
-		return nil, nil, croqlError(src, diag.List{d})
+	c, diags := env.SQLMapped(src, p.Dialect(), s.mapping)
+	if c == nil {
+		// A back end's error (RuleSQL) is over the part of the query
+		// the database cannot take; say which database.
+		for i, d := range diags {
+			if d.Rule == croql.RuleSQL {
+				diags[i].Message = fmt.Sprintf("the query cannot run on this server's %s database: %s", p.Dialect().Name(), d.Message)
+			}
+		}
+		return nil, nil, croqlError(src, diags)
 	}
 	return []string{"(" + c.Where + ")"}, c.Args, nil
 }

@@ -317,7 +317,7 @@ func (s *Server) env(p *Project, ctxName string) (*croql.Env, error) {
 	if e := s.envs[k]; e != nil {
 		return e, nil
 	}
-	opts := []croql.Option{croql.WithEdition(s.cfg.Edition), croql.WithUsers(p.Users),
+	opts := []croql.Option{croql.WithEdition(s.cfg.Edition), croql.WithUserIDs(p.Users),
 		croql.WithClock(s.cfg.Now), croql.WithLocation(s.cfg.Location), croql.WithMaxCost(s.cfg.MaxCost)}
 	if len(p.Languages) > 0 {
 		opts = append(opts, croql.WithLanguages(p.Languages...))

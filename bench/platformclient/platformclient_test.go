@@ -39,7 +39,7 @@ func (r rewrite) RoundTrip(req *http.Request) (*http.Response, error) {
 
 func evalIDs(t *testing.T, p *schema.Project, ctx, lang, src string) []int {
 	t.Helper()
-	env, err := croql.NewEnv(ctx, croql.WithUsers(p.UserIDs()), croql.WithClock(clock))
+	env, err := croql.NewEnv(ctx, croql.WithUserIDs(p.UserIDs()), croql.WithClock(clock))
 	require.NoError(t, err)
 	q, diags := env.Compile(src)
 	require.False(t, diags.HasErrors(), "%v", diags)

@@ -259,7 +259,7 @@ func patterns(dir string, p *schema.Project) ([]pattern, error) {
 		default:
 			continue
 		}
-		env, err := croql.NewEnv(pt.ctx, croql.WithUsers(p.UserIDs()), croql.WithClock(clock))
+		env, err := croql.NewEnv(pt.ctx, croql.WithUserIDs(p.UserIDs()), croql.WithClock(clock))
 		if err != nil {
 			return nil, err
 		}

@@ -56,7 +56,7 @@ func newLintCmd(c *cli) *cobra.Command {
 				if err != nil {
 					return failure(err)
 				}
-				opts = append(opts, croql.WithUsers(p.UserIDs()), croql.WithLanguages(p.LanguageCodes()...))
+				opts = append(opts, croql.WithUserIDs(p.UserIDs()), croql.WithLanguages(p.LanguageCodes()...))
 			}
 			env, err := croql.NewEnv(ctxName, opts...)
 			if err != nil {
@@ -75,7 +75,7 @@ func newLintCmd(c *cli) *cobra.Command {
 			} else if src, name, err = c.readQuery(args); err != nil {
 				return err
 			}
-			diags := env.Check(src).Diags
+			_, diags := env.Check(src)
 			switch format {
 			case "json":
 				located := diag.NewNamedSource(name, src).Locate(diags)

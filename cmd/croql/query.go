@@ -18,6 +18,7 @@ import (
 
 	"github.com/croql/croql"
 	"github.com/croql/croql/demo"
+	"github.com/croql/croql/diag"
 	"github.com/croql/croql/parser"
 	"github.com/croql/croql/schema"
 )
@@ -155,7 +156,7 @@ func (c *cli) runQuery(ctx context.Context, name, src, data, ctxName, language, 
 	if err != nil {
 		return failure(err)
 	}
-	opts = append(opts, croql.WithUsers(p.UserIDs()))
+	opts = append(opts, croql.WithUserIDs(p.UserIDs()))
 	if langs := p.LanguageCodes(); len(langs) > 0 {
 		opts = append(opts, croql.WithLanguages(langs...))
 	}
@@ -177,12 +178,19 @@ func (c *cli) runQuery(ctx context.Context, name, src, data, ctxName, language, 
 		objs = slices.DeleteFunc(slices.Clone(all), func(o any) bool { return !ofLanguage(o, language) })
 	}
 	if engineName != "memory" {
-		checked := env.Check(src)
-		printDiags(c.stderr, name, src, checked.Diags)
-		if checked.Diags.HasErrors() {
+		checked, diags := env.Check(src)
+		printDiags(c.stderr, name, src, diags)
+		if diags.HasErrors() {
 			return errHasErrors
 		}
 		matched, err := runOnEngine(ctx, engineName, dsn, p, checked)
+		if sp, ok := diag.SpanOf(err); ok {
+			// The SQL generator refused one part of the query (a literal
+			// the engine cannot hold): a diagnostic there, as `croql sql`
+			// prints it.
+			printDiags(c.stderr, name, src, diag.List{diag.Errorf(diag.ClassLogic, croql.RuleSQL, sp, "%v", err)})
+			return errHasErrors
+		}
 		if err != nil {
 			return failure(err)
 		}

@@ -299,3 +299,18 @@ func TestIsTerminal(t *testing.T) {
 	p.done()
 	assert.Equal(t, "\r\x1b[Kcroql x: at 1\r\x1b[Kcroql x: next\r\x1b[K", buf.String())
 }
+
+// TestQueryEngineRefusesLiteral: a value PostgreSQL cannot hold (NUL) is
+// a diagnostic on that literal, as `croql sql` prints it, not a failure
+// over the whole query. Runs when CROQL_POSTGRES_DSN is set.
+func TestQueryEngineRefusesLiteral(t *testing.T) {
+	dsn := os.Getenv("CROQL_POSTGRES_DSN")
+	if dsn == "" {
+		t.Skip("CROQL_POSTGRES_DSN is not set")
+	}
+	code, out, stderr := runQuery(t, "", "--data", smallFixture, "--engine", "postgres", "--dsn", dsn, "--ids", `is hidden or text = "a\u0000"`)
+	assert.Equal(t, 1, code, stderr)
+	assert.Empty(t, out)
+	assert.Contains(t, stderr, "<arg>:1:21: error: ", "column 21: the literal")
+	assert.Contains(t, stderr, "[croqlInvalidLogic/sql]")
+}

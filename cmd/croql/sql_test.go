@@ -54,6 +54,11 @@ func TestCmdSQL(t *testing.T) {
 	code, _, errs = runSQLCmd(t, "", "--dialect", "postgres", `text = "\u0000"`)
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errs, "NUL")
+	// The diagnostic is on the literal PostgreSQL cannot hold (column 22),
+	// not on the whole query.
+	code, _, errs = runSQLCmd(t, "", "--dialect", "postgres", `is hidden and text = "\u0000"`)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errs, "<arg>:1:22: error: ")
 	code, _, _ = runSQLCmd(t, "", "--dialect", "oracle", `is hidden`)
 	assert.Equal(t, 2, code)
 	code, _, _ = runSQLCmd(t, "", "--format", "xml", `is hidden`)
@@ -76,11 +81,11 @@ func TestRunOnEngine(t *testing.T) {
 			t.Logf("%s not tested: %s is not set", name, env)
 		}
 	}
-	env, err := croql.NewEnv(croql.Strings, croql.WithUsers(p.UserIDs()))
+	env, err := croql.NewEnv(croql.Strings, croql.WithUserIDs(p.UserIDs()))
 	require.NoError(t, err)
 	src := `count of translations where (user = @user:"alice") > 0 or count of comments = 1`
-	q := env.Check(src)
-	require.False(t, q.Diags.HasErrors())
+	q, diags := env.Check(src)
+	require.False(t, diags.HasErrors())
 	prog, err := eval.Compile(q, eval.WithUserRefs(p.Users...))
 	require.NoError(t, err)
 	want := []int64{}

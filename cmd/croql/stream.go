@@ -43,7 +43,7 @@ func (c *cli) streamQuery(ctx context.Context, qname, src, name, ctxName, langua
 			if err := checkLanguage(head, language); err != nil {
 				return nil, err
 			}
-			hopts := append(slices.Clip(opts), croql.WithUsers(head.UserIDs()))
+			hopts := append(slices.Clip(opts), croql.WithUserIDs(head.UserIDs()))
 			if langs := head.LanguageCodes(); len(langs) > 0 {
 				hopts = append(hopts, croql.WithLanguages(langs...))
 			}

@@ -23,7 +23,8 @@ func lint(t *testing.T, src string) diag.List {
 	t.Helper()
 	env, err := croql.NewEnv(croql.Strings)
 	require.NoError(t, err)
-	return env.Check(src).Diags
+	_, diags := env.Check(src)
+	return diags
 }
 
 // TestLogValidates: logs of files, of queries without a file, with errors,
@@ -97,7 +98,7 @@ func TestValidatorRejects(t *testing.T) {
 func ExampleWrite() {
 	src := "is hiden"
 	env, _ := croql.NewEnv(croql.Strings)
-	diags := env.Check(src).Diags
+	_, diags := env.Check(src)
 	var buf bytes.Buffer
 	_ = sarif.Write(&buf, sarif.Tool{Name: "croql"}, sarif.Input{Name: "q.croql", Text: src, Diags: diags})
 	var log sarif.Log

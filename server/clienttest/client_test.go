@@ -78,7 +78,7 @@ func newClient(t testing.TB, hs *httptest.Server, opts ...client.Option) (*clien
 
 func evalIDs(t testing.TB, p *schema.Project, ctx, lang, src string) []int64 {
 	t.Helper()
-	env, err := croql.NewEnv(ctx, croql.WithUsers(p.UserIDs()), croql.WithClock(clock))
+	env, err := croql.NewEnv(ctx, croql.WithUserIDs(p.UserIDs()), croql.WithClock(clock))
 	require.NoError(t, err)
 	q, diags := env.Compile(src)
 	require.False(t, diags.HasErrors(), "%v", diags)

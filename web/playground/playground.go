@@ -98,7 +98,7 @@ func (p *Playground) Env(o Options) (*croql.Env, error) {
 	default:
 		return nil, fmt.Errorf("playground: unknown edition %q (want standard or enterprise)", o.Edition)
 	}
-	e, err := croql.NewEnv(o.Context, croql.WithEdition(ed), croql.WithUsers(p.users), croql.WithLanguages(p.langs...))
+	e, err := croql.NewEnv(o.Context, croql.WithEdition(ed), croql.WithUserIDs(p.users), croql.WithLanguages(p.langs...))
 	if err != nil {
 		return nil, fmt.Errorf("playground: %w", err)
 	}
@@ -408,7 +408,7 @@ func (p *Playground) Analyze(src string, o Options) Analysis {
 	for _, name := range Dialects {
 		if q != nil {
 			if d, err := compile.DialectByName(name); err == nil {
-				if s, err := q.SQLMapped(d, p.mapping(e)); err == nil {
+				if s, _ := q.SQLMapped(d, p.mapping(e)); s != nil {
 					a.SQL = append(a.SQL, sqlOut(name, s))
 					continue
 				}

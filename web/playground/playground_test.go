@@ -369,7 +369,7 @@ func TestCorpusRangesStayInTheText(t *testing.T) {
 		if Effective(src, o).Edition == "enterprise" {
 			ed = croql.Enterprise
 		}
-		lib := croql.Lint(src, Effective(src, o).Context, croql.WithEdition(ed), croql.WithUsers(users), croql.WithLanguages(langs...))
+		lib := croql.Lint(src, Effective(src, o).Context, croql.WithEdition(ed), croql.WithUserIDs(users), croql.WithLanguages(langs...))
 		if !strings.HasPrefix(src, croql.DirectivePrefix) && len(lib) != len(a.Diagnostics) {
 			t.Errorf("%s: %d diagnostics, the library has %d", c.Where(), len(a.Diagnostics), len(lib))
 		}

@@ -65,13 +65,13 @@ func run(pattern, engine string, passes int) error {
 	case "hand":
 		match = pat.Hand
 	case "croql", "croql-plain":
-		env, err := croql.NewEnv(croql.Strings, croql.WithUsers(p.UserIDs()))
+		env, err := croql.NewEnv(croql.Strings, croql.WithUserIDs(p.UserIDs()))
 		if err != nil {
 			return err
 		}
-		q := env.Check(pat.CroQL)
-		if q.Diags.HasErrors() {
-			return fmt.Errorf("%s: %v", pat.CroQL, q.Diags)
+		q, diags := env.Check(pat.CroQL)
+		if diags.HasErrors() {
+			return fmt.Errorf("%s: %v", pat.CroQL, diags)
 		}
 		var opts []eval.Option
 		opts = append(opts, eval.WithUserRefs(p.Users...))

@@ -32,8 +32,8 @@ func checkLong(t testing.TB, src string) *typecheck.Query {
 	env, err := croql.NewEnv(croql.Strings, croql.WithClock(clock), croql.WithMaxCost(-1),
 		croql.WithLimits(parser.Limits{MaxSource: 4 << 20, MaxNodes: 1 << 20}))
 	require.NoError(t, err)
-	q := env.Check(src)
-	require.False(t, q.Diags.HasErrors(), "%v", q.Diags)
+	q, diags := env.Check(src)
+	require.False(t, diags.HasErrors(), "%v", diags)
 	return q
 }
 

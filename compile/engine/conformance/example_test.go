@@ -35,8 +35,8 @@ func ExampleLoad() {
 		fmt.Println(err)
 		return
 	}
-	env, _ := croql.NewEnv(croql.Strings, croql.WithUsers(p.UserIDs()))
-	q := env.Check(`text contains "Pay" and count of translations where (user = @user:"alice") = 0`)
+	env, _ := croql.NewEnv(croql.Strings, croql.WithUserIDs(p.UserIDs()))
+	q, _ := env.Check(`text contains "Pay" and count of translations where (user = @user:"alice") = 0`)
 	ids, err := compile.Run(ctx, db.SQL, db.Dialect, m, q)
 	fmt.Println(ids, err)
 	// Output:

@@ -17,6 +17,7 @@ import (
 	"github.com/croql/croql/compile"
 	"github.com/croql/croql/compile/engine"
 	"github.com/croql/croql/demo"
+	"github.com/croql/croql/diag"
 	"github.com/croql/croql/eval"
 	"github.com/croql/croql/internal/corpus"
 	"github.com/croql/croql/internal/testdb"
@@ -51,11 +52,11 @@ func check(t testing.TB, src string, o checkOpts) *typecheck.Query {
 	return q
 }
 
-type diagError struct{ q *typecheck.Query }
+type diagError struct{ diags diag.List }
 
 func (e diagError) Error() string {
 	var b strings.Builder
-	for _, d := range e.q.Diags {
+	for _, d := range e.diags {
 		b.WriteString(d.Message + "; ")
 	}
 	return b.String()
@@ -67,15 +68,15 @@ func tryCheck(src string, o checkOpts) (*typecheck.Query, error) {
 	}
 	opts := []croql.Option{croql.WithEdition(o.edition), croql.WithClock(clock), croql.WithFoldContains(o.fold), croql.WithMaxCost(o.maxCost)}
 	if o.users != nil {
-		opts = append(opts, croql.WithUsers(o.users))
+		opts = append(opts, croql.WithUserIDs(o.users))
 	}
 	env, err := croql.NewEnv(o.context, opts...)
 	if err != nil {
 		return nil, err
 	}
-	q := env.Check(src)
-	if q.Diags.HasErrors() {
-		return nil, diagError{q}
+	q, diags := env.Check(src)
+	if diags.HasErrors() {
+		return nil, diagError{diags}
 	}
 	return q, nil
 }
