@@ -116,11 +116,11 @@ func Infix(text string) *Spelling {
 // Keyword returns the row of the keyword w spells in any case, or nil.
 // It does not allocate.
 func Keyword(w string) *Spelling {
-	if len(w) < minKeyword || len(w) > maxKeyword {
+	if len(w) >= len(keywordsByLen) {
 		return nil
 	}
-	for i := range Syntax {
-		if s := &Syntax[i]; s.Keyword && len(s.Text) == len(w) && asciiEqualFold(s.Text, w) {
+	for _, s := range keywordsByLen[len(w)] {
+		if asciiEqualFold(s.Text, w) {
 			return s
 		}
 	}
@@ -131,23 +131,28 @@ func Keyword(w string) *Spelling {
 // that src starts with, or nil.
 func Symbol(src string) *Spelling {
 	var best *Spelling
-	for i := range Syntax {
-		s := &Syntax[i]
-		if !s.Keyword && strings.HasPrefix(src, s.Text) && (best == nil || len(s.Text) > len(best.Text)) {
+	for _, s := range symbolRows {
+		if strings.HasPrefix(src, s.Text) && (best == nil || len(s.Text) > len(best.Text)) {
 			best = s
 		}
 	}
 	return best
 }
 
-var minKeyword, maxKeyword = func() (lo, hi int) {
-	lo = 1 << 30
-	for _, s := range Syntax {
-		if s.Keyword {
-			lo, hi = min(lo, len(s.Text)), max(hi, len(s.Text))
+// keywordsByLen lists the keyword rows by length; symbolRows the others.
+var keywordsByLen, symbolRows = func() (byLen [][]*Spelling, syms []*Spelling) {
+	for i := range Syntax {
+		s := &Syntax[i]
+		if !s.Keyword {
+			syms = append(syms, s)
+			continue
 		}
+		for len(byLen) <= len(s.Text) {
+			byLen = append(byLen, nil)
+		}
+		byLen[len(s.Text)] = append(byLen[len(s.Text)], s)
 	}
-	return lo, hi
+	return byLen, syms
 }()
 
 // asciiEqualFold compares lower-case ASCII k with w, ignoring ASCII case.
