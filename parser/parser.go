@@ -177,7 +177,11 @@ func (p *Parser) parse(src string, scopes *[]Scope) parsed {
 	var grammarDiags diag.List // the lowering's errors
 	var parseErr error         // participle's
 	read := 0
-	for {
+	// With a lexical error the grammar's own errors are not reported, so
+	// parse only when a spelling can be found: at a `(` or `not` after a
+	// name (spellingAt). Text being typed with a parenthesis open is not
+	// parsed twice.
+	for len(spelled) == 0 || anySpellingPlace(toks) {
 		g, failAt, err := parseTokens(toks)
 		read += len(toks)
 		if err == nil {
@@ -286,6 +290,9 @@ func spellingAt(src string, toks []lexer.Token, at int) (spelling, bool) {
 		return spelling{}, false
 	}
 	t := &toks[at]
+	if !mayBeSpelling(toks, at) {
+		return spelling{}, false
+	}
 	switch t.Type {
 	case tLParen:
 		return inList(src, toks, at)
@@ -302,6 +309,26 @@ func spellingAt(src string, toks []lexer.Token, at int) (spelling, bool) {
 		return isNotNull(toks, at, next)
 	}
 	return spelling{}, false
+}
+
+// mayBeSpelling reports whether toks[i] is where spellingAt can find a
+// spelling: a `(` or a `not` (not a stand-in) after a name.
+func mayBeSpelling(toks []lexer.Token, i int) bool {
+	t := &toks[i]
+	if t.Type != tLParen && (t.Type != tNot || isStandIn(t)) {
+		return false
+	}
+	p := near(toks, i, -1)
+	return p >= 0 && isIdentTok(&toks[p])
+}
+
+func anySpellingPlace(toks []lexer.Token) bool {
+	for i := range toks {
+		if mayBeSpelling(toks, i) {
+			return true
+		}
+	}
+	return false
 }
 
 // near returns the index of the token k places after (k > 0) or before
