@@ -170,6 +170,9 @@ func (p *Parser) parse(src string, scopes *[]Scope) parsed {
 		}
 		return parsed{diags: spellingDiags(ds, nil, len(src)), toks: sr.toks, stopped: true}
 	}
+	if _, err := grammar(); err != nil {
+		return parsed{diags: diag.List{diag.Errorf(diag.ClassSyntax, "internal", diag.Span{}, "internal error: the grammar does not build: %v", err)}, toks: sr.toks, stopped: true}
+	}
 	spelled := sr.diags
 	toks := sr.toks
 	var lists []diag.Span // in-lists: what is inside is not read
