@@ -49,7 +49,8 @@ type Spelling struct {
 	Doc string
 }
 
-// Syntax is the table of every keyword and operator spelling.
+// Syntax is the table of every keyword and operator spelling. It is
+// read-only: the lookups below index it once, at start-up.
 var Syntax = [...]Spelling{
 	{Text: "or", Keyword: true, Role: RoleInfix, Op: OpOr, Prec: PrecOr, Doc: "A or B: either holds."},
 	{Text: "xor", Keyword: true, Role: RoleInfix, Op: OpXor, Prec: PrecXor, Doc: "A xor B: exactly one holds."},
