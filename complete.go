@@ -225,10 +225,7 @@ func expectsOperand(t *parser.Token) bool {
 	case parser.TokOperator, parser.TokLParen:
 		return true
 	case parser.TokKeyword:
-		switch strings.ToLower(t.Text) {
-		case "and", "or", "xor", "contains", "between", "not", "of", "where", "with", "if", "then", "else":
-			return true
-		}
+		return ast.Keyword(t.Text) != nil // every keyword of ast.Syntax
 	}
 	return false
 }
@@ -266,7 +263,7 @@ func (c *completer) afterName(id *parser.Token, prev *parser.Token) {
 			t = f.Type
 		}
 		if isCount {
-			c.add(group, CompletionItem{Label: "of", Kind: CompleteKeyword, Doc: "count of C: the number of elements of collection C.",
+			c.add(group, CompletionItem{Label: "of", Kind: CompleteKeyword, Doc: countOfDoc,
 				Range: diag.Span{Start: start, End: max(c.off, start)}, InsertText: "of "})
 			return
 		}
@@ -299,21 +296,19 @@ func wordStarts(s string) []int {
 	return out
 }
 
-// keywordDocs documents the keywords completion offers.
-var keywordDocs = map[string]string{
-	"and":      "A and B: both hold.",
-	"or":       "A or B: either holds.",
-	"xor":      "A xor B: exactly one holds.",
-	"not":      "not A: A does not hold.",
-	"contains": "S contains T: text S contains T.",
-	"between":  "X between A and B: A <= X <= B.",
-	"where":    "C where (P): the elements of C for which P holds.",
-	"with":     "C with (P): some element of C (or the object) satisfies P.",
-	"of":       "M of X: member M of object X; count of C: the number of elements.",
-	"if":       "if C then A else B.",
-	"then":     "if C then A else B.",
-	"else":     "if C then A else B.",
-	"count of": "count of C: the number of elements of collection C.",
+// countOfDoc documents `count of`, which is a name and a keyword.
+const countOfDoc = "count of C: the number of elements of collection C."
+
+// keywordDoc documents a keyword completion or hover offers: its row of
+// ast.Syntax.
+func keywordDoc(k string) string {
+	if k == "count of" {
+		return countOfDoc
+	}
+	if s := ast.Keyword(k); s != nil {
+		return s.Doc
+	}
+	return ""
 }
 
 // follow offers what can follow an operand whose type is not known.
@@ -354,7 +349,7 @@ func (c *completer) followType(t schema.Type, _ *parser.Token, rng diag.Span, ty
 	}
 	for _, k := range kws {
 		if typed == "" || strings.HasPrefix(k, strings.ToLower(strings.TrimSpace(typed))) {
-			c.add(group, CompletionItem{Label: k, Kind: CompleteKeyword, Doc: keywordDocs[k], Range: rng, InsertText: k + " "})
+			c.add(group, CompletionItem{Label: k, Kind: CompleteKeyword, Doc: keywordDoc(k), Range: rng, InsertText: k + " "})
 		}
 	}
 	if strings.TrimSpace(typed) != "" {
@@ -498,7 +493,7 @@ func (c *completer) operand(prev *parser.Token, rng diag.Span, typed string) {
 	}
 	for _, k := range []string{"not", "if", "count of"} {
 		if ok, _ := matches(k, typed); ok {
-			c.add(rankOperand, CompletionItem{Label: k, Kind: CompleteKeyword, Doc: keywordDocs[k], Range: rng, InsertText: k + " "})
+			c.add(rankOperand, CompletionItem{Label: k, Kind: CompleteKeyword, Doc: keywordDoc(k), Range: rng, InsertText: k + " "})
 		}
 	}
 	c.mentionItems(rankOperand, rng, typed, "user", "language")

@@ -108,7 +108,7 @@ func (d *Document) Hover(offset int) *HoverInfo {
 		return e.hoverMention(part, tok)
 	case parser.TokKeyword:
 		k := strings.ToLower(tok.Text)
-		return &HoverInfo{Range: tok.Span, Kind: "keyword", Name: k, Doc: keywordDocs[k]}
+		return &HoverInfo{Range: tok.Span, Kind: "keyword", Name: k, Doc: keywordDoc(k)}
 	case parser.TokInt:
 		return &HoverInfo{Range: tok.Span, Kind: "literal", Name: tok.Text, Type: "int"}
 	case parser.TokFloat:
@@ -135,7 +135,7 @@ func (e *Env) hoverIdent(part *parser.Partial, tok *parser.Token) *HoverInfo {
 	if id != nil {
 		if m := memberOf(part.Tree, id); m != nil {
 			if schema.NormalKey(id.Name) == "count" {
-				return &HoverInfo{Range: tok.Span, Kind: "keyword", Name: "count of", Type: "int", Doc: keywordDocs["count of"]}
+				return &HoverInfo{Range: tok.Span, Kind: "keyword", Name: "count of", Type: "int", Doc: countOfDoc}
 			}
 			t := typeOf(m.X, scopes)
 			if (t.Kind == schema.Record || t.Kind == schema.User) && t.Obj != nil {

@@ -174,16 +174,10 @@ const (
 	OpNeg
 )
 
-var opText = [...]string{
-	OpInvalid: "?", OpOr: "or", OpXor: "xor", OpAnd: "and", OpNot: "not",
-	OpEq: "=", OpNe: "!=", OpLt: "<", OpLe: "<=", OpGt: ">", OpGe: ">=", OpContains: "contains",
-	OpAdd: "+", OpSub: "-", OpMul: "*", OpDiv: "/", OpNeg: "-",
-}
-
-// String is the canonical spelling of the operator.
+// String is the canonical spelling of the operator (its row of Syntax).
 func (o Op) String() string {
-	if int(o) < len(opText) {
-		return opText[o]
+	if int(o) < len(opRow) && opRow[o] != nil {
+		return opRow[o].Text
 	}
 	return "?"
 }
@@ -230,26 +224,13 @@ const (
 	PrecPrimary = 12
 )
 
-// Precedence returns the binding level of a binary or unary operator.
+// Precedence returns the binding level of a binary or unary operator
+// (its row of Syntax).
 func (o Op) Precedence() int {
-	switch o {
-	case OpOr:
-		return PrecOr
-	case OpXor:
-		return PrecXor
-	case OpAnd:
-		return PrecAnd
-	case OpNot:
-		return PrecNot
-	case OpAdd, OpSub:
-		return PrecAdd
-	case OpMul, OpDiv:
-		return PrecMul
-	case OpNeg:
-		return PrecNeg
-	default:
-		return PrecCompare
+	if int(o) < len(opRow) && opRow[o] != nil {
+		return opRow[o].Prec
 	}
+	return PrecCompare
 }
 
 // Precedence returns the level at which e binds (PrecPrimary for leaves).

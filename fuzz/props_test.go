@@ -157,6 +157,37 @@ func TestPropPrintParse(t *testing.T) {
 	}
 }
 
+// TestPropNodeLimitExact: the scanner bounds MaxNodes as a count of tokens
+// (parser/lexer.go, countToken), before participle runs; for every
+// generated query that count is the tree's ast.Count, so a limit of exactly
+// that many nodes accepts it and one less refuses it with limit-nodes.
+func TestPropNodeLimitExact(t *testing.T) {
+	for _, tg := range targets() {
+		t.Run(tg.String(), func(t *testing.T) {
+			g := generator(t, tg)
+			check(t, "MaxNodes = ast.Count accepts, one less refuses", 300, func() gopter.Prop {
+				return prop.ForAll(func(c fuzz.Case) string {
+					src := c.Source()
+					n := ast.Count(c.Tree())
+					lim := parser.Limits{MaxSource: len(src) + 1, MaxDepth: 1 << 20, MaxNodes: n}
+					if _, diags := parser.New(lim).Parse(src); diags.HasErrors() {
+						return fmt.Sprintf("refused at MaxNodes %d = ast.Count: %v", n, diags.Err())
+					}
+					if n == 1 {
+						return ""
+					}
+					lim.MaxNodes = n - 1
+					e, diags := parser.New(lim).Parse(src)
+					if e != nil || len(diags) != 1 || diags[0].Rule != "limit-nodes" {
+						return fmt.Sprintf("at MaxNodes %d = ast.Count - 1: tree %v, diagnostics %v", n-1, e != nil, diags)
+					}
+					return ""
+				}, g.Query())
+			})
+		})
+	}
+}
+
 // TestPropFormat: fmt is idempotent, and the formatted query is the same
 // tree up to the spelling of names (fmt writes each field as documented).
 func TestPropFormat(t *testing.T) {

@@ -56,7 +56,8 @@ func BenchmarkParseEachSeedPattern(b *testing.B) {
 	}
 }
 
-// BenchmarkParseError measures a query rejected by the pre-scan.
+// BenchmarkParseError measures a query with lexical errors (==, &&) and
+// spellings the parse finds (an in-list, a null test).
 func BenchmarkParseError(b *testing.B) {
 	p := parser.New(parser.Limits{})
 	b.ReportAllocs()

@@ -11,7 +11,7 @@ import "github.com/alecthomas/participle/v2/lexer"
 // primary, and any number of links (`of P`, `where P`, `with P`), from
 // which the lowering builds the right-leaning `of` chain (level 10) of
 // left-leaning filters (level 11). Every list is a repetition, so
-// participle only recurses through parentheses and `if`, which the pre-scan
+// participle only recurses through parentheses and `if`, which the scanner
 // bounds.
 //
 // Token types (see lexer.go): Leaf is any name or literal, Op any binary

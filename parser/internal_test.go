@@ -10,9 +10,10 @@ import (
 	"github.com/croql/croql/internal/corpus"
 )
 
-// TestScanCountsNodesExactly: the node count of the pre-scan, which
-// enforces MaxNodes before parsing, is exactly ast.Count of the tree.
-func TestScanCountsNodesExactly(t *testing.T) {
+// TestScanCountIsNodeCount: the token count the scanner bounds by
+// MaxNodes before parsing (countToken) is exactly ast.Count of the tree of
+// every query that parses.
+func TestScanCountIsNodeCount(t *testing.T) {
 	cases, err := corpus.Load("../testdata/corpus")
 	require.NoError(t, err)
 	n := 0
@@ -23,7 +24,7 @@ func TestScanCountsNodesExactly(t *testing.T) {
 		}
 		n++
 		sr := scan(c.Query(), New(Limits{}).lim)
-		assert.Equal(t, ast.Count(e), sr.nodes, "%s: %q", c.Where(), c.Query())
+		assert.Equal(t, ast.Count(e), sr.counted, "%s: %q", c.Where(), c.Query())
 	}
 	assert.Greater(t, n, 100)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/alecthomas/participle/v2/lexer"
 
+	"github.com/croql/croql/ast"
 	"github.com/croql/croql/diag"
 )
 
@@ -17,12 +18,13 @@ import (
 // coarse on purpose: participle tries the alternatives of a grammar choice
 // one by one, each at the cost of an allocation, so every literal and name
 // is one type (Leaf, told apart by its first byte, see leafKind) and every
-// binary operator another (Op). lexer.EOF is -1.
+// binary operator another (Op). lexer.EOF is -1. Which keyword or symbol
+// makes which type is ast.Syntax's Role (see tokenType).
 const (
 	tLeaf   lexer.TokenType = -(iota + 2) // name, number, string, datetime or mention
-	tOp                                   // = != ≠ < <= > >= ≥ ≤ + - * / and or xor contains between
-	tNot                                  // not
-	tLink                                 // of where with
+	tOp                                   // RoleInfix, RoleBetween: = != ≠ < <= > >= ≥ ≤ + - * / and or xor contains between
+	tNot                                  // RolePrefix keyword: not
+	tLink                                 // RoleLink: of where with
 	tIf                                   // if
 	tThen                                 // then
 	tElse                                 // else
@@ -41,6 +43,26 @@ var symbols = map[string]lexer.TokenType{
 	"Else":   tElse,
 	"LParen": tLParen,
 	"RParen": tRParen,
+}
+
+// tokenType is the token type of a keyword or symbol of ast.Syntax.
+func tokenType(s *ast.Spelling) lexer.TokenType {
+	switch s.Role {
+	case ast.RolePrefix:
+		if s.Keyword {
+			return tNot
+		}
+		return tOp // unary minus is the symbol of binary minus
+	case ast.RoleLink:
+		return tLink
+	case ast.RoleIf:
+		return tIf
+	case ast.RoleThen:
+		return tThen
+	case ast.RoleElse:
+		return tElse
+	}
+	return tOp
 }
 
 // Kinds of leaf tokens.
@@ -76,15 +98,9 @@ func isIdentTok(t *lexer.Token) bool {
 	return t.Type == tLeaf && t.Value != "" && isWordStart(t.Value[0])
 }
 
-// keywordType is the token type of each keyword.
-var keywordType = map[string]lexer.TokenType{
-	"and": tOp, "or": tOp, "xor": tOp, "contains": tOp, "between": tOp,
-	"not": tNot, "of": tLink, "where": tLink, "with": tLink, "if": tIf, "then": tThen, "else": tElse,
-}
-
 // definition is the lexer.Definition handed to participle. The parser itself
 // does not go through it: Parse scans once with [scan], which also runs the
-// pre-scan checks, and feeds the tokens to participle directly. It exists so
+// lexical checks and bounds, and feeds the tokens to participle directly. It exists so
 // that the participle grammar is built against the real token types, and so
 // that the participle parser can be used on its own in tests.
 type definition struct{}
@@ -128,34 +144,13 @@ func (l *sliceLexer) Next() (lexer.Token, error) {
 	return t, nil
 }
 
-// keywords are the reserved words, matched case-insensitively.
-var keywords = [...]string{"and", "or", "xor", "not", "where", "with", "of", "between", "contains", "if", "then", "else"}
-
-// keyword returns the lower-case keyword w spells, or "".
+// keyword returns the lower-case keyword w spells (a row of ast.Syntax),
+// or "".
 func keyword(w string) string {
-	if len(w) < 2 || len(w) > 8 {
-		return ""
-	}
-	for _, k := range keywords {
-		if len(k) == len(w) && asciiEqualFold(k, w) {
-			return k
-		}
+	if k := ast.Keyword(w); k != nil {
+		return k.Text
 	}
 	return ""
-}
-
-// asciiEqualFold compares lower-case ASCII k with w, ignoring ASCII case.
-func asciiEqualFold(k, w string) bool {
-	for i := 0; i < len(k); i++ {
-		c := w[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != k[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func isWordStart(c byte) bool {
@@ -166,17 +161,25 @@ func isWordByte(c byte) bool { return isWordStart(c) || ('0' <= c && c <= '9') }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
-// level is the state of one parenthesis level during the pre-scan.
+// level is one open parenthesis during the scan.
 type level struct {
-	open     int // offset of the "(" (-1 for the top level)
-	ifs      int // "if" keywords seen at this level (each nests once more)
-	betweens int // "between" waiting for its "and"
+	open int // offset of the "(" (-1 for the top level)
+	ifs  int // "if" tokens since it opened
 }
 
-// scanner tokenises the source and runs the checks that must happen before
-// participle sees the tokens: lexical errors, the spellings CroQL does not
-// have (==, <>, &&, ||, !, in (...), is null, dotted paths), balanced
-// parentheses, and the depth and node limits.
+// scanner tokenises the source. It reports the lexical errors: malformed
+// literals, characters CroQL does not have, and the spellings it does not
+// have that are visible in the characters alone (==, <>, &&, ||, !, dotted
+// paths a.b); it matches parentheses; and it enforces the two bounds that
+// keep participle's work small, both counts of tokens (see depthCheck and
+// countToken). Everything that needs the grammar (in-lists, null tests, how
+// many nodes the tree has, which `and` belongs to a `between`) is found by
+// the parse (Parser.parse in parser.go).
+//
+// Where a lexical error stands for an operator or a literal (`==`, `&&`,
+// `!`, a string with a bad escape, a number out of range, ...) the scanner
+// emits a stand-in token, so that the parse still finds the grammar's
+// errors further on; stand-ins are not in the public tokens.
 type scanner struct {
 	src    string
 	lim    Limits
@@ -185,21 +188,30 @@ type scanner struct {
 	diags  diag.List
 	levels []level
 	ifs    int // open "if"s over all levels
-	nodes  int // AST nodes the tokens will make
+	// counted is the syntax tokens so far (see countToken); betweens the
+	// `between` tokens not yet followed by an `and`.
+	counted, betweens int
 	// stopped is set when a limit is crossed: scanning ends at once.
 	stopped bool
 	// words of the last identifier token: start offsets of its words.
 	identWords []int
 }
 
-// scanResult is what the pre-scan hands to the parser.
+// scanResult is what the scan hands to the parser.
 type scanResult struct {
 	toks  []lexer.Token
 	diags diag.List
-	nodes int
+	// counted is the count MaxNodes bounds (see countToken).
+	counted int
 	// stopped: a limit or the error cap ended the scan early.
 	stopped bool
 }
+
+// standInColumn marks a stand-in token (see scanner): real tokens have
+// column 1.
+const standInColumn = 0
+
+func isStandIn(t *lexer.Token) bool { return t.Pos.Column == standInColumn }
 
 func scan(src string, lim Limits) scanResult {
 	s := &scanner{
@@ -218,7 +230,7 @@ func scan(src string, lim Limits) scanResult {
 	}
 	s.toks = append(s.toks, lexer.Token{Type: lexer.EOF, Pos: lexer.Position{Offset: len(src), Line: 1, Column: 1}})
 	s.diags.Sort()
-	return scanResult{toks: s.toks, diags: s.diags, nodes: s.nodes, stopped: s.stopped}
+	return scanResult{toks: s.toks, diags: s.diags, counted: s.counted, stopped: s.stopped}
 }
 
 // MaxErrors is the most syntax errors one Parse reports; past it the scan
@@ -234,22 +246,65 @@ func (s *scanner) add(d diag.Diagnostic) {
 		return
 	}
 	if len(s.diags) == MaxErrors {
-		s.diags = append(s.diags, diag.Errorf(diag.ClassSyntax, "too-many-errors", diag.Span{Start: d.Span.Start, End: len(s.src)},
-			"more than %d syntax errors; the rest of the query is not checked", MaxErrors))
+		s.diags = append(s.diags, tooManyErrors(d.Span.Start, len(s.src)))
 		s.stopped = true
 		return
 	}
 	s.diags = append(s.diags, d)
 }
 
-func (s *scanner) emit(t lexer.TokenType, start, end int) {
-	s.toks = append(s.toks, lexer.Token{Type: t, Value: s.src[start:end], Pos: lexer.Position{Offset: start, Line: 1, Column: 1}})
+func tooManyErrors(start, end int) diag.Diagnostic {
+	return diag.Errorf(diag.ClassSyntax, "too-many-errors", diag.Span{Start: start, End: end},
+		"more than %d syntax errors; the rest of the query is not checked", MaxErrors)
 }
 
-// node counts one more AST node made by the token at [start, end).
-func (s *scanner) node(start, end int) {
-	s.nodes++
-	if s.nodes > s.lim.MaxNodes && !s.stopped {
+func (s *scanner) emit(t lexer.TokenType, start, end int) {
+	s.toks = append(s.toks, lexer.Token{Type: t, Value: s.src[start:end], Pos: lexer.Position{Offset: start, Line: 1, Column: 1}})
+	s.countToken(t, nil, start, end)
+}
+
+// emitKeyword emits the keyword k at [start, end).
+func (s *scanner) emitKeyword(k *ast.Spelling, start, end int) {
+	t := tokenType(k)
+	s.toks = append(s.toks, lexer.Token{Type: t, Value: s.src[start:end], Pos: lexer.Position{Offset: start, Line: 1, Column: 1}})
+	s.countToken(t, k, start, end)
+}
+
+// standIn emits a stand-in token for the erroneous text at [start, end):
+// an operator or `not` carries the text, a literal is an empty leaf (the
+// lowering reads it as a hole). It counts toward no limit.
+func (s *scanner) standIn(t lexer.TokenType, start, end int) {
+	v := ""
+	if t != tLeaf {
+		v = s.src[start:end]
+	}
+	s.toks = append(s.toks, lexer.Token{Type: t, Value: v, Pos: lexer.Position{Offset: start, Line: 1, Column: standInColumn}})
+}
+
+// countToken enforces MaxNodes as a bound on tokens, so that participle
+// never reads more than about MaxNodes of them. Parentheses, `then` and
+// `else` are not counted, every other token is, except that an `and` is
+// free while more `between` tokens than free `and`s have been seen: a
+// count over the token stream, with no nesting. For a query that parses,
+// where every `between` is followed by its `and`, the count is exactly
+// ast.Count of its tree (TestScanCountIsNodeCount), so the bound is
+// MaxNodes without the scanner knowing how the grammar pairs them.
+func (s *scanner) countToken(t lexer.TokenType, k *ast.Spelling, start, end int) {
+	switch t {
+	case tLParen, tRParen, tThen, tElse:
+		return
+	}
+	if k != nil {
+		switch {
+		case k.Role == ast.RoleBetween:
+			s.betweens++
+		case k.Op == ast.OpAnd && s.betweens > 0:
+			s.betweens--
+			return
+		}
+	}
+	s.counted++
+	if s.counted > s.lim.MaxNodes && !s.stopped {
 		s.add(diag.Errorf(diag.ClassSyntax, "limit-nodes", diag.Span{Start: start, End: end},
 			"the query has more than %d syntax nodes; split it", s.lim.MaxNodes).
 			WithHint("raise the limit with --max-nodes N (croql lint, sql, query, fmt, explain), or parser.Limits.MaxNodes through croql.WithLimits"))
@@ -257,6 +312,10 @@ func (s *scanner) node(start, end int) {
 	}
 }
 
+// depthCheck enforces MaxDepth on the nesting participle recurses through:
+// open parentheses, and the `if` tokens inside the innermost ones (each
+// `if` nests in the one before it until its parenthesis closes: `else`
+// extends to the right). A count of tokens, known before participle runs.
 func (s *scanner) depthCheck(start, end int) {
 	if d := len(s.levels) - 1 + s.ifs; d > s.lim.MaxDepth && !s.stopped {
 		s.add(diag.Errorf(diag.ClassSyntax, "limit-depth", diag.Span{Start: start, End: end},
@@ -266,44 +325,59 @@ func (s *scanner) depthCheck(start, end int) {
 	}
 }
 
-func (s *scanner) prevTok(back int) *lexer.Token {
-	if i := len(s.toks) - back; i >= 0 {
-		return &s.toks[i]
-	}
-	return nil
+// misspelt are the operator spellings of other languages that CroQL does
+// not have, longest first, with the token that stands in for each.
+var misspelt = [...]struct {
+	text, rule, msg string
+	standIn         lexer.TokenType
+}{
+	{"==", "double-equals", "CroQL has no `==`: write `=`", tOp},
+	{"<>", "angle-not-equal", "CroQL has no `<>`: write `!=`", tOp},
+	{"&&", "double-ampersand", "CroQL has no `&&`: write `and`", tOp},
+	{"||", "double-bar", "CroQL has no `||`: write `or`", tOp},
+	{"&", "unexpected-char", "unexpected `&`: write `and`", tOp},
+	{"|", "unexpected-char", "unexpected `|`: write `or`", tOp},
+	{"!", "bang-not", "CroQL has no `!`: write `not`, as in `not is hidden`", tNot},
+	{",", "unexpected-char", "unexpected `,`: CroQL has no lists; combine comparisons with `or`", tOp},
 }
 
 func (s *scanner) run() {
 	src := s.src
+next:
 	for s.pos < len(src) && !s.stopped {
 		c := src[s.pos]
 		start := s.pos
 		switch {
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
 			s.pos++
+			continue
 		case isWordStart(c):
 			s.word()
+			continue
 		case isDigit(c):
 			s.number()
+			continue
 		case c == '"':
 			end, _, ok := s.stringLit(start)
 			if ok {
 				s.emit(tLeaf, start, end)
-				s.node(start, end)
+			} else {
+				s.standIn(tLeaf, start, end)
 			}
 			s.pos = end
+			continue
 		case c == '\'':
 			s.datetime()
+			continue
 		case c == '@':
 			s.mention()
+			continue
 		case c == '(':
 			s.pos++
-			if s.inList(start) {
-				continue
-			}
 			s.emit(tLParen, start, s.pos)
 			s.levels = append(s.levels, level{open: start})
 			s.depthCheck(start, s.pos)
+			continue
 		case c == ')':
 			s.pos++
 			if len(s.levels) == 1 {
@@ -315,80 +389,51 @@ func (s *scanner) run() {
 			s.ifs -= top.ifs
 			s.levels = s.levels[:len(s.levels)-1]
 			s.emit(tRParen, start, s.pos)
-		case c == '+' || c == '*' || c == '/' || c == '-':
-			s.pos++
-			s.op(start)
-		case c == '=':
-			s.pos++
-			if s.pos < len(src) && src[s.pos] == '=' {
-				s.pos++
-				s.errorf("double-equals", diag.Span{Start: start, End: s.pos}, "CroQL has no `==`: write `=`")
-				continue
-			}
-			s.op(start)
-		case c == '!':
-			s.pos++
-			if s.pos < len(src) && src[s.pos] == '=' {
-				s.pos++
-				s.op(start)
-				continue
-			}
-			s.errorf("bang-not", diag.Span{Start: start, End: s.pos}, "CroQL has no `!`: write `not`, as in `not is hidden`")
-		case c == '<' || c == '>':
-			s.pos++
-			if s.pos < len(src) && src[s.pos] == '=' {
-				s.pos++
-			} else if c == '<' && s.pos < len(src) && src[s.pos] == '>' {
-				s.pos++
-				s.errorf("angle-not-equal", diag.Span{Start: start, End: s.pos}, "CroQL has no `<>`: write `!=`")
-				continue
-			}
-			s.op(start)
-		case c == '&':
-			s.pos++
-			if s.pos < len(src) && src[s.pos] == '&' {
-				s.pos++
-				s.errorf("double-ampersand", diag.Span{Start: start, End: s.pos}, "CroQL has no `&&`: write `and`")
-				continue
-			}
-			s.errorf("unexpected-char", diag.Span{Start: start, End: s.pos}, "unexpected `&`: write `and`")
-		case c == '|':
-			s.pos++
-			if s.pos < len(src) && src[s.pos] == '|' {
-				s.pos++
-				s.errorf("double-bar", diag.Span{Start: start, End: s.pos}, "CroQL has no `||`: write `or`")
-				continue
-			}
-			s.errorf("unexpected-char", diag.Span{Start: start, End: s.pos}, "unexpected `|`: write `or`")
-		default:
-			s.other(start)
+			continue
 		}
+		if sym := ast.Symbol(src[start:]); sym != nil {
+			// A misspelling that is longer than the symbol wins (`==`, `<>`).
+			for _, m := range misspelt {
+				if len(m.text) > len(sym.Text) && strings.HasPrefix(src[start:], m.text) {
+					s.misspelling(m.text, m.rule, m.msg, m.standIn)
+					continue next
+				}
+			}
+			s.pos += len(sym.Text)
+			s.emit(tokenType(sym), start, s.pos)
+			continue
+		}
+		for _, m := range misspelt {
+			if strings.HasPrefix(src[start:], m.text) {
+				s.misspelling(m.text, m.rule, m.msg, m.standIn)
+				continue next
+			}
+		}
+		s.other(start)
 	}
 }
 
-// op emits an operator token ending at s.pos.
-func (s *scanner) op(start int) {
-	s.emit(tOp, start, s.pos)
-	s.node(start, s.pos)
+// misspelling reports an operator spelling CroQL does not have at s.pos.
+func (s *scanner) misspelling(text, rule, msg string, t lexer.TokenType) {
+	start := s.pos
+	s.pos += len(text)
+	s.errorf(rule, diag.Span{Start: start, End: s.pos}, "%s", msg)
+	s.standIn(t, start, s.pos)
 }
 
-// other handles a byte no rule above starts with: the aliases ≠ ≥ ≤,
-// Unicode white space, and everything that is an error.
+// other handles a byte no rule above starts with: Unicode white space, and
+// everything that is an error.
 func (s *scanner) other(start int) {
 	r, size := utf8.DecodeRuneInString(s.src[start:])
 	s.pos += size
 	sp := diag.Span{Start: start, End: s.pos}
 	switch {
-	case r == '≠' || r == '≥' || r == '≤':
-		s.op(start)
 	case r == utf8.RuneError && size == 1:
 		s.errorf("unexpected-char", sp, "invalid UTF-8 byte 0x%02x; remove it", s.src[start])
 	case unicode.IsSpace(r):
 		// non-ASCII white space (no-break space, ...) separates tokens too
 	case r == '.':
 		s.errorf("unexpected-char", sp, "unexpected `.`: CroQL has no dotted paths; write `member of object`, and decimals as `0.5`")
-	case r == ',':
-		s.errorf("unexpected-char", sp, "unexpected `,`: CroQL has no lists; combine comparisons with `or`")
 	case r == '“' || r == '”' || r == '„':
 		s.errorf("unexpected-char", sp, "unexpected %q: strings take straight double quotes, as in \"text\"", r)
 	case r == '‘' || r == '’' || r == '`':
@@ -404,9 +449,14 @@ func (s *scanner) word() {
 	src := s.src
 	start := s.pos
 	end := s.wordEnd(start)
-	if kw := keyword(src[start:end]); kw != "" {
+	if kw := ast.Keyword(src[start:end]); kw != nil {
 		s.pos = end
-		s.keyword(kw, start, end)
+		if kw.Role == ast.RoleIf {
+			s.levels[len(s.levels)-1].ifs++
+			s.ifs++
+			s.depthCheck(start, end)
+		}
+		s.emitKeyword(kw, start, end)
 		return
 	}
 	s.identWords = s.identWords[:0]
@@ -444,8 +494,6 @@ func (s *scanner) word() {
 	}
 	s.pos = end
 	s.emit(tLeaf, start, end)
-	s.node(start, end)
-	s.nullTest(start, end)
 }
 
 func (s *scanner) wordEnd(i int) int {
@@ -455,13 +503,10 @@ func (s *scanner) wordEnd(i int) int {
 	return i
 }
 
-// lastWord returns the text of word k (0-based) of the identifier just scanned.
-func (s *scanner) identWord(k int) string {
-	return s.src[s.identWords[k]:s.wordEnd(s.identWords[k])]
-}
-
 // dotted reports a dotted path a.b.c whose first segment is the last word
-// scanned, and returns the end of the path.
+// scanned, and returns the end of the path. A `.` between two words with
+// no space is a spelling visible in the characters, like `==`: CroQL's
+// only `.` is the decimal point.
 func (s *scanner) dotted(dot int) int {
 	first := s.identWords[len(s.identWords)-1]
 	segs := []string{s.src[first:dot]}
@@ -482,151 +527,6 @@ func (s *scanner) dotted(dot int) int {
 	return end
 }
 
-// nullTest reports "X is null", "X is empty" and "X is not null" (the
-// last split by the keyword not into "X is", not, "null").
-func (s *scanner) nullTest(start, end int) {
-	n := len(s.identWords)
-	last := strings.ToLower(s.identWord(n - 1))
-	if n >= 2 && (last == "null" || last == "empty") && strings.EqualFold(s.identWord(n-2), "is") {
-		field := strings.TrimSpace(s.src[start:s.identWords[n-2]])
-		s.nullDiag(field, last, false, diag.Span{Start: s.identWords[n-2], End: end})
-		return
-	}
-	// "X is" not "null ..."
-	first := strings.ToLower(s.identWord(0))
-	if first != "null" && first != "empty" {
-		return
-	}
-	not, prev := s.prevTok(2), s.prevTok(3)
-	if not == nil || prev == nil || not.Type != tNot || !isIdentTok(prev) {
-		return
-	}
-	words := strings.Fields(prev.Value)
-	if !strings.EqualFold(words[len(words)-1], "is") {
-		return
-	}
-	isStart := prev.Pos.Offset + strings.LastIndex(prev.Value, words[len(words)-1])
-	field := strings.Join(words[:len(words)-1], " ")
-	s.nullDiag(field, first, true, diag.Span{Start: isStart, End: start + len(first)})
-}
-
-func (s *scanner) nullDiag(field, what string, negated bool, sp diag.Span) {
-	f := field
-	if f == "" {
-		f = "X"
-	}
-	var msg string
-	switch {
-	case what == "empty" && !negated:
-		msg = fmt.Sprintf("CroQL has no `is empty`: write `%s = \"\"` for a string or `count of %s = 0` for a collection", f, f)
-	case what == "empty":
-		msg = fmt.Sprintf("CroQL has no `is not empty`: write `%s != \"\"` for a string or `count of %s > 0` for a collection", f, f)
-	case !negated:
-		msg = fmt.Sprintf("CroQL has no null test (`is null`): an ordering with an absent value is false and an absent bool is false; "+
-			"test the value instead, by its type: `not (%s >= 0 or %s < 0)` for a number, `not (%s >= \"\")` for a string, "+
-			"`count of %s = 0` for a collection, `not %s` for a bool that is false or absent", f, f, f, f, f)
-	default:
-		msg = fmt.Sprintf("CroQL has no null test (`is not null`): an ordering with an absent value is false and an absent bool is false; "+
-			"test the value instead, by its type: `(%s >= 0 or %s < 0)` for a number, `%s >= \"\"` for a string, "+
-			"`count of %s > 0` for a collection, `%s` for a bool that is true", f, f, f, f, f)
-	}
-	s.errorf("null-test", sp, "%s", msg)
-}
-
-// inList reports `X in (a, b)` when the "(" at start follows an identifier
-// whose last word is "in", skips the list and returns true.
-func (s *scanner) inList(start int) bool {
-	prev := s.prevTok(1)
-	if prev == nil || !isIdentTok(prev) {
-		return false
-	}
-	words := strings.Fields(prev.Value)
-	if !strings.EqualFold(words[len(words)-1], "in") {
-		return false
-	}
-	inStart := prev.Pos.Offset + len(prev.Value) - len(words[len(words)-1])
-	field := strings.Join(words[:len(words)-1], " ")
-	negated := false
-	if field == "" {
-		if not, id := s.prevTok(2), s.prevTok(3); not != nil && id != nil && not.Type == tNot && isIdentTok(id) {
-			field, negated = strings.Join(strings.Fields(id.Value), " "), true
-			inStart = not.Pos.Offset
-		}
-	}
-	// Collect the items up to the matching ")".
-	var items []string
-	depth, item, end := 1, s.pos, len(s.src)
-	for i := s.pos; i < len(s.src); i++ {
-		c := s.src[i]
-		switch {
-		case c == '"':
-			j, _, _ := s.stringLit(i)
-			i = j - 1
-		case c == '(':
-			depth++
-		case c == ')':
-			depth--
-		case c == ',' && depth == 1:
-			items = append(items, strings.TrimSpace(s.src[item:i]))
-			item = i + 1
-		}
-		if depth == 0 {
-			items = append(items, strings.TrimSpace(s.src[item:i]))
-			end = i + 1
-			break
-		}
-	}
-	if depth != 0 {
-		items = append(items, strings.TrimSpace(s.src[item:]))
-	}
-	if field == "" {
-		field = "X"
-	}
-	op, join := "=", " or "
-	if negated {
-		op, join = "!=", " and "
-	}
-	var parts []string
-	for _, it := range items {
-		if it != "" {
-			parts = append(parts, field+" "+op+" "+it)
-		}
-	}
-	if len(parts) == 0 {
-		parts = []string{field + " " + op + " A", field + " " + op + " B"}
-	}
-	want := strings.Join(parts, join)
-	sp := diag.Span{Start: inStart, End: end}
-	d := diag.Errorf(diag.ClassSyntax, "in-list", sp, "CroQL has no `in`: write `%s`", want)
-	if depth != 0 {
-		d = d.WithHint("the list is not closed with `)`")
-	}
-	s.add(d)
-	s.pos = end
-	return true
-}
-
-func (s *scanner) keyword(kw string, start, end int) {
-	s.emit(keywordType[kw], start, end)
-	top := &s.levels[len(s.levels)-1]
-	switch kw {
-	case "then", "else":
-		return
-	case "between":
-		top.betweens++
-	case "and":
-		if top.betweens > 0 {
-			top.betweens-- // the "and" of a between makes no node
-			return
-		}
-	case "if":
-		top.ifs++
-		s.ifs++
-		s.depthCheck(start, end)
-	}
-	s.node(start, end)
-}
-
 // number scans an integer or a decimal.
 func (s *scanner) number() {
 	src := s.src
@@ -645,25 +545,26 @@ func (s *scanner) number() {
 			if _, err := strconv.ParseFloat(src[start:i], 64); err != nil {
 				s.errorf("float-overflow", diag.Span{Start: start, End: i},
 					"the decimal %s is out of the range of a 64-bit float; write a smaller number", src[start:i])
+				s.standIn(tLeaf, start, i)
 				return
 			}
 			s.emit(tLeaf, start, i)
-			s.node(start, i)
 			return
 		}
 		s.pos = i + 1
 		s.errorf("bad-number", diag.Span{Start: start, End: i + 1},
 			"a decimal needs digits after the point: write %s.0 or %s", src[start:i], src[start:i])
+		s.standIn(tLeaf, start, i+1)
 		return
 	}
 	s.pos = i
 	if _, err := strconv.ParseInt(src[start:i], 10, 64); err != nil {
 		s.errorf("int-overflow", diag.Span{Start: start, End: i},
 			"the integer %s does not fit in 64 bits (largest is 9223372036854775807); write a smaller number", src[start:i])
+		s.standIn(tLeaf, start, i)
 		return
 	}
 	s.emit(tLeaf, start, i)
-	s.node(start, i)
 }
 
 // stringLit checks the double-quoted string at start and returns its end,
@@ -769,13 +670,13 @@ func (s *scanner) datetime() {
 	if end < 0 {
 		s.errorf("unterminated-string", diag.Span{Start: start, End: len(s.src)},
 			"unterminated datetime literal: add the closing `'`, as in '2024-01-01 00:00:00'")
+		s.standIn(tLeaf, start, len(s.src))
 		s.pos = len(s.src)
 		return
 	}
 	end += start + 2
 	s.pos = end
 	s.emit(tLeaf, start, end)
-	s.node(start, end)
 }
 
 // mention scans @kind:"value".
@@ -788,6 +689,7 @@ func (s *scanner) mention() {
 		s.pos = k
 		s.errorf("bad-mention", diag.Span{Start: start, End: k},
 			"a mention is written @user:\"login\" or @language:\"code\"")
+		s.standIn(tLeaf, start, k)
 		return
 	}
 	end, _, ok := s.stringLit(k + 1)
@@ -796,10 +698,12 @@ func (s *scanner) mention() {
 	if lk != "user" && lk != "language" {
 		s.errorf("bad-mention-kind", diag.Span{Start: start + 1, End: k},
 			"unknown mention kind `@%s`: write @user:\"login\" or @language:\"code\"", kind)
+		s.standIn(tLeaf, start, end)
 		return
 	}
 	if ok {
 		s.emit(tLeaf, start, end)
-		s.node(start, end)
+	} else {
+		s.standIn(tLeaf, start, end)
 	}
 }

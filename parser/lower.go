@@ -1,8 +1,11 @@
 package parser
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/alecthomas/participle/v2/lexer"
 
@@ -45,15 +48,6 @@ func (l *lowerer) ifExpr(g *gIf) (ast.Expr, diag.Span) {
 	return &ast.If{Cond: c, Then: t, Else: e, Sp: sp}, sp
 }
 
-// binaryOps maps the spelling of each binary operator to its Op; between
-// is handled apart.
-var binaryOps = map[string]ast.Op{
-	"or": ast.OpOr, "xor": ast.OpXor, "and": ast.OpAnd,
-	"=": ast.OpEq, "!=": ast.OpNe, "≠": ast.OpNe, "<": ast.OpLt, "<=": ast.OpLe, "≤": ast.OpLe,
-	">": ast.OpGt, ">=": ast.OpGe, "≥": ast.OpGe, "contains": ast.OpContains,
-	"+": ast.OpAdd, "-": ast.OpSub, "*": ast.OpMul, "/": ast.OpDiv,
-}
-
 // climber applies the precedence table to one chain: operand (op
 // operand)*. Position is the next tail to read (-1: the first operand) and
 // the next prefix of the current operand.
@@ -86,22 +80,22 @@ func (c *climber) nextOperand() {
 	c.prefix = 0
 }
 
+// opKind reads an Op token through ast.Syntax. A stand-in for an operator
+// CroQL does not have (`==`, `&&`, ...; its error is already reported) is
+// OpInvalid at the comparison level.
 func opKind(t lexer.Token) (op ast.Op, between bool) {
-	if strings.EqualFold(t.Value, "between") {
-		return ast.OpInvalid, true
+	s := ast.Infix(t.Value)
+	if s == nil {
+		return ast.OpInvalid, false
 	}
-	if op, ok := binaryOps[t.Value]; ok {
-		return op, false
-	}
-	return binaryOps[strings.ToLower(t.Value)], false
+	return s.Op, s.Role == ast.RoleBetween
 }
 
 func precOf(t lexer.Token) int {
-	op, between := opKind(t)
-	if between {
-		return ast.PrecCompare
+	if s := ast.Infix(t.Value); s != nil {
+		return s.Prec
 	}
-	return op.Precedence()
+	return ast.PrecCompare
 }
 
 // binary parses operators binding at least as tightly as min.
@@ -261,13 +255,13 @@ func (l *lowerer) leaf(t lexer.Token) (ast.Expr, diag.Span) {
 	}
 	switch leafKind(t.Value) {
 	case leafInt:
-		v, _ := strconv.ParseInt(t.Value, 10, 64) // range checked by the pre-scan
+		v, _ := strconv.ParseInt(t.Value, 10, 64) // range checked by the scanner (a stand-in is a hole)
 		return &ast.Int{Value: v, Sp: sp}, sp
 	case leafFloat:
-		v, _ := strconv.ParseFloat(t.Value, 64) // range checked by the pre-scan
+		v, _ := strconv.ParseFloat(t.Value, 64) // range checked by the scanner (a stand-in is a hole)
 		return &ast.Float{Value: v, Sp: sp}, sp
 	case leafString:
-		v, _, _ := decodeString(l.src, sp.Start) // checked by the pre-scan
+		v, _, _ := decodeString(l.src, sp.Start) // checked by the scanner
 		return &ast.String{Value: v, Sp: sp}, sp
 	case leafDatetime:
 		return &ast.Datetime{Text: t.Value[1 : len(t.Value)-1], Sp: sp}, sp
@@ -277,6 +271,83 @@ func (l *lowerer) leaf(t lexer.Token) (ast.Expr, diag.Span) {
 		return &ast.Mention{Kind: strings.ToLower(t.Value[1:colon]), Value: v, Sp: sp}, sp
 	}
 	return &ast.Ident{Name: identName(t.Value), Sp: sp}, sp
+}
+
+// nullTest reports the name token t when its last words are `is null` or
+// `is empty`, which CroQL does not have: to the grammar it is a name.
+func nullTest(t *lexer.Token) (diag.Diagnostic, bool) {
+	v := t.Value
+	if !isIdentTok(t) || len(v) < len("is null") ||
+		v[len(v)-1]|0x20 != 'l' && v[len(v)-1]|0x20 != 'y' && strings.IndexByte(v, '.') < 0 {
+		return diag.Diagnostic{}, false
+	}
+	is, last := lastTwoWords(v)
+	if is < 0 {
+		return diag.Diagnostic{}, false
+	}
+	w := v[last:wordEnd(v, last)]
+	if !strings.EqualFold(w, "null") && !strings.EqualFold(w, "empty") || !strings.EqualFold(v[is:wordEnd(v, is)], "is") {
+		return diag.Diagnostic{}, false
+	}
+	off := t.Pos.Offset
+	return nullDiag(strings.TrimSpace(v[:is]), strings.ToLower(w), false, diag.Span{Start: off + is, End: off + len(v)}), true
+}
+
+// lastTwoWords returns the start of the last two words of a name token, as
+// the scanner joined them (words apart by white space, up to a dotted
+// path), or -1, -1 for a name of one word.
+func lastTwoWords(v string) (int, int) {
+	prev, cur := -1, -1
+	i := 0
+	for i < len(v) && isWordStart(v[i]) {
+		prev, cur = cur, i
+		i = wordEnd(v, i)
+		if i < len(v) && v[i] == '.' {
+			break
+		}
+		for i < len(v) {
+			r, size := utf8.DecodeRuneInString(v[i:])
+			if !unicode.IsSpace(r) {
+				break
+			}
+			i += size
+		}
+	}
+	if prev < 0 {
+		return -1, -1
+	}
+	return prev, cur
+}
+
+func wordEnd(v string, i int) int {
+	for i < len(v) && isWordByte(v[i]) {
+		i++
+	}
+	return i
+}
+
+// nullDiag is the null-test diagnostic for `field is [not] null|empty`.
+func nullDiag(field, what string, negated bool, sp diag.Span) diag.Diagnostic {
+	f := field
+	if f == "" {
+		f = "X"
+	}
+	var msg string
+	switch {
+	case what == "empty" && !negated:
+		msg = fmt.Sprintf("CroQL has no `is empty`: write `%s = \"\"` for a string or `count of %s = 0` for a collection", f, f)
+	case what == "empty":
+		msg = fmt.Sprintf("CroQL has no `is not empty`: write `%s != \"\"` for a string or `count of %s > 0` for a collection", f, f)
+	case !negated:
+		msg = fmt.Sprintf("CroQL has no null test (`is null`): an ordering with an absent value is false and an absent bool is false; "+
+			"test the value instead, by its type: `not (%s >= 0 or %s < 0)` for a number, `not (%s >= \"\")` for a string, "+
+			"`count of %s = 0` for a collection, `not %s` for a bool that is false or absent", f, f, f, f, f)
+	default:
+		msg = fmt.Sprintf("CroQL has no null test (`is not null`): an ordering with an absent value is false and an absent bool is false; "+
+			"test the value instead, by its type: `(%s >= 0 or %s < 0)` for a number, `%s >= \"\"` for a string, "+
+			"`count of %s > 0` for a collection, `%s` for a bool that is true", f, f, f, f, f)
+	}
+	return diag.Errorf(diag.ClassSyntax, "null-test", sp, "%s", msg)
 }
 
 // identName joins the words of an identifier token with single spaces.

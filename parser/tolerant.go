@@ -100,24 +100,21 @@ func (p *Parser) ParseTolerant(src string) *Partial {
 		_, out.Diags = p.Parse(src)
 		return out
 	}
-	sr := scan(src, p.lim)
-	out.Tokens = publicTokens(sr.toks)
-	toks := sr.toks[:len(sr.toks)-1] // without EOF
-	if !sr.diags.HasErrors() {
-		res := attempt(src, toks, true)
-		if res.failAt < 0 && !res.diags.HasErrors() {
-			out.Tree, out.Scopes = res.tree, sortScopes(res.scopes)
-			return out
-		}
-		out.Diags = res.diags
-	} else {
-		out.Diags = sr.diags
+	var scopes []Scope
+	r := p.parse(src, &scopes)
+	ltoks := publicLexTokens(r.toks, r.lists)
+	out.Tokens = publicTokens(ltoks)
+	if r.tree != nil {
+		out.Tree, out.Scopes = r.tree, sortScopes(scopes)
+		return out
 	}
-	if sr.stopped {
+	out.Diags = r.diags
+	if r.stopped {
 		// A limit (or the error cap) stopped the scan: no tree, so that the
 		// repairs never re-parse more than the limits allow.
 		return out
 	}
+	toks := ltoks[:len(ltoks)-1] // without EOF
 	out.Repaired = true
 	work := append(make([]lexer.Token, 0, len(toks)+8), toks...)
 	// Close what is open: the scanner emits no token for an unmatched `)`.
