@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -324,4 +325,55 @@ func TestSQLiteLoadContents(t *testing.T) {
 		translations += len(s.Translations)
 	}
 	assert.Equal(t, translations, got["string_translations"])
+}
+
+// TestSQLiteLoaderRepeats: a string that lists one label (or
+// translation) twice is refused, in a short list and in a long one; a
+// string given twice with the same contents is stored once.
+func TestSQLiteLoaderRepeats(t *testing.T) {
+	ctx := context.Background()
+	m := compile.DefaultMapping(schema.New())
+	base := demo.Generate(demo.Options{Strings: 20, Seed: 8})
+	var label schema.Label
+	withLabel := -1
+	for i, s := range base.Strings {
+		if len(s.Labels) > 0 {
+			label, withLabel = s.Labels[0], i
+			break
+		}
+	}
+	require.GreaterOrEqual(t, withLabel, 0, "the demo project has labelled strings")
+	long := make([]schema.Label, 40)
+	for i := range long {
+		long[i] = schema.Label{ID: int64(1000 + i), Title: "l" + strconv.Itoa(i)}
+	}
+	for name, tc := range map[string]struct {
+		labels []schema.Label
+		err    string
+	}{
+		"short repeat": {[]schema.Label{label, label}, "lists label"},
+		"long":         {long, ""},
+		"long repeat":  {append(slices.Clone(long), long[3]), "lists label 1003 twice"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			db, err := Open(ctx, "sqlite", "")
+			require.NoError(t, err)
+			defer db.Close()
+			p := *base
+			p.Strings = slices.Clone(base.Strings)
+			p.Strings[withLabel].Labels = tc.labels
+			p.Strings = append(p.Strings, p.Strings[0]) // the same string again: stored once
+			err = Load(ctx, db, m, &p)
+			if tc.err != "" {
+				require.ErrorContains(t, err, tc.err)
+				return
+			}
+			require.NoError(t, err)
+			got := sqliteCounts(t, db)
+			assert.Equal(t, len(base.Strings), got["strings"])
+			var n int
+			require.NoError(t, db.SQL.QueryRow("SELECT count(*) FROM string_labels WHERE string_id = ?", p.Strings[withLabel].ID).Scan(&n))
+			assert.Equal(t, len(long), n)
+		})
+	}
 }
