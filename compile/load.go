@@ -193,7 +193,6 @@ func NewLoader(ctx context.Context, db *sql.DB, d Dialect, m *Mapping, opts ...L
 	}
 	if _, ok := d.(SQLite); ok && ld.copyFrom == nil {
 		ld.raw = conn
-		ld.w = newRawWriter(ld)
 	}
 	return &Loader{ctx: ctx, conn: conn, tx: tx, d: d, m: m, ld: ld, indexes: indexes, restore: restore}, nil
 }
@@ -223,11 +222,6 @@ func (l *Loader) Finish() error {
 	l.done = true
 	defer l.conn.Close()
 	err := l.ld.flushAll()
-	if l.ld.w != nil {
-		if werr := l.ld.w.wait(); err == nil {
-			err = werr
-		}
-	}
 	l.ld.close()
 	if err != nil {
 		_ = l.tx.Rollback()
@@ -287,9 +281,7 @@ type loader struct {
 	// sql.Conn.Raw, without database/sql's per-argument conversion (the
 	// values are already driver values: nil, bool, int64, float64,
 	// string).
-	raw *sql.Conn
-	// w runs the INSERTs of raw on a goroutine of its own.
-	w    *rawWriter
+	raw  *sql.Conn
 	rows int64
 }
 
@@ -320,11 +312,8 @@ type batch struct {
 	nv    []driver.NamedValue
 }
 
-// close stops the writer and releases the prepared statements.
+// close releases the prepared statements.
 func (ld *loader) close() {
-	if ld.w != nil {
-		ld.w.abort()
-	}
 	for _, b := range ld.order {
 		if b.stmt != nil {
 			b.stmt.Close()
@@ -341,6 +330,40 @@ func (ld *loader) close() {
 			}
 		}
 		return nil
+	})
+}
+
+// execRaw inserts the rows of b through the driver of ld.raw.
+func (ld *loader) execRaw(b *batch) error {
+	return ld.raw.Raw(func(dc any) error {
+		st := b.dstmt
+		if st == nil || b.rows != b.max {
+			cp, ok := dc.(driver.ConnPrepareContext)
+			if !ok {
+				return fmt.Errorf("compile: driver %T cannot prepare with a context", dc)
+			}
+			var err error
+			if st, err = cp.PrepareContext(ld.ctx, ld.insert(b.table, b.cols, b.rows)); err != nil {
+				return err
+			}
+			if b.rows == b.max {
+				b.dstmt = st
+			} else {
+				defer st.Close()
+			}
+		}
+		se, ok := st.(driver.StmtExecContext)
+		if !ok {
+			return fmt.Errorf("compile: driver statement %T cannot run with a context", st)
+		}
+		nv := b.nv[:0]
+		for i, v := range b.vals {
+			nv = append(nv, driver.NamedValue{Ordinal: i + 1, Value: v})
+		}
+		b.nv = nv
+		_, err := se.ExecContext(ld.ctx, nv)
+		clear(nv) // let the strings go
+		return err
 	})
 }
 
@@ -764,15 +787,9 @@ func (ld *loader) flush(b *batch) error {
 		b.vals, b.rows, b.bytes = b.vals[:0], 0, 0
 		return nil
 	}
-	if ld.w != nil {
-		err = ld.w.send(b)
-		if err != nil {
-			b.vals = b.vals[:0]
-		}
-		b.rows, b.bytes = 0, 0
-		return err
-	}
-	if b.rows == b.max {
+	if ld.raw != nil {
+		err = ld.execRaw(b)
+	} else if b.rows == b.max {
 		if b.stmt == nil {
 			if b.stmt, err = ld.tx.PrepareContext(ld.ctx, ld.insert(b.table, b.cols, b.rows)); err != nil {
 				return fmt.Errorf("compile: inserting into %s: %w", b.table, err)

@@ -233,8 +233,7 @@ func sqliteCounts(t *testing.T, db *DB) map[string]int {
 }
 
 // TestSQLiteLoaderAbort: a load whose INSERTs already ran for many
-// batches (they run on a goroutine of their own) and that then meets a
-// bad object is rolled back whole: Add or Finish reports the error, Abort
+// batches and that then meets a bad object is rolled back whole: Add or Finish reports the error, Abort
 // leaves every table empty and the connection's settings as they were.
 func TestSQLiteLoaderAbort(t *testing.T) {
 	ctx := context.Background()
