@@ -4,11 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/fnv"
+	"hash/maphash"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -263,8 +265,10 @@ type loader struct {
 	order   []*batch
 	// seen holds, per keyed table, a hash of each stored row by key.
 	seen map[*Table]map[int64]uint64
-	// links holds the rows of each join table, to reject repeats.
-	links map[string]map[[2]int64]bool
+	// hash hashes rows (hashRow), with a seed of the load's own.
+	hash maphash.Hash
+	// rowBufs are rows to reuse: object fills one, add copies it.
+	rowBufs [][]any
 	// caches of the table of each Go type and of the field indexes of
 	// each table's columns per Go type.
 	tables   map[reflect.Type]*Table
@@ -366,7 +370,7 @@ func (ld *loader) execRaw(b *batch) error {
 func newLoader(ctx context.Context, tx *sql.Tx, d Dialect, m *Mapping, l *layout) *loader {
 	ld := &loader{ctx: ctx, tx: tx, d: d, m: m, l: l,
 		infos: map[*Table]*loadInfo{}, batches: map[string]*batch{},
-		seen: map[*Table]map[int64]uint64{}, links: map[string]map[[2]int64]bool{},
+		seen:   map[*Table]map[int64]uint64{},
 		tables: map[reflect.Type]*Table{}, goFields: map[fieldsKey]*goFields{}}
 	for _, ti := range l.tables {
 		cols := make([]string, len(ti.cols))
@@ -401,7 +405,6 @@ func newLoader(ctx context.Context, tx *sql.Tx, d Dialect, m *Mapping, l *layout
 	}
 	for _, j := range l.joins {
 		ld.batch(j.name, []string{j.from, j.to})
-		ld.links[j.name] = map[[2]int64]bool{}
 	}
 	return ld
 }
@@ -550,7 +553,8 @@ func (ld *loader) object(t *Table, v reflect.Value, fk *string, fkVal int64) (in
 	if err != nil {
 		return 0, err
 	}
-	row := make([]any, len(ti.cols))
+	row := ld.rowBuf(len(ti.cols))
+	defer ld.putRowBuf(row)
 	var key int64
 	for i, c := range ti.cols {
 		switch {
@@ -585,7 +589,7 @@ func (ld *loader) object(t *Table, v reflect.Value, fk *string, fkVal int64) (in
 		}
 	}
 	if t.Key != "" {
-		h := hashRow(row, ti.cols)
+		h := ld.hashRow(row, ti.cols)
 		if prev, ok := ld.seen[t][key]; ok {
 			if prev != h {
 				return 0, fmt.Errorf("compile: %s %d appears twice with different contents", strings.ToLower(v.Type().Name()), key)
@@ -597,6 +601,10 @@ func (ld *loader) object(t *Table, v reflect.Value, fk *string, fkVal int64) (in
 	if err := ld.add(li.b, row); err != nil {
 		return 0, err
 	}
+	// The links of this object, to reject one listed twice: a keyed
+	// object is walked once (stored before, it returned above), so a
+	// repeated row of a join table can only come from the same list.
+	var linked links
 	for ci, lc := range li.colls {
 		if lc.child == nil || lc.elem == nil {
 			continue
@@ -614,12 +622,11 @@ func (ld *loader) object(t *Table, v reflect.Value, fk *string, fkVal int64) (in
 			if err != nil {
 				return 0, err
 			}
-			pair := [2]int64{key, ek}
-			if ld.links[lc.child.Through][pair] {
+			if linked.repeat(link{lc.child.Through, ek}) {
 				return 0, fmt.Errorf("compile: %s %d lists %s %d twice", strings.ToLower(v.Type().Name()), key, strings.ToLower(ev.Type().Name()), ek)
 			}
-			ld.links[lc.child.Through][pair] = true
-			if err := ld.add(ld.batches[lc.child.Through], []any{key, ek}); err != nil {
+			pair := [2]any{key, ek}
+			if err := ld.add(ld.batches[lc.child.Through], pair[:]); err != nil {
 				return 0, err
 			}
 		}
@@ -657,38 +664,90 @@ func (ld *loader) scalar(fv reflect.Value) (any, error) {
 	return nil, fmt.Errorf("compile: cannot store a %s", fv.Type())
 }
 
+// link is a row of a join table as one object lists it: the join
+// table and the element's key.
+type link struct {
+	through string
+	key     int64
+}
+
+// links is a set of links, a list while it is short.
+type links struct {
+	list []link
+	set  map[link]bool
+}
+
+// repeat adds lk and tells whether it was there already.
+func (s *links) repeat(lk link) bool {
+	if s.set != nil {
+		if s.set[lk] {
+			return true
+		}
+		s.set[lk] = true
+		return false
+	}
+	if slices.Contains(s.list, lk) {
+		return true
+	}
+	s.list = append(s.list, lk)
+	if len(s.list) > 32 {
+		s.set = make(map[link]bool, 2*len(s.list))
+		for _, x := range s.list {
+			s.set[x] = true
+		}
+	}
+	return false
+}
+
+// rowBuf returns an empty row of n columns, reused.
+func (ld *loader) rowBuf(n int) []any {
+	if k := len(ld.rowBufs); k > 0 {
+		row := ld.rowBufs[k-1]
+		ld.rowBufs = ld.rowBufs[:k-1]
+		if cap(row) >= n {
+			return row[:n]
+		}
+	}
+	return make([]any, n)
+}
+
+// putRowBuf gives a row back for reuse (add copied its values).
+func (ld *loader) putRowBuf(row []any) {
+	clear(row)
+	ld.rowBufs = append(ld.rowBufs, row)
+}
+
 // hashRow hashes the values of a row except its foreign keys.
-func hashRow(row []any, cols []column) uint64 {
-	h := fnv.New64a()
-	var buf [8]byte
+func (ld *loader) hashRow(row []any, cols []column) uint64 {
+	h := &ld.hash
+	h.Reset()
+	var buf [9]byte
 	for i, v := range row {
 		if cols[i].goName == "" {
 			continue
 		}
 		switch x := v.(type) {
 		case nil:
-			h.Write([]byte{0})
+			h.WriteByte(0)
 		case bool:
+			buf[0], buf[1] = 1, 0
 			if x {
-				h.Write([]byte{1, 1})
-			} else {
-				h.Write([]byte{1, 0})
+				buf[1] = 1
 			}
+			h.Write(buf[:2])
 		case int64:
-			buf = [8]byte{}
-			for j := range 8 {
-				buf[j] = byte(x >> (8 * j))
-			}
-			h.Write([]byte{2})
+			buf[0] = 2
+			binary.LittleEndian.PutUint64(buf[1:], uint64(x))
 			h.Write(buf[:])
 		case float64:
-			h.Write([]byte{3})
-			h.Write([]byte(strconv.FormatFloat(x, 'g', -1, 64)))
+			buf[0] = 3
+			binary.LittleEndian.PutUint64(buf[1:], math.Float64bits(x))
+			h.Write(buf[:])
 		case string:
-			h.Write([]byte{4})
-			h.Write([]byte(strconv.Itoa(len(x))))
-			h.Write([]byte{':'})
-			h.Write([]byte(x))
+			buf[0] = 4
+			binary.LittleEndian.PutUint64(buf[1:], uint64(len(x)))
+			h.Write(buf[:])
+			h.WriteString(x)
 		}
 	}
 	return h.Sum64()

@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"database/sql"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -206,4 +208,162 @@ func TestSQLiteLoadRestoresSettings(t *testing.T) {
 	assert.Equal(t, len(p.Strings), n)
 	require.NoError(t, db.SQL.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_stat1").Scan(&stats))
 	assert.Positive(t, stats)
+}
+
+// sqliteCounts returns the number of rows of every table of the default
+// mapping in db.
+func sqliteCounts(t *testing.T, db *DB) map[string]int {
+	t.Helper()
+	out := map[string]int{}
+	for _, name := range compile.DefaultMapping(schema.New()).TableNames() {
+		var n int
+		require.NoError(t, db.SQL.QueryRow("SELECT count(*) FROM "+db.Dialect.Quote(name)).Scan(&n))
+		out[name] = n
+	}
+	return out
+}
+
+// TestSQLiteLoaderAbort: a load whose INSERTs already ran for many
+// batches and that then meets a bad object is rolled back whole: Add or Finish reports the error, Abort
+// leaves every table empty and the connection's settings as they were.
+func TestSQLiteLoaderAbort(t *testing.T) {
+	ctx := context.Background()
+	db, err := OpenTarget(ctx, "sqlite", "file:"+t.TempDir()+"/p.db", "")
+	require.NoError(t, err)
+	defer db.Close()
+	db.SQL.SetMaxOpenConns(1)
+	var sync0 string
+	require.NoError(t, db.SQL.QueryRow("PRAGMA synchronous").Scan(&sync0))
+	p := demo.Generate(demo.Options{Strings: 3000, Seed: 5})
+	m := compile.DefaultMapping(schema.New())
+	l, err := NewLoader(ctx, db, m)
+	require.NoError(t, err)
+	require.NoError(t, l.Head(p))
+	for i := range p.Strings {
+		require.NoError(t, l.Add(&p.Strings[i]))
+	}
+	bad := p.Strings[10] // the same id with other contents
+	bad.Text += " changed"
+	err = l.Add(&bad)
+	require.ErrorContains(t, err, "appears twice with different contents")
+	l.Abort()
+	l.Abort() // twice is harmless
+	require.Error(t, l.Finish())
+	for name, n := range sqliteCounts(t, db) {
+		assert.Zero(t, n, name)
+	}
+	var sync1 string
+	require.NoError(t, db.SQL.QueryRow("PRAGMA synchronous").Scan(&sync1))
+	assert.Equal(t, sync0, sync1)
+
+	// The tables stay (empty), so a new load into them is refused.
+	l, err = compile.NewLoader(ctx, db.SQL, db.Dialect, m)
+	require.Error(t, err, "the tables exist")
+	require.Nil(t, l)
+}
+
+// TestSQLiteLoaderCancel: cancelling the context stops a load in its
+// INSERTs; the error says so and nothing is committed.
+func TestSQLiteLoaderCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	db, err := OpenTarget(ctx, "sqlite", "file:"+t.TempDir()+"/p.db", "")
+	require.NoError(t, err)
+	defer db.Close()
+	p := demo.Generate(demo.Options{Strings: 2000, Seed: 6})
+	l, err := NewLoader(ctx, db, compile.DefaultMapping(schema.New()))
+	require.NoError(t, err)
+	require.NoError(t, l.Head(p))
+	for i := range 1000 {
+		require.NoError(t, l.Add(&p.Strings[i]))
+	}
+	cancel()
+	for i := 1000; i < len(p.Strings) && err == nil; i++ {
+		err = l.Add(&p.Strings[i])
+	}
+	if err == nil {
+		err = l.Finish()
+	} else {
+		l.Abort()
+	}
+	require.ErrorIs(t, err, context.Canceled)
+	for name, n := range sqliteCounts(t, db) {
+		assert.Zero(t, n, name)
+	}
+}
+
+// TestSQLiteLoadContents: the load stores every row once, the same on a
+// file as through engine.Load in memory (the rows counted per table
+// against what the project holds).
+func TestSQLiteLoadContents(t *testing.T) {
+	ctx := context.Background()
+	p := demo.Generate(demo.Options{Strings: 1500, Seed: 7})
+	m := compile.DefaultMapping(schema.New())
+	file, err := OpenTarget(ctx, "sqlite", "file:"+t.TempDir()+"/p.db", "")
+	require.NoError(t, err)
+	defer file.Close()
+	require.NoError(t, Load(ctx, file, m, p))
+	mem, err := Open(ctx, "sqlite", "")
+	require.NoError(t, err)
+	defer mem.Close()
+	require.NoError(t, Load(ctx, mem, m, p))
+	got := sqliteCounts(t, file)
+	assert.Equal(t, sqliteCounts(t, mem), got)
+	assert.Equal(t, len(p.Strings), got["strings"])
+	translations := 0
+	for _, s := range p.Strings {
+		translations += len(s.Translations)
+	}
+	assert.Equal(t, translations, got["string_translations"])
+}
+
+// TestSQLiteLoaderRepeats: a string that lists one label (or
+// translation) twice is refused, in a short list and in a long one; a
+// string given twice with the same contents is stored once.
+func TestSQLiteLoaderRepeats(t *testing.T) {
+	ctx := context.Background()
+	m := compile.DefaultMapping(schema.New())
+	base := demo.Generate(demo.Options{Strings: 20, Seed: 8})
+	var label schema.Label
+	withLabel := -1
+	for i, s := range base.Strings {
+		if len(s.Labels) > 0 {
+			label, withLabel = s.Labels[0], i
+			break
+		}
+	}
+	require.GreaterOrEqual(t, withLabel, 0, "the demo project has labelled strings")
+	long := make([]schema.Label, 40)
+	for i := range long {
+		long[i] = schema.Label{ID: int64(1000 + i), Title: "l" + strconv.Itoa(i)}
+	}
+	for name, tc := range map[string]struct {
+		labels []schema.Label
+		err    string
+	}{
+		"short repeat": {[]schema.Label{label, label}, "lists label"},
+		"long":         {long, ""},
+		"long repeat":  {append(slices.Clone(long), long[3]), "lists label 1003 twice"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			db, err := Open(ctx, "sqlite", "")
+			require.NoError(t, err)
+			defer db.Close()
+			p := *base
+			p.Strings = slices.Clone(base.Strings)
+			p.Strings[withLabel].Labels = tc.labels
+			p.Strings = append(p.Strings, p.Strings[0]) // the same string again: stored once
+			err = Load(ctx, db, m, &p)
+			if tc.err != "" {
+				require.ErrorContains(t, err, tc.err)
+				return
+			}
+			require.NoError(t, err)
+			got := sqliteCounts(t, db)
+			assert.Equal(t, len(base.Strings), got["strings"])
+			var n int
+			require.NoError(t, db.SQL.QueryRow("SELECT count(*) FROM string_labels WHERE string_id = ?", p.Strings[withLabel].ID).Scan(&n))
+			assert.Equal(t, len(long), n)
+		})
+	}
 }
