@@ -189,3 +189,62 @@ func TestLoadPostgresUnlogged(t *testing.T) {
 		assert.Equal(t, keys, pkeys, c.schema)
 	}
 }
+
+// TestLoadRejectsListedTwice: a string that lists one label or one
+// translation twice is an error on every engine; the same label or
+// translation on two strings is not.
+func TestLoadRejectsListedTwice(t *testing.T) {
+	ctx := context.Background()
+	m := compile.DefaultMapping(schema.New())
+	open := map[string]func(t *testing.T) *DB{
+		"sqlite": func(t *testing.T) *DB {
+			db, err := OpenSQLite("")
+			require.NoError(t, err)
+			return db
+		},
+		"postgres": func(t *testing.T) *DB {
+			db, err := Open(ctx, "postgres", serverDSN(t, "postgres"))
+			require.NoError(t, err)
+			return db
+		},
+	}
+	for name, open := range open {
+		t.Run(name, func(t *testing.T) {
+			for _, c := range []struct {
+				what string
+				edit func(p *schema.Project) bool
+			}{
+				{"label", func(p *schema.Project) bool {
+					for i := range p.Strings {
+						if s := &p.Strings[i]; len(s.Labels) > 0 {
+							s.Labels = append(s.Labels, s.Labels[0])
+							return true
+						}
+					}
+					return false
+				}},
+				{"translation", func(p *schema.Project) bool {
+					for i := range p.Strings {
+						if s := &p.Strings[i]; len(s.Translations) > 0 {
+							s.Translations = append(s.Translations, s.Translations[0])
+							return true
+						}
+					}
+					return false
+				}},
+			} {
+				p := demo.Generate(demo.Options{Strings: 40, Seed: 8})
+				db := open(t)
+				require.NoError(t, Load(ctx, db, m, p), "as generated")
+				require.NoError(t, db.Close())
+				require.True(t, c.edit(p))
+				db = open(t)
+				err := Load(ctx, db, m, p)
+				require.Error(t, err, c.what)
+				assert.Contains(t, err.Error(), c.what+" ", c.what)
+				assert.Contains(t, err.Error(), "twice", c.what)
+				require.NoError(t, db.Close())
+			}
+		})
+	}
+}
