@@ -9,7 +9,6 @@ import (
 	"hash/fnv"
 	"math"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -350,6 +349,8 @@ type loader struct {
 	order   []*batch
 	// seen holds, per keyed table, a hash of each stored row by key.
 	seen map[*Table]map[int64]uint64
+	// links holds the rows of each join table, to reject repeats.
+	links map[string]map[[2]int64]bool
 	// caches of the table of each Go type and of the field indexes of
 	// each table's columns per Go type.
 	tables   map[reflect.Type]*Table
@@ -457,7 +458,7 @@ func (ld *loader) execRaw(b *batch) error {
 func newLoader(ctx context.Context, tx *sql.Tx, d Dialect, m *Mapping, l *layout) *loader {
 	ld := &loader{ctx: ctx, tx: tx, d: d, m: m, l: l,
 		infos: map[*Table]*loadInfo{}, batches: map[string]*batch{},
-		seen:   map[*Table]map[int64]uint64{},
+		seen: map[*Table]map[int64]uint64{}, links: map[string]map[[2]int64]bool{},
 		tables: map[reflect.Type]*Table{}, goFields: map[fieldsKey]*goFields{}}
 	for _, ti := range l.tables {
 		cols := make([]string, len(ti.cols))
@@ -492,6 +493,7 @@ func newLoader(ctx context.Context, tx *sql.Tx, d Dialect, m *Mapping, l *layout
 	}
 	for _, j := range l.joins {
 		ld.batch(j.name, []string{j.from, j.to})
+		ld.links[j.name] = map[[2]int64]bool{}
 	}
 	return ld
 }
@@ -697,11 +699,6 @@ func (ld *loader) object(t *Table, v reflect.Value, fk *string, fkVal int64) (in
 			continue
 		}
 		sv := fieldAt(v, gf.colls[ci])
-		// The element keys of this join, to reject repeats: a row of a
-		// join table repeats only if one object lists an element twice
-		// (an object stored before returned above).
-		var listed []int64
-		var listedSet map[int64]bool
 		for j := range sv.Len() {
 			ev := sv.Index(j)
 			if lc.child.Through == "" {
@@ -714,21 +711,11 @@ func (ld *loader) object(t *Table, v reflect.Value, fk *string, fkVal int64) (in
 			if err != nil {
 				return 0, err
 			}
-			if slices.Contains(listed, ek) || listedSet[ek] {
+			pair := [2]int64{key, ek}
+			if ld.links[lc.child.Through][pair] {
 				return 0, fmt.Errorf("compile: %s %d lists %s %d twice", strings.ToLower(v.Type().Name()), key, strings.ToLower(ev.Type().Name()), ek)
 			}
-			if listedSet == nil && len(listed) < 32 {
-				listed = append(listed, ek)
-			} else {
-				if listedSet == nil {
-					listedSet = make(map[int64]bool, 2*len(listed))
-					for _, k := range listed {
-						listedSet[k] = true
-					}
-					listed = nil
-				}
-				listedSet[ek] = true
-			}
+			ld.links[lc.child.Through][pair] = true
 			if err := ld.add(ld.batches[lc.child.Through], []any{key, ek}); err != nil {
 				return 0, err
 			}
