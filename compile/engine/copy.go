@@ -7,7 +7,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 
@@ -105,6 +107,16 @@ func appendCopyRows(buf []byte, oids []uint32, rows [][]any) ([]byte, error) {
 		}
 	}
 	buf = append(buf, copySignature...)
+	buf, err := appendCopyBody(buf, oids, rows)
+	if err != nil {
+		return buf, err
+	}
+	return append(buf, 0xff, 0xff), nil
+}
+
+// appendCopyBody appends rows in COPY's binary format, without header and
+// trailer, to buf, for columns of the types appendCopyRows writes.
+func appendCopyBody(buf []byte, oids []uint32, rows [][]any) ([]byte, error) {
 	for _, row := range rows {
 		if len(row) != len(oids) {
 			return buf, fmt.Errorf("a row of %d values for %d columns", len(row), len(oids))
@@ -117,7 +129,7 @@ func appendCopyRows(buf []byte, oids []uint32, rows [][]any) ([]byte, error) {
 			}
 		}
 	}
-	return append(buf, 0xff, 0xff), nil
+	return buf, nil
 }
 
 // appendCopyValue appends one field: its length (-1: NULL) and its bytes.
@@ -166,23 +178,33 @@ func appendCopyValue(buf []byte, oid uint32, v any) ([]byte, error) {
 	return buf, fmt.Errorf("cannot store a %T in a column of type OID %d", v, oid)
 }
 
-// copier is the CopyFunc of one load into PostgreSQL: each batch is
-// encoded when it comes (so the loader may reuse its rows) and sent by a
-// goroutine of the copier while the loader reads on, one COPY at a time
-// on the load's connection, in its transaction. An error of a copy in the
-// background is returned by the next Copy or by Wait.
+// copier is the CopyFunc of one load into PostgreSQL. Each batch is
+// encoded when it comes (so the loader may reuse its rows) and added to
+// the rows of its table waiting to be sent; when those reach limit bytes
+// a goroutine of the copier sends them, one COPY at a time on the load's
+// connection, in its transaction, while the loader reads on. Fewer,
+// larger COPY statements cost the server less than one per batch of the
+// loader. An error of a copy in the background is returned by the next
+// Copy or by Wait.
 type copier struct {
 	freeze bool
+	limit  int
 	oids   map[string][]uint32
-	// free holds encoding buffers for reuse; jobs is the copy waiting
-	// for the goroutine (at most one: memory stays at about three
-	// batches).
+	// pending are the encoded rows of each table not sent yet.
+	pending map[string]*pendingCopy
+	// free holds buffers the goroutine is done with; jobs is the copy
+	// waiting for the goroutine (at most one, and one being sent).
 	free chan []byte
 	jobs chan copyJob
 	done chan struct{}
 
 	mu  sync.Mutex
 	err error
+}
+
+type pendingCopy struct {
+	cols []string
+	buf  []byte
 }
 
 type copyJob struct {
@@ -193,14 +215,18 @@ type copyJob struct {
 	buf   []byte
 }
 
+// copyLimit is how many bytes of encoded rows of one table make a COPY:
+// on 100,000 strings (175 MB of rows) about 100 statements instead of
+// 430 of the loader's batches, about 0.5 s less server CPU (4.5 s
+// instead of 5.0, three runs each), for about 100 MB more peak memory
+// (4 MB: no less CPU, 250 MB more).
+const copyLimit = 2 << 20
+
 // newCopier returns a copier; freeze: the tables were created in the
 // load's transaction and the rows may be written frozen (COPY FREEZE).
 func newCopier(freeze bool) *copier {
-	c := &copier{freeze: freeze, oids: map[string][]uint32{}, free: make(chan []byte, 3)}
-	for range cap(c.free) {
-		c.free <- nil
-	}
-	return c
+	return &copier{freeze: freeze, limit: copyLimit, oids: map[string][]uint32{},
+		pending: map[string]*pendingCopy{}, free: make(chan []byte, 3)}
 }
 
 func (c *copier) failed() error {
@@ -216,11 +242,9 @@ func (c *copier) Copy(ctx context.Context, conn *sql.Conn, table string, cols []
 	}
 	oids, ok := c.oids[table]
 	if !ok {
-		if c.jobs != nil {
-			// The connection is the goroutine's until its copies are done.
-			if err := c.Wait(ctx, conn); err != nil {
-				return err
-			}
+		// The connection is the goroutine's until its copies are done.
+		if err := c.wait(); err != nil {
+			return err
 		}
 		err := conn.Raw(func(dc any) error {
 			pc, ok := dc.(*stdlib.Conn)
@@ -234,36 +258,55 @@ func (c *copier) Copy(ctx context.Context, conn *sql.Conn, table string, cols []
 		if err != nil {
 			return err
 		}
+		if _, err := appendCopyRows(nil, oids, nil); err != nil {
+			oids = nil // a column type of pgx's encoder: Copy, batch by batch
+		}
 		c.oids[table] = oids
 	}
-	var buf []byte
-	select {
-	case buf = <-c.free:
-	case <-c.done:
-		// The goroutine stopped on an error.
-		return c.failed()
-	}
-	buf, err := appendCopyRows(buf[:0], oids, rows)
-	if errors.Is(err, errCopyType) {
-		c.free <- buf
+	if oids == nil {
 		if err := c.Wait(ctx, conn); err != nil {
 			return err
 		}
 		return Copy(ctx, conn, table, cols, rows)
 	}
-	if err != nil {
-		c.free <- buf
+	p := c.pending[table]
+	if p == nil {
+		p = &pendingCopy{cols: cols}
+		select {
+		case p.buf = <-c.free:
+		default:
+			// Room for the limit and one batch more: the buffer does
+			// not grow by copying (the garbage of that doubled the
+			// load's peak memory).
+			p.buf = make([]byte, 0, c.limit+c.limit/2)
+		}
+		p.buf = append(p.buf[:0], copySignature...)
+		c.pending[table] = p
+	}
+	n := len(p.buf)
+	var err error
+	if p.buf, err = appendCopyBody(p.buf, oids, rows); err != nil {
+		p.buf = p.buf[:n]
 		return err
 	}
+	if len(p.buf) < c.limit {
+		return nil
+	}
+	delete(c.pending, table)
+	return c.send(ctx, conn, table, p)
+}
+
+// send hands the rows of p to the goroutine, starting it if need be.
+func (c *copier) send(ctx context.Context, conn *sql.Conn, table string, p *pendingCopy) error {
 	if c.jobs == nil {
 		c.jobs, c.done = make(chan copyJob, 1), make(chan struct{})
 		go c.run(c.jobs, c.done)
 	}
 	select {
-	case c.jobs <- copyJob{ctx: ctx, conn: conn, table: table, cols: cols, buf: buf}:
+	case c.jobs <- copyJob{ctx: ctx, conn: conn, table: table, cols: p.cols, buf: append(p.buf, 0xff, 0xff)}:
 		return nil
 	case <-c.done:
-		c.free <- buf
+		// The goroutine stopped on an error.
 		return c.failed()
 	}
 }
@@ -280,7 +323,10 @@ func (c *copier) run(jobs <-chan copyJob, done chan<- struct{}) {
 			_, err := pc.Conn().PgConn().CopyFrom(j.ctx, bytes.NewReader(j.buf), copySQL(j.table, j.cols, c.freeze))
 			return err
 		})
-		c.free <- j.buf
+		select {
+		case c.free <- j.buf:
+		default:
+		}
 		if err != nil {
 			c.mu.Lock()
 			c.err = fmt.Errorf("copying into %s: %w", j.table, err)
@@ -290,15 +336,30 @@ func (c *copier) run(jobs <-chan copyJob, done chan<- struct{}) {
 	}
 }
 
-// Wait returns when every copy handed to Copy is done, with the first
-// error; it is the load's compile.WithCopyWait.
-func (c *copier) Wait(context.Context, *sql.Conn) error {
+// wait waits for the goroutine to send what it was given.
+func (c *copier) wait() error {
 	if c.jobs != nil {
 		close(c.jobs)
 		<-c.done
 		c.jobs, c.done = nil, nil
 	}
 	return c.failed()
+}
+
+// Wait sends the rows still pending and returns when every copy is done,
+// with the first error; it is the load's compile.WithCopyWait.
+func (c *copier) Wait(ctx context.Context, conn *sql.Conn) error {
+	tables := slices.Sorted(maps.Keys(c.pending))
+	for _, t := range tables {
+		p := c.pending[t]
+		delete(c.pending, t)
+		if c.failed() == nil {
+			if err := c.send(ctx, conn, t, p); err != nil {
+				break
+			}
+		}
+	}
+	return c.wait()
 }
 
 // LoadOptions are the compile.LoadOption that feed db the fastest way it

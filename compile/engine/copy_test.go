@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -247,4 +248,33 @@ func TestLoadRejectsListedTwice(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCopierSmallLimit: with a limit of a few hundred bytes each table
+// goes in many COPY statements, sent in the background while the loader
+// reads on, and the tables hold what one COPY per table stores.
+func TestCopierSmallLimit(t *testing.T) {
+	dsn := serverDSN(t, "postgres")
+	ctx := context.Background()
+	m := compile.DefaultMapping(schema.New())
+	p := demo.Generate(demo.Options{Strings: 150, Seed: 21})
+	sums := make([]map[string]string, 2)
+	for i, limit := range []int{copyLimit, 300} {
+		db, err := Open(ctx, "postgres", dsn)
+		require.NoError(t, err)
+		t.Cleanup(func() { assert.NoError(t, db.Close()) })
+		c := newCopier(false)
+		c.limit = limit
+		require.NoError(t, compile.Load(ctx, db.SQL, db.Dialect, m, p, compile.WithCopy(c.Copy), compile.WithCopyWait(c.Wait)))
+		sums[i] = map[string]string{}
+		for _, table := range m.TableNames() {
+			var n int
+			var sum string
+			q := compile.Postgres{}.Quote(table)
+			require.NoError(t, db.SQL.QueryRow(`SELECT count(*), coalesce(md5(string_agg(x::text, '|' ORDER BY x::text)), '') FROM `+q+` x`).Scan(&n, &sum))
+			sums[i][table] = strconv.Itoa(n) + " " + sum
+		}
+	}
+	assert.Equal(t, sums[0], sums[1])
+	assert.NotEqual(t, "0 ", sums[1]["translations"])
 }
