@@ -281,8 +281,8 @@ func (l *Loader) Finish() error {
 
 // finishPostgres builds the keys and indexes of each table and refreshes
 // its statistics, table by table, on two connections when the pool has
-// one to spare: the server builds on two CPUs while the other engines
-// wait on their one.
+// one to spare, so that the server builds on two CPUs (the other
+// dialects build on the load's connection, in Finish).
 func (l *Loader) finishPostgres() error {
 	stmts := map[string][]string{}
 	for _, s := range l.indexes {
