@@ -28,11 +28,48 @@ func (m *Mapping) Check() error {
 // There are no FOREIGN KEY constraints: the loader keeps the references
 // consistent, and constraints would only slow bulk loading.
 func (m *Mapping) DDL(d Dialect) []string {
+	stmts := m.ddl(d, false)
+	if stmts == nil {
+		return nil
+	}
+	out := make([]string, len(stmts))
+	for i, s := range stmts {
+		out[i] = s.sql
+	}
+	return out
+}
+
+// ddlStmt is one statement of the DDL and the table it is about.
+type ddlStmt struct {
+	table, sql string
+	// create: a CREATE TABLE (else an index or a key, for after the rows).
+	create bool
+}
+
+// ddl is DDL with the table of each statement. keysAfter leaves the
+// PRIMARY KEY out of each CREATE TABLE and adds it after the tables, as
+// ALTER TABLE ... ADD PRIMARY KEY, before the indexes (for PostgreSQL's
+// bulk load: building the key once after the rows is cheaper than keeping
+// it up to date; the constraint and its index are the same, named
+// <table>_pkey).
+func (m *Mapping) ddl(d Dialect, keysAfter bool) []ddlStmt {
 	l, err := m.layout()
 	if err != nil {
 		return nil
 	}
-	var out, idx []string
+	var out, keys, idx []ddlStmt
+	primaryKey := func(table string, cols ...string) string {
+		q := make([]string, len(cols))
+		for i, c := range cols {
+			q[i] = d.Quote(c)
+		}
+		pk := "PRIMARY KEY (" + strings.Join(q, ", ") + ")"
+		if keysAfter {
+			keys = append(keys, ddlStmt{table: table, sql: "ALTER TABLE " + d.Quote(table) + " ADD " + pk})
+			return ""
+		}
+		return pk
+	}
 	index := func(table string, unique bool, cols []string, kinds map[string]schema.Kind) {
 		name := table + "_" + strings.Join(cols, "_") + "_idx"
 		if len(name) > 63 {
@@ -46,7 +83,7 @@ func (m *Mapping) DDL(d Dialect) []string {
 		if unique {
 			kw = "CREATE UNIQUE INDEX "
 		}
-		idx = append(idx, kw+d.Quote(name)+" ON "+d.Quote(table)+" ("+strings.Join(parts, ", ")+")")
+		idx = append(idx, ddlStmt{table: table, sql: kw + d.Quote(name) + " ON " + d.Quote(table) + " (" + strings.Join(parts, ", ") + ")"})
 	}
 	for _, ti := range l.tables {
 		t := ti.t
@@ -62,9 +99,11 @@ func (m *Mapping) DDL(d Dialect) []string {
 			defs = append(defs, def)
 		}
 		if t.Key != "" {
-			defs = append(defs, "PRIMARY KEY ("+d.Quote(t.Key)+")")
+			if pk := primaryKey(t.Name, t.Key); pk != "" {
+				defs = append(defs, pk)
+			}
 		}
-		out = append(out, "CREATE TABLE "+d.Quote(t.Name)+" (\n  "+strings.Join(defs, ",\n  ")+"\n)"+d.TableOptions())
+		out = append(out, ddlStmt{table: t.Name, create: true, sql: "CREATE TABLE " + d.Quote(t.Name) + " (\n  " + strings.Join(defs, ",\n  ") + "\n)" + d.TableOptions()})
 		var done [][]string
 		add := func(unique bool, cols ...string) {
 			if len(cols) == 0 || (len(cols) == 1 && cols[0] == t.Key) {
@@ -92,12 +131,17 @@ func (m *Mapping) DDL(d Dialect) []string {
 		}
 	}
 	for _, j := range l.joins {
-		out = append(out, "CREATE TABLE "+d.Quote(j.name)+" (\n  "+
-			d.Quote(j.from)+" "+d.ColumnType(schema.Int)+" NOT NULL,\n  "+
-			d.Quote(j.to)+" "+d.ColumnType(schema.Int)+" NOT NULL,\n  "+
-			"PRIMARY KEY ("+d.Quote(j.from)+", "+d.Quote(j.to)+")\n)"+d.TableOptions())
+		defs := []string{
+			d.Quote(j.from) + " " + d.ColumnType(schema.Int) + " NOT NULL",
+			d.Quote(j.to) + " " + d.ColumnType(schema.Int) + " NOT NULL",
+		}
+		if pk := primaryKey(j.name, j.from, j.to); pk != "" {
+			defs = append(defs, pk)
+		}
+		out = append(out, ddlStmt{table: j.name, create: true, sql: "CREATE TABLE " + d.Quote(j.name) + " (\n  " + strings.Join(defs, ",\n  ") + "\n)" + d.TableOptions()})
 		index(j.name, false, []string{j.to}, nil)
 	}
+	out = append(out, keys...)
 	return append(out, idx...)
 }
 

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/croql/croql/schema"
@@ -62,10 +63,13 @@ func Load(ctx context.Context, db *sql.DB, d Dialect, m *Mapping, p *schema.Proj
 //
 // Rows go in multi-row INSERTs of prepared statements, or, when a
 // [WithCopy] option gives a bulk copier (package compile/engine passes
-// pgx's COPY FROM for PostgreSQL), through it in batches of rows per
+// a binary COPY FROM for PostgreSQL), through it in batches of rows per
 // table. Package compile itself links no database driver. Secondary indexes are built
 // after the rows, then the planner's statistics of the loaded tables are
-// refreshed (Dialect.Analyze) and nothing else.
+// refreshed (Dialect.Analyze) and nothing else. On PostgreSQL the
+// primary keys are added after the rows as well, and the keys, indexes
+// and statistics are done table by table on two connections of the pool
+// (one when it has none to spare).
 type Loader struct {
 	ctx  context.Context
 	conn *sql.Conn
@@ -73,8 +77,11 @@ type Loader struct {
 	d    Dialect
 	m    *Mapping
 	ld   *loader
-	// indexes are created by Finish.
-	indexes []string
+	// db is the pool of conn: PostgreSQL's Finish builds indexes on a
+	// second connection too.
+	db *sql.DB
+	// indexes are created by Finish: keys and indexes, with their table.
+	indexes []ddlStmt
 	// restore puts the connection's settings back (SQLite's PRAGMAs).
 	restore []string
 	done    bool
@@ -127,7 +134,18 @@ type CopyFunc func(ctx context.Context, conn *sql.Conn, table string, cols []str
 type LoadOption func(*loadOptions)
 
 type loadOptions struct {
-	copy CopyFunc
+	copy     CopyFunc
+	copyWait func(ctx context.Context, conn *sql.Conn) error
+	unlogged bool
+}
+
+// WithUnlogged makes the loader create PostgreSQL tables UNLOGGED: they
+// skip the write-ahead log, so a load is faster, but a crash of the
+// server empties them, and replicas do not get them. For scratch data (package
+// compile/engine passes it for the scratch schemas of Open); other
+// dialects ignore it.
+func WithUnlogged() LoadOption {
+	return func(o *loadOptions) { o.unlogged = true }
 }
 
 // WithCopy makes the loader hand each batch of rows to f instead of an
@@ -135,6 +153,15 @@ type loadOptions struct {
 // PostgreSQL (pgx's CopyFrom); compile stays free of driver imports.
 func WithCopy(f CopyFunc) LoadOption {
 	return func(o *loadOptions) { o.copy = f }
+}
+
+// WithCopyWait gives the loader a function to call after the last batch
+// was handed to the CopyFunc of WithCopy, before the transaction ends
+// (commit or rollback): a CopyFunc that sends its batches in the
+// background while the loader reads on waits there for them and returns
+// the first error.
+func WithCopyWait(f func(ctx context.Context, conn *sql.Conn) error) LoadOption {
+	return func(o *loadOptions) { o.copyWait = f }
 }
 
 // NewLoader creates the mapping's tables in db and starts a load.
@@ -157,14 +184,21 @@ func NewLoader(ctx context.Context, db *sql.DB, d Dialect, m *Mapping, opts ...L
 		return nil, fmt.Errorf("compile: loading: %w", err)
 	}
 	// Tables first, indexes after the rows: building an index once is
-	// much faster than keeping it up to date through a bulk load.
-	var tables, indexes []string
-	for _, stmt := range m.DDL(d) {
-		if strings.HasPrefix(stmt, "CREATE TABLE ") {
-			tables = append(tables, stmt)
-		} else {
+	// much faster than keeping it up to date through a bulk load. On
+	// PostgreSQL the primary keys come after the rows too (the loader
+	// has rejected repeated keys already).
+	_, pg := d.(Postgres)
+	var tables []string
+	var indexes []ddlStmt
+	for _, stmt := range m.ddl(d, pg) {
+		if !stmt.create {
 			indexes = append(indexes, stmt)
+			continue
 		}
+		if pg && o.unlogged {
+			stmt.sql = "CREATE UNLOGGED TABLE " + strings.TrimPrefix(stmt.sql, "CREATE TABLE ")
+		}
+		tables = append(tables, stmt.sql)
 	}
 	for _, stmt := range tables {
 		if _, err := conn.ExecContext(ctx, stmt); err != nil {
@@ -190,11 +224,14 @@ func NewLoader(ctx context.Context, db *sql.DB, d Dialect, m *Mapping, opts ...L
 		ld.copyFrom = func(ctx context.Context, table string, cols []string, rows [][]any) error {
 			return cp(ctx, conn, table, cols, rows)
 		}
+		if wait := o.copyWait; wait != nil {
+			ld.copyWait = func() error { return wait(ctx, conn) }
+		}
 	}
 	if _, ok := d.(SQLite); ok && ld.copyFrom == nil {
 		ld.raw = conn
 	}
-	return &Loader{ctx: ctx, conn: conn, tx: tx, d: d, m: m, ld: ld, indexes: indexes, restore: restore}, nil
+	return &Loader{ctx: ctx, conn: conn, tx: tx, d: d, m: m, ld: ld, db: db, indexes: indexes, restore: restore}, nil
 }
 
 // Head stores the users, files and branches of p (its objects are left
@@ -230,15 +267,67 @@ func (l *Loader) Finish() error {
 	if err := l.tx.Commit(); err != nil {
 		return fmt.Errorf("compile: loading: %w", err)
 	}
+	if _, ok := l.d.(Postgres); ok {
+		return l.finishPostgres()
+	}
 	for _, stmt := range l.indexes {
-		if _, err := l.conn.ExecContext(l.ctx, stmt); err != nil {
-			return fmt.Errorf("compile: creating indexes: %w\n%s", err, stmt)
+		if _, err := l.conn.ExecContext(l.ctx, stmt.sql); err != nil {
+			return fmt.Errorf("compile: creating indexes: %w\n%s", err, stmt.sql)
 		}
 	}
 	if _, err := l.conn.ExecContext(l.ctx, l.d.Analyze(l.m.TableNames())); err != nil {
 		return fmt.Errorf("compile: analyze: %w", err)
 	}
 	return l.restoreSettings()
+}
+
+// finishPostgres builds the keys and indexes of each table and refreshes
+// its statistics, table by table, on two connections when the pool has
+// one to spare, so that the server builds on two CPUs (the other
+// dialects build on the load's connection, in Finish).
+func (l *Loader) finishPostgres() error {
+	stmts := map[string][]string{}
+	for _, s := range l.indexes {
+		stmts[s.table] = append(stmts[s.table], s.sql)
+	}
+	tables := l.m.TableNames()
+	work := make(chan string, len(tables))
+	for _, t := range tables {
+		work <- t
+	}
+	close(work)
+	conns := []*sql.Conn{l.conn}
+	if st := l.db.Stats(); st.MaxOpenConnections == 0 || st.MaxOpenConnections-st.InUse >= 1 {
+		if c, err := l.db.Conn(l.ctx); err == nil {
+			defer c.Close()
+			conns = append(conns, c)
+		}
+	}
+	errs := make([]error, len(conns))
+	var wg sync.WaitGroup
+	for i, conn := range conns {
+		wg.Go(func() {
+			for t := range work {
+				if errs[i] != nil {
+					continue
+				}
+				for _, stmt := range stmts[t] {
+					if _, err := conn.ExecContext(l.ctx, stmt); err != nil {
+						errs[i] = fmt.Errorf("compile: creating indexes: %w\n%s", err, stmt)
+						break
+					}
+				}
+				if errs[i] != nil {
+					continue
+				}
+				if _, err := conn.ExecContext(l.ctx, l.d.Analyze([]string{t})); err != nil {
+					errs[i] = fmt.Errorf("compile: analyze: %w", err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // Abort rolls the load back (the tables stay, empty).
@@ -276,6 +365,8 @@ type loader struct {
 	// copyFrom, when set, takes the rows of a batch instead of an INSERT
 	// (PostgreSQL's COPY).
 	copyFrom func(ctx context.Context, table string, cols []string, rows [][]any) error
+	// copyWait, when set, waits for the copies copyFrom started.
+	copyWait func() error
 	// raw, when set, is the connection whose driver takes the INSERTs
 	// directly (SQLite): its statements are prepared and run through
 	// sql.Conn.Raw, without database/sql's per-argument conversion (the
@@ -312,8 +403,12 @@ type batch struct {
 	nv    []driver.NamedValue
 }
 
-// close releases the prepared statements.
+// close waits for the copies still running and releases the prepared
+// statements.
 func (ld *loader) close() {
+	if ld.copyWait != nil {
+		_ = ld.copyWait()
+	}
 	for _, b := range ld.order {
 		if b.stmt != nil {
 			b.stmt.Close()
@@ -415,7 +510,11 @@ func (ld *loader) batch(table string, cols []string) *batch {
 	}
 	b := &batch{table: table, cols: cols, max: max(1, min(500, ld.d.MaxParams()/max(1, len(cols))))}
 	if _, ok := ld.d.(Postgres); ok {
-		b.max = 5000 // rows per COPY: no parameter limit
+		// Rows per CopyFunc call: no parameter limit, and package
+		// engine's copier gathers the batches of a table into larger
+		// COPY statements, so a batch need not be large (5,000 rows
+		// took 40 MB more peak memory).
+		b.max = 1000
 	}
 	ld.batches[table] = b
 	ld.order = append(ld.order, b)
@@ -466,6 +565,11 @@ func (ld *loader) flushAll() error {
 	for _, b := range ld.order {
 		if err := ld.flush(b); err != nil {
 			return err
+		}
+	}
+	if ld.copyWait != nil {
+		if err := ld.copyWait(); err != nil {
+			return fmt.Errorf("compile: copying: %w", err)
 		}
 	}
 	return nil
