@@ -249,19 +249,25 @@ func parseTokens(toks []lexer.Token) (*gExpr, int, error) {
 	if err == nil {
 		return tree, -1, nil
 	}
-	line := -1
-	var ut *participle.UnexpectedTokenError
-	var perr participle.Error
-	switch {
-	case errors.As(err, &ut):
-		line = ut.Unexpected.Pos.Line
-	case errors.As(err, &perr):
-		line = perr.Position().Line
-	}
+	line := failLine(err)
 	if line < 1 || line > len(toks) {
 		line = len(toks)
 	}
 	return nil, line - 1, err
+}
+
+// failLine is the Pos.Line of the token where participle's err says it
+// stopped (the parsers number their tokens from 1 in Pos.Line), or -1.
+func failLine(err error) int {
+	var ut *participle.UnexpectedTokenError
+	var perr participle.Error
+	switch {
+	case errors.As(err, &ut):
+		return ut.Unexpected.Pos.Line
+	case errors.As(err, &perr):
+		return perr.Position().Line
+	}
+	return -1
 }
 
 // spelling is a spelling CroQL does not have, found where participle

@@ -1,11 +1,9 @@
 package parser
 
 import (
-	"errors"
 	"slices"
 	"strings"
 
-	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
 
 	"github.com/croql/croql/ast"
@@ -361,16 +359,7 @@ func attempt(src string, toks []lexer.Token, strict bool) result {
 		if strict {
 			r.diags = diag.List{syntaxError(src, all, err)}
 		}
-		line := -1
-		var ut *participle.UnexpectedTokenError
-		var perr participle.Error
-		switch {
-		case errors.As(err, &ut):
-			line = ut.Unexpected.Pos.Line
-		case errors.As(err, &perr):
-			line = perr.Position().Line
-		}
-		if line >= 1 && line <= len(all) {
+		if line := failLine(err); line >= 1 && line <= len(all) {
 			r.failAt = line - 1
 		}
 		return r

@@ -155,22 +155,19 @@ func numbered(d compile.Dialect, q string) string {
 }
 
 func queryIDs(b *testing.B, db *engine.DB, q string, args []any) []int64 {
-	rows, err := db.SQL.QueryContext(context.Background(), q, args...)
-	require.NoError(b, err, q)
-	defer rows.Close()
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		require.NoError(b, rows.Scan(&id))
-		ids = append(ids, id)
-	}
-	require.NoError(b, rows.Err())
-	return ids
+	return idsOf(b, db.SQL, q, args)
 }
 
 // connIDs is queryIDs on one connection.
 func connIDs(b *testing.B, conn *sql.Conn, q string, args []any) []int64 {
-	rows, err := conn.QueryContext(context.Background(), q, args...)
+	return idsOf(b, conn, q, args)
+}
+
+// idsOf runs q on a *sql.DB or *sql.Conn and returns the ids it selects.
+func idsOf(b *testing.B, on interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, q string, args []any) []int64 {
+	rows, err := on.QueryContext(context.Background(), q, args...)
 	require.NoError(b, err, q)
 	defer rows.Close()
 	var ids []int64
