@@ -323,11 +323,7 @@ func (c *compiler) pred(n typecheck.Node, strict bool) {
 		case ast.OpAnd, ast.OpOr:
 			c.logic(n, strict)
 		case ast.OpXor:
-			c.w("(")
-			c.operand(n.X, true, true)
-			c.w(" <> ")
-			c.operand(n.Y, true, true)
-			c.w(")")
+			c.xor(xorTerms(n, nil))
 		default:
 			c.fail("unknown logical operator %s", n.Op)
 		}
@@ -442,6 +438,35 @@ func (c *compiler) nary(items []func(), sep string) {
 			c.nary(items[i:min(i+size, len(items))], sep)
 		}
 	}
+	c.w(")")
+}
+
+// xorTerms appends the operands of the xor chain n (left to right, through
+// nested xors on either side) to out.
+func xorTerms(n typecheck.Node, out []typecheck.Node) []typecheck.Node {
+	if l, ok := n.(*typecheck.Logic); ok && l.Op == ast.OpXor {
+		return xorTerms(l.Y, xorTerms(l.X, out))
+	}
+	return append(out, n)
+}
+
+// xor writes the xor of terms as TRUE/FALSE operands compared with <>,
+// grouped as a balanced tree: xor of two-valued operands is associative
+// (the parity of the true ones), so the grouping does not change the
+// value, and a chain of n terms nests log2(n) deep instead of n (SQLite
+// refuses expressions over 1000 deep, PostgreSQL and MariaDB run out of
+// parser stack). Up to three terms this is the left-leaning grouping the
+// query was written in.
+func (c *compiler) xor(terms []typecheck.Node) {
+	if len(terms) == 1 {
+		c.operand(terms[0], true, true)
+		return
+	}
+	mid := (len(terms) + 1) / 2
+	c.w("(")
+	c.xor(terms[:mid])
+	c.w(" <> ")
+	c.xor(terms[mid:])
 	c.w(")")
 }
 

@@ -58,7 +58,20 @@ func longChains(p *schema.Project) map[string]string {
 		"and-text-ne":       chain(1200, "and", func(i int) string { return fmt.Sprintf("text != \"t%d\"", i) }),
 		"and-of-or-chains":  "(" + chain(1200, "or", func(i int) string { return fmt.Sprintf("max length = %d", i) }) + ") and (" + chain(1200, "or", func(i int) string { return fmt.Sprintf("id of file = %d", i) }) + ")",
 		"xor-with-in":       "(" + chain(50, "or", func(i int) string { return fmt.Sprintf("max length = %d", i*10) }) + ") xor is hidden",
+		// 1,001 `is hidden` (an odd count: is hidden) xor 1,000 lengths.
+		"xor-chain": chain(2001, "xor", xorTerm),
+		// Nested on the right by parentheses, and under not.
+		"xor-nested": "not (is duplicate xor (" + chain(1501, "xor", xorTerm) + "))",
 	}
+}
+
+// xorTerm is term i of a long xor chain: `is hidden` for even i, a
+// length no other term has for odd i.
+func xorTerm(i int) string {
+	if i%2 == 0 {
+		return "is hidden"
+	}
+	return fmt.Sprintf("max length = %d", i*3)
 }
 
 // TestLongChains: long OR and AND chains give the evaluator's ids on
@@ -76,7 +89,7 @@ func TestLongChains(t *testing.T) {
 	}
 	// The chains select something and not everything, so agreeing means
 	// something.
-	for _, name := range []string{"or-max-length", "not-or-max-length", "or-identifier", "and-max-length-ne", "or-contains"} {
+	for _, name := range []string{"or-max-length", "not-or-max-length", "or-identifier", "and-max-length-ne", "or-contains", "xor-chain", "xor-nested"} {
 		assert.NotEmpty(t, want[name], name)
 		assert.Less(t, len(want[name]), len(p.Strings), name)
 	}
@@ -92,7 +105,7 @@ func TestLongChains(t *testing.T) {
 
 // TestChainSQLShape: an OR chain on one column is IN lists of at most
 // 1000 parameters; a long chain is a balanced tree of flat lists, never
-// nested more than a few hundred deep.
+// nested more than a few hundred deep; an xor chain a balanced tree of <>.
 func TestChainSQLShape(t *testing.T) {
 	m := compile.DefaultMapping(catalogOnce())
 	q := checkLong(t, chain(5000, "or", func(i int) string { return fmt.Sprintf("max length = %d", i) }))
@@ -107,7 +120,7 @@ func TestChainSQLShape(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, `(t0."is_hidden" AND t0."is_duplicate" AND NOT (t0."is_hidden"))`, s.Where, "flat, not ((a AND b) AND c)")
 
-	for _, op := range []string{"and", "or"} {
+	for _, op := range []string{"and", "or", "xor"} {
 		q = checkLong(t, chain(8000, op, func(i int) string { return fmt.Sprintf("text != \"%d\"", i) }))
 		s, err = compile.Compile(q, compile.SQLite{}, m)
 		require.NoError(t, err)
@@ -121,7 +134,11 @@ func TestChainSQLShape(t *testing.T) {
 				depth--
 			}
 		}
-		assert.Less(t, deepest, 10, "%s: parentheses nest %d deep", op, deepest)
+		limit := 10
+		if op == "xor" {
+			limit = 2 * 14 // a balanced tree of 8000: 13 levels of (a <> b), each term's own parentheses
+		}
+		assert.Less(t, deepest, limit, "%s: parentheses nest %d deep", op, deepest)
 	}
 }
 
