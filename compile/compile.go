@@ -308,13 +308,31 @@ func (c *compiler) pred(n typecheck.Node, strict bool) {
 	case *typecheck.Member:
 		c.member(n)
 	case *typecheck.Not:
-		if e, ok := n.X.(*typecheck.Exists); ok {
+		// `not not X` is X as TRUE or FALSE: a run of more than two nots
+		// is written as one NOT or none, so a thousand of them do not nest
+		// a thousand deep (SQLite refuses expressions over 1000 deep); one
+		// or two are written as they stand.
+		x, run := typecheck.Node(n.X), 1
+		for {
+			inner, ok := x.(*typecheck.Not)
+			if !ok {
+				break
+			}
+			x, run = inner.X, run+1
+		}
+		if run <= 2 {
+			x = n.X
+		} else if run%2 == 0 {
+			c.pred(x, true)
+			return
+		}
+		if e, ok := x.(*typecheck.Exists); ok {
 			c.w("NOT ")
 			c.exists(e, true)
 			return
 		}
 		c.w("NOT (")
-		c.pred(n.X, true)
+		c.pred(x, true)
 		c.w(")")
 	case *typecheck.Exists:
 		c.exists(n, strict)

@@ -62,6 +62,9 @@ func longChains(p *schema.Project) map[string]string {
 		"xor-chain": chain(2001, "xor", xorTerm),
 		// Nested on the right by parentheses, and under not.
 		"xor-nested": "not (is duplicate xor (" + chain(1501, "xor", xorTerm) + "))",
+		// Runs of nots, odd and even, over a condition that may be NULL.
+		"not-run-odd":  strings.Repeat("not ", 1101) + "max length > 20",
+		"not-run-even": strings.Repeat("not ", 1100) + "count of comments where (has unresolved issue) > 0",
 	}
 }
 
@@ -89,7 +92,7 @@ func TestLongChains(t *testing.T) {
 	}
 	// The chains select something and not everything, so agreeing means
 	// something.
-	for _, name := range []string{"or-max-length", "not-or-max-length", "or-identifier", "and-max-length-ne", "or-contains", "xor-chain", "xor-nested"} {
+	for _, name := range []string{"or-max-length", "not-or-max-length", "or-identifier", "and-max-length-ne", "or-contains", "xor-chain", "xor-nested", "not-run-odd", "not-run-even"} {
 		assert.NotEmpty(t, want[name], name)
 		assert.Less(t, len(want[name]), len(p.Strings), name)
 	}
