@@ -438,12 +438,15 @@ func TestGuardedClientRefusesSpecialRanges(t *testing.T) {
 // resolver or peer addresses, and a refused connection reads the same as a
 // timeout (no port-scan oracle). Details go to the log.
 func TestDownloadFailuresReadTheSame(t *testing.T) {
-	refused := httptest.NewServer(http.NotFoundHandler())
-	refusedURL := refused.URL + "/f"
-	refused.Close()
 	release := make(chan struct{})
 	defer close(release)
 	st := newStorage(t)
+	// The refused port is freed after the storage server took its own, and
+	// nothing listens afterwards, so the port stays closed (made before it,
+	// the storage server could get the same port back).
+	refused := httptest.NewServer(http.NotFoundHandler())
+	refusedURL := refused.URL + "/f"
+	refused.Close()
 	st.mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-release:
