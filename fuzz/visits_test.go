@@ -7,10 +7,9 @@ import (
 	"github.com/leanovate/gopter"
 	"github.com/stretchr/testify/require"
 
-	"github.com/croql/croql/eval"
 	"github.com/croql/croql/fuzz"
+	"github.com/croql/croql/internal/evaltest"
 	"github.com/croql/croql/schema"
-	"github.com/croql/croql/typecheck"
 )
 
 // TestGeneratedVisitsWithinCost: the elements the evaluator's guarded
@@ -19,23 +18,6 @@ import (
 // (eval's TestVisitsWithinCost covers the benchmark patterns and nested
 // queries on the demo project).
 func TestGeneratedVisitsWithinCost(t *testing.T) {
-	within := func(t *testing.T, q *typecheck.Query, p *schema.Project, _ *eval.Program) uint64 {
-		objs := p.Objects(q.Context)
-		bound := q.Cost(typecheck.MeasureSizes(schema.New(), objs...))
-		total := uint64(0)
-		for _, opts := range [][]eval.Option{nil, {eval.WithoutOptimizations()}} {
-			prog, err := eval.Compile(q, append(opts, eval.WithUserRefs(p.Users...))...)
-			require.NoError(t, err)
-			for _, o := range objs {
-				ok, visits := prog.MatchVisits(o)
-				require.Equal(t, prog.Match(o), ok)
-				require.LessOrEqual(t, float64(visits), bound, "%s", q.Source)
-				total += visits
-			}
-		}
-		return total
-	}
-
 	cases, visited := 0, uint64(0)
 	for _, context := range []string{"strings", "translations", "tm"} {
 		g, err := fuzz.NewGenerator(fuzz.Config{Context: context, Edition: schema.Enterprise})
@@ -49,10 +31,7 @@ func TestGeneratedVisitsWithinCost(t *testing.T) {
 			require.True(t, ok)
 			q, err := g.Check(cv.(fuzz.Case).Source())
 			require.NoError(t, err)
-			p := dv.(fuzz.Data).P
-			prog, err := eval.Compile(q, eval.WithUserRefs(p.Users...))
-			require.NoError(t, err)
-			visited += within(t, q, p, prog)
+			visited += evaltest.VisitsWithinCost(t, q, dv.(fuzz.Data).P)
 			cases++
 		}
 	}
