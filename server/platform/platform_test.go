@@ -10,6 +10,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"sort"
 	"strings"
 	"sync"
@@ -118,33 +119,45 @@ func uploadFile(t testing.TB, base, path, name, content string, fields map[strin
 	return do(t, http.MethodPost, base+path, &buf, map[string]string{"Content-Type": mw.FormDataContentType()})
 }
 
-// listStrings returns "identifier=text" of the strings a croql query
-// selects, through the strings endpoint, sorted.
-func listStrings(t *testing.T, base, croql string) []string {
+// listed is a string as the strings endpoint lists it.
+type listed struct {
+	ID         int64           `json:"id"`
+	Identifier string          `json:"identifier"`
+	Text       json.RawMessage `json:"text"`
+}
+
+// listStringsData returns the strings a croql query selects, through the
+// strings endpoint.
+func listStringsData(t *testing.T, base, croql string) []listed {
 	t.Helper()
-	status, body := do(t, http.MethodGet, base+"/api/v2/projects/1/strings?limit=500&croql="+urlQuery(croql), nil, nil)
+	status, body := do(t, http.MethodGet, base+"/api/v2/projects/1/strings?limit=500&croql="+url.QueryEscape(croql), nil, nil)
 	require.Equal(t, http.StatusOK, status, string(body))
 	var r struct {
 		Data []struct {
-			Data struct {
-				Identifier string `json:"identifier"`
-				Text       any    `json:"text"`
-			} `json:"data"`
+			Data listed `json:"data"`
 		} `json:"data"`
 	}
 	require.NoError(t, json.Unmarshal(body, &r))
-	out := []string{}
-	for _, d := range r.Data {
-		b, _ := json.Marshal(d.Data.Text)
-		out = append(out, d.Data.Identifier+"="+string(b))
+	out := make([]listed, len(r.Data))
+	for i, d := range r.Data {
+		out[i] = d.Data
 	}
-	sort.Strings(out)
 	return out
 }
 
-func urlQuery(s string) string {
-	r := strings.NewReplacer(" ", "%20", "\"", "%22", "=", "%3D", "&", "%26", "+", "%2B", "#", "%23")
-	return r.Replace(s)
+// listStrings returns "identifier=text" of the strings a croql query
+// selects, sorted.
+func listStrings(t *testing.T, base, croql string) []string {
+	t.Helper()
+	out := []string{}
+	for _, d := range listStringsData(t, base, croql) {
+		var text any
+		require.NoError(t, json.Unmarshal(d.Text, &text))
+		b, _ := json.Marshal(text)
+		out = append(out, d.Identifier+"="+string(b))
+	}
+	sort.Strings(out)
+	return out
 }
 
 func TestImportWithoutModuleStoresParsedStrings(t *testing.T) {

@@ -20,24 +20,12 @@ import (
 	"github.com/croql/croql/server/platform"
 )
 
-// listIDs maps identifier to id of the strings a croql query selects,
-// through the strings endpoint.
+// listIDs maps identifier to id of the strings a croql query selects.
 func listIDs(t *testing.T, base, croql string) map[string]int64 {
 	t.Helper()
-	status, body := do(t, http.MethodGet, base+"/api/v2/projects/1/strings?limit=500&croql="+urlQuery(croql), nil, nil)
-	require.Equal(t, http.StatusOK, status, string(body))
-	var r struct {
-		Data []struct {
-			Data struct {
-				ID         int64  `json:"id"`
-				Identifier string `json:"identifier"`
-			} `json:"data"`
-		} `json:"data"`
-	}
-	require.NoError(t, json.Unmarshal(body, &r))
 	out := map[string]int64{}
-	for _, d := range r.Data {
-		out[d.Data.Identifier] = d.Data.ID
+	for _, d := range listStringsData(t, base, croql) {
+		out[d.Identifier] = d.ID
 	}
 	return out
 }
