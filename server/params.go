@@ -33,6 +33,9 @@ type filterParam struct {
 type listFilters struct {
 	root []filterParam
 	strs []filterParam
+	// stringIDs (translations' stringIds: CroQL has no string id field)
+	// keep the translations of these strings.
+	stringIDs []int64
 }
 
 // paramRule says how a list treats one platform parameter.
@@ -149,15 +152,19 @@ func filters(p *Project, ctxName string, q url.Values, hasCroql bool) (listFilte
 			if e != nil {
 				return f, e
 			}
+			if rule.name == "stringIds" {
+				f.stringIDs = ids
+				continue
+			}
 			var or []string
 			for _, id := range ids {
 				or = append(or, "id = "+strconv.FormatInt(id, 10))
 			}
-			if rule.name == "labelIds" {
-				add(&f.strs, rule.name, "count of labels where ("+strings.Join(or, " or ")+") > 0")
-			} else {
-				add(&f.strs, rule.name, strings.Join(or, " or "))
+			list := &f.strs
+			if ctxName == croql.Strings {
+				list = &f.root
 			}
+			add(list, rule.name, "count of labels where ("+strings.Join(or, " or ")+") > 0")
 		case "approvedOnly", "passedWorkflow":
 			if v != "0" && v != "1" {
 				return f, invalid(rule.name, "notInArray", rule.name+" must be 0 or 1")

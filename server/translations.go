@@ -89,6 +89,14 @@ func (s *Server) listTranslations(body bool) func(*http.Request) (any, *httpErro
 			where = append(where, stringID+" IN (SELECT "+sres.key+" FROM "+sres.table+" WHERE "+strings.Join(sw, " AND ")+")")
 			args = append(args, sargs...)
 		}
+		if len(flt.stringIDs) > 0 {
+			ph := make([]string, len(flt.stringIDs))
+			for i, id := range flt.stringIDs {
+				args = append(args, id)
+				ph[i] = d.Param(len(args), schema.Int)
+			}
+			where = append(where, stringID+" IN ("+strings.Join(ph, ", ")+")")
+		}
 		args = append(args, lang)
 		where = append(where, res.language+" = "+d.Param(len(args), schema.String))
 
