@@ -124,8 +124,14 @@ func (s *Server) owned(ctx context.Context, p *Project, ctxName string) (map[str
 		return tmShape(p, n), nil
 	}
 	var langs []string
+	langCol := "NULL"
+	for _, c := range res.cols {
+		if c.json == "languageId" {
+			langCol = c.sql
+		}
+	}
 	err = s.cfg.Storage.ReadTx(ctx, p, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, "SELECT DISTINCT "+res.language+" FROM "+res.table+" ORDER BY 1")
+		rows, err := tx.QueryContext(ctx, "SELECT DISTINCT "+langCol+" FROM "+res.table+" ORDER BY 1")
 		if err != nil {
 			return err
 		}
