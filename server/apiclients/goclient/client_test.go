@@ -423,6 +423,8 @@ func TestGoClient(t *testing.T) {
 			files, _, err := c.SourceFiles.ListFiles(ctx, 1, nil)
 			require.NoError(t, err)
 			require.Len(t, files, len(p.Files))
+			_, _, err = c.SourceFiles.ListFiles(ctx, 1, &model.FileListOptions{DirectoryID: 1})
+			requireRefused(t, err, "directoryId")
 			f1, _, err := c.SourceFiles.GetFile(ctx, 1, files[0].ID)
 			require.NoError(t, err)
 			require.Equal(t, files[0].Name, f1.Name)
