@@ -31,6 +31,7 @@ func (s *Server) apiRoutes() {
 	s.Handle("GET /api/v2/projects/{projectId}/files/{fileId}", s.api(s.getFile))
 	s.Handle("GET /api/v2/projects/{projectId}/labels", s.api(s.listLabels))
 	s.Handle("GET /api/v2/projects/{projectId}/labels/{labelId}", s.api(s.getLabel))
+	s.Handle("GET /api/v2/projects/{projectId}/languages/progress", s.api(s.projectProgress))
 }
 
 // pathID reads a positive integer path value.
