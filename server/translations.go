@@ -19,14 +19,14 @@ import (
 // in the language, or for a plural string the top translation of each
 // plural form.
 //
-// Which translation is the top one: the platform's API reference says
-// that List Language Translations returns translations "that will be
-// exported" unless approvedOnly or passedWorkflow narrow them, and the
-// clients' models hold one translationId per string (per plural form).
-// The platform exports, per string, the approved translation, otherwise
-// the newest. So croql serve takes, among the translations the croql and
-// the parameters keep: an approved one (any approval) before one without,
-// then the most recently updated, then the highest id.
+// Which translation is the top one (docs/serve.md, "Which translation
+// per string"): the clients model one translationId per string (per
+// plural form), the Go client points to OTA delivery for the same
+// translations, and approvedOnly, minApprovalCount and passedWorkflow are
+// the export settings of the same names; so croql serve takes what an
+// export would: among the translations the croql and the parameters keep,
+// an approved one (any approval) before one without, then the most
+// recently updated, then the highest id.
 
 // pluralOrder is the order of plural forms in plurals[] (CLDR's).
 var pluralOrder = []string{"zero", "one", "two", "few", "many", "other"}
