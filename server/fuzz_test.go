@@ -143,6 +143,8 @@ func FuzzListParameters(f *testing.F) {
 			"/api/v2/tms",
 			"/api/v2/glossaries",
 			"/api/v2/projects/1/languages/progress",
+			"/api/v2/projects/1/languages/" + e + "/progress",
+			"/api/v2/projects/1/files/" + e + "/languages/progress",
 			"/api/v2/projects/1/strings/" + e,
 			"/api/v2/projects/1/files/" + e,
 			"/api/v2/projects/1/labels/" + e,
