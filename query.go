@@ -36,6 +36,7 @@ type Query struct {
 	model   typecheck.CostModel
 	ptr     reflect.Type // *root type, what Match takes
 	loc     *time.Location
+	users   map[int64]string // the user directory, id to login (nil: none); Why reads it
 }
 
 // Compile checks src and compiles it for evaluation. On any error it
@@ -64,9 +65,12 @@ func (e *Env) Compile(src string) (*Query, diag.List) {
 			return nil, diags
 		}
 	}
-	var opts []eval.Option
+	var (
+		opts []eval.Option
+		dir  map[int64]string
+	)
 	if users != nil {
-		dir := make(map[int64]string, len(users))
+		dir = make(map[int64]string, len(users))
 		for login, id := range users {
 			dir[id] = login
 		}
@@ -84,7 +88,7 @@ func (e *Env) Compile(src string) (*Query, diag.List) {
 		diags.Sort()
 		return nil, diags
 	}
-	return &Query{checked: q, prog: prog, model: e.CostModel(), ptr: reflect.PointerTo(prog.RootType()), loc: e.cfg.check.Location}, diags
+	return &Query{checked: q, prog: prog, model: e.CostModel(), ptr: reflect.PointerTo(prog.RootType()), loc: e.cfg.check.Location, users: dir}, diags
 }
 
 // backendDiag is the error diagnostic of rule for err, an error of a back
