@@ -1,7 +1,9 @@
 package croql_test
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -81,4 +83,126 @@ func TestWhySeedPatternsOnDemo(t *testing.T) {
 			}
 		})
 	}
+}
+
+func ExampleQuery_Why() {
+	env, err := croql.NewEnv(croql.Strings)
+	if err != nil {
+		panic(err)
+	}
+	q, diags := env.Compile(`text contains "Welcome" and (max length < 20 or count of translations where (is pre translated) = 0)`)
+	if diags.HasErrors() {
+		panic(diags.Err())
+	}
+	str := &schema.SourceString{ID: 7, Text: "Welcome back", Translations: []schema.Translation{
+		{ID: 1, Text: "Willkommen zurück"},
+	}}
+	e, err := q.Why(str)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Print(e)
+	// Output:
+	// 7: match
+	// `text contains "Welcome" and (max length < 20 or count of translations where (is pre translated) = 0)` is true
+	//   `text` = "Welcome back"; `contains "Welcome"` is true  (decides)
+	//   `max length < 20 or count of translations where (is pre translated) = 0` is true  (decides)
+	//     `max length` is absent; `< 20` is false
+	//     `count of translations where (is pre translated)` = 0 (0 of 1 `translations`); `= 0` is true  (decides)
+}
+
+func ExampleDiff() {
+	env, err := croql.NewEnv(croql.Strings)
+	if err != nil {
+		panic(err)
+	}
+	old, _ := env.Compile(`text contains "Pay"`)
+	new, _ := env.Compile(`text contains "Pay" and not is hidden`)
+	objs := []any{
+		&schema.SourceString{ID: 1, Text: "Pay now"},
+		&schema.SourceString{ID: 2, Text: "Pay later", IsHidden: true},
+		&schema.SourceString{ID: 3, Text: "Cancel"},
+	}
+	d, err := croql.Diff(context.Background(), old, new, objs)
+	if err != nil {
+		panic(err)
+	}
+	for _, o := range d.OnlyOld {
+		fmt.Println("removed:", o.(*schema.SourceString).ID)
+	}
+	fmt.Println("added:", len(d.OnlyNew), "kept:", d.Both)
+	// Output:
+	// removed: 2
+	// added: 0 kept: 1
+}
+
+// TestDiffIsSetDifference: on every context of the demo project, for
+// pairs of seed patterns, Diff's two sides are the set differences of the
+// objects each query matches, in the data's order.
+func TestDiffIsSetDifference(t *testing.T) {
+	cases, err := corpus.LoadFile(filepath.Join("testdata", "corpus", "seed_patterns.txt"))
+	require.NoError(t, err)
+	p := demo.Default()
+	byCtx := map[string][]string{}
+	for _, c := range cases {
+		byCtx[c.Context()] = append(byCtx[c.Context()], c.Query())
+	}
+	for ctxName, srcs := range byCtx {
+		env := demoEnv(t, p, ctxName)
+		objs := p.Objects(env.Context())
+		for i, a := range srcs {
+			b := srcs[(i+1)%len(srcs)]
+			old, diags := env.Compile(a)
+			require.False(t, diags.HasErrors())
+			new, diags := env.Compile(b)
+			require.False(t, diags.HasErrors())
+			d, err := croql.Diff(context.Background(), old, new, objs)
+			require.NoError(t, err)
+			var onlyOld, onlyNew []any
+			both := 0
+			for _, o := range objs {
+				switch x, y := old.Match(o), new.Match(o); {
+				case x && y:
+					both++
+				case x:
+					onlyOld = append(onlyOld, o)
+				case y:
+					onlyNew = append(onlyNew, o)
+				}
+			}
+			assert.Equal(t, onlyOld, d.OnlyOld, "%s\n%s", a, b)
+			assert.Equal(t, onlyNew, d.OnlyNew, "%s\n%s", a, b)
+			assert.Equal(t, both, d.Both)
+		}
+	}
+}
+
+// TestDiffErrors: queries of two contexts, a value of the wrong type and a
+// context that is done are errors.
+func TestDiffErrors(t *testing.T) {
+	s, err := croql.NewEnv(croql.Strings)
+	require.NoError(t, err)
+	tm, err := croql.NewEnv(croql.Translations)
+	require.NoError(t, err)
+	a, _ := s.Compile(`is hidden`)
+	b, _ := tm.Compile(`provider = "deepl"`)
+	_, err = croql.Diff(context.Background(), a, b, nil)
+	assert.ErrorContains(t, err, "different contexts")
+	_, err = croql.Diff(context.Background(), a, a, []any{schema.SourceString{}})
+	assert.ErrorIs(t, err, croql.ErrMisuse)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = croql.Diff(ctx, a, a, []any{&schema.SourceString{}})
+	assert.ErrorIs(t, err, context.Canceled)
+}
+
+// TestWhyErrors: Why reports a value it cannot evaluate as misuse.
+func TestWhyErrors(t *testing.T) {
+	env, err := croql.NewEnv(croql.Strings)
+	require.NoError(t, err)
+	q, _ := env.Compile(`is hidden`)
+	_, err = q.Why(schema.SourceString{})
+	assert.ErrorIs(t, err, croql.ErrMisuse)
+	_, err = q.Why(nil)
+	assert.ErrorIs(t, err, croql.ErrMisuse)
 }
