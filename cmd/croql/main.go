@@ -9,6 +9,8 @@
 // The commands:
 //
 //	query       run a query over a project file (or the built-in demo project)
+//	why         explain why a query matches one object or not, clause by clause
+//	diff        show the objects only the old or only the new query matches
 //	lint        check a query and print every diagnostic (text, JSON or SARIF)
 //	sql         compile a query to a SQL WHERE clause and its bound arguments
 //	fmt         print the canonical form of a query
@@ -76,6 +78,8 @@ import (
 func commands() []func(*cli) *cobra.Command {
 	return []func(*cli) *cobra.Command{
 		newQueryCmd,
+		newWhyCmd,
+		newDiffCmd,
 		newLintCmd,
 		newSQLCmd,
 		newLoadCmd,
