@@ -5,8 +5,10 @@ go 1.26.0
 require (
 	github.com/croql/croql v0.0.0-00010101000000-000000000000
 	github.com/croql/croql/compile/engine v0.0.0-00010101000000-000000000000
+	github.com/croql/croql/fuzz v0.0.0-00010101000000-000000000000
 	github.com/croql/croql/server v0.0.0-00010101000000-000000000000
 	github.com/jackc/pgx/v5 v5.12.0
+	github.com/leanovate/gopter v0.2.11
 	github.com/mattn/go-isatty v0.0.24
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
@@ -42,7 +44,6 @@ require (
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/sync v0.23.0 // indirect
 	golang.org/x/text v0.41.0 // indirect
-	gopkg.in/yaml.v2 v2.4.0 // indirect
 	modernc.org/libc v1.77.1 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
