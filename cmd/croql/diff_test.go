@@ -171,4 +171,3 @@ func TestDiffUsage(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, "--dsn needs --engine")
 }
-
