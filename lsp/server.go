@@ -5,7 +5,9 @@
 // in UTF-16 code units, as LSP counts), offers every did-you-mean fix as a
 // quick-fix code action (and one action applying them all), and answers
 // completion, hover, formatting and full-document semantic tokens from
-// one tolerant parse per document version (croql.Document). The protocol
+// one tolerant parse per document version (croql.Document), and the command
+// croql.why (CommandWhy: why the query matches one object of a project
+// file or not, clause by clause). The protocol
 // is go.lsp.dev/protocol over go.lsp.dev/jsonrpc2.
 //
 // Settings (the context, the edition, the user directory and language codes
@@ -196,6 +198,7 @@ func (s *Server) Initialize(_ context.Context, params *protocol.InitializeParams
 			HoverProvider:              true,
 			CodeActionProvider:         protocol.CodeActionOptions{CodeActionKinds: []protocol.CodeActionKind{protocol.QuickFix}},
 			DocumentFormattingProvider: true,
+			ExecuteCommandProvider:     &protocol.ExecuteCommandOptions{Commands: []string{CommandWhy}},
 			SemanticTokensProvider: map[string]any{
 				"legend": protocol.SemanticTokensLegend{TokenTypes: tokenTypes, TokenModifiers: []protocol.SemanticTokenModifiers{}},
 				"full":   true,
