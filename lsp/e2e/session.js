@@ -7,8 +7,9 @@
 // gives a diagnostic on columns 0–8 whose fix is a code action; didChange to
 // `count of translations where (is ) > 0` and completion at the cursor
 // offers `is pre translated` before every field of the string; hover on
-// `max length` shows int; then semantic tokens and formatting; shutdown and
-// exit; croql.why on string 1 of the demo project. Exits non-zero with a message on any mismatch.
+// `max length` shows int; croql.why explains the query on string 1 of the
+// demo project; then semantic tokens and formatting; shutdown and exit.
+// Exits non-zero with a message on any mismatch.
 'use strict';
 
 const assert = require('node:assert/strict');
