@@ -140,12 +140,23 @@ func allIDs(t testing.TB, hs *httptest.Server, path, ctx, query string, limit in
 		data := body["data"].([]any)
 		for _, d := range data {
 			obj := d.(map[string]any)["data"].(map[string]any)
+			if pl, ok := obj["plurals"].([]any); ok && ctx == croql.Translations {
+				for _, x := range pl {
+					ids = append(ids, int64(x.(map[string]any)["translationId"].(float64)))
+				}
+				continue
+			}
 			ids = append(ids, int64(obj[idKey(ctx)].(float64)))
 		}
 		pg := body["pagination"].(map[string]any)
 		require.Equal(t, float64(offset), pg["offset"])
 		require.Equal(t, float64(limit), pg["limit"])
 		if len(data) < limit {
+			if ctx == croql.Translations {
+				// One object per string, in string order: compare the
+				// translations as a set.
+				slices.Sort(ids)
+			}
 			return ids
 		}
 	}
@@ -187,7 +198,61 @@ func evalIDs(t testing.TB, p *schema.Project, ctx, lang, src string) []int64 {
 		}
 	}
 	slices.Sort(ids)
+	if ctx == croql.Translations && lang != "" {
+		return topTranslations(p, lang, ids)
+	}
 	return ids
+}
+
+// topTranslations is what the translations list answers for the matching
+// translations ids of language lang: per string (per plural form of a
+// plural string), an approved translation before others, then the most
+// recently updated, then the highest id (docs/serve.md).
+func topTranslations(p *schema.Project, lang string, ids []int64) []int64 {
+	match := map[int64]bool{}
+	for _, id := range ids {
+		match[id] = true
+	}
+	plural := map[int64]bool{}
+	for _, s := range p.Strings {
+		plural[s.ID] = s.Type == "plural"
+	}
+	type key struct {
+		str  int64
+		form string
+	}
+	top := map[key]schema.Translation{}
+	for _, tr := range p.Translations() {
+		if tr.Language != lang || !match[tr.ID] {
+			continue
+		}
+		k := key{tr.StringID, ""}
+		if plural[tr.StringID] {
+			k.form = tr.PluralForm
+		}
+		cur, ok := top[k]
+		better := !ok
+		if ok {
+			a, b := len(tr.Approvals) > 0, len(cur.Approvals) > 0
+			switch {
+			case a != b:
+				better = a
+			case tr.Updated != cur.Updated:
+				better = tr.Updated > cur.Updated
+			default:
+				better = tr.ID > cur.ID
+			}
+		}
+		if better {
+			top[k] = tr
+		}
+	}
+	out := []int64{}
+	for _, tr := range top {
+		out = append(out, tr.ID)
+	}
+	slices.Sort(out)
+	return out
 }
 
 func jsonString(s string) string {

@@ -55,9 +55,10 @@ type resource struct {
 
 type recordsQuery struct {
 	// sql selects fk, then the record columns, of the segments listed in
-	// the IN list appended to it.
-	sql  string
-	cols []column
+	// the IN list appended to it; withLang has the record's language from
+	// the API's extra table (extras.go) as the last column, sql NULL.
+	sql, withLang string
+	cols          []column
 }
 
 // resources builds the four list endpoints' descriptions for dialect d
@@ -175,13 +176,7 @@ func (b *resBuilder) build(ctxName string) (*resource, error) {
 			c("updatedAt", "Updated", kTime, true),
 		}
 		r.cols[7].zero = true
-		r.render = func(p *Project, v []any) map[string]any {
-			o := r.object(v)
-			o["projectId"] = p.ID
-			o["hasPlurals"] = o["type"] == "plural"
-			o["isIcu"] = o["type"] == "icu"
-			return o
-		}
+		r.render = func(p *Project, v []any) map[string]any { return stringShape(p, r.object(v)) }
 	case croql.Translations:
 		st := reflect.TypeFor[schema.SourceString]()
 		strTab := b.table(st)
@@ -255,13 +250,13 @@ func (b *resBuilder) build(ctxName string) (*resource, error) {
 		for _, c := range rq.cols {
 			sel = append(sel, c.sql)
 		}
-		rq.sql = "SELECT " + strings.Join(sel, ", ") + " FROM " + b.d.Quote(recTab.Name) + " AS " + alias + " WHERE " + b.q(fk) + " IN ("
+		from := " FROM " + b.d.Quote(recTab.Name) + " AS " + alias + " WHERE " + b.q(fk) + " IN ("
+		lang := "(SELECT x.language FROM " + b.d.Quote(extraRecordLanguages) + " AS x WHERE x.record_id = " + b.q(b.col(rt, "ID")) + ")"
+		rq.sql = "SELECT " + strings.Join(sel, ", ") + ", NULL" + from
+		rq.withLang = "SELECT " + strings.Join(sel, ", ") + ", " + lang + from
+		rq.cols = append(rq.cols, column{json: "languageId", kind: kString, zero: true})
 		r.records = rq
-		r.render = func(p *Project, v []any) map[string]any {
-			o := r.object(v)
-			o["tmId"] = p.ID
-			return o
-		}
+		r.render = func(p *Project, v []any) map[string]any { return segmentShape(p, r.object(v)) }
 	case croql.Glossary:
 		r.cols = []column{
 			c("id", "ID", kInt, false),
@@ -280,11 +275,7 @@ func (b *resBuilder) build(ctxName string) (*resource, error) {
 			c("createdAt", "CreatedAt", kTime, false),
 			c("updatedAt", "UpdatedAt", kTime, true),
 		}
-		r.render = func(p *Project, v []any) map[string]any {
-			o := r.object(v)
-			o["glossaryId"] = p.ID
-			return o
-		}
+		r.render = func(p *Project, v []any) map[string]any { return termShape(p, r.object(v)) }
 	}
 	if b.err != nil {
 		return nil, b.err
@@ -341,6 +332,9 @@ const TimeLayout = "2006-01-02T15:04:05-07:00"
 func value(c column, v any) any {
 	if v == nil {
 		if c.zero {
+			if c.kind == kString {
+				return ""
+			}
 			return int64(0)
 		}
 		return nil

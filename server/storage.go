@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
@@ -37,6 +38,13 @@ type Project struct {
 	Logins map[int64]string
 	// Languages lists every language code of the project (source first).
 	Languages []string
+	// LanguageInfo describes the project's languages by code (the data
+	// file's languages entries; empty for data served from a DSN).
+	LanguageInfo map[string]schema.LanguageInfo
+	// Created and Updated are the earliest and the latest date of the
+	// project's strings (zero when unknown): its createdAt, updatedAt and
+	// lastActivity in the API.
+	Created, Updated time.Time
 	// Scratch is the scratch schema (PostgreSQL) or database (MySQL) the
 	// project was loaded into, or the SQLite file; Close removes it.
 	// Empty for data the storage did not create.
@@ -44,6 +52,8 @@ type Project struct {
 
 	db      *sql.DB
 	dialect compile.Dialect
+	// extras: the database has the API's extra tables (extras.go).
+	extras bool
 }
 
 // Dialect is the SQL dialect of the project's database.
@@ -207,6 +217,11 @@ func projectOf(id int64, data *schema.Project) *Project {
 	for _, c := range p.TargetLanguages {
 		add(&p.Languages, c)
 	}
+	p.LanguageInfo = make(map[string]schema.LanguageInfo, len(data.Languages))
+	for _, l := range data.Languages {
+		p.LanguageInfo[l.ID] = l
+	}
+	p.Created, p.Updated = dataDates(data)
 	return p
 }
 
@@ -257,13 +272,17 @@ func LoadSQLite(ctx context.Context, dir string, data ...*schema.Project) (_ *St
 			db.Close()
 			return nil, fmt.Errorf("server: loading project %d: %w", id, err)
 		}
+		if err := loadExtras(ctx, db.SQL, db.Dialect, d); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("server: loading project %d: %w", id, err)
+		}
 		// SQLite runs each query on the calling goroutine's CPU: more
 		// connections than twice the CPUs only queue inside the engine.
 		conns := 2 * runtime.GOMAXPROCS(0)
 		db.SQL.SetMaxOpenConns(conns)
 		db.SQL.SetMaxIdleConns(conns)
 		p := projectOf(id, d)
-		p.Scratch = file
+		p.Scratch, p.extras = file, true
 		if err := s.Add(p, db.SQL, db.Dialect, db.Close); err != nil {
 			db.Close()
 			return nil, err
@@ -293,8 +312,12 @@ func LoadServer(ctx context.Context, engineName, dsn string, data ...*schema.Pro
 			db.Close()
 			return nil, fmt.Errorf("server: loading project %d: %w", id, err)
 		}
+		if err := loadExtras(ctx, db.SQL, db.Dialect, d); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("server: loading project %d: %w", id, err)
+		}
 		p := projectOf(id, d)
-		p.Scratch = db.Schema
+		p.Scratch, p.extras = db.Schema, true
 		if err := s.Add(p, db.SQL, db.Dialect, db.Close); err != nil {
 			db.Close()
 			return nil, err
