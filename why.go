@@ -143,7 +143,11 @@ func (w *whyer) clause(n typecheck.Node, decides bool) (*Clause, error) {
 		// An operand decides alone when its value is the result of an and
 		// that fails or an or that holds; otherwise all of them do.
 		alone := (n.Op == ast.OpAnd && v == false) || (n.Op == ast.OpOr && v == true)
-		for _, op := range flatten(n.Op, n, nil) {
+		ops := []typecheck.Node{n.X, n.Y} // xor: a chain of xor is not one level
+		if n.Op != ast.OpXor {
+			ops = flatten(n.Op, n, nil)
+		}
+		for _, op := range ops {
 			d := decides
 			if alone {
 				ov, err := w.value(op)
@@ -231,9 +235,10 @@ func (w *whyer) elements(c *Clause, f *typecheck.Filter) error {
 	return nil
 }
 
-// flatten lists the operands of a chain of one logical operator op.
+// flatten lists the operands of a chain of one logical operator op (and,
+// or).
 func flatten(op ast.Op, n typecheck.Node, out []typecheck.Node) []typecheck.Node {
-	if l, ok := unwrap(n).(*typecheck.Logic); ok && l.Op == op && op != ast.OpXor {
+	if l, ok := unwrap(n).(*typecheck.Logic); ok && l.Op == op {
 		return flatten(op, l.Y, flatten(op, l.X, out))
 	}
 	return append(out, n)
