@@ -57,7 +57,7 @@ func sorted(ids []int64) []int64 {
 // `croql query --ids OLD` that `croql query --ids NEW` lacks, as onlyNew
 // the converse, and counts the rest as both.
 func TestPropDiffIsQueryDifference(t *testing.T) {
-	cases := 40
+	cases := 100
 	if testing.Short() {
 		cases = 10
 	}
