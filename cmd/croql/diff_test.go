@@ -153,7 +153,7 @@ func TestDiffText(t *testing.T) {
 		assert.Equal(t, "only OLD: 13, only NEW: 0, both: 33", lines[len(lines)-1])
 		assert.Len(t, lines, 3+13)
 		for _, l := range lines[2 : len(lines)-1] {
-			assert.True(t, strings.HasPrefix(l, "-"), l)
+			assert.Regexp(t, `^-\d+\t\S`, l, "-id, a tab and the string's text")
 		}
 	}
 }
