@@ -143,7 +143,11 @@ func (w *whyer) clause(n typecheck.Node, decides bool) (*Clause, error) {
 		// An operand decides alone when its value is the result of an and
 		// that fails or an or that holds; otherwise all of them do.
 		alone := (n.Op == ast.OpAnd && v == false) || (n.Op == ast.OpOr && v == true)
-		for _, op := range flatten(n.Op, n, nil) {
+		ops := []typecheck.Node{n.X, n.Y} // xor: a chain of xor is not one level
+		if n.Op != ast.OpXor {
+			ops = flatten(n.Op, n, nil)
+		}
+		for _, op := range ops {
 			d := decides
 			if alone {
 				ov, err := w.value(op)
@@ -231,9 +235,10 @@ func (w *whyer) elements(c *Clause, f *typecheck.Filter) error {
 	return nil
 }
 
-// flatten lists the operands of a chain of one logical operator op.
+// flatten lists the operands of a chain of one logical operator op (and,
+// or).
 func flatten(op ast.Op, n typecheck.Node, out []typecheck.Node) []typecheck.Node {
-	if l, ok := unwrap(n).(*typecheck.Logic); ok && l.Op == op && op != ast.OpXor {
+	if l, ok := unwrap(n).(*typecheck.Logic); ok && l.Op == op {
 		return flatten(op, l.Y, flatten(op, l.X, out))
 	}
 	return append(out, n)
@@ -311,7 +316,7 @@ func (w *whyer) setValue(c *Clause, t schema.Type, v any) {
 // String is the explanation as text, one clause a line, parts indented
 // under the clause they belong to:
 //
-//	string 3: no match
+//	3: no match
 //	`count of translations > 0 and is hidden` is false
 //	  `count of translations` = 3; `> 0` is true
 //	  `is hidden` is false  (decides)
@@ -343,15 +348,16 @@ func (c *Clause) write(b *strings.Builder, depth int, root *Clause) {
 	line := ""
 	// A comparison of one clause with literals reads on one line:
 	// `count of translations` = 3; `> 0` is true.
-	if len(kids) == 1 && len(kids[0].Clauses) == 0 && kids[0].Type != "bool" && kids[0].Span.Start == c.Span.Start && kids[0].Span.End < c.Span.End {
+	if len(kids) == 1 && len(kids[0].Clauses) == 0 && kids[0].Type != "bool" && kids[0].Span.Start == c.Span.Start &&
+		kids[0].Span.End < c.Span.End && len(c.Text) == c.Span.End-c.Span.Start {
 		k := kids[0]
 		rest := strings.TrimSpace(c.Text[k.Span.End-c.Span.Start:])
-		line = fmt.Sprintf("%s`%s` %s%s; `%s` is %s", indent, k.Text, k.equals(), k.elementsNote(), rest, shown)
+		line = fmt.Sprintf("%s`%s` %s%s; `%s` is %s", indent, oneLine(k.Text), k.equals(), k.elementsNote(), oneLine(rest), shown)
 		kids = nil
 	} else if c.Type == "bool" {
-		line = fmt.Sprintf("%s`%s` is %s%s", indent, c.Text, shown, c.elementsNote())
+		line = fmt.Sprintf("%s`%s` is %s%s", indent, oneLine(c.Text), shown, c.elementsNote())
 	} else {
-		line = fmt.Sprintf("%s`%s` %s%s", indent, c.Text, c.equals(), c.elementsNote())
+		line = fmt.Sprintf("%s`%s` %s%s", indent, oneLine(c.Text), c.equals(), c.elementsNote())
 	}
 	if c.Decides && c != root {
 		line += "  (decides)"
@@ -361,6 +367,17 @@ func (c *Clause) write(b *strings.Builder, depth int, root *Clause) {
 	for _, k := range kids {
 		k.write(b, depth+1, root)
 	}
+}
+
+// oneLine is s with line breaks and tabs as spaces, so that a clause of a
+// query written over several lines stays on its line.
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\r' || r == '\t' {
+			return ' '
+		}
+		return r
+	}, s)
 }
 
 // equals is "= value", or "is absent".
@@ -378,5 +395,5 @@ func (c *Clause) elementsNote() string {
 	if c.Of == "" {
 		return ""
 	}
-	return fmt.Sprintf(" (%d of %d `%s`)", c.Matched, c.Total, c.Of)
+	return fmt.Sprintf(" (%d of %d `%s`)", c.Matched, c.Total, oneLine(c.Of))
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -205,4 +206,22 @@ func TestWhyErrors(t *testing.T) {
 	assert.ErrorIs(t, err, croql.ErrMisuse)
 	_, err = q.Why(nil)
 	assert.ErrorIs(t, err, croql.ErrMisuse)
+}
+
+// TestWhyTextOneLinePerClause: a query written over several lines is
+// explained one clause a line, and a value past the text form's length is
+// cut there (JSON keeps it whole).
+func TestWhyTextOneLinePerClause(t *testing.T) {
+	env, err := croql.NewEnv(croql.Strings)
+	require.NoError(t, err)
+	q, diags := env.Compile("is hidden\n\tor text contains \"x\"")
+	require.False(t, diags.HasErrors())
+	long := strings.Repeat("y", 200)
+	e, err := q.Why(&schema.SourceString{ID: 2, Text: long})
+	require.NoError(t, err)
+	assert.Equal(t, "2: no match\n"+
+		"`is hidden  or text contains \"x\"` is false\n"+
+		"  `is hidden` is false  (decides)\n"+
+		"  `text` = \""+strings.Repeat("y", 78)+"…; `contains \"x\"` is false  (decides)\n", e.String())
+	assert.Equal(t, long, e.Clause.Clauses[1].Clauses[0].Value)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -27,9 +28,9 @@ func newDiffCmd(c *cli) *cobra.Command {
 		Use:   "diff [--data FILE] [--context C] [--language L] [--format text|json] [--engine memory|sqlite|postgres|mysql] [--dsn DSN] OLD NEW",
 		Short: "Show what changing a filter does: the objects only OLD matches and only NEW matches",
 		Long: "Runs the queries OLD and NEW over the objects of a context (of the project file, or the\n" +
-			"built-in demo project) and prints, like a unified diff, the ids of the objects only OLD\n" +
-			"matches (lines starting with -: the change removes them) and only NEW matches (+: the\n" +
-			"change adds them), in the data's order, then the counts. The two queries are the two\n" +
+			"built-in demo project) and prints, like a unified diff, the objects only OLD matches\n" +
+			"(lines starting with -: the change removes them) and only NEW matches (+: the change\n" +
+			"adds them), each as its id, a tab and its text, in the data's order, then the counts. The two queries are the two\n" +
 			"arguments (quote each). --format json prints {\"old\", \"new\", \"onlyOld\", \"onlyNew\",\n" +
 			"\"both\"} with the ids. --engine runs both queries on a SQL engine, as croql query does.\n" +
 			"Exit 0 whether or not the queries differ, 1 when a query has an error or the data cannot\n" +
@@ -179,15 +180,46 @@ func writeDiff(w io.Writer, format, old, new string, d *croql.Difference) error 
 	}
 	fmt.Fprintf(out, "--- OLD: %s (%d matches)\n", old, len(j.OnlyOld)+j.Both)
 	fmt.Fprintf(out, "+++ NEW: %s (%d matches)\n", new, len(j.OnlyNew)+j.Both)
-	for _, id := range j.OnlyOld {
-		fmt.Fprintf(out, "-%d\n", id)
+	for _, o := range d.OnlyOld {
+		writeDiffLine(out, '-', o)
 	}
-	for _, id := range j.OnlyNew {
-		fmt.Fprintf(out, "+%d\n", id)
+	for _, o := range d.OnlyNew {
+		writeDiffLine(out, '+', o)
 	}
 	fmt.Fprintf(out, "only OLD: %d, only NEW: %d, both: %d\n", len(j.OnlyOld), len(j.OnlyNew), j.Both)
 	return flush(out)
 }
+
+// writeDiffLine writes sign, the object's id, a tab and its text (a
+// string's text, a translation's, a TM segment's first record's, a term's,
+// a concept's subject), cut at maxLabel characters and kept on one line.
+func writeDiffLine(w io.Writer, sign byte, o any) {
+	id, _ := schema.ObjectID(o)
+	var label string
+	switch v := o.(type) {
+	case *schema.SourceString:
+		label = v.Text
+	case *schema.Translation:
+		label = v.Text
+	case *schema.TMSegment:
+		if len(v.Records) > 0 {
+			label = v.Records[0].Text
+		}
+	case *schema.GlossaryTerm:
+		label = v.Text
+	case *schema.GlossaryConcept:
+		label = v.Subject
+	}
+	label = strings.Join(strings.Fields(label), " ")
+	if r := []rune(label); len(r) > maxLabel {
+		label = string(r[:maxLabel-1]) + "…"
+	}
+	fmt.Fprintf(w, "%c%d\t%s\n", sign, id, label)
+}
+
+// maxLabel is the length, in characters, past which croql diff cuts an
+// object's text.
+const maxLabel = 60
 
 // idsOf is the ids of objs (never nil, so JSON has [] for none).
 func idsOf(objs []any) []int64 {

@@ -57,7 +57,7 @@ func sorted(ids []int64) []int64 {
 // `croql query --ids OLD` that `croql query --ids NEW` lacks, as onlyNew
 // the converse, and counts the rest as both.
 func TestPropDiffIsQueryDifference(t *testing.T) {
-	cases := 40
+	cases := 100
 	if testing.Short() {
 		cases = 10
 	}
@@ -153,7 +153,7 @@ func TestDiffText(t *testing.T) {
 		assert.Equal(t, "only OLD: 13, only NEW: 0, both: 33", lines[len(lines)-1])
 		assert.Len(t, lines, 3+13)
 		for _, l := range lines[2 : len(lines)-1] {
-			assert.True(t, strings.HasPrefix(l, "-"), l)
+			assert.Regexp(t, `^-\d+\t\S`, l, "-id, a tab and the string's text")
 		}
 	}
 }
@@ -170,4 +170,36 @@ func TestDiffUsage(t *testing.T) {
 	code, _, stderr = runCmd(t, "diff", "--dsn", "x", "is hidden", "is duplicate")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, "--dsn needs --engine")
+}
+
+// TestDiffEngines: croql diff prints the same on every engine: in memory,
+// on embedded SQLite, and on PostgreSQL and MySQL/MariaDB when
+// CROQL_POSTGRES_DSN and CROQL_MYSQL_DSN are set (a server CROQL_REQUIRE_DB
+// lists must be set).
+func TestDiffEngines(t *testing.T) {
+	engines := [][]string{{"--engine", "sqlite"}}
+	for _, e := range []struct{ name, env string }{{"postgres", "CROQL_POSTGRES_DSN"}, {"mysql", "CROQL_MYSQL_DSN"}} {
+		dsn := os.Getenv(e.env)
+		if dsn == "" {
+			if slices.Contains(strings.Split(os.Getenv("CROQL_REQUIRE_DB"), ","), e.name) {
+				t.Errorf("CROQL_REQUIRE_DB lists %s but %s is not set", e.name, e.env)
+			}
+			continue
+		}
+		engines = append(engines, []string{"--engine", e.name, "--dsn", dsn})
+	}
+	old, new := "count of comments > 0 or is duplicate", `count of translations where (text contains "a") > 0 and not is hidden`
+	code, want, stderr := runCmd(t, "diff", "--data", smallFixture, "--format", "json", old, new)
+	require.Equal(t, 0, code, stderr)
+	var d diffJSON
+	require.NoError(t, json.Unmarshal([]byte(want), &d))
+	require.NotEmpty(t, d.OnlyOld)
+	require.NotEmpty(t, d.OnlyNew)
+	for _, e := range engines {
+		t.Run(e[1], func(t *testing.T) {
+			code, got, stderr := runCmd(t, append(append([]string{"diff", "--data", smallFixture, "--format", "json"}, e...), old, new)...)
+			require.Equal(t, 0, code, stderr)
+			assert.Equal(t, want, got)
+		})
+	}
 }
