@@ -31,6 +31,7 @@ func (s *Server) apiRoutes() {
 	s.Handle("GET /api/v2/projects/{projectId}/files/{fileId}", s.api(s.getFile))
 	s.Handle("GET /api/v2/projects/{projectId}/labels", s.api(s.listLabels))
 	s.Handle("GET /api/v2/projects/{projectId}/labels/{labelId}", s.api(s.getLabel))
+	s.Handle("GET /api/v2/projects/{projectId}/languages/progress", s.api(s.projectProgress))
 }
 
 // pathID reads a positive integer path value.
@@ -172,43 +173,51 @@ func (s *Server) getOwned(ctxName string) func(*http.Request) (any, *httpError) 
 }
 
 // listOwned lists the TMs or glossaries of the readable projects (one
-// each). groupId (the platform's only other parameter) is honoured: every
-// TM and glossary is in the root group, 0.
+// each), with the platform's parameters: groupId (every TM and glossary
+// is in the root group, 0), userId (the owner: croql serve's have none,
+// userId 0) and orderBy.
 func (s *Server) listOwned(ctxName string) func(*http.Request) (any, *httpError) {
 	return func(r *http.Request) (any, *httpError) {
-		params, e := s.params(r, nil, false)
+		params, e := s.params(r, orderRes("id", "name", "userId", "languageId", "createdAt"), false)
 		if e != nil {
 			return nil, e
 		}
 		if params.croql != "" {
 			return nil, invalid("croql", "notSupported", "this list takes no croql")
 		}
-		q := r.URL.Query()
-		if g, ok := q["groupId"]; ok {
-			if n, ok := digits(g[0]); !ok || len(g) > 1 {
-				return nil, invalid("groupId", "notDigits", "groupId must be an integer")
-			} else if n != 0 {
-				return listBody([]any{}, params, 0), nil
-			}
-		}
 		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
 		defer cancel()
 		g, _ := GrantOf(r)
-		var all []*Project
+		var all []map[string]any
 		for _, p := range s.cfg.Storage.Projects() {
-			if g.Reads(p.ID) {
-				all = append(all, p)
+			if !g.Reads(p.ID) {
+				continue
 			}
-		}
-		page := []any{}
-		for i := params.offset; i < int64(len(all)) && i < params.offset+params.limit; i++ {
-			o, err := s.owned(ctx, all[i], ctxName)
+			o, err := s.owned(ctx, p, ctxName)
 			if err != nil {
 				return nil, s.dbError(r, ctx, "", err)
 			}
-			page = append(page, item{o})
+			all = append(all, o)
 		}
-		return listBody(page, params, int64(len(all))), nil
+		q := r.URL.Query()
+		for _, k := range []string{"groupId", "userId"} {
+			vs, ok := q[k]
+			if !ok {
+				continue
+			}
+			n, ok := digits(vs[0])
+			if !ok || len(vs) > 1 {
+				return nil, invalid(k, "notDigits", k+" must be an integer")
+			}
+			all = slices.DeleteFunc(all, func(o map[string]any) bool {
+				if k == "groupId" {
+					return n != 0
+				}
+				return o["userId"] != int(n)
+			})
+		}
+		sortObjects(all, params.orderBy, "id")
+		return pageOf(all, params), nil
 	}
 }
 

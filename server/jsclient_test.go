@@ -246,6 +246,9 @@ func checkJSResults(t *testing.T, p *schema.Project, res map[string]jsResult) {
 	works("labels.orderBy", labels)
 	works("labels.get", []int64{1})
 
+	works("progress.project", nil)
+	require.Len(t, res["progress.project"].IDs, len(p.TargetLanguages))
+
 	works("upload.storage", nil)
 	works("upload.createFile", nil)
 	works("upload.strings", nil)

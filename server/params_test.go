@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -225,6 +226,18 @@ func TestListParameters(t *testing.T) {
 			require.Equal(t, http.StatusOK, status)
 			require.Empty(t, body["data"])
 			refusedWith(t, g, "/api/v2/projects", url.Values{"hasManagerAccess": {"1"}}, "hasManagerAccess")
+
+			// TMs and glossaries: one each, in the root group, owned by no
+			// user (userId 0).
+			for _, path := range []string{"/api/v2/tms", "/api/v2/glossaries"} {
+				for q, n := range map[string]int{"groupId=0": 1, "groupId=3": 0, "userId=0": 1, "userId=13": 0, "orderBy=name desc": 1} {
+					k, v, _ := strings.Cut(q, "=")
+					status, body := get(t, hs, path, url.Values{k: {v}})
+					require.Equal(t, http.StatusOK, status, "%s %s: %v", path, q, body)
+					require.Len(t, body["data"], n, "%s %s", path, q)
+				}
+				refusedWith(t, g, path, url.Values{"orderBy": {"terms"}}, "orderBy")
+			}
 		})
 	}
 }

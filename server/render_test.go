@@ -56,13 +56,6 @@ func optInt(p *int64) any {
 	return float64(*p)
 }
 
-func optStr(p *string) any {
-	if p == nil {
-		return nil
-	}
-	return *p
-}
-
 // TestObjectsRendered: every field of every object equals the data, on
 // every engine (booleans, nulls, datetimes, the translation's string).
 func TestObjectsRendered(t *testing.T) {

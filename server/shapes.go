@@ -25,18 +25,6 @@ func apiStringType(croqlType string) string {
 	return "text"
 }
 
-// croqlStringType is the stored type of an API type ("text" is plain or
-// plural).
-func croqlStringTypes(apiType string) []string {
-	switch apiType {
-	case "text":
-		return []string{"plain", "plural"}
-	case "icu", "asset":
-		return []string{apiType}
-	}
-	return nil
-}
-
 // stringShape completes a string row (the columns of resource strings)
 // into the platform's String object.
 func stringShape(p *Project, o map[string]any) map[string]any {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/croql/croql"
 	"github.com/croql/croql/client"
+	"github.com/croql/croql/internal/evaltest"
 	"github.com/croql/croql/schema"
 	"github.com/croql/croql/server"
 )
@@ -96,44 +97,10 @@ func evalIDs(t testing.TB, p *schema.Project, ctx, lang, src string) []int64 {
 	return ids
 }
 
-// topTranslations is what the translations list answers for the matching
-// translations ids of language lang: per string (per plural form of a
-// plural string), an approved translation before others, then the most
-// recently updated, then the highest id (docs/serve.md).
+// topTranslations is what the translations list answers for the
+// matching translations ids (evaltest.TopTranslations).
 func topTranslations(p *schema.Project, lang string, ids []int64) []int64 {
-	match := map[int64]bool{}
-	for _, id := range ids {
-		match[id] = true
-	}
-	plural := map[int64]bool{}
-	for _, s := range p.Strings {
-		plural[s.ID] = s.Type == "plural"
-	}
-	type key struct {
-		str  int64
-		form string
-	}
-	top := map[key]schema.Translation{}
-	for _, tr := range p.Translations() {
-		if tr.Language != lang || !match[tr.ID] {
-			continue
-		}
-		k := key{tr.StringID, ""}
-		if plural[tr.StringID] {
-			k.form = tr.PluralForm
-		}
-		cur, ok := top[k]
-		if !ok || (len(tr.Approvals) > 0) != (len(cur.Approvals) > 0) && len(tr.Approvals) > 0 ||
-			(len(tr.Approvals) > 0) == (len(cur.Approvals) > 0) && (tr.Updated > cur.Updated || tr.Updated == cur.Updated && tr.ID > cur.ID) {
-			top[k] = tr
-		}
-	}
-	out := []int64{}
-	for _, tr := range top {
-		out = append(out, tr.ID)
-	}
-	slices.Sort(out)
-	return out
+	return evaltest.TopTranslations(p, lang, ids)
 }
 
 func TestLintBeforeSend(t *testing.T) {

@@ -164,13 +164,17 @@ func isJSON(r *http.Request) bool {
 	return mt == "application/json"
 }
 
+// badBody is the message of a two-step request whose body is not JSON.
+const badBody = `The body must be a JSON object such as {"storageId":1,"name":"app.json"}`
+
 // readJSON decodes a small JSON body into v.
-func readJSON(w http.ResponseWriter, r *http.Request, v any) error {
+func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20))
 	if err := dec.Decode(v); err != nil {
-		return errors.New("The body must be a JSON object such as {\"storageId\":1,\"name\":\"app.json\"}")
+		writeError(w, http.StatusBadRequest, badBody)
+		return false
 	}
-	return nil
+	return true
 }
 
 // filesHandler is POST /projects/{projectId}/files: the two-step form
@@ -193,8 +197,7 @@ func (p *Platform) filesHandler(s *server.Server) http.Handler {
 			BranchID    *int64 `json:"branchId"`
 			DirectoryID *int64 `json:"directoryId"`
 		}
-		if err := readJSON(w, r, &req); err != nil {
-			writeError(w, http.StatusBadRequest, err.Error())
+		if !readJSON(w, r, &req) {
 			return
 		}
 		st, ok := p.storages.get(req.StorageID)
@@ -248,8 +251,7 @@ func (p *Platform) uploadTranslation(s *server.Server) http.Handler {
 			StorageID int64 `json:"storageId"`
 			FileID    int64 `json:"fileId"`
 		}
-		if err := readJSON(w, r, &req); err != nil {
-			writeError(w, http.StatusBadRequest, err.Error())
+		if !readJSON(w, r, &req) {
 			return
 		}
 		st, ok := p.storages.get(req.StorageID)

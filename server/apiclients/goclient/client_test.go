@@ -225,6 +225,14 @@ func TestModelsByReflection(t *testing.T) {
 				{"/api/v2/glossaries/1/terms?limit=500", reflect.TypeFor[model.Term](), none},
 				{"/api/v2/glossaries/1/terms/" + itoa(p.GlossaryTerms[0].ID), reflect.TypeFor[model.Term](), none},
 			}
+			// Language progress: branchId and fileId belong to the file and
+			// branch progress the model shares; the model's "etag" is the
+			// JS client's and the platform's "eTag".
+			cases = append(cases, struct {
+				path string
+				typ  reflect.Type
+				skip map[string]bool
+			}{"/api/v2/projects/1/languages/progress", reflect.TypeFor[model.TranslationProgress](), map[string]bool{"branchId": true, "fileId": true, "etag": true}})
 			for _, c := range cases {
 				objs := raw(t, base, c.path)
 				require.NotEmpty(t, objs, c.path)
@@ -419,10 +427,17 @@ func TestGoClient(t *testing.T) {
 			_, _, err = c.Glossaries.ListTerms(ctx, 1, &model.TermsListOptions{LanguageID: "de", CroQL: `text contains "a"`})
 			requireRefused(t, err, "languageId")
 
+			prog, _, err := c.TranslationStatus.GetProjectProgress(ctx, 1, nil)
+			require.NoError(t, err)
+			require.Len(t, prog, len(p.TargetLanguages))
+			require.NotZero(t, prog[0].Phrases["total"])
+
 			// Files and labels.
 			files, _, err := c.SourceFiles.ListFiles(ctx, 1, nil)
 			require.NoError(t, err)
 			require.Len(t, files, len(p.Files))
+			_, _, err = c.SourceFiles.ListFiles(ctx, 1, &model.FileListOptions{DirectoryID: 1})
+			requireRefused(t, err, "directoryId")
 			f1, _, err := c.SourceFiles.GetFile(ctx, 1, files[0].ID)
 			require.NoError(t, err)
 			require.Equal(t, files[0].Name, f1.Name)

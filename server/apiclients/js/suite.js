@@ -60,6 +60,7 @@ const models = {
   Label: declared('labels', 'Label'),
   Storage: declared('uploadStorage', 'Storage'),
   UploadTranslationResponse: declared('translations', 'UploadTranslationResponse'),
+  LanguageProgress: declared('translationStatus', 'LanguageProgress'),
 };
 
 const missing = [];
@@ -67,6 +68,7 @@ function check(model, o, where) {
   for (const f of models[model]) {
     if (!(f in o)) missing.push(`${where}: ${model}.${f}`);
   }
+  if (model === 'LanguageProgress' && o.language) check('Language', o.language, where + '.language');
   if (model === 'Project') {
     if (o.sourceLanguage) check('Language', o.sourceLanguage, where + '.sourceLanguage');
     (o.targetLanguages || []).forEach((l, i) => check('Language', l, `${where}.targetLanguages[${i}]`));
@@ -178,6 +180,8 @@ async function main() {
   await run('files.orderBy', 'File', () => f.listProjectFiles(1, { orderBy: 'name desc' }));
   await run('files.directoryId', 'File', () => f.listProjectFiles(1, { directoryId: 1 }));
   await run('files.get', 'File', () => f.getFile(1, 1));
+
+  await run('progress.project', 'LanguageProgress', () => client.translationStatusApi.getProjectProgress(1));
 
   const lb = client.labelsApi;
   await run('labels.list', 'Label', () => lb.listLabels(1));
