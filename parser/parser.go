@@ -368,7 +368,7 @@ func isNotNull(toks []lexer.Token, at, nx int) (spelling, bool) {
 	}
 	prev, next := &toks[p], &toks[nx]
 	first := strings.ToLower(next.Value[:wordEnd(next.Value, 0)])
-	if (first != "null" && first != "empty") || !isIdentTok(prev) {
+	if !isNullWord(first) || !isIdentTok(prev) {
 		return spelling{}, false
 	}
 	words := strings.Fields(prev.Value)
@@ -397,13 +397,14 @@ func inList(src string, toks []lexer.Token, lp int) (spelling, bool) {
 	}
 	inStart := prev.Pos.Offset + len(prev.Value) - len(words[len(words)-1])
 	field := strings.Join(words[:len(words)-1], " ")
+	fieldStart := prev.Pos.Offset
 	negated := false
 	from := ip
 	with := &lexer.Token{Type: tLeaf, Pos: lexer.Position{Offset: prev.Pos.Offset, Column: standInColumn}}
 	if np, idp := near(toks, ip, -1), near(toks, ip, -2); field == "" && np >= 0 && idp >= 0 {
 		if not, id := &toks[np], &toks[idp]; not.Type == tNot && isIdentTok(id) {
 			field, negated = strings.Join(strings.Fields(id.Value), " "), true
-			inStart = not.Pos.Offset
+			inStart, fieldStart = not.Pos.Offset, id.Pos.Offset
 			from, with = np, nil
 		}
 	}
@@ -454,6 +455,17 @@ func inList(src string, toks []lexer.Token, lp int) (spelling, bool) {
 	d := diag.Errorf(diag.ClassSyntax, "in-list", diag.Span{Start: inStart, End: end}, "CroQL has no `in`: write `%s`", want)
 	if depth != 0 {
 		d = d.WithHint("the list is not closed with `)`")
+	} else if field != "X" && len(items) == len(parts) {
+		// The fix replaces `F in (a, b)` (or `F not in (a, b)`) whole, in
+		// parentheses when there is more than one item, so that the
+		// comparisons group as the list did in any operand place. The
+		// checker keeps it only when the fixed query checks
+		// (typecheck.CheckFixes).
+		fix := want
+		if len(parts) > 1 {
+			fix = "(" + want + ")"
+		}
+		d = d.WithSugarFix(diag.Span{Start: fieldStart, End: end}, fix)
 	}
 	to := lp
 	for to < len(toks)-1 && toks[to].Pos.Offset < end {

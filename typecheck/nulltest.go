@@ -10,7 +10,8 @@ import (
 )
 
 // RuleNullTest is the parser's rule for `X is null`, `X is not null`,
-// `X is empty` and `X is not empty`, which CroQL does not have.
+// `X is empty`, `X is not empty`, `X is absent` and `X is not absent`,
+// which CroQL does not have.
 const RuleNullTest = "null-test"
 
 // FixNullTests returns diags with every null-test diagnostic of src made
@@ -81,10 +82,10 @@ func fixNullTest(cfg Config, src string, d diag.Diagnostic, what string, negated
 				}
 				d.Message = fmt.Sprintf("CroQL has no `%s`: for `%s` write `%s`", phrase, subject, repl)
 				d.Hint = ""
-				if what == "null" {
+				if what != "empty" {
 					d.Hint = "an ordering with an absent value is false, and = is null-safe (absent = absent is true)"
 				}
-				d.Fixes = []diag.Fix{{Span: diag.Span{Start: a, End: d.Span.End}, Text: repl}}
+				d.Fixes = []diag.Fix{{Span: diag.Span{Start: a, End: d.Span.End}, Text: repl, Sugar: true}}
 				return d
 			}
 		}
