@@ -408,6 +408,21 @@ func inList(src string, toks []lexer.Token, lp int) (spelling, bool) {
 			from, with = np, nil
 		}
 	}
+	if field != "" {
+		// The field is a member chain when names and `of` come before it:
+		// `id of file in (1, 2)` is about `id of file`.
+		first := ip
+		if negated {
+			first = near(toks, ip, -2)
+		}
+		if start := memberChainStart(toks, first); start < fieldStart {
+			end := inStart
+			if negated {
+				end = toks[first].Pos.Offset + len(toks[first].Value)
+			}
+			field, fieldStart = strings.Join(strings.Fields(src[start:end]), " "), start
+		}
+	}
 	open := toks[lp].Pos.Offset
 	// Collect the items up to the matching ")".
 	var items []string
@@ -472,6 +487,19 @@ func inList(src string, toks []lexer.Token, lp int) (spelling, bool) {
 		to++
 	}
 	return spelling{d: d, from: from, to: to, with: with, list: diag.Span{Start: open, End: end}}, true
+}
+
+// memberChainStart returns the offset of the first name of the member
+// chain (`a of b of c`) that ends with the name toks[i].
+func memberChainStart(toks []lexer.Token, i int) int {
+	start := toks[i].Pos.Offset
+	for {
+		of, name := near(toks, i, -1), near(toks, i, -2)
+		if of < 0 || name < 0 || toks[of].Type != tLink || !strings.EqualFold(toks[of].Value, "of") || !isIdentTok(&toks[name]) {
+			return start
+		}
+		i, start = name, toks[name].Pos.Offset
+	}
 }
 
 // spellingDiags sorts the spellings, leaves out the scanner's reports on

@@ -18,10 +18,10 @@ const RuleNullTest = "null-test"
 // specific to the type of its subject: the message says what to write
 // for that type, and a fix replaces the subject and its `is null` with it.
 // A fix is offered only when the query with the fix applied parses with
-// parse (the caller's parser) and checks without an error under cfg, so
-// every fix type-checks; a null test whose subject cannot be found that
-// way (another error in the query, say) keeps the parser's general
-// message. The forms are exact, by the rules of absent values
+// parse (the caller's parser) and checks under cfg without an error in
+// the replaced text, so every fix type-checks; a null test whose subject
+// cannot be found that way (another syntax error in the query, say) keeps
+// the parser's general message. The forms are exact, by the rules of absent values
 // (docs/language.md): for a number F, `F is null` is
 // `not (F >= 0 or F < 0)` (an ordering with an absent operand is false);
 // for a string `not (F >= "")`; for a datetime
@@ -57,12 +57,15 @@ func FixNullTests(cfg Config, src string, diags diag.List, parse func(string) (a
 const maxSubjectWords = 12
 
 func fixNullTest(cfg Config, src string, d diag.Diagnostic, what string, negated bool, parse func(string) (ast.Expr, diag.List)) diag.Diagnostic {
-	clean := func(q string) bool {
+	// A form fits when the query with it parses and checks without an
+	// error in the form: the subject's type is known only from a check.
+	fits := func(a int, repl string) bool {
+		q := src[:a] + repl + src[d.Span.End:]
 		tree, pd := parse(q)
 		if pd.HasErrors() || tree == nil {
 			return false
 		}
-		return !Check(cfg, q, tree).Diags.HasErrors()
+		return !errorAt(Check(cfg, q, tree).Diags, diag.Span{Start: a, End: a + len(repl)})
 	}
 	// Subjects are tried shortest first: each start of a word before the
 	// `is`, going back.
@@ -75,7 +78,7 @@ func fixNullTest(cfg Config, src string, d diag.Diagnostic, what string, negated
 		subject := strings.TrimSpace(src[a:d.Span.Start])
 		for _, form := range nullForms(what, negated) {
 			repl := form(subject)
-			if clean(src[:a] + repl + src[d.Span.End:]) {
+			if fits(a, repl) {
 				phrase := "is " + what
 				if negated {
 					phrase = "is not " + what
