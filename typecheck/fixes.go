@@ -21,8 +21,9 @@ const MaxCheckedFixes = 32
 // are checked once that error is fixed too. So applying a fix removes its
 // diagnostic, and a fix of a query's only error yields a query that checks
 // clean, unless a logic error was hidden behind a syntax error (the
-// checker runs only on text that parses). Warnings' fixes are kept as
-// they are.
+// checker runs only on text that parses). A hint that is the text of a
+// fix that does not check ("write `...`") is dropped with it. Warnings'
+// fixes are kept as they are.
 func CheckFixes(cfg Config, src string, diags diag.List, parse func(string) (ast.Expr, diag.List)) diag.List {
 	if !diags.HasErrors() {
 		return diags
@@ -50,6 +51,12 @@ func CheckFixes(cfg Config, src string, diags diag.List, parse func(string) (ast
 			out = slices.Clone(diags)
 		}
 		out[i].Fixes = kept
+		// A hint that is the text of a fix that does not check goes with it.
+		for _, f := range d.Fixes {
+			if d.Hint == "write `"+f.Text+"`" && !slices.Contains(kept, f) {
+				out[i].Hint = ""
+			}
+		}
 	}
 	if out == nil {
 		return diags

@@ -201,10 +201,11 @@ func (c *checker) unknown(n *ast.Ident, scopes []*schema.Object) diag.Diagnostic
 	// 2. A field of another object: say where it lives, and the way there.
 	var owners []string
 	for _, o := range c.cfg.Catalog.Objects {
-		if f, ok := o.Field(n.Name); ok && !slices.Contains(scopes, o) {
+		if _, ok := o.Field(n.Name); ok && !slices.Contains(scopes, o) {
 			owners = append(owners, o.Name)
 			if path := pathTo(scopes, o); path != "" {
-				d.Message = fmt.Sprintf("`%s` is a field of %s, not of %s", n.Name, plural(o.Name), article(inner.Name))
+				d.Message = fmt.Sprintf("`%s` is a field of %s, not of %s: test it on them with `count of %s where (...) > 0`",
+					n.Name, plural(o.Name), article(inner.Name), path)
 				// The condition the name stands in, tested on some element:
 				// `count of votes > 0` on strings is
 				// `count of translations where (count of votes > 0) > 0`.
@@ -212,11 +213,7 @@ func (c *checker) unknown(n *ast.Ident, scopes []*schema.Object) diag.Diagnostic
 					fix := fmt.Sprintf("count of %s where (%s) > 0", path, c.text(t.Span()))
 					return d.WithHint("write `%s`", fix).WithFix(t.Span(), fix)
 				}
-				use := f.Name
-				if f.Type.Kind != schema.Bool && !f.BoolAlso {
-					use = f.Name + " = ..."
-				}
-				return d.WithHint("write `count of %s where (%s) > 0`", path, use)
+				return d
 			}
 		}
 	}
