@@ -14,6 +14,7 @@ import (
 	"github.com/croql/croql/demo"
 	"github.com/croql/croql/diag"
 	"github.com/croql/croql/schema"
+	"github.com/croql/croql/typecheck"
 )
 
 // sugarClock is the clock of the sugar tests: inside the demo project's
@@ -217,4 +218,25 @@ func ExampleEnv_Lower() {
 	// null-test: file is absent => not (id of file >= 0 or id of file < 0)
 	// bad-datetime: 'today - 7 days' => '2024-03-08'
 	// 0 diagnostics
+}
+
+// TestFixBudget: a query full of fixable errors gets at most
+// typecheck.MaxCheckedFixes checked fixes, and a long one fewer (its
+// re-checks stay within typecheck.MaxCheckedBytes); none is unchecked.
+func TestFixBudget(t *testing.T) {
+	env := sugarEnv(t, schema.CtxStrings)
+	count := func(src string) int {
+		_, diags := env.Check(src)
+		n := 0
+		for _, d := range diags {
+			n += len(d.Fixes)
+		}
+		return n
+	}
+	many := strings.Repeat("fileId = 1 and ", 45) + "is hidden"
+	assert.Equal(t, typecheck.MaxCheckedFixes, count(many))
+	pad := `text != "` + strings.Repeat("x", 60<<10) + `"`
+	long := "fileId = 1 and " + strings.Repeat("branchId = 2 and ", 10) + pad
+	got := count(long)
+	assert.Equal(t, typecheck.MaxCheckedBytes/len(long), got, "fixes of a %d-byte query", len(long))
 }

@@ -7,10 +7,14 @@ import (
 	"github.com/croql/croql/diag"
 )
 
-// MaxCheckedFixes bounds how many fixes of one query CheckFixes re-checks;
-// the fixes past it are not offered. Each costs a parse and a check of the
-// query.
-const MaxCheckedFixes = 32
+// MaxCheckedFixes bounds how many fixes of one query CheckFixes re-checks,
+// and MaxCheckedBytes the text they re-check in all (so a long query gets
+// fewer); the fixes past either are not offered. Each costs a parse and a
+// check of the query.
+const (
+	MaxCheckedFixes = 32
+	MaxCheckedBytes = 256 << 10
+)
 
 // CheckFixes returns diags (the diagnostics of src) with null tests made
 // specific to their subject (FixNullTests) and every fix of an error
@@ -32,17 +36,18 @@ func CheckFixes(cfg Config, src string, diags diag.List, parse func(string) (ast
 		diags = FixNullTests(cfg, src, diags, parse)
 	}
 	var out diag.List
-	budget := MaxCheckedFixes
+	fixes, bytes := MaxCheckedFixes, MaxCheckedBytes
 	for i, d := range diags {
 		if d.Severity != diag.Error || len(d.Fixes) == 0 {
 			continue
 		}
 		var kept []diag.Fix
 		for _, f := range d.Fixes {
-			if budget > 0 && FixChecks(cfg, src, f, parse) {
+			cost := len(src) - f.Span.Len() + len(f.Text)
+			if fixes > 0 && bytes >= cost && FixChecks(cfg, src, f, parse) {
 				kept = append(kept, f)
 			}
-			budget--
+			fixes, bytes = fixes-1, bytes-cost
 		}
 		if len(kept) == len(d.Fixes) {
 			continue
