@@ -240,3 +240,48 @@ func TestFixBudget(t *testing.T) {
 	got := count(long)
 	assert.Equal(t, typecheck.MaxCheckedBytes/len(long), got, "fixes of a %d-byte query", len(long))
 }
+
+// TestFieldOfAnotherObjectFix: a field of a collection's elements used at
+// the root gets the condition tested on some element as a fix, and it
+// checks: `count of votes > 0` on strings is
+// `count of translations where (count of votes > 0) > 0`, the strings with
+// a translation that has a vote.
+func TestFieldOfAnotherObjectFix(t *testing.T) {
+	env := sugarEnv(t, schema.CtxStrings)
+	for src, want := range map[string]string{
+		`count of votes > 0`:                  `count of translations where (count of votes > 0) > 0`,
+		`is hidden and provider = "tm"`:       `is hidden and count of translations where (provider = "tm") > 0`,
+		`not is approved`:                     `not count of languages summary where (is approved) > 0`,
+		`count of comments where (votes) > 0`: ``, // votes is a collection: no condition, no fix
+	} {
+		_, diags := env.Check(src)
+		require.Len(t, diags, 1, src)
+		d := diags[0]
+		assert.Equal(t, "unknown-field", d.Rule)
+		if want == "" {
+			assert.Empty(t, d.Fixes, src)
+			assert.Empty(t, d.Hint, src)
+			continue
+		}
+		require.Len(t, d.Fixes, 1, src)
+		assert.False(t, d.Fixes[0].Sugar, "a guess, not sugar")
+		assert.Equal(t, want, applyFix(src, d.Fixes[0]))
+		assert.Equal(t, "write `"+d.Fixes[0].Text+"`", d.Hint)
+		_, again := env.Check(want)
+		assert.Empty(t, again, want)
+	}
+
+	q, diags := env.Compile(`count of translations where (count of votes > 0) > 0`)
+	require.Empty(t, diags)
+	n := 0
+	p := demo.Default()
+	for i := range p.Strings {
+		o := &p.Strings[i]
+		voted := slices.ContainsFunc(o.Translations, func(tr schema.Translation) bool { return len(tr.Votes) > 0 })
+		assert.Equal(t, voted, q.Match(o))
+		if voted {
+			n++
+		}
+	}
+	assert.Positive(t, n, "the demo has strings with votes")
+}
