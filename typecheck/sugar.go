@@ -122,8 +122,9 @@ const maxRelative = 1_000_000
 
 // relativeDate reads a relative date: `today`, `yesterday`, `tomorrow` or
 // `now`, optionally followed by `+` or `-`, a number and a unit; `N units
-// ago`; or JQL's `-Nd` (d, w, h, m: days, weeks, hours, minutes). Units are
-// minutes, hours, days, weeks, months and years (singular or plural).
+// ago`; or JQL's `-Nd`. Units are minutes, hours, days, weeks, months and
+// years (singular or plural), or JQL's letters d, w, h, m (days, weeks,
+// hours, minutes). Spaces between the parts are optional.
 // today, yesterday and tomorrow are midnights in loc; now, `ago` and the
 // JQL form count from the clock's instant, to the second. Days, weeks,
 // months and years are calendar steps (time.AddDate: Jan 31 + 1 month is
@@ -133,24 +134,7 @@ func relativeDate(text string, now time.Time, loc *time.Location) (time.Time, bo
 	now = now.In(loc).Truncate(time.Second)
 	y, m, d := now.Date()
 	today := time.Date(y, m, d, 0, 0, 0, 0, loc)
-	words := strings.Fields(strings.ToLower(text))
-	// Split a sign or a JQL unit letter glued to its number: -7d, +2 weeks.
-	var toks []string
-	for _, w := range words {
-		if len(w) > 1 && (w[0] == '-' || w[0] == '+') {
-			toks = append(toks, w[:1])
-			w = w[1:]
-		}
-		j := 0
-		for j < len(w) && w[j] >= '0' && w[j] <= '9' {
-			j++
-		}
-		if j > 0 && j < len(w) {
-			toks = append(toks, w[:j], w[j:])
-			continue
-		}
-		toks = append(toks, w)
-	}
+	toks := relativeTokens(strings.ToLower(text))
 	var base time.Time
 	switch {
 	case len(toks) == 0:
@@ -164,13 +148,13 @@ func relativeDate(text string, now time.Time, loc *time.Location) (time.Time, bo
 	case toks[0] == "now":
 		base = now
 	case len(toks) == 3 && toks[2] == "ago":
-		return shift(now, -1, toks[0], toks[1], false)
+		return shift(now, -1, toks[0], toks[1])
 	case len(toks) == 3 && (toks[0] == "-" || toks[0] == "+"):
 		sign := 1
 		if toks[0] == "-" {
 			sign = -1
 		}
-		return shift(now, sign, toks[1], toks[2], true)
+		return shift(now, sign, toks[1], toks[2])
 	default:
 		return time.Time{}, false
 	}
@@ -186,31 +170,57 @@ func relativeDate(text string, now time.Time, loc *time.Location) (time.Time, bo
 		default:
 			return time.Time{}, false
 		}
-		return shift(base, sign, toks[2], toks[3], false)
+		return shift(base, sign, toks[2], toks[3])
 	}
 	return time.Time{}, false
 }
 
-// shift moves t by sign × n units; jql admits only JQL's unit letters.
-func shift(t time.Time, sign int, n, unit string, jql bool) (time.Time, bool) {
+// relativeTokens splits a relative date into words, numbers and signs,
+// with or without spaces between them: "today-7days" is today, -, 7, days.
+// It returns nil for any other character.
+func relativeTokens(s string) []string {
+	var toks []string
+	for i := 0; i < len(s); {
+		c := s[i]
+		j := i + 1
+		switch {
+		case c == ' ' || c == '\t':
+			i = j
+			continue
+		case c == '-' || c == '+':
+		case c >= '0' && c <= '9':
+			for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+				j++
+			}
+		case c >= 'a' && c <= 'z':
+			for j < len(s) && s[j] >= 'a' && s[j] <= 'z' {
+				j++
+			}
+		default:
+			return nil
+		}
+		toks = append(toks, s[i:j])
+		i = j
+	}
+	return toks
+}
+
+// shift moves t by sign × n units (a unit's name, or JQL's letter).
+func shift(t time.Time, sign int, n, unit string) (time.Time, bool) {
 	k, err := strconv.Atoi(n)
 	if err != nil || k < 0 || k > maxRelative {
 		return time.Time{}, false
 	}
 	k *= sign
-	if jql {
-		switch unit {
-		case "d":
-			unit = "days"
-		case "w":
-			unit = "weeks"
-		case "h":
-			unit = "hours"
-		case "m":
-			unit = "minutes"
-		default:
-			return time.Time{}, false
-		}
+	switch unit {
+	case "d":
+		unit = "days"
+	case "w":
+		unit = "weeks"
+	case "h":
+		unit = "hours"
+	case "m":
+		unit = "minutes"
 	}
 	unit = strings.TrimSuffix(unit, "s")
 	var out time.Time
