@@ -135,8 +135,10 @@ var hidden = map[string]bool{
 	"if-operand": true, "member-name": true, "too-many-errors": true,
 }
 
-// writeHint is a hint that gives the replacement text whole.
-var writeHint = regexp.MustCompile("^write `([^`]*)`$")
+// writeHint is a hint that ends with the replacement text whole ("write
+// `Q`", "compare the count: `Q`"); an example ("for example `Q`") is not
+// one.
+var writeHint = regexp.MustCompile("(?:^write |: |: write )`([^`]*)`$")
 
 // TestFixesRecheck is the property that every hint and fix re-checks. For
 // every bad query and every fix of each of its diagnostics, the text with
@@ -152,8 +154,8 @@ var writeHint = regexp.MustCompile("^write `([^`]*)`$")
 //     only logic error, or of its only error when no error hides behind
 //     it, yields a query that checks clean.
 //
-// And a hint that says "write `Q`" is the text of one of its diagnostic's
-// fixes: such a hint is checked as the fix is.
+// And a hint that ends with "write `Q`" or ": `Q`" is the text of one of
+// its diagnostic's fixes: such a hint is checked as the fix is.
 func TestFixesRecheck(t *testing.T) {
 	queries := badQueries(t)
 	envs := map[string]*croql.Env{}

@@ -27,7 +27,7 @@ var apiNames = map[string]map[string]apiName{
 		"createdat":  {text: "added"},
 		"updatedat":  {text: "updated"},
 		"stringid":   {note: "CroQL has no string id: select strings by `identifier = \"...\"`, by `id of file = N` or by text"},
-		"languageid": {note: "a string has translations in many languages: write `count of translations where (language = @language:\"uk\") > 0`"},
+		"languageid": {note: "a string has translations in many languages: test them with, for example, `count of translations where (language = @language:\"de\") > 0`"},
 		"projectid":  {note: "the project is in the endpoint's path (/projects/{projectId}/strings); the query does not name it"},
 	},
 	"translation (translations context)": {
