@@ -285,3 +285,27 @@ func TestFieldOfAnotherObjectFix(t *testing.T) {
 	}
 	assert.Positive(t, n, "the demo has strings with votes")
 }
+
+// BenchmarkCheckFixes measures Env.Check on queries whose fixes are
+// re-checked (typecheck.CheckFixes): what a lint of a wrong query costs.
+//
+//	go test -run '^$' -bench BenchmarkCheckFixes -benchmem .
+func BenchmarkCheckFixes(b *testing.B) {
+	env, err := croql.NewEnv(croql.Strings)
+	require.NoError(b, err)
+	for name, src := range map[string]string{
+		"in-list-and-absent": `identifier in ("a", "b") and file is absent`,
+		"field-of-element":   `count of votes > 0 and not is hidden`,
+		"misspelt":           `is hiden and fileId = 5`,
+		"relative-date":      `added > 'today - 7 days' and "welcome"`,
+	} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, diags := env.Check(src); !diags.HasErrors() {
+					b.Fatal("no error")
+				}
+			}
+		})
+	}
+}
