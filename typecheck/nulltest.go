@@ -31,6 +31,17 @@ const RuleNullTest = "null-test"
 // is never absent, `count of F = 0`. `is empty` is `F = ""` for a string
 // and `count of F = 0` for a collection.
 func FixNullTests(cfg Config, src string, diags diag.List, parse func(string) (ast.Expr, diag.List)) diag.List {
+	// A fix needs the query to parse with it: with another syntax error
+	// none can, so none is looked for.
+	syntax := 0
+	for _, d := range diags {
+		if d.Code == diag.ClassSyntax && d.Severity == diag.Error {
+			syntax++
+		}
+	}
+	if syntax != 1 {
+		return diags
+	}
 	var out diag.List
 	for i, d := range diags {
 		if d.Rule != RuleNullTest || d.Code != diag.ClassSyntax || d.Span.Start < 0 || d.Span.End > len(src) || d.Span.Start >= d.Span.End {
