@@ -209,7 +209,7 @@ func (e *Env) Check(src string) (*typecheck.Query, diag.List) {
 func (e *Env) check(src string) *typecheck.Query {
 	tree, diags := e.parser.Parse(src)
 	if diags.HasErrors() || tree == nil {
-		diags = typecheck.FixNullTests(e.cfg.check, src, diags, e.parser.Parse)
+		diags = typecheck.CheckFixes(e.cfg.check, src, diags, e.parser.Parse)
 		diags.Sort()
 		return &typecheck.Query{Source: src, Context: e.cfg.check.Context, AST: tree, Diags: diags}
 	}
@@ -218,6 +218,7 @@ func (e *Env) check(src string) *typecheck.Query {
 		q.Diags = append(diags, q.Diags...)
 		q.Diags.Sort()
 	}
+	q.Diags = typecheck.CheckFixes(e.cfg.check, src, q.Diags, e.parser.Parse)
 	return q
 }
 

@@ -519,8 +519,9 @@ func (s *Server) doc(uri protocol.DocumentURI) (*document, error) {
 	return d, nil
 }
 
-// CodeAction offers each did-you-mean fix of the diagnostics in the range
-// as a quick fix, and one action that applies every fix of the document.
+// CodeAction offers each fix of the diagnostics in the range as a quick
+// fix (a did-you-mean, or the rewrite of a sugar form into platform CroQL),
+// and one action that applies every fix of the document.
 func (s *Server) CodeAction(_ context.Context, params *protocol.CodeActionParams) ([]protocol.CodeAction, error) {
 	d, err := s.doc(params.TextDocument.URI)
 	if err != nil {
@@ -540,8 +541,12 @@ func (s *Server) CodeAction(_ context.Context, params *protocol.CodeActionParams
 		for i, f := range x.Fixes {
 			edit := protocol.TextEdit{Range: d.rng(f.Span), NewText: f.Text}
 			if x.Span.Start <= hi && lo <= x.Span.End {
+				title := fmt.Sprintf("Replace with `%s`", f.Text)
+				if f.Sugar {
+					title = fmt.Sprintf("Rewrite as platform CroQL: `%s`", f.Text)
+				}
 				actions = append(actions, protocol.CodeAction{
-					Title:       fmt.Sprintf("Replace with `%s`", f.Text),
+					Title:       title,
 					Kind:        protocol.QuickFix,
 					Diagnostics: []protocol.Diagnostic{ld},
 					IsPreferred: i == 0,
