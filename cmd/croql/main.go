@@ -67,6 +67,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/croql/croql/diag"
+	"github.com/croql/croql/typecheck"
 )
 
 // commands is the table of subcommands. Each lives in a file of its own
@@ -246,8 +247,9 @@ func failure(err error) error { return &exitError{code: 1, err: err} }
 // printed: exit status 1 and nothing more.
 var errHasErrors = &exitError{code: 1}
 
-// flagError adds to an unknown flag the hint that a query starting with
-// "-" goes after "--".
+// flagError adds a hint to an unknown flag: the flags of the command
+// spelt nearest to it (did you mean --context?), or, when none is near,
+// that a query starting with "-" goes after "--".
 func flagError(cmd *cobra.Command, err error) error {
 	var ne *pflag.NotExistError
 	if !errors.As(err, &ne) {
@@ -257,7 +259,42 @@ func flagError(cmd *cobra.Command, err error) error {
 	if sh := ne.GetSpecifiedShortnames(); sh != "" {
 		arg = "-" + sh
 	}
+	if s := flagSuggestions(cmd, arg); len(s) > 0 {
+		return fmt.Errorf("%w; did you mean %s?", err, strings.Join(s, " or "))
+	}
 	return fmt.Errorf("%w\nA query that starts with '-' goes after '--': %s -- %s", err, cmd.CommandPath(), shellQuote(arg))
+}
+
+// flagSuggestions returns the long flags of cmd (its own and inherited)
+// spelt nearest to arg, an unknown "--name" or Go-style "-name", written
+// "--flag"; none when arg does not look like a flag name.
+func flagSuggestions(cmd *cobra.Command, arg string) []string {
+	name, _, _ := strings.Cut(strings.TrimLeft(arg, "-"), "=")
+	if len(name) < 2 || strings.IndexFunc(name, func(r rune) bool {
+		return !(r == '-' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9')
+	}) >= 0 {
+		return nil
+	}
+	var names []string
+	add := func(f *pflag.Flag) {
+		if !f.Hidden {
+			names = append(names, f.Name)
+		}
+	}
+	cmd.Flags().VisitAll(add)
+	cmd.InheritedFlags().VisitAll(add)
+	out := typecheck.NewNames(names).Closest(name, 3)
+	if len(out) == 0 && len(name) >= 3 {
+		for _, n := range names { // an abbreviation: --exit for --exit-status
+			if strings.HasPrefix(n, name) {
+				out = append(out, n)
+			}
+		}
+	}
+	for i, n := range out {
+		out[i] = "--" + n
+	}
+	return out
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it.
