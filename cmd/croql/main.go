@@ -38,7 +38,9 @@
 // are the flags --max-source, --max-depth and --max-nodes.
 //
 // Exit status: 0 on success (warnings allowed), 1 when the query has an
-// error or the data cannot be read, 2 on bad usage.
+// error or the data cannot be read, 2 on bad usage. `croql query
+// --exit-status` (-e, as jq -e) also exits 1 when nothing matches. A
+// misspelt command or flag gets a did-you-mean.
 //
 // Examples:
 //
@@ -46,11 +48,12 @@
 //	croql query --data project.ndjson --context translations --language de 'provider = "deepl"'
 //	croql lint --data project.json 'count of comments where (user = @user:"alice") > 0'
 //	croql lint --format sarif --file queries/hidden.croql > croql.sarif
+//	croql query --fields identifier,text -e 'is hidden and count of translations = 0'
 //	croql sql --dialect sqlite 'id of file = 7 or id of file = 9'
 //	croql fields --context tm
 //
-// Install with `go install github.com/croql/croql/cmd/croql@latest` (or
-// @vX.Y.Z); `croql version` prints the version it was built from. Shell
+// Install from a clone of the repository: `go install ./cmd/croql` in the
+// checkout; `croql version` prints the version it was built from. Shell
 // completion: `source <(croql completion bash)`; see `croql help
 // completion` for zsh and fish.
 package main
@@ -159,7 +162,7 @@ query; a query that starts with - goes after --:
   croql fmt -- '-max length < 0'
 
 Exit status: 0 success (warnings allowed), 1 the query has an error,
-2 bad usage.`,
+2 bad usage; croql query --exit-status also exits 1 when nothing matches.`,
 		Version:       version(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
