@@ -117,8 +117,8 @@ func TestConvention(t *testing.T) {
 
 // TestExamples runs the examples of README.md and docs/*.md: the sh
 // blocks, the go programs and the console check transcripts, from the
-// repository root, with a croql built from the checkout first on PATH and
-// TMPDIR a directory of the test's. It runs when CROQL_DOCS_EXAMPLES=1
+// repository root, with a croql built from the checkout first on PATH, and
+// TMPDIR and GOBIN directories of the test's. It runs when CROQL_DOCS_EXAMPLES=1
 // (CI sets it: .ci/run, section docs); CROQL_DOCS_RUN, a regular
 // expression, keeps only the blocks whose "file:line" matches.
 func TestExamples(t *testing.T) {
@@ -145,7 +145,9 @@ func TestExamples(t *testing.T) {
 		ran++
 		t.Run(fmt.Sprintf("%s:%d", b.File, b.Line), func(t *testing.T) {
 			tmp := t.TempDir()
-			benv := append(slices.Clip(env), "TMPDIR="+tmp)
+			// GOBIN: go install in an example does not replace the croql
+			// installed on this machine.
+			benv := append(slices.Clip(env), "TMPDIR="+tmp, "GOBIN="+filepath.Join(tmp, "gobin"))
 			before := untracked(t, root)
 			switch b.Kind {
 			case Shell:
