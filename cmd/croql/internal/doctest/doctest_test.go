@@ -295,3 +295,19 @@ func newFiles(before, after []string) []string {
 	}
 	return out
 }
+
+// TestReadmeStartsWithTwoCommands: the README's first blocks are a query
+// over the built-in demo project, run by TestExamples, and the test
+// command.
+func TestReadmeStartsWithTwoCommands(t *testing.T) {
+	root := repoRoot(t)
+	src, err := os.ReadFile(filepath.Join(root, "README.md"))
+	require.NoError(t, err)
+	bs, err := Blocks("README.md", src)
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(bs), 2)
+	assert.Equal(t, Shell, bs[0].Kind)
+	assert.Regexp(t, `^go run \./cmd/croql query [^\n]*\n$`, bs[0].Text, "no --data: the built-in demo project")
+	assert.NotContains(t, bs[0].Text, "--data")
+	assert.Regexp(t, `^go test \./\.\.\. [^\n]*\n$`, bs[1].Text)
+}
