@@ -82,6 +82,8 @@ func TestBlocks(t *testing.T) {
 		_, err := Blocks("bad.md", []byte(bad))
 		assert.Error(t, err, bad)
 	}
+	_, err = Blocks("bad.md", []byte("# T\n\ntext\n\n```\nx\n```\n"))
+	assert.ErrorContains(t, err, "bad.md:5: a fenced block without an info string")
 	_, err = Commands("hello\n$ x\n")
 	assert.Error(t, err)
 
