@@ -339,7 +339,12 @@ func (p *Playground) evaluate(e *croql.Env, q *croql.Query, diags diag.List, lim
 		return out
 	}
 	for _, obj := range objs {
-		if !q.Match(obj) {
+		ok, err := q.Match(obj)
+		if err != nil {
+			out.Error = err.Error()
+			return out
+		}
+		if !ok {
 			continue
 		}
 		out.Count++
