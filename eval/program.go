@@ -303,12 +303,11 @@ func kindOf(t reflect.Type) rootKind {
 // Value. Hence the switch on the program's root kind, and Match's own
 // test for *schema.SourceString. An unsafe overlay of the interface's two
 // words, compared with the word of a *Root (what Match did before), is
-// not supported and is not done. Its price, on count-eq-3 through
+// not supported and is not done. What that costs, on count-eq-3 through
 // Program.Match (callgrind, `cd bench && ENGINE=croql-program
-// PATTERNS=count-eq-3 ./instr.sh`, the loop and the query included; go1.26,
-// valgrind 3.19): 56.04 instructions per object with the overlay, 74.98
-// with unpack alone, 58.18 with Match's test for the strings context
-// first. The typed entry points (Typed.Match, Typed.Func, croql.For)
+// PATTERNS=count-eq-3 ./instr.sh`, the loop and the query included; go1.26.8,
+// valgrind 3.19): 55.37 instructions per object, against 53.41 with the
+// overlay. The typed entry points (Typed.Match, Typed.Func, croql.For)
 // unpack nothing.
 func (p *Program) unpack(obj any) unsafe.Pointer {
 	var x unsafe.Pointer
