@@ -135,9 +135,8 @@ func backendDiag(rule, src string, err error, format string, args ...any) diag.D
 // or a nil interface is an error wrapping ErrMisuse that names the type
 // it got and the type to pass (CheckValue returns the same error without
 // evaluating). The error result makes every call site say what it does
-// with a misuse, and the compiler rejects a call that ignores it
-// silently (`ok := q.Match(v)` does not build); errcheck and staticcheck
-// flag a result assigned to _.
+// with a misuse: `ok := q.Match(v)` does not build, and errcheck flags a
+// call that drops the error (with -blank, one assigned to _).
 //
 // On a right value Match allocates nothing and returns a nil error; a
 // loop over *schema.SourceString costs within 10% of the typed evaluator
