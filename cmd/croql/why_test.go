@@ -39,10 +39,10 @@ func demoEnv(t *testing.T, p *schema.Project, ctx string) *croql.Env {
 
 // fiveObjects is five objects of objs: up to three that q matches, the
 // rest that it does not (or more matches when there are too few others).
-func fiveObjects(q *croql.Query, objs []any) []any {
+func fiveObjects(t *testing.T, q *croql.Query, objs []any) []any {
 	var yes, no []any
 	for _, o := range objs {
-		if q.Match(o) {
+		if mustMatch(t, q, o) {
 			yes = append(yes, o)
 		} else {
 			no = append(no, o)
@@ -69,7 +69,7 @@ func TestWhySeedPatternsOnDemo(t *testing.T) {
 			env := demoEnv(t, p, c.Context())
 			q, diags := env.Compile(c.Query())
 			require.False(t, diags.HasErrors(), "%v", diags)
-			objs := fiveObjects(q, p.Objects(env.Context()))
+			objs := fiveObjects(t, q, p.Objects(env.Context()))
 			require.Len(t, objs, 5)
 			for _, o := range objs {
 				id, ok := schema.ObjectID(o)
@@ -80,20 +80,20 @@ func TestWhySeedPatternsOnDemo(t *testing.T) {
 				var e croql.Explanation
 				require.NoError(t, json.Unmarshal([]byte(out), &e))
 				assert.Equal(t, id, e.ID)
-				assert.Equal(t, q.Match(o), e.Match, "object %d", id)
+				assert.Equal(t, mustMatch(t, q, o), e.Match, "object %d", id)
 				assert.NoError(t, whytest.Check(env, users, o, &e), "object %d:\n%s", id, out)
 
 				code, text, stderr := runCmd(t, "why", "--context", c.Context(), "--id", ids, c.Query())
 				require.Equal(t, 0, code, stderr)
 				result := "no match"
-				if q.Match(o) {
+				if mustMatch(t, q, o) {
 					result = "match"
 				}
 				first, _, _ := strings.Cut(text, "\n")
 				assert.Equal(t, fmt.Sprintf("%d: %s", id, result), first)
 				lines := strings.Split(strings.TrimSpace(text), "\n")
 				require.GreaterOrEqual(t, len(lines), 2)
-				assert.True(t, strings.HasSuffix(lines[1], " is "+strconv.FormatBool(q.Match(o))), "the whole query's line: %s", lines[1])
+				assert.True(t, strings.HasSuffix(lines[1], " is "+strconv.FormatBool(mustMatch(t, q, o))), "the whole query's line: %s", lines[1])
 			}
 		})
 	}
@@ -133,4 +133,12 @@ func TestWhyUsage(t *testing.T) {
 	code, _, stderr = runCmd(t, "why", "--id", "1", "is hiden")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, stderr, "did you mean `is hidden`")
+}
+
+// mustMatch is q.Match with a misuse failing the test.
+func mustMatch(t *testing.T, q *croql.Query, obj any) bool {
+	t.Helper()
+	ok, err := q.Match(obj)
+	require.NoError(t, err)
+	return ok
 }

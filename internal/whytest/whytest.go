@@ -25,7 +25,11 @@ func Check(env *croql.Env, users map[int64]string, obj any, e *croql.Explanation
 		return fmt.Errorf("whytest: %s: %v", e.Query, diags.Err())
 	}
 	var errs []error
-	if got := q.Match(obj); got != e.Match {
+	got, err := q.Match(obj)
+	if err != nil {
+		return fmt.Errorf("whytest: %w", err)
+	}
+	if got != e.Match {
 		errs = append(errs, fmt.Errorf("result: the evaluator says %t, the explanation %t", got, e.Match))
 	}
 	in := &refeval.Interp{Users: users}

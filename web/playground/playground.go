@@ -342,7 +342,12 @@ func (p *Playground) evaluate(e *croql.Env, q *croql.Query, diags diag.List, lim
 		return out
 	}
 	for _, obj := range objs {
-		if !q.Match(obj) {
+		ok, err := q.Match(obj)
+		if err != nil {
+			out.Error = err.Error()
+			return out
+		}
+		if !ok {
 			if len(out.Others) < OthersLimit {
 				out.Others = append(out.Others, describe(obj))
 			}
