@@ -9,9 +9,17 @@
 //	                                                 (an existing name is a file update, ?updateOption=)
 //	POST /api/v2/projects/{projectId}/translations   translation upload, the same flow for one language
 //	GET  /_platform/blobs/{id}                       contentUrl / stringsUrl of jobs in flight
+//	POST /oauth/token                                the token endpoint of apps with client credentials
+//	POST, DELETE /admin/applications/{app}/organizations/{org}/installation
+//	                                                 the app's installed / uninstall event
+//
+// An app registered with its OAuth client credentials (Config.Credentials)
+// gets the handshake of the platform's app SDK: the installed event before
+// its first job in an organization, tokens from TokenPath, and an HS256
+// JWT (ModuleClaims) on every module call.
 //
 // Apps are registered by their descriptor (the manifest the app serves);
-// their file-post-import modules are chosen by signaturePatterns. The
+// their post-import modules are chosen by signaturePatterns. The
 // strings a job returns are validated with the app side's rules
 // (app/postimport) and stored in one transaction of the project's
 // database, so the CroQL endpoints of package server see them at once; a
