@@ -43,3 +43,13 @@ func ExampleNew() {
 	// 200
 	// {"data":[{"data":{"branchId":3,"context":"Text inside a search field, greyed out","createdAt":"2023-11-04T18:01:18+00:00
 }
+
+// Tokens may be added and removed while a server runs (croql serve's
+// token endpoint issues tokens, uninstalling an app revokes them).
+func ExampleTokens_Remove() {
+	tokens := &server.Tokens{}
+	_ = tokens.Add("issued")
+	_ = tokens.Add("admin")
+	fmt.Println(tokens.Len(), tokens.Remove("issued"), tokens.Remove("issued"), tokens.Len())
+	// Output: 2 true false 1
+}
