@@ -308,6 +308,11 @@ func TestModuleRefusalsAreReadAsWritten(t *testing.T) {
 	assert.Contains(t, msg, "answered HTTP 403 with a JSON body without error.message")
 	assert.NotContains(t, msg, "without a JSON body")
 
+	set(http.StatusForbidden, `{"message":"Module key doesn't match","code":403}`)
+	status, body = uploadFile(t, base.URL, "/api/v2/projects/1/files", "a.json", `{"k":"v"}`, nil)
+	require.Equal(t, http.StatusBadGateway, status, string(body))
+	assert.Contains(t, errorOf(body)["message"], "answered HTTP 403: Module key doesn't match")
+
 	set(http.StatusForbidden, `Forbidden`)
 	status, body = uploadFile(t, base.URL, "/api/v2/projects/1/files", "a.json", `{"k":"v"}`, nil)
 	require.Equal(t, http.StatusBadGateway, status, string(body))
