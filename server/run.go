@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/croql/croql/compile/engine"
 	"github.com/croql/croql/schema"
 )
 
@@ -60,21 +61,16 @@ type RunOptions struct {
 // loopback only.
 const DefaultListen = "127.0.0.1:8080"
 
-// EngineOfDSN tells the engine of a DSN: postgres for postgres:// and
-// postgresql:// URLs and key=value strings, mysql for go-sql-driver DSNs
-// (user@tcp(host:port)/db), sqlite for file: URIs (an
+// EngineOfDSN tells the engine of a DSN, as every croql command reads
+// it (engine.EngineOfDSN): postgres for postgres:// URLs and key=value
+// strings, mysql for mysql://user@host:port/db URLs and go-sql-driver
+// DSNs (user@tcp(host:port)/db), sqlite for a file name or file: URI (an
 // existing SQLite database in the reference schema).
 func EngineOfDSN(dsn string) (string, error) {
-	l := strings.ToLower(dsn)
-	switch {
-	case strings.HasPrefix(l, "file:"):
-		return "sqlite", nil
-	case strings.HasPrefix(l, "postgres://"), strings.HasPrefix(l, "postgresql://"), strings.Contains(l, "host=") && strings.Contains(l, "dbname="):
-		return "postgres", nil
-	case strings.Contains(l, "@tcp(") || strings.Contains(l, "@unix("):
-		return "mysql", nil
+	if strings.TrimSpace(dsn) == "" {
+		return "", errors.New("server: empty DSN: write postgres://user@host:5432/db for PostgreSQL, mysql://user@host:3306/db for MySQL/MariaDB, or a SQLite file name")
 	}
-	return "", fmt.Errorf("server: cannot tell the engine of the DSN: write postgres://user@host:5432/db for PostgreSQL, user@tcp(host:3306)/db for MySQL/MariaDB, or file:/path/to.db for a SQLite file")
+	return engine.EngineOfDSN(dsn), nil
 }
 
 // Run is `croql serve`: it loads or opens the data, listens, serves until
@@ -136,7 +132,7 @@ func Run(ctx context.Context, o RunOptions) (err error) {
 			return eerr
 		}
 		if len(data) > 0 && eng == "sqlite" {
-			return errors.New("server: --dsn file:… serves an existing SQLite file as it is; to load --data into SQLite files, give --dir instead")
+			return errors.New("server: a SQLite --dsn serves an existing SQLite file as it is; to load --data into SQLite files, give --dir instead")
 		}
 		if len(data) > 0 {
 			st, err = LoadServer(ctx, eng, o.DSN, data...)

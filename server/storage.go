@@ -11,10 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
-
-	"github.com/go-sql-driver/mysql"
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/stdlib"
+	"time"
 
 	"github.com/croql/croql/compile"
 	"github.com/croql/croql/compile/engine"
@@ -107,21 +104,31 @@ func (s *Storage) tx(ctx context.Context, p *Project, readOnly bool, fn func(*sq
 	if p == nil || p.db == nil {
 		return errors.New("server: no project database")
 	}
-	// SQLite's driver refuses the read-only option; its readers never
-	// block each other, which is all the option would buy.
-	opts := &sql.TxOptions{ReadOnly: readOnly}
-	if _, ok := p.dialect.(compile.SQLite); ok {
-		opts = nil
+	var opts *sql.TxOptions
+	if readOnly {
+		opts = p.dialect.ReadTxOptions()
 	}
 	tx, err := p.db.BeginTx(ctx, opts)
 	if err != nil {
 		return fmt.Errorf("server: begin: %w", err)
 	}
-	if err := statementTimeout(ctx, tx, p.dialect); err != nil {
-		_ = tx.Rollback()
-		return err
+	var undo func(context.Context) error
+	if dl, ok := ctx.Deadline(); ok {
+		left := time.Until(dl)
+		if left <= 0 {
+			_ = tx.Rollback()
+			return context.DeadlineExceeded
+		}
+		if undo, err = p.dialect.StatementTimeout(ctx, tx, left); err != nil {
+			_ = tx.Rollback()
+			return fmt.Errorf("server: %w", err)
+		}
 	}
-	if err := fn(tx); err != nil {
+	err = fn(tx)
+	if undo != nil {
+		err = errors.Join(err, undo(ctx))
+	}
+	if err != nil {
 		_ = tx.Rollback()
 		return err
 	}
@@ -287,7 +294,7 @@ func LoadServer(ctx context.Context, engineName, dsn string, data ...*schema.Pro
 		id := int64(i + 1)
 		db, err := engine.Open(ctx, engineName, dsn)
 		if err != nil {
-			return nil, err
+			return nil, unavailable(err)
 		}
 		if err := engine.Load(ctx, db, m, d); err != nil {
 			db.Close()
@@ -304,47 +311,35 @@ func LoadServer(ctx context.Context, engineName, dsn string, data ...*schema.Pro
 }
 
 // OpenExisting serves the data already in the reference schema at dsn
-// (loaded with compile.Load, or a service's own tables in that shape) as
-// one project with id 1 named name. The user directory is read from the
-// users table, the languages from the translations. Nothing is created or
-// dropped.
+// (loaded with croql load or compile.Load) as one project with id 1 named
+// name. The user directory is read from the users table, the languages
+// from the translations. Nothing is created or dropped. A store whose
+// load did not complete (compile.CheckLoaded) is refused, never served
+// as empty. engineName, when not empty, must be the engine of the DSN.
 func OpenExisting(ctx context.Context, engineName, dsn, name string) (_ *Storage, err error) {
-	d, err := compile.DialectByName(engineName)
-	if err != nil {
-		return nil, err
-	}
-	var db *sql.DB
-	switch d.(type) {
-	case compile.Postgres:
-		cfg, err := pgx.ParseConfig(dsn)
-		if err != nil {
-			return nil, fmt.Errorf("server: postgres DSN: %w", err)
-		}
-		db = stdlib.OpenDB(*cfg)
-	case compile.MySQL:
-		cfg, err := mysql.ParseDSN(dsn)
-		if err != nil {
-			return nil, fmt.Errorf("server: mysql DSN: %w", err)
-		}
-		cfg.Collation = "utf8mb4_general_ci"
-		con, err := mysql.NewConnector(cfg)
-		if err != nil {
-			return nil, fmt.Errorf("server: mysql: %w", err)
-		}
-		db = sql.OpenDB(con)
-	default:
-		e, err := engine.OpenSQLite(dsn)
+	if engineName != "" {
+		d, err := compile.DialectByName(engineName)
 		if err != nil {
 			return nil, err
 		}
-		db = e.SQL
+		if e := engine.EngineOfDSN(dsn); e != d.Name() {
+			return nil, fmt.Errorf("server: the DSN is a %s DSN, not %s", e, d.Name())
+		}
 	}
+	edb, err := engine.OpenDSN(ctx, dsn)
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	db, d := edb.SQL, edb.Dialect
 	s := &Storage{}
 	defer func() {
 		if err != nil {
-			err = errors.Join(err, db.Close())
+			err = errors.Join(err, edb.Close())
 		}
 	}()
+	if err := compile.CheckLoaded(ctx, db, d); err != nil {
+		return nil, fmt.Errorf("server: refusing to serve %s: %w", engine.EngineOfDSN(dsn), err)
+	}
 	p, err := readDirectory(ctx, db, d, compile.DefaultMapping(schema.New()))
 	if err != nil {
 		return nil, err
@@ -353,10 +348,19 @@ func OpenExisting(ctx context.Context, engineName, dsn, name string) (_ *Storage
 	if p.Name == "" {
 		p.Name = "project-1"
 	}
-	if err := s.Add(p, db, d, db.Close); err != nil {
+	if err := s.Add(p, db, d, edb.Close); err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// unavailable adds what to do to an error of a database that cannot be
+// reached.
+func unavailable(err error) error {
+	if c, _ := engine.Classify(err); c == engine.Unavailable {
+		return fmt.Errorf("server: the database is unavailable (is it running, and is the DSN's host and port right?): %w", err)
+	}
+	return err
 }
 
 // readDirectory reads the users and the translation languages of the

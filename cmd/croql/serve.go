@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -52,8 +53,15 @@ func newServeCmd(c *cli) *cobra.Command {
 				return usageErrorf("croql serve needs a token: --token TOKEN, CROQL_TOKEN, or --token-file FILE")
 			}
 			if dsn != "" {
-				if _, err := server.EngineOfDSN(dsn); err != nil {
+				eng, err := server.EngineOfDSN(dsn)
+				if err != nil {
 					return usageErrorf("--dsn: %w", err)
+				}
+				if eng == "sqlite" && len(data) == 0 {
+					name, _, _ := strings.Cut(strings.TrimPrefix(dsn, "file:"), "?")
+					if _, err := os.Stat(name); err != nil {
+						return usageErrorf("--dsn %s: no such SQLite file (a PostgreSQL DSN starts with postgres://, a MySQL one with mysql://)", dsn)
+					}
 				}
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
