@@ -841,23 +841,14 @@ func (w *writer) label(ctx context.Context, tx *sql.Tx, t *tables, g *idGen, tit
 	return g.label, w.insert(ctx, tx, t.label.Name, []string{t.label.Key, t.label.Columns["title"], t.label.Columns["is system"]}, []any{g.label, title, false})
 }
 
-// arg is a value as it is bound: strings checked against the engine,
-// booleans as 0/1 (every engine of the reference schema takes them) or,
-// in PostgreSQL, as booleans.
+// arg is a value as it is bound: strings checked against the engine;
+// booleans go as Go bools, which every driver binds to its boolean
+// columns (the loader binds them the same way).
 func (w *writer) arg(a any) (any, error) {
-	switch v := a.(type) {
-	case string:
+	if v, ok := a.(string); ok {
 		if err := w.d.CheckString(v); err != nil {
 			return nil, err
 		}
-	case bool:
-		if _, pg := w.d.(compile.Postgres); pg {
-			return v, nil
-		}
-		if v {
-			return int64(1), nil
-		}
-		return int64(0), nil
 	}
 	return a, nil
 }
