@@ -611,7 +611,7 @@ func (ld *loader) batch(table string, cols []string) *batch {
 func (ld *loader) head(p *schema.Project) error {
 	ut := ld.m.Tables[ld.m.cat.UserObj.Name]
 	for i := range p.Users {
-		if _, err := ld.object(ut, reflect.ValueOf(&p.Users[i]).Elem(), nil, 0); err != nil {
+		if _, err := ld.object(ut, reflect.ValueOf(&p.Users[i]).Elem(), nil, 0, 0); err != nil {
 			return err
 		}
 	}
@@ -623,7 +623,7 @@ func (ld *loader) head(p *schema.Project) error {
 			if t == nil {
 				continue
 			}
-			if _, err := ld.object(t, obj, nil, 0); err != nil {
+			if _, err := ld.object(t, obj, nil, 0, 0); err != nil {
 				return err
 			}
 		}
@@ -642,7 +642,7 @@ func (ld *loader) add1(obj any) error {
 	if t == nil {
 		return fmt.Errorf("compile: loading: no table for %s", v.Type())
 	}
-	if _, err := ld.object(t, v, nil, 0); err != nil {
+	if _, err := ld.object(t, v, nil, 0, 0); err != nil {
 		return fmt.Errorf("compile: loading %s: %w", t.Name, err)
 	}
 	return nil
@@ -734,7 +734,7 @@ func fieldAt(v reflect.Value, idx []int) reflect.Value {
 // object stores v (a struct) in table t, with fk holding the parent's key
 // (fkVal) when t is an element table, and returns v's key. A keyed object
 // stored before is not stored again.
-func (ld *loader) object(t *Table, v reflect.Value, fk *string, fkVal int64) (int64, error) {
+func (ld *loader) object(t *Table, v reflect.Value, fk *string, fkVal, ord int64) (int64, error) {
 	li := ld.infos[t]
 	if li == nil {
 		return 0, fmt.Errorf("compile: no table for %s", v.Type())
@@ -749,6 +749,9 @@ func (ld *loader) object(t *Table, v reflect.Value, fk *string, fkVal int64) (in
 	var key int64
 	for i, c := range ti.cols {
 		switch {
+		case c.ordinal:
+			row[i] = ord
+			continue
 		case c.goName == "":
 			if fk != nil && *fk == c.name {
 				row[i] = fkVal
@@ -763,7 +766,7 @@ func (ld *loader) object(t *Table, v reflect.Value, fk *string, fkVal int64) (in
 			if rt == nil {
 				return 0, fmt.Errorf("compile: no table for %s", fv.Type().Elem())
 			}
-			k, err := ld.object(rt, fv.Elem(), nil, 0)
+			k, err := ld.object(rt, fv.Elem(), nil, 0, 0)
 			if err != nil {
 				return 0, err
 			}
@@ -804,12 +807,12 @@ func (ld *loader) object(t *Table, v reflect.Value, fk *string, fkVal int64) (in
 		for j := range sv.Len() {
 			ev := sv.Index(j)
 			if lc.child.Through == "" {
-				if _, err := ld.object(lc.elem, ev, &lc.child.FK, key); err != nil {
+				if _, err := ld.object(lc.elem, ev, &lc.child.FK, key, int64(j)); err != nil {
 					return 0, err
 				}
 				continue
 			}
-			ek, err := ld.object(lc.elem, ev, nil, 0)
+			ek, err := ld.object(lc.elem, ev, nil, 0, 0)
 			if err != nil {
 				return 0, err
 			}

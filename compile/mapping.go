@@ -282,7 +282,17 @@ type column struct {
 	goName string
 	// ref marks a Record column: the value is the key of a pointer field.
 	ref bool
+	// ordinal marks the OrdinalColumn of a keyless element table: the
+	// element's position in its owner's collection.
+	ordinal bool
 }
+
+// OrdinalColumn is the column that, with the owner's foreign key, is the
+// primary key of an element table without a key of its own (comments,
+// votes, approvals, ...): the element's position (0, 1, ...) in its
+// owner's collection. Every table has a key, so that logical
+// replication, CDC tools and Galera can update and delete its rows.
+const OrdinalColumn = "ordinal"
 
 // tableInfo is a table with the physical columns the mapping implies.
 type tableInfo struct {
@@ -293,6 +303,9 @@ type tableInfo struct {
 	fks []string
 	// refs are the Record reference columns (indexed).
 	refs []string
+	// pkey is the primary key: the table's Key, or for an element table
+	// without one its foreign key and OrdinalColumn.
+	pkey []string
 }
 
 // joinTable is a join table of the mapping.
@@ -424,6 +437,20 @@ func (m *Mapping) layout() (*layout, error) {
 			}
 		}
 	}
+	// Keys: the table's own, or owner plus ordinal.
+	for _, ti := range l.tables {
+		switch {
+		case ti.t.Key != "":
+			ti.pkey = []string{ti.t.Key}
+		case len(ti.fks) == 1 && ti.obj != nil:
+			if err := ti.add(column{name: OrdinalColumn, kind: schema.Int, ordinal: true}); err != nil {
+				errs = append(errs, err)
+			}
+			ti.pkey = []string{ti.fks[0], OrdinalColumn}
+		}
+		// A table of a custom mapping with neither is left without a
+		// primary key (the default mapping has none such).
+	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
@@ -435,7 +462,7 @@ func (m *Mapping) layout() (*layout, error) {
 func (ti *tableInfo) add(c column) error {
 	for _, x := range ti.cols {
 		if x.name == c.name {
-			if x.goName != c.goName || (x.kind != c.kind && !(x.goName == "" && c.goName == "")) {
+			if x.goName != c.goName || x.ordinal != c.ordinal || (x.kind != c.kind && !(x.goName == "" && c.goName == "")) {
 				return fmt.Errorf("compile: column %s of table %s holds two different values (%s and %s)", c.name, ti.t.Name, orFK(x.goName), orFK(c.goName))
 			}
 			return nil

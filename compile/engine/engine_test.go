@@ -94,7 +94,7 @@ func TestPostgresRunsIsolated(t *testing.T) {
 	t.Cleanup(func() { admin.Close() }) // after the cleanups below, which use it
 	// Grow run 0's table behind the planner's back: a statistics refresh
 	// of it would change reltuples.
-	_, err = dbs[0].SQL.Exec(`INSERT INTO screenshots (id, name, string_id) SELECT g, 'x', 1 FROM generate_series(1, 5000) g`)
+	_, err = dbs[0].SQL.Exec(`INSERT INTO screenshots (id, name, string_id, ordinal) SELECT g, 'x', 1, 1000 + g FROM generate_series(1, 5000) g`)
 	require.NoError(t, err)
 	before := stats(t, admin, dbs[0].Schema)
 	require.NotEmpty(t, before)
