@@ -21,7 +21,10 @@ type RunOptions struct {
 	// Data are the project files (JSON or NDJSON); project i is served
 	// with id i+1. Without Data and DSN, Demo is served as project 1.
 	Data []string
-	// Read reads a project file (schema.ReadProject of the file when nil).
+	// Read reads a project file whole. When nil (the default, and what
+	// croql serve does), each file is streamed into its store object by
+	// object, as croql load does, so that start-up memory does not grow
+	// with the file.
 	Read func(name string) (*schema.Project, error)
 	// Demo is the project served when there is neither Data nor DSN.
 	Demo *schema.Project
@@ -102,19 +105,21 @@ func Run(ctx context.Context, o RunOptions) (err error) {
 	if tokens.Len() == 0 {
 		return errors.New("server: no token: give --token, set CROQL_TOKEN, or list tokens with --token-file")
 	}
-	read := o.Read
-	if read == nil {
-		read = readProjectFile
-	}
 	var data []*schema.Project
-	for _, name := range o.Data {
-		p, err := read(name)
-		if err != nil {
-			return err
+	if o.Read != nil {
+		for _, name := range o.Data {
+			p, err := o.Read(name)
+			if err != nil {
+				return err
+			}
+			data = append(data, p)
 		}
-		data = append(data, p)
 	}
-	if len(data) == 0 && o.DSN == "" {
+	files := o.Data
+	if o.Read != nil {
+		files = nil
+	}
+	if len(o.Data) == 0 && o.DSN == "" {
 		if o.Demo == nil {
 			return errors.New("server: no data: give --data FILE or --dsn DSN")
 		}
@@ -124,20 +129,28 @@ func Run(ctx context.Context, o RunOptions) (err error) {
 	what := ""
 	switch {
 	case o.DSN == "":
-		st, err = LoadSQLite(ctx, o.Dir, data...)
+		if len(files) > 0 {
+			st, err = LoadSQLiteFiles(ctx, o.Dir, files...)
+		} else {
+			st, err = LoadSQLite(ctx, o.Dir, data...)
+		}
 		what = "embedded SQLite"
 	default:
 		eng, eerr := EngineOfDSN(o.DSN)
 		if eerr != nil {
 			return eerr
 		}
-		if len(data) > 0 && eng == "sqlite" {
+		if len(o.Data) > 0 && eng == "sqlite" {
 			return errors.New("server: a SQLite --dsn serves an existing SQLite file as it is; to load --data into SQLite files, give --dir instead")
 		}
-		if len(data) > 0 {
+		switch {
+		case len(files) > 0:
+			st, err = LoadServerFiles(ctx, eng, o.DSN, files...)
+			what = eng + " (scratch schemas, dropped on shutdown)"
+		case len(data) > 0:
 			st, err = LoadServer(ctx, eng, o.DSN, data...)
 			what = eng + " (scratch schemas, dropped on shutdown)"
-		} else {
+		default:
 			st, err = OpenExisting(ctx, eng, o.DSN, "")
 			what = eng + " (the data at the DSN)"
 		}
@@ -190,17 +203,4 @@ func Run(ctx context.Context, o RunOptions) (err error) {
 	}
 	fmt.Fprintln(logw, "croql serve: stopped; removing the scratch data")
 	return err
-}
-
-func readProjectFile(name string) (*schema.Project, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, fmt.Errorf("server: %w", err)
-	}
-	defer f.Close()
-	p, err := schema.ReadProject(f)
-	if err != nil {
-		return nil, fmt.Errorf("server: %s: %w", name, err)
-	}
-	return p, nil
 }

@@ -220,7 +220,82 @@ func projectOf(id int64, data *schema.Project) *Project {
 // LoadSQLite stores each project in an embedded SQLite database of its
 // own, a file in dir (a fresh temporary directory, removed on Close, when
 // dir is empty). Project i of data gets id i+1.
-func LoadSQLite(ctx context.Context, dir string, data ...*schema.Project) (_ *Storage, err error) {
+func LoadSQLite(ctx context.Context, dir string, data ...*schema.Project) (*Storage, error) {
+	loads := make([]loadFunc, len(data))
+	for i, d := range data {
+		loads[i] = func(ctx context.Context, db *engine.DB) (*schema.Project, error) {
+			return d, engine.Load(ctx, db, compile.DefaultMapping(schema.New()), d)
+		}
+	}
+	return loadSQLite(ctx, dir, loads)
+}
+
+// LoadSQLiteFiles is LoadSQLite streaming project files (JSON or NDJSON)
+// into the databases as `croql load` does, object by object: memory does
+// not grow with the files.
+func LoadSQLiteFiles(ctx context.Context, dir string, files ...string) (*Storage, error) {
+	return loadSQLite(ctx, dir, fileLoads(files))
+}
+
+// loadFunc stores one project in db and returns it (its head at least:
+// name, languages, users).
+type loadFunc func(ctx context.Context, db *engine.DB) (*schema.Project, error)
+
+// fileLoads streams each file into its database.
+func fileLoads(files []string) []loadFunc {
+	loads := make([]loadFunc, len(files))
+	for i, name := range files {
+		loads[i] = func(ctx context.Context, db *engine.DB) (*schema.Project, error) {
+			f, err := os.Open(name)
+			if err != nil {
+				return nil, fmt.Errorf("server: %w", err)
+			}
+			defer f.Close()
+			st, err := engine.LoadFile(ctx, db, f, schema.ReadOptions{}, nil)
+			if err != nil {
+				return nil, fmt.Errorf("server: %s: %w", name, err)
+			}
+			if st.Head == nil {
+				return nil, fmt.Errorf("server: %s: no project", name)
+			}
+			return st.Head, nil
+		}
+	}
+	return loads
+}
+
+// describe is the served project of a load: the head's identity and
+// languages, and, from the database, the users and every language a
+// translation names (a streamed load keeps no objects in memory).
+func describe(ctx context.Context, id int64, head *schema.Project, db *engine.DB) (*Project, error) {
+	p := projectOf(id, head)
+	dir, err := readDirectory(ctx, db.SQL, db.Dialect, compile.DefaultMapping(schema.New()))
+	if err != nil {
+		return nil, err
+	}
+	if p.Users == nil {
+		p.Users = map[string]int64{}
+	}
+	if p.Logins == nil {
+		p.Logins = map[int64]string{}
+	}
+	for login, uid := range dir.Users {
+		if _, ok := p.Users[login]; !ok {
+			p.Users[login], p.Logins[uid] = uid, login
+		}
+	}
+	for _, c := range dir.TargetLanguages {
+		if c != p.SourceLanguage && !slices.Contains(p.TargetLanguages, c) {
+			p.TargetLanguages = append(p.TargetLanguages, c)
+		}
+		if !slices.Contains(p.Languages, c) {
+			p.Languages = append(p.Languages, c)
+		}
+	}
+	return p, nil
+}
+
+func loadSQLite(ctx context.Context, dir string, loads []loadFunc) (_ *Storage, err error) {
 	s := &Storage{}
 	defer func() {
 		if err != nil {
@@ -237,12 +312,35 @@ func LoadSQLite(ctx context.Context, dir string, data ...*schema.Project) (_ *St
 	} else if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	m := compile.DefaultMapping(schema.New())
-	for i, d := range data {
+	for i, load := range loads {
 		id := int64(i + 1)
 		file := filepath.Join(dir, "project-"+strconv.FormatInt(id, 10)+".db")
 		if err := os.Remove(file); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("server: %w", err)
+		}
+		// The database files go with the storage, also in a given dir.
+		s.OnClose(func() error {
+			var errs []error
+			for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
+				if err := os.Remove(file + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
+					errs = append(errs, err)
+				}
+			}
+			return errors.Join(errs...)
+		})
+		// The initial build runs in the rollback journal mode: one
+		// transaction into a new file journals next to nothing, where WAL
+		// would write every page twice.
+		ldb, err := engine.OpenTarget(ctx, "sqlite", "file:"+file, "")
+		if err != nil {
+			return nil, err
+		}
+		head, err := load(ctx, ldb)
+		if err == nil {
+			_, err = ldb.SQL.ExecContext(ctx, "PRAGMA journal_mode = WAL")
+		}
+		if err = errors.Join(err, ldb.Close()); err != nil {
+			return nil, fmt.Errorf("server: loading project %d: %w", id, err)
 		}
 		// Readers in WAL mode never wait for each other; busy_timeout
 		// covers the moment a connection opens while another writes.
@@ -250,26 +348,16 @@ func LoadSQLite(ctx context.Context, dir string, data ...*schema.Project) (_ *St
 		if err != nil {
 			return nil, err
 		}
-		// The database files go with the storage, also in a given dir.
-		s.OnClose(func() error {
-			var errs []error
-			for _, suffix := range []string{"", "-wal", "-shm"} {
-				if err := os.Remove(file + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
-					errs = append(errs, err)
-				}
-			}
-			return errors.Join(errs...)
-		})
-		if err := engine.Load(ctx, db, m, d); err != nil {
+		p, err := describe(ctx, id, head, db)
+		if err != nil {
 			db.Close()
-			return nil, fmt.Errorf("server: loading project %d: %w", id, err)
+			return nil, err
 		}
 		// SQLite runs each query on the calling goroutine's CPU: more
 		// connections than twice the CPUs only queue inside the engine.
 		conns := 2 * runtime.GOMAXPROCS(0)
 		db.SQL.SetMaxOpenConns(conns)
 		db.SQL.SetMaxIdleConns(conns)
-		p := projectOf(id, d)
 		p.Scratch = file
 		if err := s.Add(p, db.SQL, db.Dialect, db.Close); err != nil {
 			db.Close()
@@ -282,25 +370,45 @@ func LoadSQLite(ctx context.Context, dir string, data ...*schema.Project) (_ *St
 // LoadServer loads each project into a scratch schema (PostgreSQL) or
 // database (MySQL/MariaDB) of its own on the server at dsn; Close drops
 // them. Project i of data gets id i+1.
-func LoadServer(ctx context.Context, engineName, dsn string, data ...*schema.Project) (_ *Storage, err error) {
+func LoadServer(ctx context.Context, engineName, dsn string, data ...*schema.Project) (*Storage, error) {
+	loads := make([]loadFunc, len(data))
+	for i, d := range data {
+		loads[i] = func(ctx context.Context, db *engine.DB) (*schema.Project, error) {
+			return d, engine.Load(ctx, db, compile.DefaultMapping(schema.New()), d)
+		}
+	}
+	return loadServer(ctx, engineName, dsn, loads)
+}
+
+// LoadServerFiles is LoadServer streaming project files into the scratch
+// schemas as `croql load` does.
+func LoadServerFiles(ctx context.Context, engineName, dsn string, files ...string) (*Storage, error) {
+	return loadServer(ctx, engineName, dsn, fileLoads(files))
+}
+
+func loadServer(ctx context.Context, engineName, dsn string, loads []loadFunc) (_ *Storage, err error) {
 	s := &Storage{}
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, s.Close())
 		}
 	}()
-	m := compile.DefaultMapping(schema.New())
-	for i, d := range data {
+	for i, load := range loads {
 		id := int64(i + 1)
 		db, err := engine.Open(ctx, engineName, dsn)
 		if err != nil {
 			return nil, unavailable(err)
 		}
-		if err := engine.Load(ctx, db, m, d); err != nil {
+		head, err := load(ctx, db)
+		if err != nil {
 			db.Close()
 			return nil, fmt.Errorf("server: loading project %d: %w", id, err)
 		}
-		p := projectOf(id, d)
+		p, err := describe(ctx, id, head, db)
+		if err != nil {
+			db.Close()
+			return nil, err
+		}
 		p.Scratch = db.Schema
 		if err := s.Add(p, db.SQL, db.Dialect, db.Close); err != nil {
 			db.Close()

@@ -71,7 +71,7 @@ func newServeCmd(c *cli) *cobra.Command {
 				demoProject = demo.Default()
 			}
 			err = server.Run(ctx, server.RunOptions{
-				Data: data, Read: func(name string) (*schema.Project, error) { return c.loadProject(name, schema.ReadOptions{}) }, Demo: demoProject, DSN: dsn, Dir: dir,
+				Data: data, Demo: demoProject, DSN: dsn, Dir: dir,
 				Listen: listen, Token: token, TokenFile: tokenFile, Log: c.stderr, LogRequests: logRequests,
 				Config: server.Config{Edition: ed, MaxCost: maxCost, Timeout: timeout},
 				Setup: func(s *server.Server) error {

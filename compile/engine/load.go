@@ -89,6 +89,9 @@ type LoadStats struct {
 	Objects int64 // strings, TM segments, glossary terms and concepts
 	Rows    int64 // rows of every table
 	Skipped int64 // lines skipped (ReadOptions.SkipBad)
+	// Head is the file's head: its name, languages, users, files and
+	// branches, without the objects (nil before the head is read).
+	Head *schema.Project
 }
 
 // LoadFile streams a project file (JSON or NDJSON, docs/data-format.md)
@@ -116,6 +119,7 @@ func LoadFile(ctx context.Context, db *DB, r io.Reader, opts schema.ReadOptions,
 	}
 	err = schema.Stream(ctx, r, opts, schema.Handler{
 		Head: func(p *schema.Project) (func(*schema.Item) error, error) {
+			st.Head = p
 			return nil, l.Head(p)
 		},
 		Emit: func(items []*schema.Item) error {

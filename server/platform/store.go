@@ -795,8 +795,17 @@ func (w *writer) insertTranslation(ctx context.Context, tx *sql.Tx, t *tables, g
 		return nil
 	}
 	all := translated == len(keys)
-	cols := []string{t.summaryFK}
-	args := []any{stringID}
+	// The summary rows of a string are keyed by the string and an
+	// ordinal (compile.OrdinalColumn): the next one. Writes to the
+	// string's file wait for each other (lockFile), so no other
+	// transaction takes the same ordinal meanwhile.
+	var ord int64
+	if err := tx.QueryRowContext(ctx, "SELECT COALESCE(MAX("+w.d.Quote(compile.OrdinalColumn)+") + 1, 0) FROM "+w.d.Quote(t.summary.Name)+
+		" WHERE "+w.d.Quote(t.summaryFK)+" = "+w.ph(1), stringID).Scan(&ord); err != nil {
+		return err
+	}
+	cols := []string{t.summaryFK, compile.OrdinalColumn}
+	args := []any{stringID, ord}
 	fields := make([]string, 0, len(t.summary.Columns))
 	for f := range t.summary.Columns {
 		fields = append(fields, f)
