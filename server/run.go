@@ -28,11 +28,12 @@ type RunOptions struct {
 	Read func(name string) (*schema.Project, error)
 	// Demo is the project served when there is neither Data nor DSN.
 	Demo *schema.Project
-	// DSN selects a database server: postgres://… (PostgreSQL) or a
-	// go-sql-driver DSN such as root@tcp(127.0.0.1:3306)/test
-	// (MySQL/MariaDB). With Data, each project is loaded into a scratch
-	// schema (database) that shutdown drops; without, the data already in
-	// the reference schema at DSN is served as project 1.
+	// DSN selects a database (EngineOfDSN): postgres://… (PostgreSQL),
+	// mysql://root@127.0.0.1:3306/test or root@tcp(127.0.0.1:3306)/test
+	// (MySQL/MariaDB), or an existing SQLite file. With Data, each
+	// project is loaded into a scratch schema (database) that shutdown
+	// drops; without, the data already in the reference schema at DSN is
+	// served as project 1, if its load completed.
 	DSN string
 	// Dir is where the SQLite files go (a temporary directory when
 	// empty); the files are removed on shutdown.
