@@ -13,6 +13,14 @@
 // from each other and from the data already in the server. Their names
 // carry their creation time (ScratchPrefix); Open drops those older than
 // LeftoverAge, which a crashed or killed run left behind.
+//
+// Everything that differs between the engines is in one file each
+// (postgres.go, mysql.go, sqlite.go, behind the backend interface of
+// backend.go): which DSNs are theirs (EngineOfDSN, the one DSN parser of
+// every croql command), pools and their size, scratch schemas, moving a
+// finished load into its target (OpenTarget, atomic loads), and the
+// classes of their errors (Classify). The rest of the package, and the
+// server, never ask which engine they have.
 package engine
 
 import (
