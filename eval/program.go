@@ -8,6 +8,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/croql/croql/ast"
 	"github.com/croql/croql/schema"
 	"github.com/croql/croql/typecheck"
 )
@@ -211,10 +212,16 @@ func validate(n typecheck.Node, depth int) error {
 		if n == nil {
 			return bad
 		}
+		if n.Op != ast.OpAnd && n.Op != ast.OpOr && n.Op != ast.OpXor {
+			return noEvaluation(n, n.Op)
+		}
 		return kids(n.X, n.Y)
 	case *typecheck.Arith:
 		if n == nil {
 			return bad
+		}
+		if n.Op != ast.OpAdd && n.Op != ast.OpSub && n.Op != ast.OpMul && n.Op != ast.OpDiv {
+			return noEvaluation(n, n.Op)
 		}
 		return kids(n.X, n.Y)
 	case *typecheck.Neg:
@@ -225,6 +232,9 @@ func validate(n typecheck.Node, depth int) error {
 	case *typecheck.Compare:
 		if n == nil {
 			return bad
+		}
+		if !isOrderOp(n.Op) {
+			return noEvaluation(n, n.Op)
 		}
 		return kids(n.X, n.Y)
 	case *typecheck.Between:
@@ -289,6 +299,14 @@ func kindOf(t reflect.Type) rootKind {
 		return rootGlossaryConcept
 	}
 	return rootOther
+}
+
+// noEvaluation is the error of validate for an operator the evaluator has
+// no code for: the switches of the compiler, which read the operators they
+// know, are never reached with another (one would take it for the last
+// case).
+func noEvaluation(n typecheck.Node, op ast.Op) error {
+	return errAt(n, "operator %s has no evaluation in the evaluator", op)
 }
 
 // unpack returns the pointer in obj when obj holds a non-nil pointer to

@@ -8,7 +8,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/croql/croql/ast"
+	"github.com/croql/croql/eval"
 	"github.com/croql/croql/schema"
+	"github.com/croql/croql/typecheck"
 )
 
 // TestMatchEveryRootType: Program.Match, MatchContext and MatchVisits take a
@@ -52,5 +55,26 @@ func TestMatchEveryRootType(t *testing.T) {
 			assert.False(t, ok, "%s: %T", tc.context, o)
 			assert.NoError(t, err)
 		}
+	}
+}
+
+// TestUnknownOperatorIsAnError: a node whose operator the evaluator has no
+// code for (an Op added to the language and not to the evaluator) is an
+// error naming it, not the last case of a switch.
+func TestUnknownOperatorIsAnError(t *testing.T) {
+	for _, tc := range []struct {
+		src string
+		set func(typecheck.Node)
+	}{
+		{`max length = 1`, func(n typecheck.Node) { n.(*typecheck.Compare).Op = ast.OpContains }},
+		{`is hidden and is duplicate`, func(n typecheck.Node) { n.(*typecheck.Logic).Op = ast.OpEq }},
+		{`max length + 1 > 2`, func(n typecheck.Node) { n.(*typecheck.Compare).X.(*typecheck.Arith).Op = ast.OpLt }},
+	} {
+		q := check(t, schema.New(), schema.CtxStrings, tc.src, checkOpts{})
+		q.Core = nil // lowered again from Root, as set
+		tc.set(q.Root)
+		_, err := eval.Compile(q)
+		require.Error(t, err, tc.src)
+		assert.Contains(t, err.Error(), "has no evaluation in the evaluator", tc.src)
 	}
 }
