@@ -124,8 +124,9 @@ func TestForBindsTheRootType(t *testing.T) {
 	assert.ErrorIs(t, err, croql.ErrMisuse)
 }
 
-// TestMatchAllocatesNothing: on a right value Match, MatchErr and a
-// Matcher allocate nothing.
+// TestMatchAllocatesNothing: on a right value Match, MatchErr,
+// MatchContext and a Matcher allocate nothing, and a root on the caller's
+// stack stays there.
 func TestMatchAllocatesNothing(t *testing.T) {
 	if testing.CoverMode() != "" {
 		t.Skip("coverage instrumentation allocates")
@@ -136,6 +137,7 @@ func TestMatchAllocatesNothing(t *testing.T) {
 	m, err := croql.For[schema.SourceString](q)
 	require.NoError(t, err)
 	var v any = s
+	ctx := context.Background()
 	allocs := testing.AllocsPerRun(1000, func() {
 		if ok, err := q.Match(v); !ok || err != nil {
 			t.Fatal("no match")
@@ -144,6 +146,17 @@ func TestMatchAllocatesNothing(t *testing.T) {
 			t.Fatal("no match")
 		}
 		if ok, err := m.Match(s); !ok || err != nil {
+			t.Fatal("no match")
+		}
+		if ok, err := q.MatchContext(ctx, v); !ok || err != nil {
+			t.Fatal("no match")
+		}
+		local := schema.SourceString{IsHidden: true, Text: "abc"}
+		if ok, err := q.Match(&local); !ok || err != nil {
+			t.Fatal("no match")
+		}
+		local2 := schema.SourceString{IsHidden: true, Text: "abc"}
+		if ok, err := m.Match(&local2); !ok || err != nil {
 			t.Fatal("no match")
 		}
 	})

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/croql/croql/ast"
 	"github.com/croql/croql/diag"
@@ -150,7 +151,7 @@ func backendDiag(rule, src string, err error, format string, args ...any) diag.D
 // evaluate over a service's own types, use package bind.
 func (q *Query) Match(obj any) (bool, error) {
 	if x, ok := obj.(*schema.SourceString); ok && x != nil && q.strs != nil {
-		return q.strs(x), nil
+		return q.strs(noescape(x)), nil
 	}
 	return q.match(obj)
 }
@@ -160,19 +161,19 @@ func (q *Query) match(obj any) (bool, error) {
 	switch x := obj.(type) {
 	case *schema.Translation:
 		if x != nil && q.trs != nil {
-			return q.trs(x), nil
+			return q.trs(noescape(x)), nil
 		}
 	case *schema.TMSegment:
 		if x != nil && q.tms != nil {
-			return q.tms(x), nil
+			return q.tms(noescape(x)), nil
 		}
 	case *schema.GlossaryTerm:
 		if x != nil && q.terms != nil {
-			return q.terms(x), nil
+			return q.terms(noescape(x)), nil
 		}
 	case *schema.GlossaryConcept:
 		if x != nil && q.concepts != nil {
-			return q.concepts(x), nil
+			return q.concepts(noescape(x)), nil
 		}
 	}
 	return false, q.CheckValue(obj)
@@ -214,7 +215,23 @@ func (m Matcher[T]) Match(x *T) (bool, error) {
 	if x == nil {
 		return false, m.misuse
 	}
-	return m.f(x), nil
+	// x hidden from escape analysis, as hide does, written out so that
+	// Match stays within the inliner's budget.
+	p := uintptr(unsafe.Pointer(x))
+	return m.f(*(**T)(unsafe.Pointer(&p))), nil
+}
+
+// noescape is x, hidden from escape analysis (see hide).
+func noescape[T any](x *T) *T { return (*T)(hide(unsafe.Pointer(x))) }
+
+// hide returns p with escape analysis unable to follow it, so that an
+// object on the caller's stack that Match is given stays there (a pointer
+// passed to a func value is taken to escape). The compiled query only
+// reads the object during the call and keeps no reference to it: the same
+// reasoning as eval's own hide, which Program.Match and Typed.Match use.
+func hide(p unsafe.Pointer) unsafe.Pointer {
+	x := uintptr(p)
+	return *(*unsafe.Pointer)(unsafe.Pointer(&x))
 }
 
 // ErrMisuse is wrapped by the errors of Match, MatchContext and CheckValue:
