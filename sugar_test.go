@@ -136,7 +136,7 @@ func TestSugarForms(t *testing.T) {
 				if want {
 					matched++
 				}
-				assert.Equal(t, want, q.Match(o), "%s on %+v", fixed, o)
+				assert.Equal(t, want, mustMatch(t, q, o), "%s on %+v", fixed, o)
 			}
 			t.Logf("%s -> %s: %d of %d", c.src, fixed, matched, n)
 		})
@@ -278,7 +278,7 @@ func TestFieldOfAnotherObjectFix(t *testing.T) {
 	for i := range p.Strings {
 		o := &p.Strings[i]
 		voted := slices.ContainsFunc(o.Translations, func(tr schema.Translation) bool { return len(tr.Votes) > 0 })
-		assert.Equal(t, voted, q.Match(o))
+		assert.Equal(t, voted, mustMatch(t, q, o))
 		if voted {
 			n++
 		}

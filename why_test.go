@@ -37,10 +37,10 @@ func idToLogin(p *schema.Project) map[int64]string {
 
 // pickFive is up to five objects of objs: matches and non-matches of q,
 // as many of each as there are, up to three.
-func pickFive(q *croql.Query, objs []any) []any {
+func pickFive(t *testing.T, q *croql.Query, objs []any) []any {
 	var yes, no []any
 	for _, o := range objs {
-		if q.Match(o) {
+		if mustMatch(t, q, o) {
 			yes = append(yes, o)
 		} else {
 			no = append(no, o)
@@ -68,12 +68,12 @@ func TestWhySeedPatternsOnDemo(t *testing.T) {
 			env := demoEnv(t, p, c.Context())
 			q, diags := env.Compile(c.Query())
 			require.False(t, diags.HasErrors(), "%v", diags)
-			objs := pickFive(q, p.Objects(env.Context()))
+			objs := pickFive(t, q, p.Objects(env.Context()))
 			require.Len(t, objs, 5)
 			for _, o := range objs {
 				e, err := q.Why(o)
 				require.NoError(t, err)
-				assert.Equal(t, q.Match(o), e.Match)
+				assert.Equal(t, mustMatch(t, q, o), e.Match)
 				assert.NoError(t, whytest.Check(env, users, o, e), "%s", e)
 				// The JSON form carries the same values.
 				b, err := json.Marshal(e)
@@ -162,7 +162,11 @@ func TestDiffIsSetDifference(t *testing.T) {
 			var onlyOld, onlyNew []any
 			both := 0
 			for _, o := range objs {
-				switch x, y := old.Match(o), new.Match(o); {
+				x, err := old.Match(o)
+				require.NoError(t, err)
+				y, err := new.Match(o)
+				require.NoError(t, err)
+				switch {
 				case x && y:
 					both++
 				case x:
