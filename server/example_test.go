@@ -65,3 +65,13 @@ func ExampleServer_FileObject() {
 	// Output:
 	// strings.xml android /strings.xml active
 }
+
+// Tokens may be added and removed while a server runs (croql serve's
+// token endpoint issues tokens, uninstalling an app revokes them).
+func ExampleTokens_Remove() {
+	tokens := &server.Tokens{}
+	_ = tokens.Add("issued")
+	_ = tokens.Add("admin")
+	fmt.Println(tokens.Len(), tokens.Remove("issued"), tokens.Remove("issued"), tokens.Len())
+	// Output: 2 true false 1
+}

@@ -192,7 +192,13 @@ func evalIDs(t testing.TB, p *schema.Project, ctx, lang, src string) []int64 {
 				continue
 			}
 		}
-		if all || q.Match(o) {
+		hit := all
+		if !hit {
+			var err error
+			hit, err = q.Match(o)
+			require.NoError(t, err)
+		}
+		if hit {
 			id, ok := schema.ObjectID(o)
 			require.True(t, ok)
 			ids = append(ids, id)

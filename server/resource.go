@@ -55,10 +55,9 @@ type resource struct {
 
 type recordsQuery struct {
 	// sql selects fk, then the record columns, of the segments listed in
-	// the IN list appended to it; withLang has the record's language from
-	// the API's extra table (extras.go) as the last column, sql NULL.
-	sql, withLang string
-	cols          []column
+	// the IN list appended to it.
+	sql  string
+	cols []column
 }
 
 // resources builds the four list endpoints' descriptions for dialect d
@@ -111,6 +110,9 @@ func (b *resBuilder) col(t reflect.Type, goName string) string {
 					return c
 				}
 			}
+		}
+		if c := tab.Stored[goName]; c != "" {
+			return c
 		}
 	}
 	if b.err == nil {
@@ -245,16 +247,14 @@ func (b *resBuilder) build(ctxName string) (*resource, error) {
 			rc("id", "ID", kInt), rc("text", "Text", kString), rc("usageCount", "UsageCount", kInt),
 			rc("createdBy", "CreatedBy", kInt), rc("updatedBy", "UpdatedBy", kInt),
 			rc("createdAt", "CreatedAt", kTime), rc("updatedAt", "UpdatedAt", kTime),
+			{json: "languageId", sql: b.q(b.col(rt, "Language")), kind: kString, zero: true},
 		}}
 		sel := []string{b.q(fk)}
 		for _, c := range rq.cols {
 			sel = append(sel, c.sql)
 		}
 		from := " FROM " + b.d.Quote(recTab.Name) + " AS " + alias + " WHERE " + b.q(fk) + " IN ("
-		lang := "(SELECT x.language FROM " + b.d.Quote(extraRecordLanguages) + " AS x WHERE x.record_id = " + b.q(b.col(rt, "ID")) + ")"
-		rq.sql = "SELECT " + strings.Join(sel, ", ") + ", NULL" + from
-		rq.withLang = "SELECT " + strings.Join(sel, ", ") + ", " + lang + from
-		rq.cols = append(rq.cols, column{json: "languageId", kind: kString, zero: true})
+		rq.sql = "SELECT " + strings.Join(sel, ", ") + from
 		r.records = rq
 		r.render = func(p *Project, v []any) map[string]any { return segmentShape(p, r.object(v)) }
 	case croql.Glossary:

@@ -177,6 +177,9 @@ func (s *Server) HandlePublic(pattern string, h http.Handler) { s.mux.Handle(pat
 // Storage is the storage the server reads.
 func (s *Server) Storage() *Storage { return s.cfg.Storage }
 
+// Tokens are the bearer tokens the server accepts (nil when it has none).
+func (s *Server) Tokens() *Tokens { return s.cfg.Tokens }
+
 func (s *Server) routes() {
 	s.HandlePublic("GET /healthz", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})

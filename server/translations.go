@@ -114,9 +114,9 @@ func (s *Server) listTranslations(body bool) func(*http.Request) (any, *httpErro
 		if at != "" && approvalFK != "" {
 			approvals = "(SELECT COUNT(*) FROM " + d.Quote(at) + " AS a WHERE a." + d.Quote(approvalFK) + " = " + res.key + ")"
 		}
-		added := "NULL"
-		if p.extras {
-			added = "(SELECT x.added FROM " + d.Quote(extraTranslationDate) + " AS x WHERE x.translation_id = " + res.key + ")"
+		added := "NULL" // a mapping that does not store when a translation was added
+		if tt := s.mapping.Tables["translation"]; tt != nil && tt.Stored["Added"] != "" {
+			added = alias + "." + d.Quote(tt.Stored["Added"])
 		}
 		col := func(json string) string {
 			for _, c := range res.cols {

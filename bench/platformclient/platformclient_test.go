@@ -49,7 +49,9 @@ func evalIDs(t *testing.T, p *schema.Project, ctx, lang, src string) []int {
 		if tr, ok := o.(*schema.Translation); ok && lang != "" && tr.Language != lang {
 			continue
 		}
-		if q.Match(o) {
+		hit, err := q.Match(o)
+		require.NoError(t, err)
+		if hit {
 			id, _ := schema.ObjectID(o)
 			ids = append(ids, int(id))
 		}

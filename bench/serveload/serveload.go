@@ -274,7 +274,11 @@ func patterns(dir string, p *schema.Project) ([]pattern, error) {
 			if tr, ok := obj.(*schema.Translation); ok && tr.Language != lang {
 				continue
 			}
-			if q.Match(obj) {
+			hit, err := q.Match(obj)
+			if err != nil {
+				return nil, fmt.Errorf("serveload: %s: %w", c.Name, err)
+			}
+			if hit {
 				id, _ := schema.ObjectID(obj)
 				if tr, ok := obj.(*schema.Translation); ok {
 					id = tr.StringID

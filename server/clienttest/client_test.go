@@ -88,7 +88,9 @@ func evalIDs(t testing.TB, p *schema.Project, ctx, lang, src string) []int64 {
 		if tr, ok := o.(*schema.Translation); ok && lang != "" && tr.Language != lang {
 			continue
 		}
-		if q.Match(o) {
+		hit, err := q.Match(o)
+		require.NoError(t, err)
+		if hit {
 			id, _ := schema.ObjectID(o)
 			ids = append(ids, id)
 		}
