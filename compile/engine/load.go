@@ -55,7 +55,7 @@ func OpenTarget(ctx context.Context, engine, dsn, schemaName string) (*DB, error
 	if err != nil {
 		return nil, err
 	}
-	out := &DB{SQL: db, Dialect: d, backend: b, close: func() error { return errors.Join(db.Close(), drop()) }}
+	out := &DB{SQL: db, Dialect: d, Schema: name, backend: b, close: func() error { return errors.Join(db.Close(), drop()) }}
 	out.publish = func(ctx context.Context) error {
 		admin, err := b.pool(dsn, "")
 		if err != nil {
