@@ -3,6 +3,7 @@ package compile
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -56,6 +57,12 @@ type Table struct {
 	Indexes [][]string
 	// Unique lists unique indexes of the reference DDL.
 	Unique [][]string
+	// Stored maps Go fields that CroQL does not query, but that the
+	// platform's API shows, to their columns (a TM record's language, the
+	// date a translation was added). The loader fills them, the DDL
+	// creates them nullable (rows written without them read as absent),
+	// and no query reads them.
+	Stored map[string]string
 }
 
 // Child tells how the elements of a collection are found.
@@ -206,6 +213,12 @@ func DefaultMapping(cat *schema.Catalog) *Mapping {
 				t.Indexes = append(t.Indexes, cols)
 			}
 		}
+	}
+	if t := m.Tables["translation"]; t != nil {
+		t.Stored = map[string]string{"Added": "added"}
+	}
+	if t := m.Tables["TM record"]; t != nil {
+		t.Stored = map[string]string{"Language": "language_id"}
 	}
 	add("user", true, "login")
 	add("source string", false, "identifier")
@@ -391,6 +404,32 @@ func (m *Mapping) layout() (*layout, error) {
 			}
 		}
 	}
+	// Stored Go fields no query reads, in a stable order.
+	for _, ti := range l.tables {
+		if ti.obj == nil || ti.obj.GoType == nil {
+			continue
+		}
+		for _, goName := range slices.Sorted(maps.Keys(ti.t.Stored)) {
+			col := ti.t.Stored[goName]
+			if err := checkIdent(col); err != nil {
+				errs = append(errs, fmt.Errorf("stored column of %s.%s: %w", ti.t.Name, goName, err))
+				continue
+			}
+			sf, ok := ti.obj.GoType.FieldByName(goName)
+			if !ok {
+				errs = append(errs, fmt.Errorf("compile: table %s stores %s, which %s does not have", ti.t.Name, goName, ti.obj.GoType))
+				continue
+			}
+			kind, err := storedKind(sf.Type)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("compile: table %s stores %s: %w", ti.t.Name, goName, err))
+				continue
+			}
+			if err := ti.add(column{name: col, kind: kind, null: true, goName: goName}); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
 	// Children: foreign keys and join tables.
 	for _, o := range objs {
 		t := m.Tables[o.Name]
@@ -455,6 +494,24 @@ func (m *Mapping) layout() (*layout, error) {
 		return nil, errors.Join(errs...)
 	}
 	return l, nil
+}
+
+// storedKind is the column kind of a Stored Go field's type.
+func storedKind(t reflect.Type) (schema.Kind, error) {
+	if t == reflect.TypeFor[schema.Time]() {
+		return schema.Datetime, nil
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return schema.String, nil
+	case reflect.Bool:
+		return schema.Bool, nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return schema.Int, nil
+	case reflect.Float32, reflect.Float64:
+		return schema.Float, nil
+	}
+	return schema.Invalid, fmt.Errorf("a %s has no column type", t)
 }
 
 // add adds a column unless a column of that name is there already, in

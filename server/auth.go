@@ -11,14 +11,18 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Tokens are the bearer tokens a server accepts, each with the projects
 // it may read. Tokens are kept as SHA-256 digests and compared in
 // constant time (every configured token is compared on every request, so
 // the time does not tell which one, or how much of one, matched); they
-// never appear in a log line or an error message.
+// never appear in a log line or an error message. Tokens is safe for
+// concurrent use: tokens may be added and removed while the server runs
+// (the platform side's OAuth endpoint issues them).
 type Tokens struct {
+	mu      sync.RWMutex
 	entries []tokenEntry
 }
 
@@ -43,8 +47,23 @@ func (t *Tokens) Add(token string, ids ...int64) error {
 	if token == "" {
 		return errors.New("server: empty token")
 	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	t.entries = append(t.entries, tokenEntry{digest: sha256.Sum256([]byte(token)), all: len(ids) == 0, ids: slices.Clone(ids)})
 	return nil
+}
+
+// Remove stops accepting token; it reports whether the token was
+// accepted.
+func (t *Tokens) Remove(token string) bool {
+	d := sha256.Sum256([]byte(token))
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := len(t.entries)
+	t.entries = slices.DeleteFunc(t.entries, func(e tokenEntry) bool {
+		return subtle.ConstantTimeCompare(d[:], e.digest[:]) == 1
+	})
+	return len(t.entries) < n
 }
 
 // Len is the number of tokens.
@@ -52,6 +71,8 @@ func (t *Tokens) Len() int {
 	if t == nil {
 		return 0
 	}
+	t.mu.RLock()
+	defer t.mu.RUnlock()
 	return len(t.entries)
 }
 
@@ -115,6 +136,8 @@ func (t *Tokens) authenticate(r *http.Request) (Grant, bool) {
 		return Grant{}, false
 	}
 	d := sha256.Sum256([]byte(tok))
+	t.mu.RLock()
+	defer t.mu.RUnlock()
 	match := -1
 	for i := range t.entries {
 		if subtle.ConstantTimeCompare(d[:], t.entries[i].digest[:]) == 1 && match < 0 {

@@ -6,6 +6,7 @@ require (
 	github.com/croql/croql v0.0.0-00010101000000-000000000000
 	github.com/croql/croql/compile/engine v0.0.0-00010101000000-000000000000
 	github.com/go-sql-driver/mysql v1.9.3
+	github.com/golang-jwt/jwt/v5 v5.3.1
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/stretchr/testify v1.12.1
 )

@@ -15,7 +15,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/croql/croql"
-	"github.com/croql/croql/compile"
 	"github.com/croql/croql/compile/engine"
 	"github.com/croql/croql/diag"
 	"github.com/croql/croql/schema"
@@ -217,6 +216,19 @@ func (s *Server) list(ctxName string, body bool) func(*http.Request) (any, *http
 		if e != nil {
 			return nil, e
 		}
+		var q url.Values
+		if !body {
+			q = r.URL.Query()
+		}
+		flt, e := filters(p, ctxName, q, strings.TrimSpace(params.croql) != "")
+		if e != nil {
+			return nil, e
+		}
+		extra, extraArgs, e := s.compileParams(p, ctxName, flt.root, len(args))
+		if e != nil {
+			return nil, e
+		}
+		where, args = append(where, extra...), append(args, extraArgs...)
 		if lang != "" {
 			if err := p.Dialect().CheckString(lang); err != nil {
 				return nil, notFound("Language")
@@ -336,8 +348,13 @@ func (s *Server) page(ctx context.Context, tx *sql.Tx, p *Project, res *resource
 		return nil, fmt.Errorf("server: reading rows: %w", err)
 	}
 	rows.Close()
+	if res.context == croql.Strings && len(objs) > 0 {
+		if err := s.labelIDs(ctx, tx, p, objs); err != nil {
+			return nil, err
+		}
+	}
 	if res.records != nil && len(objs) > 0 {
-		if err := s.records(ctx, tx, d, res.records, objs); err != nil {
+		if err := s.records(ctx, tx, p, res.records, objs); err != nil {
 			return nil, err
 		}
 	}
@@ -345,7 +362,8 @@ func (s *Server) page(ctx context.Context, tx *sql.Tx, p *Project, res *resource
 }
 
 // records fills the records of a page of TM segments.
-func (s *Server) records(ctx context.Context, tx *sql.Tx, d compile.Dialect, rq *recordsQuery, objs []map[string]any) error {
+func (s *Server) records(ctx context.Context, tx *sql.Tx, p *Project, rq *recordsQuery, objs []map[string]any) error {
+	d := p.Dialect()
 	byID := make(map[int64]map[string]any, len(objs))
 	var q strings.Builder
 	q.WriteString(rq.sql)

@@ -34,6 +34,13 @@ type Project struct {
 	Logins map[int64]string
 	// Languages lists every language code of the project (source first).
 	Languages []string
+	// LanguageInfo describes the project's languages by code (the data
+	// file's languages entries; empty for data served from a DSN).
+	LanguageInfo map[string]schema.LanguageInfo
+	// Created and Updated are the earliest and the latest date of the
+	// project's strings (zero when unknown): its createdAt, updatedAt and
+	// lastActivity in the API.
+	Created, Updated time.Time
 	// Scratch is the scratch schema (PostgreSQL) or database (MySQL) the
 	// project was loaded into, or the SQLite file; Close removes it.
 	// Empty for data the storage did not create.
@@ -214,6 +221,11 @@ func projectOf(id int64, data *schema.Project) *Project {
 	for _, c := range p.TargetLanguages {
 		add(&p.Languages, c)
 	}
+	p.LanguageInfo = make(map[string]schema.LanguageInfo, len(data.Languages))
+	for _, l := range data.Languages {
+		p.LanguageInfo[l.ID] = l
+	}
+	p.Created, p.Updated = dataDates(data)
 	return p
 }
 
@@ -272,6 +284,9 @@ func describe(ctx context.Context, id int64, head *schema.Project, db *engine.DB
 	dir, err := readDirectory(ctx, db.SQL, db.Dialect, compile.DefaultMapping(schema.New()))
 	if err != nil {
 		return nil, err
+	}
+	if p.Created.IsZero() { // a streamed load: the head has no strings
+		p.Created, p.Updated = dir.Created, dir.Updated
 	}
 	if p.Users == nil {
 		p.Users = map[string]int64{}
@@ -518,5 +533,42 @@ func readDirectory(ctx context.Context, db *sql.DB, d compile.Dialect, m *compil
 		p.TargetLanguages = append(p.TargetLanguages, code)
 	}
 	p.Languages = slices.Clone(p.TargetLanguages)
-	return p, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("server: reading languages: %w", err)
+	}
+	// The project's dates: its earliest and latest string.
+	if sc, ok := cat.Context("strings"); ok {
+		if st, err := m.Table(sc.Root); err == nil && st.Columns["added"] != "" && st.Columns["updated"] != "" {
+			added, updated := d.Quote(st.Columns["added"]), d.Quote(st.Columns["updated"])
+			var first, last, lastUpdate sql.NullInt64
+			err := db.QueryRowContext(ctx, "SELECT MIN("+added+"), MAX("+added+"), MAX("+updated+") FROM "+d.Quote(st.Name)).Scan(&first, &last, &lastUpdate)
+			if err != nil {
+				return nil, fmt.Errorf("server: reading the project's dates: %w", err)
+			}
+			if first.Valid {
+				p.Created = schema.Time(first.Int64).Std()
+				p.Updated = schema.Time(max(last.Int64, lastUpdate.Int64)).Std()
+			}
+		}
+	}
+	return p, nil
+}
+
+// dataDates are the earliest and the latest date of the project's strings.
+func dataDates(data *schema.Project) (first, last time.Time) {
+	for _, s := range data.Strings {
+		for _, t := range []*schema.Time{&s.Added, s.Updated} {
+			if t == nil {
+				continue
+			}
+			v := t.Std()
+			if first.IsZero() || v.Before(first) {
+				first = v
+			}
+			if v.After(last) {
+				last = v
+			}
+		}
+	}
+	return first, last
 }

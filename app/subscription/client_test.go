@@ -47,6 +47,8 @@ func TestCheckOutcomes(t *testing.T) {
 		{"active in data envelope", 200, `{"data":{"expires":"2030-01-02 03:04:05"}}`, Active, "", ""},
 		{"unpaid snake_case", 402, `{"subscribe_link":"https://pay.example/checkout?app=1"}`, Unpaid, "https://pay.example/checkout?app=1", ""},
 		{"unpaid camelCase", 402, `{"subscribeLink":"https://pay.example/c2"}`, Unpaid, "https://pay.example/c2", ""},
+		{"unpaid with both spellings (croql serve)", 402, `{"subscribe_link":"https://pay.example/both","subscribeLink":"https://pay.example/both","initializedAt":"2026-05-01 10:00:00"}`, Unpaid, "https://pay.example/both", ""},
+		{"not found with message and error (croql serve)", 400, `{"message":"No subscription","error":{"code":400,"message":"No subscription"}}`, NotFound, "", "No subscription"},
 		{"unpaid in data envelope", 402, `{"data":{"subscribe_link":"https://pay.example/c3"}}`, Unpaid, "https://pay.example/c3", ""},
 		{"unpaid without usable body", 402, `not json`, Unpaid, "", ""},
 		{"not found as 400", 400, `{"message":"Application not found"}`, NotFound, "", "Application not found"},

@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/croql/croql/app/postimport"
 	"github.com/croql/croql/server"
 	"github.com/croql/croql/server/platform"
 )
@@ -16,6 +18,9 @@ import (
 // `croql serve` (package server/platform; docs/app-contract.md).
 type platformFlags struct {
 	apps          []string
+	clientIDs     []string
+	clientSecrets []string
+	jobType       string
 	subscriptions string
 	publicURL     string
 	jobTimeout    time.Duration
@@ -24,6 +29,9 @@ type platformFlags struct {
 func (pf *platformFlags) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringArrayVar(&pf.apps, "app", nil, "app descriptor URL (repeatable): its file-post-import modules process uploads to …/files and …/translations; its subscription_paid event is called when a subscription becomes active")
+	f.StringArrayVar(&pf.clientIDs, "app-client-id", nil, "OAuth client id of an app (repeatable: the n-th belongs to the n-th --app; empty or absent: the descriptor's authentication.clientId)")
+	f.StringArrayVar(&pf.clientSecrets, "app-client-secret", nil, "OAuth client secret of an app (repeatable: the n-th belongs to the n-th --app; empty or absent: the app is called without the SDK handshake). With it croql serve sends the installed event, issues tokens at /oauth/token and signs a JWT on every module call")
+	f.StringVar(&pf.jobType, "job-type", postimport.JobTypeSDK, "jobType of post-import jobs: "+postimport.JobTypeSDK+" (what the platform's SDK acts on) or "+postimport.JobType+" (the documentation's spelling)")
 	f.StringVar(&pf.subscriptions, "subscriptions", "", "JSON file of the subscriptions table and the organization of each token (docs/app-contract.md)")
 	f.StringVar(&pf.publicURL, "public-url", "", "address apps reach this server at, for contentUrl/stringsUrl of large jobs (default: http://{Host of the upload})")
 	f.DurationVar(&pf.jobTimeout, "job-timeout", platform.DefaultJobTimeout, "how long a post-import module may take")
@@ -33,8 +41,22 @@ func (pf *platformFlags) addFlags(cmd *cobra.Command) {
 // setup reads the app descriptors and the subscriptions and adds the
 // platform's routes to s.
 func (pf *platformFlags) setup(ctx context.Context, s *server.Server, log io.Writer) error {
-	cfg := platform.Config{Apps: pf.apps, PublicURL: pf.publicURL, JobTimeout: pf.jobTimeout,
+	cfg := platform.Config{Apps: pf.apps, PublicURL: pf.publicURL, JobTimeout: pf.jobTimeout, JobType: pf.jobType,
 		Logger: slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	if len(pf.clientIDs) > len(pf.apps) || len(pf.clientSecrets) > len(pf.apps) {
+		return fmt.Errorf("croql serve: %d --app-client-id and %d --app-client-secret for %d --app (the n-th belongs to the n-th --app)",
+			len(pf.clientIDs), len(pf.clientSecrets), len(pf.apps))
+	}
+	for i := range max(len(pf.clientIDs), len(pf.clientSecrets)) {
+		var c platform.Credentials
+		if i < len(pf.clientIDs) {
+			c.ClientID = pf.clientIDs[i]
+		}
+		if i < len(pf.clientSecrets) {
+			c.ClientSecret = pf.clientSecrets[i]
+		}
+		cfg.Credentials = append(cfg.Credentials, c)
+	}
 	if pf.subscriptions != "" {
 		subs, err := platform.ReadSubscriptionsFile(pf.subscriptions)
 		if err != nil {

@@ -65,6 +65,11 @@ type ImportOptions struct {
 	// UpdateOption applies when a source upload updates an existing
 	// file (ClearTranslationsAndApprovals when empty).
 	UpdateOption UpdateOption
+	// Organization is the organization the upload acts for (the upload
+	// token's, Subscriptions.Organization; DefaultOrganization when
+	// empty): the organization of the job, of the app's installation and
+	// of its JWT.
+	Organization string
 }
 
 // FileUpdate counts what a source upload did to an existing file's
@@ -111,6 +116,8 @@ type ImportResult struct {
 type importError struct {
 	status int
 	msg    string
+	// link is the subscribe link of a 402.
+	link string
 }
 
 func (e *importError) Error() string { return e.msg }
@@ -137,7 +144,7 @@ func (p *Platform) importHandler(s *server.Server, translation bool) http.Handle
 				ierr = failf(http.StatusBadRequest, "languageId %q is not a target language of the project (%s)", up.language, strings.Join(proj.TargetLanguages, ", "))
 			}
 		}
-		var opts ImportOptions
+		opts := ImportOptions{Organization: p.subs.Organization(bearer(r))}
 		if ierr == nil && up.option != "" {
 			if translation {
 				ierr = failf(http.StatusBadRequest, "updateOption applies to source uploads, not to translation uploads")
@@ -156,6 +163,10 @@ func (p *Platform) importHandler(s *server.Server, translation bool) http.Handle
 				// engine's message) go to the log, not to the client.
 				p.log.Error("croql serve: import failed", "project", id, "file", up.name, "err", ierr)
 				ie = failf(http.StatusInternalServerError, "The import could not be stored (nothing was stored); the server's log has the details")
+			}
+			if ie.status == http.StatusPaymentRequired {
+				writeJSON(w, ie.status, map[string]any{"error": map[string]any{"code": ie.status, "message": ie.msg, "subscribeLink": ie.link}})
+				return
 			}
 			writeError(w, ie.status, ie.msg)
 			return
@@ -253,9 +264,14 @@ func (p *Platform) ImportWith(ctx context.Context, st *server.Storage, proj *ser
 	if language != "" && !existing {
 		return nil, failf(http.StatusBadRequest, "Upload the source file %s before its translations", name)
 	}
+	org := opts.Organization
+	if org == "" {
+		org = DefaultOrganization
+	}
+	orgID, domain := orgClaims(org)
 	job := &postimport.Job{
-		JobType:        postimport.JobType,
-		Organization:   postimport.Organization{ID: 1, BaseURL: publicURL, APIBaseURL: publicURL},
+		JobType:        p.cfg.JobType,
+		Organization:   postimport.Organization{ID: orgID, Domain: domain, BaseURL: publicURL, APIBaseURL: publicURL},
 		Project:        postimport.Project{ID: proj.ID, Identifier: proj.Name, Name: proj.Name},
 		File:           postimport.File{ID: fileID, Name: name},
 		SourceLanguage: languageObject(proj.SourceLanguage),
@@ -277,7 +293,7 @@ func (p *Platform) ImportWith(ctx context.Context, st *server.Storage, proj *ser
 	app, mod, found := p.selectModule(name, data)
 	if found {
 		res.Module = app.Identifier + "/" + mod.Key
-		answered, err := p.runJob(ctx, app, mod, job, data, publicURL)
+		answered, err := p.runJob(ctx, app, mod, job, data, publicURL, org)
 		if err != nil {
 			return nil, err
 		}
@@ -365,10 +381,23 @@ func translationStrings(stored []storedString, parsed []Parsed, language string)
 
 // runJob sends the job to the module and returns the strings it answers
 // (nil for 304), validated.
-func (p *Platform) runJob(ctx context.Context, app App, mod postimport.Module, job *postimport.Job, data []byte, publicURL string) ([]postimport.String, error) {
+func (p *Platform) runJob(ctx context.Context, app App, mod postimport.Module, job *postimport.Job, data []byte, publicURL, org string) ([]postimport.String, error) {
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.JobTimeout)
 	defer cancel()
 	who := fmt.Sprintf("The app %s (module %s)", app.Identifier, mod.Key)
+	var token string
+	if app.ClientSecret != "" {
+		// The platform installs an app in an organization before it
+		// calls its modules there: the first job sends the event.
+		if err := p.Install(ctx, app, org, publicURL); err != nil {
+			p.log.Warn("croql serve: installing an app failed", "app", app.Identifier, "organization", org, "err", err)
+			return nil, failf(http.StatusBadGateway, "%s could not be installed in the organization %s (%v); nothing was imported", who, org, err)
+		}
+		var err error
+		if token, err = p.moduleJWT(app, mod.Key, job.Project.ID, job.Project.Identifier, org); err != nil {
+			return nil, err
+		}
+	}
 	body, release, err := p.encodeJob(job, data, publicURL)
 	defer release()
 	if err != nil {
@@ -379,6 +408,9 @@ func (p *Platform) runJob(ctx context.Context, app App, mod postimport.Module, j
 		return nil, failf(http.StatusBadGateway, "%s has an unusable URL: %v", who, err)
 	}
 	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
 	resp, err := p.cfg.HTTPClient.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -400,33 +432,34 @@ func (p *Platform) runJob(ctx context.Context, app App, mod postimport.Module, j
 	if int64(len(answer)) > p.cfg.MaxAnswerBytes {
 		return nil, failf(http.StatusBadGateway, "%s answered more than %d bytes (the limit is 5 MB); nothing was imported", who, p.cfg.MaxAnswerBytes)
 	}
-	var r struct {
-		Data *struct {
-			Strings    json.RawMessage `json:"strings"`
-			StringsURL string          `json:"stringsUrl"`
-		} `json:"data"`
-		Error *struct {
-			Message string `json:"message"`
-		} `json:"error"`
-	}
-	if err := json.Unmarshal(answer, &r); err != nil {
+	r, jsonErr := readAnswer(answer)
+	var strs []postimport.String
+	if jsonErr != nil {
 		return nil, failf(http.StatusBadGateway, "%s answered HTTP %d without a JSON body; nothing was imported", who, resp.StatusCode)
 	}
-	if r.Error != nil {
+	if resp.StatusCode == http.StatusPaymentRequired {
+		return nil, paymentRequired(who, r)
+	}
+	if r.hasError {
+		if r.message == "" {
+			return nil, failf(http.StatusBadGateway, "%s answered HTTP %d with an error without a message; nothing was imported", who, resp.StatusCode)
+		}
 		// The app's message is shown to the user (seed 7).
-		return nil, failf(http.StatusUnprocessableEntity, "%s", r.Error.Message)
+		return nil, failf(http.StatusUnprocessableEntity, "%s", r.message)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, failf(http.StatusBadGateway, "%s answered HTTP %d; nothing was imported", who, resp.StatusCode)
+		if r.message != "" {
+			return nil, failf(http.StatusBadGateway, "%s answered HTTP %d: %s; nothing was imported", who, resp.StatusCode, r.message)
+		}
+		return nil, failf(http.StatusBadGateway, "%s answered HTTP %d with a JSON body without error.message; nothing was imported", who, resp.StatusCode)
 	}
-	var strs []postimport.String
 	switch {
-	case r.Data != nil && len(r.Data.Strings) > 0 && string(r.Data.Strings) != "null":
-		if err := json.Unmarshal(r.Data.Strings, &strs); err != nil {
+	case r.data != nil && len(r.data.Strings) > 0 && string(r.data.Strings) != "null":
+		if err := json.Unmarshal(r.data.Strings, &strs); err != nil {
 			return nil, failf(http.StatusBadGateway, "%s answered strings that are not string objects: %v; nothing was imported", who, err)
 		}
-	case r.Data != nil && r.Data.StringsURL != "":
-		if strs, err = p.fetchStrings(ctx, r.Data.StringsURL); err != nil {
+	case r.data != nil && r.data.StringsURL != "":
+		if strs, err = p.fetchStrings(ctx, r.data.StringsURL); err != nil {
 			if ctx.Err() != nil {
 				return nil, failf(http.StatusGatewayTimeout, "%s did not answer within %s; nothing was imported", who, p.cfg.JobTimeout)
 			}

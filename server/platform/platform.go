@@ -8,10 +8,21 @@
 //	POST /api/v2/projects/{projectId}/files          file import → post-import modules → stored strings
 //	                                                 (an existing name is a file update, ?updateOption=)
 //	POST /api/v2/projects/{projectId}/translations   translation upload, the same flow for one language
+//	POST /api/v2/storages                            the two-step upload: the file, then
+//	POST /api/v2/projects/{projectId}/files {storageId, name} or
+//	POST /api/v2/projects/{projectId}/translations/{languageId} {storageId, fileId}
 //	GET  /_platform/blobs/{id}                       contentUrl / stringsUrl of jobs in flight
+//	POST /oauth/token                                the token endpoint of apps with client credentials
+//	POST, DELETE /admin/applications/{app}/organizations/{org}/installation
+//	                                                 the app's installed / uninstall event
+//
+// An app registered with its OAuth client credentials (Config.Credentials)
+// gets the handshake of the platform's app SDK: the installed event before
+// its first job in an organization, tokens from TokenPath, and an HS256
+// JWT (ModuleClaims) on every module call.
 //
 // Apps are registered by their descriptor (the manifest the app serves);
-// their file-post-import modules are chosen by signaturePatterns. The
+// their post-import modules are chosen by signaturePatterns. The
 // strings a job returns are validated with the app side's rules
 // (app/postimport) and stored in one transaction of the project's
 // database, so the CroQL endpoints of package server see them at once; a
@@ -62,6 +73,24 @@ type Config struct {
 	// is the manifest itself, any other is the app's base address and
 	// {URL}/manifest.json is read).
 	Apps []string
+	// Credentials are the OAuth client credentials of the apps: the i-th
+	// belongs to the i-th of Apps (fewer than Apps: the others have
+	// none). An app with a client secret gets the platform SDK's
+	// handshake (the installed event, tokens from TokenPath, a JWT on
+	// every module call); one without is called without it.
+	Credentials []Credentials
+	// JobType is the jobType of the jobs sent to post-import modules:
+	// postimport.JobTypeSDK ("post-import-file", what the platform's SDK
+	// acts on) when empty; postimport.JobType ("file-post-import", the
+	// documentation's spelling) is the other choice.
+	JobType string
+	// UserID is the user id of the events and JWTs (DefaultUserID when 0).
+	UserID int64
+	// TokenLifetime is the expires_in of issued access tokens
+	// (DefaultTokenLifetime when 0). Tokens stay accepted until the app
+	// is uninstalled or the server stops; the SDK asks for a new one when
+	// expires_in has passed.
+	TokenLifetime time.Duration
 	// Subscriptions is the subscriptions table (empty when nil).
 	Subscriptions *Subscriptions
 	// JobTimeout bounds one post-import job (DefaultJobTimeout when 0).
@@ -96,6 +125,12 @@ type App struct {
 	BaseURL    string
 	PaidURL    string
 	Modules    []postimport.Module
+	// ClientID and ClientSecret are the app's OAuth client credentials
+	// (Config.Credentials); the handshake runs when ClientSecret is set.
+	ClientID, ClientSecret string
+	// InstalledURL and UninstallURL are the app's installed and uninstall
+	// events (the descriptor's events, default /installed and /uninstall).
+	InstalledURL, UninstallURL string
 }
 
 // Platform is the platform side. Register adds its routes to a server.
@@ -105,6 +140,12 @@ type Platform struct {
 	apps  []App
 	log   *slog.Logger
 	blobs blobs
+	hs    handshake
+	// tokens are croql serve's accepted tokens (Register sets them): the
+	// token endpoint adds to them.
+	tokens *server.Tokens
+	// storages are the files of the two-step upload (storages.go).
+	storages storages
 }
 
 // New reads the descriptors of cfg.Apps (ctx bounds the requests) and
@@ -137,15 +178,36 @@ func New(ctx context.Context, cfg Config) (*Platform, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	p := &Platform{cfg: cfg, subs: cfg.Subscriptions, log: cfg.Logger, blobs: blobs{m: map[string][]byte{}}}
+	switch cfg.JobType {
+	case "":
+		cfg.JobType = postimport.JobTypeSDK
+	case postimport.JobType, postimport.JobTypeSDK:
+	default:
+		return nil, fmt.Errorf("platform: jobType %q is neither %q nor %q", cfg.JobType, postimport.JobTypeSDK, postimport.JobType)
+	}
+	if cfg.UserID <= 0 {
+		cfg.UserID = DefaultUserID
+	}
+	if cfg.TokenLifetime <= 0 {
+		cfg.TokenLifetime = DefaultTokenLifetime
+	}
+	if len(cfg.Credentials) > len(cfg.Apps) {
+		return nil, fmt.Errorf("platform: %d app credentials for %d apps", len(cfg.Credentials), len(cfg.Apps))
+	}
+	p := &Platform{cfg: cfg, subs: cfg.Subscriptions, log: cfg.Logger, blobs: blobs{m: map[string][]byte{}},
+		hs: handshake{byID: map[[2]string]*installation{}}}
 	if p.subs == nil {
 		p.subs = NewSubscriptions()
 	}
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
 	}
-	for _, u := range cfg.Apps {
-		a, err := p.readDescriptor(ctx, u)
+	for i, u := range cfg.Apps {
+		var c Credentials
+		if i < len(cfg.Credentials) {
+			c = cfg.Credentials[i]
+		}
+		a, err := p.readDescriptor(ctx, u, c)
 		if err != nil {
 			return nil, err
 		}
@@ -166,9 +228,15 @@ type descriptor struct {
 	BaseURL    string             `json:"baseUrl"`
 	Modules    postimport.Modules `json:"modules"`
 	Events     map[string]string  `json:"events"`
+	// Authentication is the SDK's authentication member: its type and
+	// the app's OAuth client id.
+	Authentication struct {
+		Type     string `json:"type"`
+		ClientID string `json:"clientId"`
+	} `json:"authentication"`
 }
 
-func (p *Platform) readDescriptor(ctx context.Context, raw string) (App, error) {
+func (p *Platform) readDescriptor(ctx context.Context, raw string, cred Credentials) (App, error) {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return App{}, fmt.Errorf("platform: app %q: want an absolute http(s) URL", raw)
@@ -213,7 +281,27 @@ func (p *Platform) readDescriptor(ctx context.Context, raw string) (App, error) 
 	if e := d.Events["subscription_paid"]; e != "" {
 		paid = e
 	}
-	return App{Identifier: d.Identifier, BaseURL: base, PaidURL: base + paid, Modules: d.Modules.FilePostImport}, nil
+	a := App{Identifier: d.Identifier, BaseURL: base, PaidURL: joinURL(base, paid), Modules: d.Modules.FilePostImport,
+		ClientID: cred.ClientID, ClientSecret: cred.ClientSecret,
+		InstalledURL: joinURL(base, "/installed"), UninstallURL: joinURL(base, "/uninstall")}
+	if e := d.Events["installed"]; e != "" {
+		a.InstalledURL = joinURL(base, e)
+	}
+	if e := d.Events["uninstall"]; e != "" {
+		a.UninstallURL = joinURL(base, e)
+	}
+	switch {
+	case cred.ClientID == "" && cred.ClientSecret != "":
+		if d.Authentication.ClientID == "" {
+			return App{}, fmt.Errorf("platform: the app %s has a client secret but no client id (give --app-client-id; its descriptor %s has no authentication.clientId)", d.Identifier, manifest)
+		}
+		a.ClientID = d.Authentication.ClientID
+	case cred.ClientID != "" && d.Authentication.ClientID != "" && cred.ClientID != d.Authentication.ClientID:
+		return App{}, fmt.Errorf("platform: the app %s: client id %q, but its descriptor %s says authentication.clientId %q", d.Identifier, cred.ClientID, manifest, d.Authentication.ClientID)
+	case cred.ClientID != "" && cred.ClientSecret == "":
+		return App{}, fmt.Errorf("platform: the app %s has a client id but no client secret (give --app-client-secret)", d.Identifier)
+	}
+	return a, nil
 }
 
 // Register adds the routes to s: the subscription check, the import
@@ -222,9 +310,15 @@ func (p *Platform) readDescriptor(ctx context.Context, raw string) (App, error) 
 func (p *Platform) Register(s *server.Server) {
 	s.Handle("GET /api/v2/applications/{app}/subscription", http.HandlerFunc(p.serveSubscription))
 	s.Handle("PUT /admin/applications/{app}/organizations/{org}/subscription", http.HandlerFunc(p.serveSetSubscription))
-	s.Handle("POST /api/v2/projects/{projectId}/files", p.importHandler(s, false))
+	s.Handle("POST /api/v2/projects/{projectId}/files", p.filesHandler(s))
 	s.Handle("POST /api/v2/projects/{projectId}/translations", p.importHandler(s, true))
+	s.Handle("POST /api/v2/projects/{projectId}/translations/{languageId}", p.uploadTranslation(s))
+	s.Handle("POST /api/v2/storages", http.HandlerFunc(p.addStorage))
+	s.Handle("GET /api/v2/storages", http.HandlerFunc(p.listStorages))
+	s.Handle("GET /api/v2/storages/{storageId}", http.HandlerFunc(p.getStorage))
+	s.Handle("DELETE /api/v2/storages/{storageId}", http.HandlerFunc(p.deleteStorage))
 	s.HandlePublic("GET /_platform/blobs/{id}", http.HandlerFunc(p.blobs.serve))
+	p.registerHandshake(s)
 }
 
 // blobs are the files and NDJSON strings of jobs in flight.

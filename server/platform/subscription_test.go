@@ -114,10 +114,11 @@ func TestSubscriptionEndpointOutcomes(t *testing.T) {
 	require.JSONEq(t, `{"expires":"2030-01-02 03:04:05"}`, body)
 	status, body = get("b")
 	require.Equal(t, http.StatusPaymentRequired, status)
-	require.JSONEq(t, `{"subscribe_link":"https://pay.example/b","initializedAt":"2026-11-20 00:00:00"}`, body)
+	require.JSONEq(t, `{"subscribe_link":"https://pay.example/b","subscribeLink":"https://pay.example/b","initializedAt":"2026-11-20 00:00:00"}`, body)
 	status, body = get("c")
 	require.Equal(t, http.StatusBadRequest, status)
-	require.Contains(t, body, `"message":"No subscription is defined for the app c`)
+	msg := "No subscription is defined for the app c in this organization"
+	require.JSONEq(t, `{"message":"`+msg+`","error":{"code":400,"message":"`+msg+`"}}`, body)
 
 	// Without a valid token: 401 (croql serve's token check).
 	resp, err := http.Get(base.URL + "/api/v2/applications/a/subscription")

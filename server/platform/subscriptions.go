@@ -188,7 +188,10 @@ func (p *Platform) serveSubscription(w http.ResponseWriter, r *http.Request) {
 	case ok && row.Status == Active:
 		writeJSON(w, http.StatusOK, map[string]string{"expires": row.Expires})
 	case ok && row.Status == Unpaid:
-		body := map[string]string{"subscribe_link": row.SubscribeLink}
+		// Both spellings of the link: the seed's subscribe_link and the
+		// platform SDK's subscribeLink (with initializedAt, which it reads
+		// as the start of a trial).
+		body := map[string]string{"subscribe_link": row.SubscribeLink, "subscribeLink": row.SubscribeLink}
 		if row.InitializedAt != "" {
 			body["initializedAt"] = row.InitializedAt
 		}
@@ -198,7 +201,10 @@ func (p *Platform) serveSubscription(w http.ResponseWriter, r *http.Request) {
 		if msg == "" {
 			msg = "No subscription is defined for the app " + app + " in this organization"
 		}
-		writeJSON(w, http.StatusBadRequest, map[string]string{"message": msg})
+		// The seed's message, and the platform's error shape, which the
+		// SDK's getSubscription reads (error.message).
+		writeJSON(w, http.StatusBadRequest, map[string]any{"message": msg,
+			"error": map[string]any{"code": http.StatusBadRequest, "message": msg}})
 	}
 }
 
