@@ -14,8 +14,10 @@
 // of a back end (the SQL generator, the evaluator's compiler) about one part
 // of the query is a diagnostic over that part's span. Lint and
 // Document.Lint return the diagnostics alone, located for display; the
-// calls that evaluate data (Query.MatchErr, Query.MatchContext) return
-// (bool, error).
+// calls that evaluate data (Query.Match, Query.MatchContext, Matcher.Match)
+// return (bool, error), and a value of the wrong type is an error wrapping
+// ErrMisuse, not a false. For a loop over objects, For binds a query to its
+// root type once.
 //
 // For editors, Lint returns every diagnostic of a text with resolved lines,
 // rune columns and the UTF-16 columns LSP clients count in, and Env.Open
@@ -209,7 +211,7 @@ func (e *Env) Check(src string) (*typecheck.Query, diag.List) {
 func (e *Env) check(src string) *typecheck.Query {
 	tree, diags := e.parser.Parse(src)
 	if diags.HasErrors() || tree == nil {
-		diags = typecheck.FixNullTests(e.cfg.check, src, diags, e.parser.Parse)
+		diags = typecheck.CheckFixes(e.cfg.check, src, diags, e.parser.Parse)
 		diags.Sort()
 		return &typecheck.Query{Source: src, Context: e.cfg.check.Context, AST: tree, Diags: diags}
 	}
@@ -218,6 +220,7 @@ func (e *Env) check(src string) *typecheck.Query {
 		q.Diags = append(diags, q.Diags...)
 		q.Diags.Sort()
 	}
+	q.Diags = typecheck.CheckFixes(e.cfg.check, src, q.Diags, e.parser.Parse)
 	return q
 }
 

@@ -112,11 +112,11 @@ func (d *Document) Directive() Directive { return d.directive }
 func (d *Document) Diagnostics() diag.List {
 	d.once.Do(func() {
 		if d.part.Diags.HasErrors() || d.part.Tree == nil {
-			d.diags = typecheck.FixNullTests(d.env.cfg.check, d.src, d.part.Diags, d.env.parser.Parse)
+			d.diags = typecheck.CheckFixes(d.env.cfg.check, d.src, d.part.Diags, d.env.parser.Parse)
 			d.diags.Sort()
 			return
 		}
-		d.diags = typecheck.Check(d.env.cfg.check, d.src, d.part.Tree).Diags
+		d.diags = typecheck.CheckFixes(d.env.cfg.check, d.src, typecheck.Check(d.env.cfg.check, d.src, d.part.Tree).Diags, d.env.parser.Parse)
 	})
 	return d.diags
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/croql/croql"
 	"github.com/croql/croql/compile"
-	"github.com/croql/croql/schema"
 )
 
 // ExampleLint lints a query for an editor: every diagnostic with its
@@ -59,18 +58,6 @@ func ExampleQuery_SQL() {
 	// "\"a\\u0000b\"" croqlInvalidLogic/sql
 	// true true
 	// (t0."is_hidden" OR (t0."text" = ?)) ["a\x00b"] 0
-}
-
-// ExampleQuery_MatchErr shows the misuse Match takes silently as false.
-func ExampleQuery_MatchErr() {
-	env, _ := croql.NewEnv(croql.Strings)
-	q, _ := env.Compile(`is hidden`)
-	s := schema.SourceString{IsHidden: true}
-	fmt.Println(q.MatchErr(&s))
-	fmt.Println(q.MatchErr(s))
-	// Output:
-	// true <nil>
-	// false croql: not a value of the query's context: got a schema.SourceString value, want a pointer to it (*schema.SourceString): pass &v
 }
 
 // ExampleQuery_Stale: 'today' is resolved when a query is compiled; a

@@ -98,7 +98,7 @@ func TestFixtureCases(t *testing.T) {
 			require.NotNil(t, q)
 			var got []int64
 			for _, o := range p.Objects(env.Context()) {
-				if q.Match(o) {
+				if mustMatch(t, q, o) {
 					id, ok := schema.ObjectID(o)
 					require.True(t, ok)
 					got = append(got, id)

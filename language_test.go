@@ -34,7 +34,7 @@ func TestLanguageMentionCase(t *testing.T) {
 	require.Empty(t, diags)
 	n := 0
 	for i := range p.Strings {
-		if q.Match(&p.Strings[i]) {
+		if mustMatch(t, q, &p.Strings[i]) {
 			n++
 		}
 	}

@@ -111,7 +111,7 @@ func TestNullTestFixesMeanNull(t *testing.T) {
 					} else {
 						present++
 					}
-					assert.Equal(t, isNil != negated, q.Match(o), "%s: %s on %+v", ctx.Name, fixedSrc, o)
+					assert.Equal(t, isNil != negated, mustMatch(t, q, o), "%s: %s on %+v", ctx.Name, fixedSrc, o)
 				}
 				tested++
 				t.Logf("%s: %s -> %s (%d absent, %d present)", ctx.Name, src, fixedSrc, absent, present)

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/croql/croql/ast"
 	"github.com/croql/croql/diag"
@@ -36,6 +37,14 @@ type Query struct {
 	model   typecheck.CostModel
 	ptr     reflect.Type // *root type, what Match takes
 	loc     *time.Location
+	users   map[int64]string // the user directory, id to login (nil: none); Why reads it
+	// The program as a func of its root type (eval.Typed.Func): the one
+	// of the query's context is set, the others are nil.
+	strs     func(*schema.SourceString) bool
+	trs      func(*schema.Translation) bool
+	tms      func(*schema.TMSegment) bool
+	terms    func(*schema.GlossaryTerm) bool
+	concepts func(*schema.GlossaryConcept) bool
 }
 
 // Compile checks src and compiles it for evaluation. On any error it
@@ -64,9 +73,12 @@ func (e *Env) Compile(src string) (*Query, diag.List) {
 			return nil, diags
 		}
 	}
-	var opts []eval.Option
+	var (
+		opts []eval.Option
+		dir  map[int64]string
+	)
 	if users != nil {
-		dir := make(map[int64]string, len(users))
+		dir = make(map[int64]string, len(users))
 		for login, id := range users {
 			dir[id] = login
 		}
@@ -84,7 +96,23 @@ func (e *Env) Compile(src string) (*Query, diag.List) {
 		diags.Sort()
 		return nil, diags
 	}
-	return &Query{checked: q, prog: prog, model: e.CostModel(), ptr: reflect.PointerTo(prog.RootType()), loc: e.cfg.check.Location}, diags
+	out := &Query{checked: q, prog: prog, model: e.CostModel(), ptr: reflect.PointerTo(prog.RootType()), loc: e.cfg.check.Location, users: dir}
+	out.strs = typedFunc[schema.SourceString](prog)
+	out.trs = typedFunc[schema.Translation](prog)
+	out.tms = typedFunc[schema.TMSegment](prog)
+	out.terms = typedFunc[schema.GlossaryTerm](prog)
+	out.concepts = typedFunc[schema.GlossaryConcept](prog)
+	return out, diags
+}
+
+// typedFunc returns prog as a func on *T, or nil when T is not its root
+// type.
+func typedFunc[T any](prog *eval.Program) func(*T) bool {
+	t, err := eval.Bind[T](prog)
+	if err != nil {
+		return nil
+	}
+	return t.Func()
 }
 
 // backendDiag is the error diagnostic of rule for err, an error of a back
@@ -102,32 +130,119 @@ func backendDiag(rule, src string, err error, format string, args ...any) diag.D
 	return d
 }
 
-// Match reports whether the query holds for obj, a pointer to the
+// Match reports whether the query holds for obj, a non-nil pointer to the
 // context's root type: *schema.SourceString (strings), *schema.Translation
 // (translations), *schema.TMSegment (tm), *schema.GlossaryTerm (glossary),
-// *schema.GlossaryConcept (concepts). Anything else is false, with no
-// allocation and no error: use MatchErr (or CheckValue once) to have
-// misuse reported, eval.Bind for a typed matcher of the schema types, and
-// package bind to evaluate over your own types.
-func (q *Query) Match(obj any) bool { return q.prog.Match(obj) }
+// *schema.GlossaryConcept (concepts).
+//
+// Anything else is a misuse, and Match never reports it as a plain false:
+// a value instead of a pointer, a pointer to another type, a nil pointer
+// or a nil interface is an error wrapping ErrMisuse that names the type
+// it got and the type to pass (CheckValue returns the same error without
+// evaluating). The error result makes every call site say what it does
+// with a misuse: `ok := q.Match(v)` does not build, and errcheck flags a
+// call that drops the error (with -blank, one assigned to _).
+//
+// On a right value Match allocates nothing and returns a nil error. Taking
+// any value has a price: the call is not inlined, and it costs about 28
+// instructions more than the typed evaluator (eval.Bind) per object (see
+// the README's performance section). A loop over objects of one type binds
+// the query once with For, whose Matcher costs what eval.Bind costs. To
+// evaluate over a service's own types, use package bind.
+func (q *Query) Match(obj any) (bool, error) {
+	if x, ok := obj.(*schema.SourceString); ok && x != nil && q.strs != nil {
+		return q.strs(noescape(x)), nil
+	}
+	return q.match(obj)
+}
 
-// ErrMisuse is wrapped by the errors of MatchErr and CheckValue: a value
-// the query cannot be evaluated on.
-var ErrMisuse = errors.New("croql: not a value of the query's context")
-
-// MatchErr is Match that reports misuse: a value that is not a non-nil
-// pointer to the context's root type is an error wrapping ErrMisuse that
-// names the type it got and the type it needs. On a right value it costs
-// what Match costs (no allocation).
-func (q *Query) MatchErr(obj any) (bool, error) {
-	if reflect.TypeOf(obj) == q.ptrType() {
-		if reflect.ValueOf(obj).IsNil() {
-			return false, fmt.Errorf("%w: a nil %s", ErrMisuse, q.ptrType())
+// match is Match for the contexts other than strings, and for misuse.
+func (q *Query) match(obj any) (bool, error) {
+	switch x := obj.(type) {
+	case *schema.Translation:
+		if x != nil && q.trs != nil {
+			return q.trs(noescape(x)), nil
 		}
-		return q.prog.Match(obj), nil
+	case *schema.TMSegment:
+		if x != nil && q.tms != nil {
+			return q.tms(noescape(x)), nil
+		}
+	case *schema.GlossaryTerm:
+		if x != nil && q.terms != nil {
+			return q.terms(noescape(x)), nil
+		}
+	case *schema.GlossaryConcept:
+		if x != nil && q.concepts != nil {
+			return q.concepts(noescape(x)), nil
+		}
 	}
 	return false, q.CheckValue(obj)
 }
+
+// Matcher is a query bound to its context's root type T, made by For: the
+// compiler checks what Match is given (a *T: not a value, not another
+// type), so a nil pointer is the one misuse left to report at run time.
+// It is the facade's path for a loop over objects. A Matcher is a small
+// value, safe for concurrent use; make it with For (the zero Matcher has
+// no query, and its Match panics, as a method of a nil *Query does).
+type Matcher[T any] struct {
+	f      func(*T) bool // the program as a func on *T (eval.Typed.Func)
+	misuse error         // the error for a nil *T
+}
+
+// For binds q to T, which must be the root type of q's context
+// (schema.SourceString for strings, schema.Translation, schema.TMSegment,
+// schema.GlossaryTerm, schema.GlossaryConcept); another T is an error
+// wrapping ErrMisuse that names the type to use.
+func For[T any](q *Query) (Matcher[T], error) {
+	if q == nil {
+		return Matcher[T]{}, fmt.Errorf("%w: a nil *croql.Query", ErrMisuse)
+	}
+	f := typedFunc[T](q.prog)
+	if f == nil {
+		return Matcher[T]{}, fmt.Errorf("%w: the %s context evaluates %s, not %s",
+			ErrMisuse, q.checked.Context.Name, q.ptr, reflect.TypeFor[*T]())
+	}
+	return Matcher[T]{f: f, misuse: fmt.Errorf("%w: a nil %s", ErrMisuse, q.ptr)}, nil
+}
+
+// Match reports whether the query holds for x. A nil x is an error
+// wrapping ErrMisuse; otherwise the error is nil and Match allocates
+// nothing. In a loop over a slice (`m.Match(&strs[i])`) the compiler
+// inlines Match and drops the nil test: it costs what eval.Bind's typed
+// function costs (see the README's performance section).
+func (m Matcher[T]) Match(x *T) (bool, error) {
+	if x == nil {
+		return false, m.misuse
+	}
+	// x hidden from escape analysis, as hide does, written out so that
+	// Match stays within the inliner's budget.
+	p := uintptr(unsafe.Pointer(x))
+	return m.f(*(**T)(unsafe.Pointer(&p))), nil
+}
+
+// noescape is x, hidden from escape analysis (see hide).
+func noescape[T any](x *T) *T { return (*T)(hide(unsafe.Pointer(x))) }
+
+// hide returns p with escape analysis unable to follow it, so that an
+// object on the caller's stack that Match is given stays there (a pointer
+// passed to a func value is taken to escape). The compiled query only
+// reads the object during the call and keeps no reference to it: the same
+// reasoning as eval's own hide, which Program.Match and Typed.Match use.
+func hide(p unsafe.Pointer) unsafe.Pointer {
+	x := uintptr(p)
+	return *(*unsafe.Pointer)(unsafe.Pointer(&x))
+}
+
+// ErrMisuse is wrapped by the errors of Match, MatchContext and CheckValue:
+// a value the query cannot be evaluated on.
+var ErrMisuse = errors.New("croql: not a value of the query's context")
+
+// MatchErr is Match.
+//
+// Deprecated: Match itself reports misuse now; MatchErr will be removed in
+// v0.2.0.
+func (q *Query) MatchErr(obj any) (bool, error) { return q.Match(obj) }
 
 // CheckValue reports whether Match can evaluate obj: nil for a non-nil
 // pointer to the context's root type, else an error wrapping ErrMisuse
@@ -157,8 +272,12 @@ func (q *Query) ptrType() reflect.Type { return q.ptr }
 // visits collections and, once ctx is done, stops and returns false and an
 // error wrapping ctx's (see eval.Program.MatchContext). A query within the
 // cost budget (WithMaxCost) is cheap on data of the model's sizes; the
-// context bounds the time on any data.
+// context bounds the time on any data. A misuse is an error wrapping
+// ErrMisuse, as for Match.
 func (q *Query) MatchContext(ctx context.Context, obj any) (bool, error) {
+	if err := q.CheckValue(obj); err != nil {
+		return false, err
+	}
 	return q.prog.MatchContext(ctx, obj)
 }
 

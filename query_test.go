@@ -37,11 +37,13 @@ func TestCompileAndMatch(t *testing.T) {
 		if hit && !s.IsHidden {
 			want++
 		}
-		assert.Equal(t, hit && !s.IsHidden, q.Match(s), "string %d", s.ID)
+		assert.Equal(t, hit && !s.IsHidden, mustMatch(t, q, s), "string %d", s.ID)
 	}
 	require.Positive(t, want)
 	assert.Len(t, eval.Filter(q.Program(), p.Strings), want)
-	assert.False(t, q.Match(&schema.Translation{}), "wrong root type")
+	ok, err := q.Match(&schema.Translation{})
+	assert.False(t, ok)
+	assert.ErrorIs(t, err, croql.ErrMisuse, "wrong root type")
 }
 
 func TestCompileNeedsUsers(t *testing.T) {
@@ -69,7 +71,7 @@ func TestCompileNeedsUsers(t *testing.T) {
 	// Without mentions or logins, no directory is needed.
 	q, diags = env.Compile(`count of comments where (user = 11) > 0`)
 	require.Empty(t, diags)
-	assert.True(t, q.Match(&schema.SourceString{Comments: []schema.Comment{{User: 11}}}))
+	assert.True(t, mustMatch(t, q, &schema.SourceString{Comments: []schema.Comment{{User: 11}}}))
 }
 
 func TestCompileKeepsWarnings(t *testing.T) {
@@ -78,8 +80,8 @@ func TestCompileKeepsWarnings(t *testing.T) {
 	require.NotNil(t, q)
 	require.Len(t, diags, 1)
 	assert.Equal(t, diag.Warning, diags[0].Severity)
-	assert.True(t, q.Match(&schema.SourceString{Text: "Welcome!"}))
-	assert.False(t, q.Match(&schema.SourceString{Text: "welcome!"}))
+	assert.True(t, mustMatch(t, q, &schema.SourceString{Text: "Welcome!"}))
+	assert.False(t, mustMatch(t, q, &schema.SourceString{Text: "welcome!"}))
 
 	q, diags = env.Compile(`is hiden`)
 	assert.Nil(t, q)
@@ -92,8 +94,8 @@ func TestCompileFoldContains(t *testing.T) {
 	require.Empty(t, diags)
 	folded, diags := mustEnv(t, croql.Strings, croql.WithFoldContains(true)).Compile(`text contains "école"`)
 	require.Empty(t, diags)
-	assert.False(t, plain.Match(s))
-	assert.True(t, folded.Match(s))
+	assert.False(t, mustMatch(t, plain, s))
+	assert.True(t, mustMatch(t, folded, s))
 }
 
 func ExampleEnv_Compile() {
@@ -111,7 +113,11 @@ func ExampleEnv_Compile() {
 		{Identifier: "cart.empty", Translations: []schema.Translation{{Language: "fr", User: 12}}},
 	}
 	for i := range strs {
-		if q.Match(&strs[i]) {
+		ok, err := q.Match(&strs[i])
+		if err != nil {
+			panic(err)
+		}
+		if ok {
 			fmt.Println(strs[i].Identifier)
 		}
 	}
@@ -130,7 +136,7 @@ func TestDeprecatedUsersOptions(t *testing.T) {
 		env := mustEnv(t, croql.Translations, opt)
 		q, diags := env.Compile(src)
 		require.Empty(t, diags, name)
-		assert.True(t, q.Match(&schema.Translation{User: 7}), name)
-		assert.False(t, q.Match(&schema.Translation{User: 8}), name)
+		assert.True(t, mustMatch(t, q, &schema.Translation{User: 7}), name)
+		assert.False(t, mustMatch(t, q, &schema.Translation{User: 8}), name)
 	}
 }

@@ -176,20 +176,36 @@ const (
 
 // String is the canonical spelling of the operator (its row of Syntax).
 func (o Op) String() string {
-	if int(o) < len(opRow) && opRow[o] != nil {
-		return opRow[o].Text
+	if s := o.row(); s != nil {
+		return s.Text
 	}
 	return "?"
 }
 
-// IsComparison reports whether o is = != < <= > >= or contains.
-func (o Op) IsComparison() bool { return o >= OpEq && o <= OpContains }
+// The classes below are read from the operator's row of Syntax (its role
+// and binding level), not from its place in the enum: an Op can be added
+// anywhere among the constants without moving another into a class.
 
-// IsLogical reports whether o is and, or, xor.
-func (o Op) IsLogical() bool { return o == OpOr || o == OpXor || o == OpAnd }
+// IsComparison reports whether o is = != < <= > >= or contains: an infix
+// operator at the comparison level.
+func (o Op) IsComparison() bool {
+	s := o.row()
+	return s != nil && s.Role == RoleInfix && s.Prec == PrecCompare
+}
 
-// IsArithmetic reports whether o is + - * /.
-func (o Op) IsArithmetic() bool { return o >= OpAdd && o <= OpDiv }
+// IsLogical reports whether o is and, or, xor: an infix operator at one of
+// their levels.
+func (o Op) IsLogical() bool {
+	s := o.row()
+	return s != nil && s.Role == RoleInfix && (s.Prec == PrecOr || s.Prec == PrecXor || s.Prec == PrecAnd)
+}
+
+// IsArithmetic reports whether o is + - * /: an infix operator at the
+// additive or multiplicative level.
+func (o Op) IsArithmetic() bool {
+	s := o.row()
+	return s != nil && s.Role == RoleInfix && (s.Prec == PrecAdd || s.Prec == PrecMul)
+}
 
 // Mirror returns the operator that gives the same answer with the operands
 // swapped: `k < x` is `x > k`. Operators that do not order are their own
@@ -227,8 +243,8 @@ const (
 // Precedence returns the binding level of a binary or unary operator
 // (its row of Syntax).
 func (o Op) Precedence() int {
-	if int(o) < len(opRow) && opRow[o] != nil {
-		return opRow[o].Prec
+	if s := o.row(); s != nil {
+		return s.Prec
 	}
 	return PrecCompare
 }

@@ -80,15 +80,44 @@ var Syntax = [...]Spelling{
 	{Text: "else", Keyword: true, Role: RoleElse, Prec: PrecIf, Doc: "if C then A else B."},
 }
 
-// opRow is, per Op, its row of Syntax that is not an alias.
-var opRow = func() (rows [OpNeg + 1]*Spelling) {
+// opRow is, per Op, its row of Syntax that is not an alias (nil for an Op
+// without one). It is as long as the largest Op of the table needs, so an
+// Op may be declared anywhere in the enum: nothing here depends on the
+// order of the constants.
+var opRow = func() (rows []*Spelling) {
 	for i := range Syntax {
-		if s := &Syntax[i]; s.Op != OpInvalid && !s.Alias {
-			rows[s.Op] = s
+		s := &Syntax[i]
+		if s.Op == OpInvalid || s.Alias {
+			continue
 		}
+		for len(rows) <= int(s.Op) {
+			rows = append(rows, nil)
+		}
+		rows[s.Op] = s
 	}
 	return rows
 }()
+
+// row returns o's row of Syntax, or nil.
+func (o Op) row() *Spelling {
+	if int(o) < len(opRow) {
+		return opRow[o]
+	}
+	return nil
+}
+
+// Ops returns every operator that has a row in Syntax, in the order of
+// the enum. Tests that must cover every operator (on every back end)
+// range over it.
+func Ops() []Op {
+	var ops []Op
+	for o, s := range opRow {
+		if s != nil {
+			ops = append(ops, Op(o))
+		}
+	}
+	return ops
+}
 
 // infixRow maps the text of every infix and between spelling (keywords in
 // lower case) to its row.

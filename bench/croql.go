@@ -9,7 +9,7 @@ import (
 
 // croqlBuilder compiles patterns once with the croql facade (Env.Compile),
 // mentions resolved against p's users and languages, and evaluates with
-// Query.Match.
+// the facade's typed path, croql.For(q).Match.
 func croqlBuilder(p *schema.Project) func(Pattern) (Matcher, error) {
 	langs := make([]string, 0, len(p.Languages))
 	for _, l := range p.Languages {
@@ -24,6 +24,10 @@ func croqlBuilder(p *schema.Project) func(Pattern) (Matcher, error) {
 		if diags.HasErrors() {
 			return nil, fmt.Errorf("croql %s: %v", pt.Name, diags)
 		}
-		return func(s *schema.SourceString) (bool, error) { return q.Match(s), nil }, nil
+		m, err := croql.For[schema.SourceString](q)
+		if err != nil {
+			return nil, err
+		}
+		return m.Match, nil
 	}
 }

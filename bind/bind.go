@@ -455,7 +455,7 @@ func (q *Query[T]) Match(v *T) bool {
 	}
 	root := reflect.New(q.b.ctx.Root.GoType)
 	q.b.root.fill(reflect.ValueOf(v).Elem(), root.Elem())
-	return q.q.Match(root.Interface())
+	return q.q.Program().Match(root.Interface()) // root is a non-nil *Root
 }
 
 // Filter returns the elements of vs the query holds for, in order.

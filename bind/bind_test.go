@@ -175,7 +175,8 @@ func TestAgreesWithSchemaTypes(t *testing.T) {
 			for i := range p.Strings {
 				s := &p.Strings[i]
 				m := mine(s)
-				want := plain.Match(s)
+				want, err := plain.Match(s)
+				require.NoError(t, err)
 				if want {
 					matches++
 				}

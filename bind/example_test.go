@@ -61,7 +61,7 @@ func Example() {
 	// The untyped Match of the schema types says why it cannot evaluate
 	// an Article, instead of a silent false.
 	plain, _ := env.Compile(`is hidden`)
-	_, err = plain.MatchErr(&articles[0])
+	_, err = plain.Match(&articles[0])
 	fmt.Println(errors.Is(err, croql.ErrMisuse))
 	// Output:
 	// match: checkout.pay

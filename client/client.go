@@ -101,7 +101,7 @@ func StringsOf(projectID int64) Endpoint {
 
 // TranslationsOf is /api/v2/projects/{projectId}/languages/{languageId}/translations.
 func TranslationsOf(projectID int64, languageID string) Endpoint {
-	return Endpoint{"/api/v2/projects/" + strconv.FormatInt(projectID, 10) + "/languages/" + url.PathEscape(languageID) + "/translations", croql.Translations, "translationId"}
+	return Endpoint{"/api/v2/projects/" + strconv.FormatInt(projectID, 10) + "/languages/" + url.PathEscape(languageID) + "/translations", croql.Translations, "stringId"}
 }
 
 // SegmentsOf is /api/v2/tms/{tmId}/segments.
@@ -367,6 +367,12 @@ func (c *Client) All(ctx context.Context, ep Endpoint, src string) ([]json.RawMe
 	batches, err := c.Batches(ep, src)
 	if err != nil {
 		return nil, err
+	}
+	if len(batches) > 1 && ep.Context == croql.Translations {
+		// The translations list answers each string's top translation
+		// among the matches: the top of an or-chain is not found from
+		// the tops of its parts.
+		return nil, fmt.Errorf("client: %w: a translations query cannot be split into batches (each string's top translation depends on the whole query); use Query (POST) on croql serve", ErrURLTooLong)
 	}
 	byID := map[int64]json.RawMessage{}
 	for _, b := range batches {

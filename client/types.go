@@ -26,21 +26,35 @@ type SourceString struct {
 	UpdatedAt   *string `json:"updatedAt"`
 }
 
-// Translation is a translation of one language.
+// User is the short user object of a translation.
+type User struct {
+	ID        int64  `json:"id"`
+	Username  string `json:"username"`
+	FullName  string `json:"fullName"`
+	AvatarURL string `json:"avatarUrl"`
+}
+
+// Translation is the translation of one string in one language, as the
+// translations list writes it: one object per string, its top
+// translation (TranslationID, Text, User, CreatedAt), or for a plural
+// string the top translation of each plural form (Plurals).
 type Translation struct {
-	TranslationID      int64   `json:"translationId"`
-	StringID           int64   `json:"stringId"`
-	LanguageID         string  `json:"languageId"`
-	ContentType        string  `json:"contentType"`
-	Text               string  `json:"text"`
-	PluralCategoryName string  `json:"pluralCategoryName"`
-	Provider           *string `json:"provider"`
-	IsPreTranslated    bool    `json:"isPreTranslated"`
-	User               struct {
-		ID       int64  `json:"id"`
-		Username string `json:"username"`
-	} `json:"user"`
-	UpdatedAt string `json:"updatedAt"`
+	StringID      int64               `json:"stringId"`
+	ContentType   string              `json:"contentType"`
+	TranslationID int64               `json:"translationId"`
+	Text          string              `json:"text"`
+	User          *User               `json:"user"`
+	CreatedAt     string              `json:"createdAt"`
+	Plurals       []PluralTranslation `json:"plurals"`
+}
+
+// PluralTranslation is the top translation of one plural form.
+type PluralTranslation struct {
+	TranslationID int64  `json:"translationId"`
+	Text          string `json:"text"`
+	PluralForm    string `json:"pluralForm"`
+	User          *User  `json:"user"`
+	CreatedAt     string `json:"createdAt"`
 }
 
 // TMSegment is a translation memory segment with its records.
@@ -96,7 +110,8 @@ func (c *Client) Strings(ctx context.Context, projectID int64, src string) ([]So
 	return decodeAll[SourceString](c.All(ctx, StringsOf(projectID), src))
 }
 
-// Translations returns every translation of one language matching src.
+// Translations returns, for every string with a translation of one
+// language matching src, its top translation (Translation).
 func (c *Client) Translations(ctx context.Context, projectID int64, languageID, src string) ([]Translation, error) {
 	return decodeAll[Translation](c.All(ctx, TranslationsOf(projectID, languageID), src))
 }

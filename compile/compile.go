@@ -1086,10 +1086,7 @@ func correlated(coll typecheck.Node, with *typecheck.Filter) bool {
 // same merge semi-join (equal EXPLAIN costs), and MariaDB 10.11 rewrites
 // EXISTS into IN itself (optimizer_switch exists_to_in) and plans both
 // alike, so they keep EXISTS.
-func semiJoinIn(d Dialect) bool {
-	_, lite := d.(SQLite)
-	return lite
-}
+func semiJoinIn(d Dialect) bool { return d.SemiJoinIn() }
 
 // exists writes "C has some element" as EXISTS.
 func (c *compiler) exists(n *typecheck.Exists, strict bool) {

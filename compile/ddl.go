@@ -98,8 +98,8 @@ func (m *Mapping) ddl(d Dialect, keysAfter bool) []ddlStmt {
 			}
 			defs = append(defs, def)
 		}
-		if t.Key != "" {
-			if pk := primaryKey(t.Name, t.Key); pk != "" {
+		if len(ti.pkey) > 0 {
+			if pk := primaryKey(t.Name, ti.pkey...); pk != "" {
 				defs = append(defs, pk)
 			}
 		}

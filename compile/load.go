@@ -11,7 +11,6 @@ import (
 	"math"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -75,8 +74,11 @@ type Loader struct {
 	conn *sql.Conn
 	tx   *sql.Tx
 	d    Dialect
-	m    *Mapping
-	ld   *loader
+	bulk BulkLoad
+	// unlogged: WithUnlogged (the LoadMarker table too).
+	unlogged bool
+	m        *Mapping
+	ld       *loader
 	// db is the pool of conn: PostgreSQL's Finish builds indexes on a
 	// second connection too.
 	db *sql.DB
@@ -87,30 +89,20 @@ type Loader struct {
 	done    bool
 }
 
-// sqlitePragmas sets the connection up for a bulk load and returns the
-// statements that put it back as it was. The load is one transaction, so
-// a crash leaves no half-loaded tables whatever the sync mode: no fsyncs.
-// ANALYZE samples each index instead of reading every row. The rollback
-// journal stays (Abort rolls back). A larger page cache and temp_store =
-// MEMORY were measured too: no faster here, and 150 MB more memory. The
-// settings are the connection's: Finish and Abort restore them.
-func sqlitePragmas(ctx context.Context, conn *sql.Conn) ([]string, error) {
+// loadSettings sets the connection up for a bulk load (the dialect's
+// BulkLoad().Settings) and returns the statements that put it back as it
+// was. Finish and Abort restore them.
+func loadSettings(ctx context.Context, conn *sql.Conn, settings []Setting) ([]string, error) {
 	var restore []string
-	for _, p := range []struct{ name, value string }{
-		{"synchronous", "OFF"},
-		// ANALYZE reads at most about this many rows of each index: the
-		// planner's statistics come from a sample, not a scan of every
-		// row (and of every sample, with STAT4).
-		{"analysis_limit", "1000"},
-	} {
+	for _, st := range settings {
 		var old string
-		if err := conn.QueryRowContext(ctx, "PRAGMA "+p.name).Scan(&old); err != nil {
+		if err := conn.QueryRowContext(ctx, st.Get).Scan(&old); err != nil {
 			return nil, err
 		}
-		if _, err := conn.ExecContext(ctx, "PRAGMA "+p.name+" = "+p.value); err != nil {
+		if _, err := conn.ExecContext(ctx, st.Set+st.Value); err != nil {
 			return nil, err
 		}
-		restore = append(restore, "PRAGMA "+p.name+" = "+old)
+		restore = append(restore, st.Set+old)
 	}
 	return restore, nil
 }
@@ -184,39 +176,52 @@ func NewLoader(ctx context.Context, db *sql.DB, d Dialect, m *Mapping, opts ...L
 		return nil, fmt.Errorf("compile: loading: %w", err)
 	}
 	// Tables first, indexes after the rows: building an index once is
-	// much faster than keeping it up to date through a bulk load. On
-	// PostgreSQL the primary keys come after the rows too (the loader
-	// has rejected repeated keys already).
-	_, pg := d.(Postgres)
+	// much faster than keeping it up to date through a bulk load. Where
+	// the dialect says so the primary keys come after the rows too (the
+	// loader has rejected repeated keys already).
+	bl := d.BulkLoad()
 	var tables []string
 	var indexes []ddlStmt
-	for _, stmt := range m.ddl(d, pg) {
+	for _, stmt := range m.ddl(d, bl.KeysAfterRows) {
 		if !stmt.create {
 			indexes = append(indexes, stmt)
 			continue
 		}
-		if pg && o.unlogged {
-			stmt.sql = "CREATE UNLOGGED TABLE " + strings.TrimPrefix(stmt.sql, "CREATE TABLE ")
+		if o.unlogged && bl.UnloggedTable != "" {
+			stmt.sql = bl.UnloggedTable + strings.TrimPrefix(stmt.sql, "CREATE TABLE ")
 		}
 		tables = append(tables, stmt.sql)
 	}
-	for _, stmt := range tables {
-		if _, err := conn.ExecContext(ctx, stmt); err != nil {
-			conn.Close()
-			return nil, fmt.Errorf("compile: creating tables: %w\n%s", err, stmt)
-		}
-	}
-	var restore []string
-	if _, ok := d.(SQLite); ok {
-		if restore, err = sqlitePragmas(ctx, conn); err != nil {
-			conn.Close()
-			return nil, fmt.Errorf("compile: loading: %w", err)
-		}
-	}
-	tx, err := conn.BeginTx(ctx, nil)
+	restore, err := loadSettings(ctx, conn, bl.Settings)
 	if err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("compile: loading: %w", err)
+	}
+	fail := func(err error) (*Loader, error) {
+		for _, stmt := range restore {
+			_, _ = conn.ExecContext(context.WithoutCancel(ctx), stmt)
+		}
+		conn.Close()
+		return nil, err
+	}
+	var tx *sql.Tx
+	if bl.TransactionalDDL {
+		if tx, err = conn.BeginTx(ctx, nil); err != nil {
+			return fail(fmt.Errorf("compile: loading: %w", err))
+		}
+	}
+	for _, stmt := range tables {
+		if _, err := conn.ExecContext(ctx, stmt); err != nil {
+			if tx != nil {
+				_ = tx.Rollback()
+			}
+			return fail(fmt.Errorf("compile: creating tables: %w\n%s", err, stmt))
+		}
+	}
+	if tx == nil {
+		if tx, err = conn.BeginTx(ctx, nil); err != nil {
+			return fail(fmt.Errorf("compile: loading: %w", err))
+		}
 	}
 	ld := newLoader(ctx, tx, d, m, l)
 	if o.copy != nil {
@@ -228,10 +233,10 @@ func NewLoader(ctx context.Context, db *sql.DB, d Dialect, m *Mapping, opts ...L
 			ld.copyWait = func() error { return wait(ctx, conn) }
 		}
 	}
-	if _, ok := d.(SQLite); ok && ld.copyFrom == nil {
+	if bl.RawInserts && ld.copyFrom == nil {
 		ld.raw = conn
 	}
-	return &Loader{ctx: ctx, conn: conn, tx: tx, d: d, m: m, ld: ld, db: db, indexes: indexes, restore: restore}, nil
+	return &Loader{ctx: ctx, conn: conn, tx: tx, d: d, bulk: bl, unlogged: o.unlogged, m: m, ld: ld, db: db, indexes: indexes, restore: restore}, nil
 }
 
 // Head stores the users, files and branches of p (its objects are left
@@ -250,8 +255,12 @@ func (l *Loader) Add(obj any) error {
 // Rows is the number of rows stored so far (for progress).
 func (l *Loader) Rows() int64 { return l.ld.rows }
 
-// Finish writes the rows still buffered, commits, builds the indexes and
-// refreshes the statistics of the loaded tables.
+// Finish writes the rows still buffered, builds the keys and indexes,
+// refreshes the statistics of the loaded tables and, last, records the
+// load as complete in the table LoadMarker (which [CheckLoaded] reads).
+// Where the dialect's DDL is transactional (SQLite) all of it is the
+// load's one transaction; elsewhere the rows are committed first, and a
+// load that fails after that leaves tables without the LoadMarker row.
 func (l *Loader) Finish() error {
 	if l.done {
 		return errors.New("compile: the load is over")
@@ -262,30 +271,110 @@ func (l *Loader) Finish() error {
 	l.ld.close()
 	if err != nil {
 		_ = l.tx.Rollback()
+		_ = l.restoreSettings()
 		return err
 	}
+	if l.bulk.TransactionalDDL {
+		err := l.buildIndexes(l.conn)
+		if err == nil {
+			err = l.mark(l.conn)
+		}
+		if err == nil {
+			if err = l.tx.Commit(); err != nil {
+				err = fmt.Errorf("compile: loading: %w", err)
+			}
+		} else {
+			_ = l.tx.Rollback()
+		}
+		return errors.Join(err, l.restoreSettings())
+	}
 	if err := l.tx.Commit(); err != nil {
+		_ = l.restoreSettings()
 		return fmt.Errorf("compile: loading: %w", err)
 	}
-	if _, ok := l.d.(Postgres); ok {
-		return l.finishPostgres()
+	if l.bulk.ParallelIndexes {
+		err = l.buildParallel()
+	} else {
+		err = l.buildIndexes(l.conn)
 	}
+	if err == nil {
+		err = l.mark(l.conn)
+	}
+	return errors.Join(err, l.restoreSettings())
+}
+
+// buildIndexes builds the keys and indexes left for after the rows and
+// refreshes the statistics, one table per statement, on conn.
+func (l *Loader) buildIndexes(conn *sql.Conn) error {
 	for _, stmt := range l.indexes {
-		if _, err := l.conn.ExecContext(l.ctx, stmt.sql); err != nil {
+		if _, err := conn.ExecContext(l.ctx, stmt.sql); err != nil {
 			return fmt.Errorf("compile: creating indexes: %w\n%s", err, stmt.sql)
 		}
 	}
-	if _, err := l.conn.ExecContext(l.ctx, l.d.Analyze(l.m.TableNames())); err != nil {
-		return fmt.Errorf("compile: analyze: %w", err)
+	for _, t := range l.m.TableNames() {
+		if _, err := conn.ExecContext(l.ctx, l.d.Analyze(t)); err != nil {
+			return fmt.Errorf("compile: analyze %s: %w", t, err)
+		}
 	}
-	return l.restoreSettings()
+	return nil
 }
 
-// finishPostgres builds the keys and indexes of each table and refreshes
+// LoadMarker is the table in which a load records, as its last step, that
+// it completed. A store without its row is incomplete: a load failed or
+// is still running ([CheckLoaded]).
+const LoadMarker = "croql_load"
+
+// LoadFormat is the layout version a load records in LoadMarker.
+const LoadFormat = 1
+
+// mark creates LoadMarker and records the load in it.
+func (l *Loader) mark(conn *sql.Conn) error {
+	d := l.d
+	create := "CREATE TABLE "
+	if l.unlogged && l.bulk.UnloggedTable != "" {
+		create = l.bulk.UnloggedTable
+	}
+	create += d.Quote(LoadMarker) + " (\n  " +
+		d.Quote("id") + " " + d.ColumnType(schema.Int) + " NOT NULL,\n  " +
+		d.Quote("format") + " " + d.ColumnType(schema.Int) + " NOT NULL,\n  " +
+		d.Quote("row_count") + " " + d.ColumnType(schema.Int) + " NOT NULL,\n  " +
+		"PRIMARY KEY (" + d.Quote("id") + ")\n)" + d.TableOptions()
+	if _, err := conn.ExecContext(l.ctx, create); err != nil {
+		return fmt.Errorf("compile: recording the load: %w", err)
+	}
+	ins := "INSERT INTO " + d.Quote(LoadMarker) + " (" + d.Quote("id") + ", " + d.Quote("format") + ", " + d.Quote("row_count") + ") VALUES (1, " +
+		d.Placeholder(1) + ", " + d.Placeholder(2) + ")"
+	if _, err := conn.ExecContext(l.ctx, ins, int64(LoadFormat), l.ld.rows); err != nil {
+		return fmt.Errorf("compile: recording the load: %w", err)
+	}
+	return nil
+}
+
+// CheckLoaded reports an error unless db holds a complete load: the
+// LoadMarker row that a load writes as its last step. A store without it
+// is the leftover of a load that failed, or one still running, and must
+// not be served as if it were empty.
+func CheckLoaded(ctx context.Context, db *sql.DB, d Dialect) error {
+	var format int64
+	err := db.QueryRowContext(ctx, "SELECT "+d.Quote("format")+" FROM "+d.Quote(LoadMarker)+" WHERE "+d.Quote("id")+" = 1").Scan(&format)
+	if err != nil {
+		return fmt.Errorf("%w: no record of a completed load (table %s): a load failed or is still running; load the data again (%v)", ErrIncomplete, LoadMarker, err)
+	}
+	if format != LoadFormat {
+		return fmt.Errorf("%w: the load recorded layout %d, this croql reads layout %d: load the data again", ErrIncomplete, format, LoadFormat)
+	}
+	return nil
+}
+
+// ErrIncomplete is the error of CheckLoaded for a store whose load did not
+// complete.
+var ErrIncomplete = errors.New("compile: the store is incomplete")
+
+// buildParallel builds the keys and indexes of each table and refreshes
 // its statistics, table by table, on two connections when the pool has
-// one to spare, so that the server builds on two CPUs (the other
-// dialects build on the load's connection, in Finish).
-func (l *Loader) finishPostgres() error {
+// one to spare, so that the server builds on two CPUs (BulkLoad's
+// ParallelIndexes).
+func (l *Loader) buildParallel() error {
 	stmts := map[string][]string{}
 	for _, s := range l.indexes {
 		stmts[s.table] = append(stmts[s.table], s.sql)
@@ -320,7 +409,7 @@ func (l *Loader) finishPostgres() error {
 				if errs[i] != nil {
 					continue
 				}
-				if _, err := conn.ExecContext(l.ctx, l.d.Analyze([]string{t})); err != nil {
+				if _, err := conn.ExecContext(l.ctx, l.d.Analyze(t)); err != nil {
 					errs[i] = fmt.Errorf("compile: analyze: %w", err)
 				}
 			}
@@ -330,7 +419,9 @@ func (l *Loader) finishPostgres() error {
 	return errors.Join(errs...)
 }
 
-// Abort rolls the load back (the tables stay, empty).
+// Abort rolls the load back. Where the dialect's DDL is transactional
+// (SQLite) the tables go too; elsewhere they stay, empty, without the
+// LoadMarker row.
 func (l *Loader) Abort() {
 	if l.done {
 		return
@@ -509,12 +600,8 @@ func (ld *loader) batch(table string, cols []string) *batch {
 		return b
 	}
 	b := &batch{table: table, cols: cols, max: max(1, min(500, ld.d.MaxParams()/max(1, len(cols))))}
-	if _, ok := ld.d.(Postgres); ok {
-		// Rows per CopyFunc call: no parameter limit, and package
-		// engine's copier gathers the batches of a table into larger
-		// COPY statements, so a batch need not be large (5,000 rows
-		// took 40 MB more peak memory).
-		b.max = 1000
+	if n := ld.d.BulkLoad().BatchRows; n > 0 {
+		b.max = n
 	}
 	ld.batches[table] = b
 	ld.order = append(ld.order, b)
@@ -524,7 +611,7 @@ func (ld *loader) batch(table string, cols []string) *batch {
 func (ld *loader) head(p *schema.Project) error {
 	ut := ld.m.Tables[ld.m.cat.UserObj.Name]
 	for i := range p.Users {
-		if _, err := ld.object(ut, reflect.ValueOf(&p.Users[i]).Elem(), nil, 0); err != nil {
+		if _, err := ld.object(ut, reflect.ValueOf(&p.Users[i]).Elem(), nil, 0, 0); err != nil {
 			return err
 		}
 	}
@@ -536,7 +623,7 @@ func (ld *loader) head(p *schema.Project) error {
 			if t == nil {
 				continue
 			}
-			if _, err := ld.object(t, obj, nil, 0); err != nil {
+			if _, err := ld.object(t, obj, nil, 0, 0); err != nil {
 				return err
 			}
 		}
@@ -555,7 +642,7 @@ func (ld *loader) add1(obj any) error {
 	if t == nil {
 		return fmt.Errorf("compile: loading: no table for %s", v.Type())
 	}
-	if _, err := ld.object(t, v, nil, 0); err != nil {
+	if _, err := ld.object(t, v, nil, 0, 0); err != nil {
 		return fmt.Errorf("compile: loading %s: %w", t.Name, err)
 	}
 	return nil
@@ -647,7 +734,7 @@ func fieldAt(v reflect.Value, idx []int) reflect.Value {
 // object stores v (a struct) in table t, with fk holding the parent's key
 // (fkVal) when t is an element table, and returns v's key. A keyed object
 // stored before is not stored again.
-func (ld *loader) object(t *Table, v reflect.Value, fk *string, fkVal int64) (int64, error) {
+func (ld *loader) object(t *Table, v reflect.Value, fk *string, fkVal, ord int64) (int64, error) {
 	li := ld.infos[t]
 	if li == nil {
 		return 0, fmt.Errorf("compile: no table for %s", v.Type())
@@ -662,6 +749,9 @@ func (ld *loader) object(t *Table, v reflect.Value, fk *string, fkVal int64) (in
 	var key int64
 	for i, c := range ti.cols {
 		switch {
+		case c.ordinal:
+			row[i] = ord
+			continue
 		case c.goName == "":
 			if fk != nil && *fk == c.name {
 				row[i] = fkVal
@@ -676,7 +766,7 @@ func (ld *loader) object(t *Table, v reflect.Value, fk *string, fkVal int64) (in
 			if rt == nil {
 				return 0, fmt.Errorf("compile: no table for %s", fv.Type().Elem())
 			}
-			k, err := ld.object(rt, fv.Elem(), nil, 0)
+			k, err := ld.object(rt, fv.Elem(), nil, 0, 0)
 			if err != nil {
 				return 0, err
 			}
@@ -717,12 +807,12 @@ func (ld *loader) object(t *Table, v reflect.Value, fk *string, fkVal int64) (in
 		for j := range sv.Len() {
 			ev := sv.Index(j)
 			if lc.child.Through == "" {
-				if _, err := ld.object(lc.elem, ev, &lc.child.FK, key); err != nil {
+				if _, err := ld.object(lc.elem, ev, &lc.child.FK, key, int64(j)); err != nil {
 					return 0, err
 				}
 				continue
 			}
-			ek, err := ld.object(lc.elem, ev, nil, 0)
+			ek, err := ld.object(lc.elem, ev, nil, 0, 0)
 			if err != nil {
 				return 0, err
 			}
@@ -978,32 +1068,20 @@ func runSelect(ctx context.Context, db *sql.DB, d Dialect, query string, args []
 		return nil, fmt.Errorf("compile: running query: %w", err)
 	}
 	deadline, limited := ctx.Deadline()
-	ms := int64(0)
-	if limited {
-		ms = max(time.Until(deadline).Milliseconds(), 1)
-	}
-	switch d.(type) {
-	case Postgres:
-		if limited {
-			return runPostgresTimeout(ctx, db, query, args, ms)
+	if !limited {
+		rows, err := db.QueryContext(ctx, query, args...)
+		if err != nil {
+			return nil, fmt.Errorf("compile: running query: %w", err)
 		}
-	case MySQL:
-		if limited {
-			query = "SELECT /*+ MAX_EXECUTION_TIME(" + strconv.FormatInt(ms, 10) + ") */" + strings.TrimPrefix(query, "SELECT")
-			return runMySQLTimeout(ctx, db, query, args, ms)
-		}
+		return scanIDs(rows)
 	}
-	rows, err := db.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("compile: running query: %w", err)
-	}
-	return scanIDs(rows)
+	return runTimed(ctx, db, d, query, args, time.Until(deadline))
 }
 
-// runPostgresTimeout runs query in a read-only transaction whose
-// statement_timeout is ms milliseconds.
-func runPostgresTimeout(ctx context.Context, db *sql.DB, query string, args []any, ms int64) (ids []int64, err error) {
-	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+// runTimed runs query in a read-only transaction whose statements the
+// server stops after left (Dialect.StatementTimeout and TimedSelect).
+func runTimed(ctx context.Context, db *sql.DB, d Dialect, query string, args []any, left time.Duration) (ids []int64, err error) {
+	tx, err := db.BeginTx(ctx, d.ReadTxOptions())
 	if err != nil {
 		return nil, fmt.Errorf("compile: running query: %w", err)
 	}
@@ -1012,37 +1090,18 @@ func runPostgresTimeout(ctx context.Context, db *sql.DB, query string, args []an
 			err = fmt.Errorf("compile: running query: %w", rerr)
 		}
 	}()
-	// set_config(..., true) is SET LOCAL with a bound value.
-	if _, err := tx.ExecContext(ctx, "SELECT set_config('statement_timeout', $1, true)", strconv.FormatInt(ms, 10)); err != nil {
-		return nil, fmt.Errorf("compile: setting the statement timeout: %w", err)
-	}
-	rows, err := tx.QueryContext(ctx, query, args...)
+	undo, err := d.StatementTimeout(ctx, tx, left)
 	if err != nil {
-		return nil, fmt.Errorf("compile: running query: %w", err)
+		return nil, err
 	}
-	return scanIDs(rows)
-}
-
-// runMySQLTimeout runs query on a connection of its own whose MariaDB
-// max_statement_time is ms milliseconds, and puts the server's default
-// back afterwards. MySQL has no such variable (the SET fails, and the
-// query's MAX_EXECUTION_TIME hint does the work there).
-func runMySQLTimeout(ctx context.Context, db *sql.DB, query string, args []any, ms int64) ([]int64, error) {
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("compile: running query: %w", err)
-	}
-	defer conn.Close()
-	secs := strconv.FormatFloat(float64(ms)/1000, 'f', 3, 64)
-	if _, err := conn.ExecContext(ctx, "SET SESSION max_statement_time = "+secs); err == nil {
+	if undo != nil {
 		defer func() {
-			if _, err := conn.ExecContext(context.WithoutCancel(ctx), "SET SESSION max_statement_time = DEFAULT"); err != nil {
-				// Never hand the pool a connection with our timeout.
-				_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+			if uerr := undo(ctx); uerr != nil && err == nil {
+				err = fmt.Errorf("compile: resetting the statement timeout: %w", uerr)
 			}
 		}()
 	}
-	rows, err := conn.QueryContext(ctx, query, args...)
+	rows, err := tx.QueryContext(ctx, d.TimedSelect(query, left), args...)
 	if err != nil {
 		return nil, fmt.Errorf("compile: running query: %w", err)
 	}

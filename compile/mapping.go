@@ -3,6 +3,7 @@ package compile
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -56,6 +57,12 @@ type Table struct {
 	Indexes [][]string
 	// Unique lists unique indexes of the reference DDL.
 	Unique [][]string
+	// Stored maps Go fields that CroQL does not query, but that the
+	// platform's API shows, to their columns (a TM record's language, the
+	// date a translation was added). The loader fills them, the DDL
+	// creates them nullable (rows written without them read as absent),
+	// and no query reads them.
+	Stored map[string]string
 }
 
 // Child tells how the elements of a collection are found.
@@ -207,6 +214,12 @@ func DefaultMapping(cat *schema.Catalog) *Mapping {
 			}
 		}
 	}
+	if t := m.Tables["translation"]; t != nil {
+		t.Stored = map[string]string{"Added": "added"}
+	}
+	if t := m.Tables["TM record"]; t != nil {
+		t.Stored = map[string]string{"Language": "language_id"}
+	}
 	add("user", true, "login")
 	add("source string", false, "identifier")
 	add("source string", false, "added")
@@ -282,7 +295,17 @@ type column struct {
 	goName string
 	// ref marks a Record column: the value is the key of a pointer field.
 	ref bool
+	// ordinal marks the OrdinalColumn of a keyless element table: the
+	// element's position in its owner's collection.
+	ordinal bool
 }
+
+// OrdinalColumn is the column that, with the owner's foreign key, is the
+// primary key of an element table without a key of its own (comments,
+// votes, approvals, ...): the element's position (0, 1, ...) in its
+// owner's collection. Every table has a key, so that logical
+// replication, CDC tools and Galera can update and delete its rows.
+const OrdinalColumn = "ordinal"
 
 // tableInfo is a table with the physical columns the mapping implies.
 type tableInfo struct {
@@ -293,6 +316,9 @@ type tableInfo struct {
 	fks []string
 	// refs are the Record reference columns (indexed).
 	refs []string
+	// pkey is the primary key: the table's Key, or for an element table
+	// without one its foreign key and OrdinalColumn.
+	pkey []string
 }
 
 // joinTable is a join table of the mapping.
@@ -378,6 +404,32 @@ func (m *Mapping) layout() (*layout, error) {
 			}
 		}
 	}
+	// Stored Go fields no query reads, in a stable order.
+	for _, ti := range l.tables {
+		if ti.obj == nil || ti.obj.GoType == nil {
+			continue
+		}
+		for _, goName := range slices.Sorted(maps.Keys(ti.t.Stored)) {
+			col := ti.t.Stored[goName]
+			if err := checkIdent(col); err != nil {
+				errs = append(errs, fmt.Errorf("stored column of %s.%s: %w", ti.t.Name, goName, err))
+				continue
+			}
+			sf, ok := ti.obj.GoType.FieldByName(goName)
+			if !ok {
+				errs = append(errs, fmt.Errorf("compile: table %s stores %s, which %s does not have", ti.t.Name, goName, ti.obj.GoType))
+				continue
+			}
+			kind, err := storedKind(sf.Type)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("compile: table %s stores %s: %w", ti.t.Name, goName, err))
+				continue
+			}
+			if err := ti.add(column{name: col, kind: kind, null: true, goName: goName}); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
 	// Children: foreign keys and join tables.
 	for _, o := range objs {
 		t := m.Tables[o.Name]
@@ -424,10 +476,42 @@ func (m *Mapping) layout() (*layout, error) {
 			}
 		}
 	}
+	// Keys: the table's own, or owner plus ordinal.
+	for _, ti := range l.tables {
+		switch {
+		case ti.t.Key != "":
+			ti.pkey = []string{ti.t.Key}
+		case len(ti.fks) == 1 && ti.obj != nil:
+			if err := ti.add(column{name: OrdinalColumn, kind: schema.Int, ordinal: true}); err != nil {
+				errs = append(errs, err)
+			}
+			ti.pkey = []string{ti.fks[0], OrdinalColumn}
+		}
+		// A table of a custom mapping with neither is left without a
+		// primary key (the default mapping has none such).
+	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
 	return l, nil
+}
+
+// storedKind is the column kind of a Stored Go field's type.
+func storedKind(t reflect.Type) (schema.Kind, error) {
+	if t == reflect.TypeFor[schema.Time]() {
+		return schema.Datetime, nil
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return schema.String, nil
+	case reflect.Bool:
+		return schema.Bool, nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return schema.Int, nil
+	case reflect.Float32, reflect.Float64:
+		return schema.Float, nil
+	}
+	return schema.Invalid, fmt.Errorf("a %s has no column type", t)
 }
 
 // add adds a column unless a column of that name is there already, in
@@ -435,7 +519,7 @@ func (m *Mapping) layout() (*layout, error) {
 func (ti *tableInfo) add(c column) error {
 	for _, x := range ti.cols {
 		if x.name == c.name {
-			if x.goName != c.goName || (x.kind != c.kind && !(x.goName == "" && c.goName == "")) {
+			if x.goName != c.goName || x.ordinal != c.ordinal || (x.kind != c.kind && !(x.goName == "" && c.goName == "")) {
 				return fmt.Errorf("compile: column %s of table %s holds two different values (%s and %s)", c.name, ti.t.Name, orFK(x.goName), orFK(c.goName))
 			}
 			return nil

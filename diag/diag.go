@@ -69,6 +69,11 @@ const (
 type Fix struct {
 	Span Span   `json:"span"`
 	Text string `json:"text"`
+	// Sugar marks the fix of a sugar form (docs/language.md, "Sugar"): a
+	// spelling croql reads but the platform rejects, rewritten into the
+	// platform's CroQL with the same meaning. croql.Env.Lower applies
+	// these fixes and no others; a did-you-mean guess is not sugar.
+	Sugar bool `json:"sugar,omitempty"`
 }
 
 // Diagnostic is one finding about a query.
@@ -113,6 +118,13 @@ func (d Diagnostic) WithHint(format string, args ...any) Diagnostic {
 // WithFix returns d with one more suggested replacement.
 func (d Diagnostic) WithFix(span Span, text string) Diagnostic {
 	d.Fixes = append(slices.Clip(d.Fixes), Fix{Span: span, Text: text})
+	return d
+}
+
+// WithSugarFix returns d with one more suggested replacement that lowers a
+// sugar form (Fix.Sugar).
+func (d Diagnostic) WithSugarFix(span Span, text string) Diagnostic {
+	d.Fixes = append(slices.Clip(d.Fixes), Fix{Span: span, Text: text, Sugar: true})
 	return d
 }
 

@@ -321,7 +321,9 @@ func (c *compiler) intV(n typecheck.Node) (valFn[int64], error) {
 				return c, aok && bok && ok
 			}, nil
 		}
-		return nil, errAt(n, "integer operator %s (division is always float)", n.Op)
+		// The checker makes every division float; any other operator
+		// here has no integer evaluation yet.
+		return nil, errAt(n, "operator %s has no integer evaluation in the evaluator", n.Op)
 	case *typecheck.Neg:
 		x, err := c.intV(n.X)
 		if err != nil {
@@ -436,7 +438,7 @@ func (c *compiler) floatV(n typecheck.Node) (valFn[float64], error) {
 				return a / b, true
 			}, nil
 		}
-		return nil, errAt(n, "unknown arithmetic operator %s", n.Op)
+		return nil, errAt(n, "operator %s has no float evaluation in the evaluator", n.Op)
 	case *typecheck.Neg:
 		x, err := c.floatV(n.X)
 		if err != nil {

@@ -11,11 +11,11 @@ import (
 // compares the two; obj must be what Match takes, else the result is
 // (false, 0).
 func (p *Program) MatchVisits(obj any) (bool, uint64) {
-	e := (*eface)(unsafe.Pointer(&obj))
-	if e.typ != p.rootWord || e.data == nil {
+	x := p.unpack(obj)
+	if x == nil {
 		return false, 0
 	}
 	g := &guard{ctx: context.Background(), next: guardEvery}
-	ok := p.guarded(hide(e.data), unsafe.Pointer(g))
+	ok := p.guarded(hide(x), unsafe.Pointer(g))
 	return ok, g.visits
 }

@@ -5,7 +5,9 @@
 // in UTF-16 code units, as LSP counts), offers every did-you-mean fix as a
 // quick-fix code action (and one action applying them all), and answers
 // completion, hover, formatting and full-document semantic tokens from
-// one tolerant parse per document version (croql.Document). The protocol
+// one tolerant parse per document version (croql.Document), and the command
+// croql.why (CommandWhy: why the query matches one object of a project
+// file or not, clause by clause). The protocol
 // is go.lsp.dev/protocol over go.lsp.dev/jsonrpc2.
 //
 // Settings (the context, the edition, the user directory and language codes
@@ -196,6 +198,7 @@ func (s *Server) Initialize(_ context.Context, params *protocol.InitializeParams
 			HoverProvider:              true,
 			CodeActionProvider:         protocol.CodeActionOptions{CodeActionKinds: []protocol.CodeActionKind{protocol.QuickFix}},
 			DocumentFormattingProvider: true,
+			ExecuteCommandProvider:     &protocol.ExecuteCommandOptions{Commands: []string{CommandWhy}},
 			SemanticTokensProvider: map[string]any{
 				"legend": protocol.SemanticTokensLegend{TokenTypes: tokenTypes, TokenModifiers: []protocol.SemanticTokenModifiers{}},
 				"full":   true,
@@ -516,8 +519,9 @@ func (s *Server) doc(uri protocol.DocumentURI) (*document, error) {
 	return d, nil
 }
 
-// CodeAction offers each did-you-mean fix of the diagnostics in the range
-// as a quick fix, and one action that applies every fix of the document.
+// CodeAction offers each fix of the diagnostics in the range as a quick
+// fix (a did-you-mean, or the rewrite of a sugar form into platform CroQL),
+// and one action that applies every fix of the document.
 func (s *Server) CodeAction(_ context.Context, params *protocol.CodeActionParams) ([]protocol.CodeAction, error) {
 	d, err := s.doc(params.TextDocument.URI)
 	if err != nil {
@@ -537,8 +541,12 @@ func (s *Server) CodeAction(_ context.Context, params *protocol.CodeActionParams
 		for i, f := range x.Fixes {
 			edit := protocol.TextEdit{Range: d.rng(f.Span), NewText: f.Text}
 			if x.Span.Start <= hi && lo <= x.Span.End {
+				title := fmt.Sprintf("Replace with `%s`", f.Text)
+				if f.Sugar {
+					title = fmt.Sprintf("Rewrite as platform CroQL: `%s`", f.Text)
+				}
 				actions = append(actions, protocol.CodeAction{
-					Title:       fmt.Sprintf("Replace with `%s`", f.Text),
+					Title:       title,
 					Kind:        protocol.QuickFix,
 					Diagnostics: []protocol.Diagnostic{ld},
 					IsPreferred: i == 0,

@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -354,5 +355,48 @@ func TestCloseAndUnknown(t *testing.T) {
 	_, err = s.server.Definition(s.ctx, &protocol.DefinitionParams{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "method not found")
+	s.stop()
+}
+
+// TestSugarCodeActions: each sugar form's diagnostic is offered, as a
+// code action, the rewrite into platform CroQL, and the edit is that fix.
+func TestSugarCodeActions(t *testing.T) {
+	s := start(t)
+	s.initialize("", map[string]any{"context": "strings"})
+	pub := s.open(doc, "is hidden")
+	require.Empty(t, pub.Diagnostics)
+	date := regexp.MustCompile(`^'\d{4}-\d{2}-\d{2}'$`)
+	for i, c := range []struct{ src, at, want string }{
+		{`identifier in ("a", "b")`, `identifier in ("a", "b")`, `(identifier = "a" or identifier = "b")`},
+		{`is hidden and file is absent`, `file is absent`, `not (id of file >= 0 or id of file < 0)`},
+		{`max length is not null`, `max length is not null`, `(max length >= 0 or max length < 0)`},
+		{`added > 'today - 7 days'`, `'today - 7 days'`, ""},
+		{`"welcome"`, `"welcome"`, `(text contains "welcome" or identifier contains "welcome")`},
+		{`fileId = 7`, `fileId`, `id of file`},
+		{`createdAt > '2024-01-01'`, `createdAt`, `added`},
+	} {
+		pub := s.change(doc, int32(i+2), c.src)
+		require.Len(t, pub.Diagnostics, 1, c.src)
+		d := pub.Diagnostics[0]
+		actions, err := s.server.CodeAction(s.ctx, &protocol.CodeActionParams{
+			TextDocument: protocol.TextDocumentIdentifier{URI: doc}, Range: d.Range,
+			Context: protocol.CodeActionContext{Diagnostics: []protocol.Diagnostic{d}}})
+		require.NoError(t, err)
+		require.Len(t, actions, 1, c.src)
+		a := actions[0]
+		assert.True(t, strings.HasPrefix(a.Title, "Rewrite as platform CroQL: "), a.Title)
+		assert.True(t, a.IsPreferred)
+		require.NotNil(t, a.Edit)
+		edits := a.Edit.Changes[doc]
+		require.Len(t, edits, 1)
+		start := uint32(strings.Index(c.src, c.at))
+		assert.Equal(t, protocol.Range{Start: pos(0, start), End: pos(0, start+uint32(len(c.at)))}, edits[0].Range, c.src)
+		if c.want == "" {
+			assert.Regexp(t, date, edits[0].NewText, c.src)
+			assert.Contains(t, d.Message, "with the clock at ")
+		} else {
+			assert.Equal(t, c.want, edits[0].NewText, c.src)
+		}
+	}
 	s.stop()
 }

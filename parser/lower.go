@@ -278,7 +278,7 @@ func (l *lowerer) leaf(t lexer.Token) (ast.Expr, diag.Span) {
 func nullTest(t *lexer.Token) (diag.Diagnostic, bool) {
 	v := t.Value
 	if !isIdentTok(t) || len(v) < len("is null") ||
-		v[len(v)-1]|0x20 != 'l' && v[len(v)-1]|0x20 != 'y' && strings.IndexByte(v, '.') < 0 {
+		v[len(v)-1]|0x20 != 'l' && v[len(v)-1]|0x20 != 'y' && v[len(v)-1]|0x20 != 't' && strings.IndexByte(v, '.') < 0 {
 		return diag.Diagnostic{}, false
 	}
 	is, last := lastTwoWords(v)
@@ -286,7 +286,7 @@ func nullTest(t *lexer.Token) (diag.Diagnostic, bool) {
 		return diag.Diagnostic{}, false
 	}
 	w := v[last:wordEnd(v, last)]
-	if !strings.EqualFold(w, "null") && !strings.EqualFold(w, "empty") || !strings.EqualFold(v[is:wordEnd(v, is)], "is") {
+	if !isNullWord(w) || !strings.EqualFold(v[is:wordEnd(v, is)], "is") {
 		return diag.Diagnostic{}, false
 	}
 	off := t.Pos.Offset
@@ -338,6 +338,14 @@ func nullDiag(field, what string, negated bool, sp diag.Span) diag.Diagnostic {
 		msg = fmt.Sprintf("CroQL has no `is empty`: write `%s = \"\"` for a string or `count of %s = 0` for a collection", f, f)
 	case what == "empty":
 		msg = fmt.Sprintf("CroQL has no `is not empty`: write `%s != \"\"` for a string or `count of %s > 0` for a collection", f, f)
+	case what == "absent" && !negated:
+		msg = fmt.Sprintf("CroQL has no `is absent`: an ordering with an absent value is false and an absent bool is false; "+
+			"test the value instead, by its type: `not (%s >= 0 or %s < 0)` for a number, `not (%s >= \"\")` for a string, "+
+			"`count of %s = 0` for a collection, `not %s` for a bool that is false or absent", f, f, f, f, f)
+	case what == "absent":
+		msg = fmt.Sprintf("CroQL has no `is not absent`: an ordering with an absent value is false and an absent bool is false; "+
+			"test the value instead, by its type: `(%s >= 0 or %s < 0)` for a number, `%s >= \"\"` for a string, "+
+			"`count of %s > 0` for a collection, `%s` for a bool that is true", f, f, f, f, f)
 	case !negated:
 		msg = fmt.Sprintf("CroQL has no null test (`is null`): an ordering with an absent value is false and an absent bool is false; "+
 			"test the value instead, by its type: `not (%s >= 0 or %s < 0)` for a number, `not (%s >= \"\")` for a string, "+
@@ -348,6 +356,12 @@ func nullDiag(field, what string, negated bool, sp diag.Span) diag.Diagnostic {
 			"`count of %s > 0` for a collection, `%s` for a bool that is true", f, f, f, f, f)
 	}
 	return diag.Errorf(diag.ClassSyntax, "null-test", sp, "%s", msg)
+}
+
+// isNullWord reports the last word of a null test: null, empty or absent
+// (absent is what docs/language.md calls a value that is not there).
+func isNullWord(w string) bool {
+	return strings.EqualFold(w, "null") || strings.EqualFold(w, "empty") || strings.EqualFold(w, "absent")
 }
 
 // identName joins the words of an identifier token with single spaces.

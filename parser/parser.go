@@ -368,7 +368,7 @@ func isNotNull(toks []lexer.Token, at, nx int) (spelling, bool) {
 	}
 	prev, next := &toks[p], &toks[nx]
 	first := strings.ToLower(next.Value[:wordEnd(next.Value, 0)])
-	if (first != "null" && first != "empty") || !isIdentTok(prev) {
+	if !isNullWord(first) || !isIdentTok(prev) {
 		return spelling{}, false
 	}
 	words := strings.Fields(prev.Value)
@@ -397,14 +397,30 @@ func inList(src string, toks []lexer.Token, lp int) (spelling, bool) {
 	}
 	inStart := prev.Pos.Offset + len(prev.Value) - len(words[len(words)-1])
 	field := strings.Join(words[:len(words)-1], " ")
+	fieldStart := prev.Pos.Offset
 	negated := false
 	from := ip
 	with := &lexer.Token{Type: tLeaf, Pos: lexer.Position{Offset: prev.Pos.Offset, Column: standInColumn}}
 	if np, idp := near(toks, ip, -1), near(toks, ip, -2); field == "" && np >= 0 && idp >= 0 {
 		if not, id := &toks[np], &toks[idp]; not.Type == tNot && isIdentTok(id) {
 			field, negated = strings.Join(strings.Fields(id.Value), " "), true
-			inStart = not.Pos.Offset
+			inStart, fieldStart = not.Pos.Offset, id.Pos.Offset
 			from, with = np, nil
+		}
+	}
+	if field != "" {
+		// The field is a member chain when names and `of` come before it:
+		// `id of file in (1, 2)` is about `id of file`.
+		first := ip
+		if negated {
+			first = near(toks, ip, -2)
+		}
+		if start := memberChainStart(toks, first); start < fieldStart {
+			end := inStart
+			if negated {
+				end = toks[first].Pos.Offset + len(toks[first].Value)
+			}
+			field, fieldStart = strings.Join(strings.Fields(src[start:end]), " "), start
 		}
 	}
 	open := toks[lp].Pos.Offset
@@ -454,12 +470,36 @@ func inList(src string, toks []lexer.Token, lp int) (spelling, bool) {
 	d := diag.Errorf(diag.ClassSyntax, "in-list", diag.Span{Start: inStart, End: end}, "CroQL has no `in`: write `%s`", want)
 	if depth != 0 {
 		d = d.WithHint("the list is not closed with `)`")
+	} else if field != "X" && len(items) == len(parts) {
+		// The fix replaces `F in (a, b)` (or `F not in (a, b)`) whole, in
+		// parentheses when there is more than one item, so that the
+		// comparisons group as the list did in any operand place. The
+		// checker keeps it only when the fixed query checks
+		// (typecheck.CheckFixes).
+		fix := want
+		if len(parts) > 1 {
+			fix = "(" + want + ")"
+		}
+		d = d.WithSugarFix(diag.Span{Start: fieldStart, End: end}, fix)
 	}
 	to := lp
 	for to < len(toks)-1 && toks[to].Pos.Offset < end {
 		to++
 	}
 	return spelling{d: d, from: from, to: to, with: with, list: diag.Span{Start: open, End: end}}, true
+}
+
+// memberChainStart returns the offset of the first name of the member
+// chain (`a of b of c`) that ends with the name toks[i].
+func memberChainStart(toks []lexer.Token, i int) int {
+	start := toks[i].Pos.Offset
+	for {
+		of, name := near(toks, i, -1), near(toks, i, -2)
+		if of < 0 || name < 0 || toks[of].Type != tLink || !strings.EqualFold(toks[of].Value, "of") || !isIdentTok(&toks[name]) {
+			return start
+		}
+		i, start = name, toks[name].Pos.Offset
+	}
 }
 
 // spellingDiags sorts the spellings, leaves out the scanner's reports on

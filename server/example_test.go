@@ -44,6 +44,28 @@ func ExampleNew() {
 	// {"data":[{"data":{"branchId":3,"context":"Text inside a search field, greyed out","createdAt":"2023-11-04T18:01:18+00:00
 }
 
+// ExampleServer_FileObject reads a project's file in the platform's File
+// shape, as the upload routes answer it.
+func ExampleServer_FileObject() {
+	f, _ := os.Open("../testdata/demo/project.json")
+	p, _ := schema.ReadProject(f)
+	f.Close()
+	st, _ := server.LoadSQLite(context.Background(), "", p)
+	defer st.Close()
+	toks := &server.Tokens{}
+	_ = toks.Add("secret")
+	srv, _ := server.New(server.Config{Storage: st, Tokens: toks})
+	proj, _ := st.Project(1)
+	file, err := srv.FileObject(context.Background(), proj, 3)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(file["name"], file["type"], file["path"], file["status"])
+	// Output:
+	// strings.xml android /strings.xml active
+}
+
 // Tokens may be added and removed while a server runs (croql serve's
 // token endpoint issues tokens, uninstalling an app revokes them).
 func ExampleTokens_Remove() {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/croql/croql"
 	"github.com/croql/croql/diag"
+	"github.com/croql/croql/internal/evaltest"
 	"github.com/croql/croql/internal/testdb"
 	"github.com/croql/croql/schema"
 	"github.com/croql/croql/server"
@@ -140,12 +141,23 @@ func allIDs(t testing.TB, hs *httptest.Server, path, ctx, query string, limit in
 		data := body["data"].([]any)
 		for _, d := range data {
 			obj := d.(map[string]any)["data"].(map[string]any)
+			if pl, ok := obj["plurals"].([]any); ok && ctx == croql.Translations {
+				for _, x := range pl {
+					ids = append(ids, int64(x.(map[string]any)["translationId"].(float64)))
+				}
+				continue
+			}
 			ids = append(ids, int64(obj[idKey(ctx)].(float64)))
 		}
 		pg := body["pagination"].(map[string]any)
 		require.Equal(t, float64(offset), pg["offset"])
 		require.Equal(t, float64(limit), pg["limit"])
 		if len(data) < limit {
+			if ctx == croql.Translations {
+				// One object per string, in string order: compare the
+				// translations as a set.
+				slices.Sort(ids)
+			}
 			return ids
 		}
 	}
@@ -180,14 +192,29 @@ func evalIDs(t testing.TB, p *schema.Project, ctx, lang, src string) []int64 {
 				continue
 			}
 		}
-		if all || q.Match(o) {
+		hit := all
+		if !hit {
+			var err error
+			hit, err = q.Match(o)
+			require.NoError(t, err)
+		}
+		if hit {
 			id, ok := schema.ObjectID(o)
 			require.True(t, ok)
 			ids = append(ids, id)
 		}
 	}
 	slices.Sort(ids)
+	if ctx == croql.Translations && lang != "" {
+		return topTranslations(p, lang, ids)
+	}
 	return ids
+}
+
+// topTranslations is what the translations list answers for the
+// matching translations ids (evaltest.TopTranslations).
+func topTranslations(p *schema.Project, lang string, ids []int64) []int64 {
+	return evaltest.TopTranslations(p, lang, ids)
 }
 
 func jsonString(s string) string {

@@ -12,14 +12,10 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
-	"github.com/go-sql-driver/mysql"
-	"github.com/jackc/pgx/v5/pgconn"
-
 	"github.com/croql/croql"
-	"github.com/croql/croql/compile"
+	"github.com/croql/croql/compile/engine"
 	"github.com/croql/croql/diag"
 	"github.com/croql/croql/schema"
 )
@@ -220,6 +216,19 @@ func (s *Server) list(ctxName string, body bool) func(*http.Request) (any, *http
 		if e != nil {
 			return nil, e
 		}
+		var q url.Values
+		if !body {
+			q = r.URL.Query()
+		}
+		flt, e := filters(p, ctxName, q, strings.TrimSpace(params.croql) != "")
+		if e != nil {
+			return nil, e
+		}
+		extra, extraArgs, e := s.compileParams(p, ctxName, flt.root, len(args))
+		if e != nil {
+			return nil, e
+		}
+		where, args = append(where, extra...), append(args, extraArgs...)
 		if lang != "" {
 			if err := p.Dialect().CheckString(lang); err != nil {
 				return nil, notFound("Language")
@@ -339,8 +348,13 @@ func (s *Server) page(ctx context.Context, tx *sql.Tx, p *Project, res *resource
 		return nil, fmt.Errorf("server: reading rows: %w", err)
 	}
 	rows.Close()
+	if res.context == croql.Strings && len(objs) > 0 {
+		if err := s.labelIDs(ctx, tx, p, objs); err != nil {
+			return nil, err
+		}
+	}
 	if res.records != nil && len(objs) > 0 {
-		if err := s.records(ctx, tx, d, res.records, objs); err != nil {
+		if err := s.records(ctx, tx, p, res.records, objs); err != nil {
 			return nil, err
 		}
 	}
@@ -348,7 +362,8 @@ func (s *Server) page(ctx context.Context, tx *sql.Tx, p *Project, res *resource
 }
 
 // records fills the records of a page of TM segments.
-func (s *Server) records(ctx context.Context, tx *sql.Tx, d compile.Dialect, rq *recordsQuery, objs []map[string]any) error {
+func (s *Server) records(ctx context.Context, tx *sql.Tx, p *Project, rq *recordsQuery, objs []map[string]any) error {
+	d := p.Dialect()
 	byID := make(map[int64]map[string]any, len(objs))
 	var q strings.Builder
 	q.WriteString(rq.sql)
@@ -390,49 +405,13 @@ func (s *Server) records(ctx context.Context, tx *sql.Tx, d compile.Dialect, rq 
 	return rows.Err()
 }
 
-// statementTimeout sets the server-side statement timeout of a
-// transaction from ctx's deadline, where the engine has one (PostgreSQL's
-// statement_timeout, MariaDB's max_statement_time). Every engine also
-// cancels the statement when ctx ends (the drivers watch it).
-func statementTimeout(ctx context.Context, tx *sql.Tx, d compile.Dialect) error {
-	dl, ok := ctx.Deadline()
-	if !ok {
-		return nil
-	}
-	left := time.Until(dl)
-	if left <= 0 {
-		return context.DeadlineExceeded
-	}
-	switch d.(type) {
-	case compile.Postgres:
-		ms := max(left.Milliseconds(), 1)
-		if _, err := tx.ExecContext(ctx, "SET LOCAL statement_timeout = "+strconv.FormatInt(ms, 10)); err != nil {
-			return fmt.Errorf("server: statement_timeout: %w", err)
-		}
-	case compile.MySQL:
-		// MariaDB only (MySQL has max_execution_time instead, in ms, for
-		// SELECT); an unknown variable is not an error of the request.
-		secs := strconv.FormatFloat(max(left.Seconds(), 0.001), 'f', 3, 64)
-		_, _ = tx.ExecContext(ctx, "SET SESSION max_statement_time = "+secs)
-	}
-	return nil
-}
-
-// dbError maps a failed query: a timeout is 503, anything else an
-// internal error.
+// dbError maps a failed query: a timeout is 503, an unreachable database
+// 503 with a message saying so, an engine limit 400 with a diagnostic,
+// anything else an internal error. The classes are the engine's
+// (engine.Classify).
 func (s *Server) dbError(r *http.Request, ctx context.Context, src string, err error) *httpError {
-	var pg *pgconn.PgError
-	var my *mysql.MySQLError
-	if !errors.As(err, &pg) {
-		pg = nil
-	}
-	if !errors.As(err, &my) {
-		my = nil
-	}
-	timedOut := errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil ||
-		pg != nil && pg.Code == "57014" ||
-		my != nil && (my.Number == 1969 || my.Number == 3024)
-	if timedOut {
+	class, msg := engine.Classify(err)
+	if class == engine.Timeout || errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
 		if r.Context().Err() != nil {
 			// The client went away: nobody reads the answer.
 			return &httpError{status: 499, message: "Client Closed Request"}
@@ -440,55 +419,18 @@ func (s *Server) dbError(r *http.Request, ctx context.Context, src string, err e
 		return &httpError{status: http.StatusServiceUnavailable,
 			message: fmt.Sprintf("the query ran longer than the server's statement timeout (%s)", s.cfg.Timeout)}
 	}
-	if engineLimit(err, pg, my) {
+	switch class {
+	case engine.Limit:
 		d := diag.Errorf(diag.ClassSyntax, "engine-limit", diag.Span{Start: 0, End: len(src)},
-			"the query is too large for this server's database: %s", limitMessage(err, pg, my)).
+			"the query is too large for this server's database: %s", msg).
 			WithHint("split a long or-chain into several requests (the Go client batches them)")
 		return croqlError(src, diag.List{d})
+	case engine.Unavailable:
+		s.log.LogAttrs(r.Context(), slog.LevelError, "database unavailable", slog.String("path", r.URL.Path), slog.String("error", err.Error()))
+		return &httpError{status: http.StatusServiceUnavailable,
+			message: "the database is unavailable; try again later"}
 	}
 	return s.internal(r, err)
-}
-
-// engineLimit reports an error of an engine's own limit on a statement's
-// size (SQLite's expression depth of 1000, PostgreSQL's program limits,
-// MySQL's stack and placeholder limits): the query is too large, a 400.
-func engineLimit(err error, pg *pgconn.PgError, my *mysql.MySQLError) bool {
-	switch {
-	case pg != nil:
-		// Class 54 (program limit exceeded), and the parser's own stack
-		// running out on a deeply nested statement (a 42601 "memory
-		// exhausted").
-		return strings.HasPrefix(pg.Code, "54") || pg.Code == "42601" && strings.Contains(pg.Message, "memory exhausted")
-	case my != nil:
-		// Thread stack overrun, too many placeholders, too big a select,
-		// and the parser's stack running out (a 1064 "memory exhausted").
-		return my.Number == 1436 || my.Number == 1390 || my.Number == 1104 ||
-			my.Number == 1064 && strings.Contains(my.Message, "memory exhausted")
-	}
-	// SQLite reports its limits as SQLITE_ERROR (or SQLITE_TOOBIG) with
-	// these texts.
-	msg := err.Error()
-	for _, s := range []string{"Expression tree is too large", "Recursion limit", "too many SQL variables",
-		"parser stack overflow", "too many terms", "string or blob too big", "too many columns"} {
-		if strings.Contains(msg, s) {
-			return true
-		}
-	}
-	return false
-}
-
-func limitMessage(err error, pg *pgconn.PgError, my *mysql.MySQLError) string {
-	switch {
-	case pg != nil:
-		return pg.Message
-	case my != nil:
-		return my.Message
-	}
-	msg := err.Error()
-	if i := strings.LastIndex(msg, ": "); i >= 0 {
-		msg = msg[i+2:]
-	}
-	return msg
 }
 
 func (s *Server) internal(r *http.Request, err error) *httpError {

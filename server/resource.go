@@ -111,6 +111,9 @@ func (b *resBuilder) col(t reflect.Type, goName string) string {
 				}
 			}
 		}
+		if c := tab.Stored[goName]; c != "" {
+			return c
+		}
 	}
 	if b.err == nil {
 		b.err = fmt.Errorf("server: the mapping has no column for %s.%s", t.Name(), goName)
@@ -175,13 +178,7 @@ func (b *resBuilder) build(ctxName string) (*resource, error) {
 			c("updatedAt", "Updated", kTime, true),
 		}
 		r.cols[7].zero = true
-		r.render = func(p *Project, v []any) map[string]any {
-			o := r.object(v)
-			o["projectId"] = p.ID
-			o["hasPlurals"] = o["type"] == "plural"
-			o["isIcu"] = o["type"] == "icu"
-			return o
-		}
+		r.render = func(p *Project, v []any) map[string]any { return stringShape(p, r.object(v)) }
 	case croql.Translations:
 		st := reflect.TypeFor[schema.SourceString]()
 		strTab := b.table(st)
@@ -250,18 +247,16 @@ func (b *resBuilder) build(ctxName string) (*resource, error) {
 			rc("id", "ID", kInt), rc("text", "Text", kString), rc("usageCount", "UsageCount", kInt),
 			rc("createdBy", "CreatedBy", kInt), rc("updatedBy", "UpdatedBy", kInt),
 			rc("createdAt", "CreatedAt", kTime), rc("updatedAt", "UpdatedAt", kTime),
+			{json: "languageId", sql: b.q(b.col(rt, "Language")), kind: kString, zero: true},
 		}}
 		sel := []string{b.q(fk)}
 		for _, c := range rq.cols {
 			sel = append(sel, c.sql)
 		}
-		rq.sql = "SELECT " + strings.Join(sel, ", ") + " FROM " + b.d.Quote(recTab.Name) + " AS " + alias + " WHERE " + b.q(fk) + " IN ("
+		from := " FROM " + b.d.Quote(recTab.Name) + " AS " + alias + " WHERE " + b.q(fk) + " IN ("
+		rq.sql = "SELECT " + strings.Join(sel, ", ") + from
 		r.records = rq
-		r.render = func(p *Project, v []any) map[string]any {
-			o := r.object(v)
-			o["tmId"] = p.ID
-			return o
-		}
+		r.render = func(p *Project, v []any) map[string]any { return segmentShape(p, r.object(v)) }
 	case croql.Glossary:
 		r.cols = []column{
 			c("id", "ID", kInt, false),
@@ -280,11 +275,7 @@ func (b *resBuilder) build(ctxName string) (*resource, error) {
 			c("createdAt", "CreatedAt", kTime, false),
 			c("updatedAt", "UpdatedAt", kTime, true),
 		}
-		r.render = func(p *Project, v []any) map[string]any {
-			o := r.object(v)
-			o["glossaryId"] = p.ID
-			return o
-		}
+		r.render = func(p *Project, v []any) map[string]any { return termShape(p, r.object(v)) }
 	}
 	if b.err != nil {
 		return nil, b.err
@@ -341,6 +332,9 @@ const TimeLayout = "2006-01-02T15:04:05-07:00"
 func value(c column, v any) any {
 	if v == nil {
 		if c.zero {
+			if c.kind == kString {
+				return ""
+			}
 			return int64(0)
 		}
 		return nil

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/croql/croql/compile/engine"
 	"github.com/croql/croql/schema"
 )
 
@@ -20,15 +21,19 @@ type RunOptions struct {
 	// Data are the project files (JSON or NDJSON); project i is served
 	// with id i+1. Without Data and DSN, Demo is served as project 1.
 	Data []string
-	// Read reads a project file (schema.ReadProject of the file when nil).
+	// Read reads a project file whole. When nil (the default, and what
+	// croql serve does), each file is streamed into its store object by
+	// object, as croql load does, so that start-up memory does not grow
+	// with the file.
 	Read func(name string) (*schema.Project, error)
 	// Demo is the project served when there is neither Data nor DSN.
 	Demo *schema.Project
-	// DSN selects a database server: postgres://… (PostgreSQL) or a
-	// go-sql-driver DSN such as root@tcp(127.0.0.1:3306)/test
-	// (MySQL/MariaDB). With Data, each project is loaded into a scratch
-	// schema (database) that shutdown drops; without, the data already in
-	// the reference schema at DSN is served as project 1.
+	// DSN selects a database (EngineOfDSN): postgres://… (PostgreSQL),
+	// mysql://root@127.0.0.1:3306/test or root@tcp(127.0.0.1:3306)/test
+	// (MySQL/MariaDB), or an existing SQLite file. With Data, each
+	// project is loaded into a scratch schema (database) that shutdown
+	// drops; without, the data already in the reference schema at DSN is
+	// served as project 1, if its load completed.
 	DSN string
 	// Dir is where the SQLite files go (a temporary directory when
 	// empty); the files are removed on shutdown.
@@ -60,21 +65,16 @@ type RunOptions struct {
 // loopback only.
 const DefaultListen = "127.0.0.1:8080"
 
-// EngineOfDSN tells the engine of a DSN: postgres for postgres:// and
-// postgresql:// URLs and key=value strings, mysql for go-sql-driver DSNs
-// (user@tcp(host:port)/db), sqlite for file: URIs (an
+// EngineOfDSN tells the engine of a DSN, as every croql command reads
+// it (engine.EngineOfDSN): postgres for postgres:// URLs and key=value
+// strings, mysql for mysql://user@host:port/db URLs and go-sql-driver
+// DSNs (user@tcp(host:port)/db), sqlite for a file name or file: URI (an
 // existing SQLite database in the reference schema).
 func EngineOfDSN(dsn string) (string, error) {
-	l := strings.ToLower(dsn)
-	switch {
-	case strings.HasPrefix(l, "file:"):
-		return "sqlite", nil
-	case strings.HasPrefix(l, "postgres://"), strings.HasPrefix(l, "postgresql://"), strings.Contains(l, "host=") && strings.Contains(l, "dbname="):
-		return "postgres", nil
-	case strings.Contains(l, "@tcp(") || strings.Contains(l, "@unix("):
-		return "mysql", nil
+	if strings.TrimSpace(dsn) == "" {
+		return "", errors.New("server: empty DSN: write postgres://user@host:5432/db for PostgreSQL, mysql://user@host:3306/db for MySQL/MariaDB, or a SQLite file name")
 	}
-	return "", fmt.Errorf("server: cannot tell the engine of the DSN: write postgres://user@host:5432/db for PostgreSQL, user@tcp(host:3306)/db for MySQL/MariaDB, or file:/path/to.db for a SQLite file")
+	return engine.EngineOfDSN(dsn), nil
 }
 
 // Run is `croql serve`: it loads or opens the data, listens, serves until
@@ -106,19 +106,21 @@ func Run(ctx context.Context, o RunOptions) (err error) {
 	if tokens.Len() == 0 {
 		return errors.New("server: no token: give --token, set CROQL_TOKEN, or list tokens with --token-file")
 	}
-	read := o.Read
-	if read == nil {
-		read = readProjectFile
-	}
 	var data []*schema.Project
-	for _, name := range o.Data {
-		p, err := read(name)
-		if err != nil {
-			return err
+	if o.Read != nil {
+		for _, name := range o.Data {
+			p, err := o.Read(name)
+			if err != nil {
+				return err
+			}
+			data = append(data, p)
 		}
-		data = append(data, p)
 	}
-	if len(data) == 0 && o.DSN == "" {
+	files := o.Data
+	if o.Read != nil {
+		files = nil
+	}
+	if len(o.Data) == 0 && o.DSN == "" {
 		if o.Demo == nil {
 			return errors.New("server: no data: give --data FILE or --dsn DSN")
 		}
@@ -128,20 +130,28 @@ func Run(ctx context.Context, o RunOptions) (err error) {
 	what := ""
 	switch {
 	case o.DSN == "":
-		st, err = LoadSQLite(ctx, o.Dir, data...)
+		if len(files) > 0 {
+			st, err = LoadSQLiteFiles(ctx, o.Dir, files...)
+		} else {
+			st, err = LoadSQLite(ctx, o.Dir, data...)
+		}
 		what = "embedded SQLite"
 	default:
 		eng, eerr := EngineOfDSN(o.DSN)
 		if eerr != nil {
 			return eerr
 		}
-		if len(data) > 0 && eng == "sqlite" {
-			return errors.New("server: --dsn file:… serves an existing SQLite file as it is; to load --data into SQLite files, give --dir instead")
+		if len(o.Data) > 0 && eng == "sqlite" {
+			return errors.New("server: a SQLite --dsn serves an existing SQLite file as it is; to load --data into SQLite files, give --dir instead")
 		}
-		if len(data) > 0 {
+		switch {
+		case len(files) > 0:
+			st, err = LoadServerFiles(ctx, eng, o.DSN, files...)
+			what = eng + " (scratch schemas, dropped on shutdown)"
+		case len(data) > 0:
 			st, err = LoadServer(ctx, eng, o.DSN, data...)
 			what = eng + " (scratch schemas, dropped on shutdown)"
-		} else {
+		default:
 			st, err = OpenExisting(ctx, eng, o.DSN, "")
 			what = eng + " (the data at the DSN)"
 		}
@@ -194,17 +204,4 @@ func Run(ctx context.Context, o RunOptions) (err error) {
 	}
 	fmt.Fprintln(logw, "croql serve: stopped; removing the scratch data")
 	return err
-}
-
-func readProjectFile(name string) (*schema.Project, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, fmt.Errorf("server: %w", err)
-	}
-	defer f.Close()
-	p, err := schema.ReadProject(f)
-	if err != nil {
-		return nil, fmt.Errorf("server: %s: %w", name, err)
-	}
-	return p, nil
 }

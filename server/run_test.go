@@ -3,7 +3,9 @@ package server_test
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -242,4 +244,66 @@ func TestOpenExistingServers(t *testing.T) {
 			require.Equal(t, evalIDs(t, p, "translations", "fr", q), allIDs(t, hs, "/api/v2/projects/1/languages/fr/translations", "translations", q, 10))
 		})
 	}
+}
+
+// TestServeRefusesIncomplete: a store whose load did not complete (here
+// the reference tables, as a failed load of an older croql left them:
+// created, empty, no croql_load row) is refused with a clear message,
+// never served as an empty project; once a load completes it is served.
+func TestServeRefusesIncomplete(t *testing.T) {
+	ctx := context.Background()
+	file := filepath.Join(t.TempDir(), "leftover.db")
+	db, err := engine.OpenSQLite("file:" + file)
+	require.NoError(t, err)
+	m := compile.DefaultMapping(schema.New())
+	for _, stmt := range m.DDL(compile.SQLite{}) {
+		_, err := db.SQL.Exec(stmt)
+		require.NoError(t, err)
+	}
+	require.NoError(t, db.Close())
+	st, err := server.OpenExisting(ctx, "", "file:"+file, "")
+	require.ErrorIs(t, err, compile.ErrIncomplete)
+	require.Nil(t, st)
+	require.Contains(t, err.Error(), "load the data again")
+
+	// server.Run, as croql serve --dsn runs it, refuses it before it
+	// listens.
+	listened := false
+	err = server.Run(ctx, server.RunOptions{DSN: "file:" + file, Token: token, Listen: "127.0.0.1:0",
+		Ready: func(string) { listened = true }})
+	require.ErrorIs(t, err, compile.ErrIncomplete)
+	require.False(t, listened)
+
+	// The same file after a complete load is served.
+	require.NoError(t, os.Remove(file))
+	db, err = engine.OpenTarget(ctx, "sqlite", "file:"+file, "")
+	require.NoError(t, err)
+	require.NoError(t, engine.Load(ctx, db, m, demo(t)))
+	require.NoError(t, db.Close())
+	st, err = server.OpenExisting(ctx, "", "file:"+file, "")
+	require.NoError(t, err)
+	require.NoError(t, st.Close())
+}
+
+// TestUnreachableDatabaseIs503: a request whose database cannot be
+// reached is a 503 saying so, not a bare 500.
+func TestUnreachableDatabaseIs503(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	port := ln.Addr().(*net.TCPAddr).Port
+	require.NoError(t, ln.Close()) // nothing listens there now
+	cfg, err := pgx.ParseConfig(fmt.Sprintf("postgres://postgres@127.0.0.1:%d/test?sslmode=disable&connect_timeout=5", port))
+	require.NoError(t, err)
+	db := stdlib.OpenDB(*cfg)
+	st := &server.Storage{}
+	require.NoError(t, st.Add(&server.Project{ID: 1, Name: "p", Users: map[string]int64{}, Logins: map[int64]string{}}, db, compile.Postgres{}, db.Close))
+	defer st.Close()
+	toks := &server.Tokens{}
+	require.NoError(t, toks.Add(token))
+	srv, err := server.New(server.Config{Storage: st, Tokens: toks, Now: clock})
+	require.NoError(t, err)
+	hs := httptestServer(t, srv)
+	code, body := get(t, hs, "/api/v2/projects/1/strings", url.Values{"croql": {"is hidden"}})
+	require.Equal(t, http.StatusServiceUnavailable, code, "%v", body)
+	require.Contains(t, fmt.Sprint(body), "the database is unavailable")
 }

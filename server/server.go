@@ -31,6 +31,7 @@ import (
 	"net/http"
 	"path"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -187,9 +188,15 @@ func (s *Server) routes() {
 		{"/api/v2/tms/{tmId}/segments", croql.TM},
 		{"/api/v2/glossaries/{glossaryId}/terms", croql.Glossary},
 	} {
+		if e.context == croql.Translations {
+			s.Handle("GET "+e.path, s.api(s.listTranslations(false)))
+			s.Handle("POST "+e.path+"/query", s.api(s.listTranslations(true)))
+			continue
+		}
 		s.Handle("GET "+e.path, s.api(s.list(e.context, false)))
 		s.Handle("POST "+e.path+"/query", s.api(s.list(e.context, true)))
 	}
+	s.apiRoutes()
 	// Anything else under the API is a JSON 404 (after the token check,
 	// so that unknown paths tell nothing to a caller without a token).
 	s.Handle("/api/", s.api(func(*http.Request) (any, *httpError) { return nil, notFound("Resource") }))
@@ -370,36 +377,55 @@ func (s *Server) project(r *http.Request, param, what string) (*Project, *httpEr
 	return p, nil
 }
 
-// projectView is the platform's project object (the fields croql knows).
-func projectView(p *Project) map[string]any {
-	targets := p.TargetLanguages
-	if targets == nil {
-		targets = []string{}
-	}
-	return map[string]any{"id": p.ID, "name": p.Name, "identifier": p.Name,
-		"sourceLanguageId": p.SourceLanguage, "targetLanguageIds": targets}
-}
-
 func (s *Server) listProjects(r *http.Request) (any, *httpError) {
-	params, e := s.params(r, nil, false)
+	params, e := s.params(r, orderRes("id", "name", "identifier", "description", "createdAt", "updatedAt", "lastActivity"), false)
 	if e != nil {
 		return nil, e
 	}
 	if params.croql != "" {
 		return nil, invalid("croql", "notSupported", "the projects list takes no croql")
 	}
+	// The platform's parameters: groupId (every project is in the root
+	// group, 0), type (0 file-based, 1 string-based: these projects have
+	// files), userId (a user's projects: those whose data has the
+	// user); hasManagerAccess=1 is a 400, as croql serve's tokens have no
+	// roles (0, the default, lists every readable project).
+	q := r.URL.Query()
 	g, _ := GrantOf(r)
-	var all []*Project
+	var all []map[string]any
 	for _, p := range s.cfg.Storage.Projects() {
 		if g.Reads(p.ID) {
-			all = append(all, p)
+			all = append(all, projectShape(p))
 		}
 	}
-	page := []any{}
-	for i := params.offset; i < int64(len(all)) && i < params.offset+params.limit; i++ {
-		page = append(page, item{projectView(all[i])})
+	for _, k := range []string{"groupId", "type", "hasManagerAccess", "userId"} {
+		vs, ok := q[k]
+		if !ok {
+			continue
+		}
+		n, ok := digits(vs[0])
+		if !ok || len(vs) > 1 || (k == "type" || k == "hasManagerAccess") && n > 1 {
+			return nil, invalid(k, "notDigits", k+" must be an integer (0 or 1 for type and hasManagerAccess)")
+		}
+		if k == "hasManagerAccess" && n == 1 {
+			return nil, invalid(k, "notSupported", "hasManagerAccess=1 is not supported by croql serve: its tokens have no roles (a token reads the projects it lists)")
+		}
+		all = slices.DeleteFunc(all, func(o map[string]any) bool {
+			switch k {
+			case "groupId":
+				return n != 0
+			case "type":
+				return n != 0
+			case "userId":
+				p, _ := s.cfg.Storage.Project(o["id"].(int64))
+				_, has := p.Logins[n]
+				return !has
+			}
+			return false
+		})
 	}
-	return listBody(page, params, int64(len(all))), nil
+	sortObjects(all, params.orderBy, "id")
+	return pageOf(all, params), nil
 }
 
 func (s *Server) getProject(r *http.Request) (any, *httpError) {
@@ -407,7 +433,7 @@ func (s *Server) getProject(r *http.Request) (any, *httpError) {
 	if e != nil {
 		return nil, e
 	}
-	return item{projectView(p)}, nil
+	return item{projectShape(p)}, nil
 }
 
 // item is the platform's wrapper of one object.

@@ -11,10 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
-
-	"github.com/go-sql-driver/mysql"
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/stdlib"
+	"time"
 
 	"github.com/croql/croql/compile"
 	"github.com/croql/croql/compile/engine"
@@ -37,6 +34,13 @@ type Project struct {
 	Logins map[int64]string
 	// Languages lists every language code of the project (source first).
 	Languages []string
+	// LanguageInfo describes the project's languages by code (the data
+	// file's languages entries; empty for data served from a DSN).
+	LanguageInfo map[string]schema.LanguageInfo
+	// Created and Updated are the earliest and the latest date of the
+	// project's strings (zero when unknown): its createdAt, updatedAt and
+	// lastActivity in the API.
+	Created, Updated time.Time
 	// Scratch is the scratch schema (PostgreSQL) or database (MySQL) the
 	// project was loaded into, or the SQLite file; Close removes it.
 	// Empty for data the storage did not create.
@@ -107,21 +111,31 @@ func (s *Storage) tx(ctx context.Context, p *Project, readOnly bool, fn func(*sq
 	if p == nil || p.db == nil {
 		return errors.New("server: no project database")
 	}
-	// SQLite's driver refuses the read-only option; its readers never
-	// block each other, which is all the option would buy.
-	opts := &sql.TxOptions{ReadOnly: readOnly}
-	if _, ok := p.dialect.(compile.SQLite); ok {
-		opts = nil
+	var opts *sql.TxOptions
+	if readOnly {
+		opts = p.dialect.ReadTxOptions()
 	}
 	tx, err := p.db.BeginTx(ctx, opts)
 	if err != nil {
 		return fmt.Errorf("server: begin: %w", err)
 	}
-	if err := statementTimeout(ctx, tx, p.dialect); err != nil {
-		_ = tx.Rollback()
-		return err
+	var undo func(context.Context) error
+	if dl, ok := ctx.Deadline(); ok {
+		left := time.Until(dl)
+		if left <= 0 {
+			_ = tx.Rollback()
+			return context.DeadlineExceeded
+		}
+		if undo, err = p.dialect.StatementTimeout(ctx, tx, left); err != nil {
+			_ = tx.Rollback()
+			return fmt.Errorf("server: %w", err)
+		}
 	}
-	if err := fn(tx); err != nil {
+	err = fn(tx)
+	if undo != nil {
+		err = errors.Join(err, undo(ctx))
+	}
+	if err != nil {
 		_ = tx.Rollback()
 		return err
 	}
@@ -207,13 +221,96 @@ func projectOf(id int64, data *schema.Project) *Project {
 	for _, c := range p.TargetLanguages {
 		add(&p.Languages, c)
 	}
+	p.LanguageInfo = make(map[string]schema.LanguageInfo, len(data.Languages))
+	for _, l := range data.Languages {
+		p.LanguageInfo[l.ID] = l
+	}
+	p.Created, p.Updated = dataDates(data)
 	return p
 }
 
 // LoadSQLite stores each project in an embedded SQLite database of its
 // own, a file in dir (a fresh temporary directory, removed on Close, when
 // dir is empty). Project i of data gets id i+1.
-func LoadSQLite(ctx context.Context, dir string, data ...*schema.Project) (_ *Storage, err error) {
+func LoadSQLite(ctx context.Context, dir string, data ...*schema.Project) (*Storage, error) {
+	loads := make([]loadFunc, len(data))
+	for i, d := range data {
+		loads[i] = func(ctx context.Context, db *engine.DB) (*schema.Project, error) {
+			return d, engine.Load(ctx, db, compile.DefaultMapping(schema.New()), d)
+		}
+	}
+	return loadSQLite(ctx, dir, loads)
+}
+
+// LoadSQLiteFiles is LoadSQLite streaming project files (JSON or NDJSON)
+// into the databases as `croql load` does, object by object: memory does
+// not grow with the files.
+func LoadSQLiteFiles(ctx context.Context, dir string, files ...string) (*Storage, error) {
+	return loadSQLite(ctx, dir, fileLoads(files))
+}
+
+// loadFunc stores one project in db and returns it (its head at least:
+// name, languages, users).
+type loadFunc func(ctx context.Context, db *engine.DB) (*schema.Project, error)
+
+// fileLoads streams each file into its database.
+func fileLoads(files []string) []loadFunc {
+	loads := make([]loadFunc, len(files))
+	for i, name := range files {
+		loads[i] = func(ctx context.Context, db *engine.DB) (*schema.Project, error) {
+			f, err := os.Open(name)
+			if err != nil {
+				return nil, fmt.Errorf("server: %w", err)
+			}
+			defer f.Close()
+			st, err := engine.LoadFile(ctx, db, f, schema.ReadOptions{}, nil)
+			if err != nil {
+				return nil, fmt.Errorf("server: %s: %w", name, err)
+			}
+			if st.Head == nil {
+				return nil, fmt.Errorf("server: %s: no project", name)
+			}
+			return st.Head, nil
+		}
+	}
+	return loads
+}
+
+// describe is the served project of a load: the head's identity and
+// languages, and, from the database, the users and every language a
+// translation names (a streamed load keeps no objects in memory).
+func describe(ctx context.Context, id int64, head *schema.Project, db *engine.DB) (*Project, error) {
+	p := projectOf(id, head)
+	dir, err := readDirectory(ctx, db.SQL, db.Dialect, compile.DefaultMapping(schema.New()))
+	if err != nil {
+		return nil, err
+	}
+	if p.Created.IsZero() { // a streamed load: the head has no strings
+		p.Created, p.Updated = dir.Created, dir.Updated
+	}
+	if p.Users == nil {
+		p.Users = map[string]int64{}
+	}
+	if p.Logins == nil {
+		p.Logins = map[int64]string{}
+	}
+	for login, uid := range dir.Users {
+		if _, ok := p.Users[login]; !ok {
+			p.Users[login], p.Logins[uid] = uid, login
+		}
+	}
+	for _, c := range dir.TargetLanguages {
+		if c != p.SourceLanguage && !slices.Contains(p.TargetLanguages, c) {
+			p.TargetLanguages = append(p.TargetLanguages, c)
+		}
+		if !slices.Contains(p.Languages, c) {
+			p.Languages = append(p.Languages, c)
+		}
+	}
+	return p, nil
+}
+
+func loadSQLite(ctx context.Context, dir string, loads []loadFunc) (_ *Storage, err error) {
 	s := &Storage{}
 	defer func() {
 		if err != nil {
@@ -230,12 +327,35 @@ func LoadSQLite(ctx context.Context, dir string, data ...*schema.Project) (_ *St
 	} else if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	m := compile.DefaultMapping(schema.New())
-	for i, d := range data {
+	for i, load := range loads {
 		id := int64(i + 1)
 		file := filepath.Join(dir, "project-"+strconv.FormatInt(id, 10)+".db")
 		if err := os.Remove(file); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("server: %w", err)
+		}
+		// The database files go with the storage, also in a given dir.
+		s.OnClose(func() error {
+			var errs []error
+			for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
+				if err := os.Remove(file + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
+					errs = append(errs, err)
+				}
+			}
+			return errors.Join(errs...)
+		})
+		// The initial build runs in the rollback journal mode: one
+		// transaction into a new file journals next to nothing, where WAL
+		// would write every page twice.
+		ldb, err := engine.OpenTarget(ctx, "sqlite", "file:"+file, "")
+		if err != nil {
+			return nil, err
+		}
+		head, err := load(ctx, ldb)
+		if err == nil {
+			_, err = ldb.SQL.ExecContext(ctx, "PRAGMA journal_mode = WAL")
+		}
+		if err = errors.Join(err, ldb.Close()); err != nil {
+			return nil, fmt.Errorf("server: loading project %d: %w", id, err)
 		}
 		// Readers in WAL mode never wait for each other; busy_timeout
 		// covers the moment a connection opens while another writes.
@@ -243,26 +363,16 @@ func LoadSQLite(ctx context.Context, dir string, data ...*schema.Project) (_ *St
 		if err != nil {
 			return nil, err
 		}
-		// The database files go with the storage, also in a given dir.
-		s.OnClose(func() error {
-			var errs []error
-			for _, suffix := range []string{"", "-wal", "-shm"} {
-				if err := os.Remove(file + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
-					errs = append(errs, err)
-				}
-			}
-			return errors.Join(errs...)
-		})
-		if err := engine.Load(ctx, db, m, d); err != nil {
+		p, err := describe(ctx, id, head, db)
+		if err != nil {
 			db.Close()
-			return nil, fmt.Errorf("server: loading project %d: %w", id, err)
+			return nil, err
 		}
 		// SQLite runs each query on the calling goroutine's CPU: more
 		// connections than twice the CPUs only queue inside the engine.
 		conns := 2 * runtime.GOMAXPROCS(0)
 		db.SQL.SetMaxOpenConns(conns)
 		db.SQL.SetMaxIdleConns(conns)
-		p := projectOf(id, d)
 		p.Scratch = file
 		if err := s.Add(p, db.SQL, db.Dialect, db.Close); err != nil {
 			db.Close()
@@ -275,25 +385,45 @@ func LoadSQLite(ctx context.Context, dir string, data ...*schema.Project) (_ *St
 // LoadServer loads each project into a scratch schema (PostgreSQL) or
 // database (MySQL/MariaDB) of its own on the server at dsn; Close drops
 // them. Project i of data gets id i+1.
-func LoadServer(ctx context.Context, engineName, dsn string, data ...*schema.Project) (_ *Storage, err error) {
+func LoadServer(ctx context.Context, engineName, dsn string, data ...*schema.Project) (*Storage, error) {
+	loads := make([]loadFunc, len(data))
+	for i, d := range data {
+		loads[i] = func(ctx context.Context, db *engine.DB) (*schema.Project, error) {
+			return d, engine.Load(ctx, db, compile.DefaultMapping(schema.New()), d)
+		}
+	}
+	return loadServer(ctx, engineName, dsn, loads)
+}
+
+// LoadServerFiles is LoadServer streaming project files into the scratch
+// schemas as `croql load` does.
+func LoadServerFiles(ctx context.Context, engineName, dsn string, files ...string) (*Storage, error) {
+	return loadServer(ctx, engineName, dsn, fileLoads(files))
+}
+
+func loadServer(ctx context.Context, engineName, dsn string, loads []loadFunc) (_ *Storage, err error) {
 	s := &Storage{}
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, s.Close())
 		}
 	}()
-	m := compile.DefaultMapping(schema.New())
-	for i, d := range data {
+	for i, load := range loads {
 		id := int64(i + 1)
 		db, err := engine.Open(ctx, engineName, dsn)
 		if err != nil {
-			return nil, err
+			return nil, unavailable(err)
 		}
-		if err := engine.Load(ctx, db, m, d); err != nil {
+		head, err := load(ctx, db)
+		if err != nil {
 			db.Close()
 			return nil, fmt.Errorf("server: loading project %d: %w", id, err)
 		}
-		p := projectOf(id, d)
+		p, err := describe(ctx, id, head, db)
+		if err != nil {
+			db.Close()
+			return nil, err
+		}
 		p.Scratch = db.Schema
 		if err := s.Add(p, db.SQL, db.Dialect, db.Close); err != nil {
 			db.Close()
@@ -304,47 +434,35 @@ func LoadServer(ctx context.Context, engineName, dsn string, data ...*schema.Pro
 }
 
 // OpenExisting serves the data already in the reference schema at dsn
-// (loaded with compile.Load, or a service's own tables in that shape) as
-// one project with id 1 named name. The user directory is read from the
-// users table, the languages from the translations. Nothing is created or
-// dropped.
+// (loaded with croql load or compile.Load) as one project with id 1 named
+// name. The user directory is read from the users table, the languages
+// from the translations. Nothing is created or dropped. A store whose
+// load did not complete (compile.CheckLoaded) is refused, never served
+// as empty. engineName, when not empty, must be the engine of the DSN.
 func OpenExisting(ctx context.Context, engineName, dsn, name string) (_ *Storage, err error) {
-	d, err := compile.DialectByName(engineName)
-	if err != nil {
-		return nil, err
-	}
-	var db *sql.DB
-	switch d.(type) {
-	case compile.Postgres:
-		cfg, err := pgx.ParseConfig(dsn)
-		if err != nil {
-			return nil, fmt.Errorf("server: postgres DSN: %w", err)
-		}
-		db = stdlib.OpenDB(*cfg)
-	case compile.MySQL:
-		cfg, err := mysql.ParseDSN(dsn)
-		if err != nil {
-			return nil, fmt.Errorf("server: mysql DSN: %w", err)
-		}
-		cfg.Collation = "utf8mb4_general_ci"
-		con, err := mysql.NewConnector(cfg)
-		if err != nil {
-			return nil, fmt.Errorf("server: mysql: %w", err)
-		}
-		db = sql.OpenDB(con)
-	default:
-		e, err := engine.OpenSQLite(dsn)
+	if engineName != "" {
+		d, err := compile.DialectByName(engineName)
 		if err != nil {
 			return nil, err
 		}
-		db = e.SQL
+		if e := engine.EngineOfDSN(dsn); e != d.Name() {
+			return nil, fmt.Errorf("server: the DSN is a %s DSN, not %s", e, d.Name())
+		}
 	}
+	edb, err := engine.OpenDSN(ctx, dsn)
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	db, d := edb.SQL, edb.Dialect
 	s := &Storage{}
 	defer func() {
 		if err != nil {
-			err = errors.Join(err, db.Close())
+			err = errors.Join(err, edb.Close())
 		}
 	}()
+	if err := compile.CheckLoaded(ctx, db, d); err != nil {
+		return nil, fmt.Errorf("server: refusing to serve %s: %w", engine.EngineOfDSN(dsn), err)
+	}
 	p, err := readDirectory(ctx, db, d, compile.DefaultMapping(schema.New()))
 	if err != nil {
 		return nil, err
@@ -353,10 +471,19 @@ func OpenExisting(ctx context.Context, engineName, dsn, name string) (_ *Storage
 	if p.Name == "" {
 		p.Name = "project-1"
 	}
-	if err := s.Add(p, db, d, db.Close); err != nil {
+	if err := s.Add(p, db, d, edb.Close); err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// unavailable adds what to do to an error of a database that cannot be
+// reached.
+func unavailable(err error) error {
+	if c, _ := engine.Classify(err); c == engine.Unavailable {
+		return fmt.Errorf("server: the database is unavailable (is it running, and is the DSN's host and port right?): %w", err)
+	}
+	return err
 }
 
 // readDirectory reads the users and the translation languages of the
@@ -406,5 +533,42 @@ func readDirectory(ctx context.Context, db *sql.DB, d compile.Dialect, m *compil
 		p.TargetLanguages = append(p.TargetLanguages, code)
 	}
 	p.Languages = slices.Clone(p.TargetLanguages)
-	return p, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("server: reading languages: %w", err)
+	}
+	// The project's dates: its earliest and latest string.
+	if sc, ok := cat.Context("strings"); ok {
+		if st, err := m.Table(sc.Root); err == nil && st.Columns["added"] != "" && st.Columns["updated"] != "" {
+			added, updated := d.Quote(st.Columns["added"]), d.Quote(st.Columns["updated"])
+			var first, last, lastUpdate sql.NullInt64
+			err := db.QueryRowContext(ctx, "SELECT MIN("+added+"), MAX("+added+"), MAX("+updated+") FROM "+d.Quote(st.Name)).Scan(&first, &last, &lastUpdate)
+			if err != nil {
+				return nil, fmt.Errorf("server: reading the project's dates: %w", err)
+			}
+			if first.Valid {
+				p.Created = schema.Time(first.Int64).Std()
+				p.Updated = schema.Time(max(last.Int64, lastUpdate.Int64)).Std()
+			}
+		}
+	}
+	return p, nil
+}
+
+// dataDates are the earliest and the latest date of the project's strings.
+func dataDates(data *schema.Project) (first, last time.Time) {
+	for _, s := range data.Strings {
+		for _, t := range []*schema.Time{&s.Added, s.Updated} {
+			if t == nil {
+				continue
+			}
+			v := t.Std()
+			if first.IsZero() || v.Before(first) {
+				first = v
+			}
+			if v.After(last) {
+				last = v
+			}
+		}
+	}
+	return first, last
 }

@@ -92,6 +92,9 @@ type checker struct {
 	// suggested counts the diagnostics given suggestions by edit
 	// distance (at most MaxSuggested).
 	suggested int
+	// path is the expressions being checked, the query first: where a
+	// diagnostic's fix finds the condition a name stands in.
+	path []ast.Expr
 }
 
 // suggest reports whether the next diagnostic may carry suggestions by
@@ -164,6 +167,13 @@ func (c *checker) text(sp diag.Span) string {
 
 // check lowers e; it returns nil after reporting when e is wrong.
 func (c *checker) check(e ast.Expr) Node {
+	c.path = append(c.path, e)
+	n := c.checkNode(e)
+	c.path = c.path[:len(c.path)-1]
+	return n
+}
+
+func (c *checker) checkNode(e ast.Expr) Node {
 	switch n := e.(type) {
 	case *ast.Ident:
 		return c.ident(n)
@@ -176,9 +186,7 @@ func (c *checker) check(e ast.Expr) Node {
 	case *ast.Datetime:
 		t, err := c.datetime(n)
 		if err != nil {
-			d := c.errorf(RuleBadDatetime, n.Sp, "'%s' is not a datetime", n.Text).
-				WithHint("write 'today', 'YYYY-MM-DD HH:MM:SS', 'YYYY-MM-DD' or RFC 3339 such as '2024-01-01T00:00:00Z'; strings take double quotes")
-			c.report(d)
+			c.report(c.relativeDateDiag(n))
 			return nil
 		}
 		return &Const{T: schema.TDatetime, I: int64(t), Sp: n.Sp}
@@ -289,6 +297,12 @@ func (c *checker) mention(n *ast.Mention) Node {
 	return nil
 }
 
+// reportNil reports d and returns nil.
+func (c *checker) reportNil(d diag.Diagnostic) Node {
+	c.report(d)
+	return nil
+}
+
 // toBool makes n usable where a bool is needed: a BoolAlso value becomes
 // IsSet; anything else not bool is reported.
 func (c *checker) toBool(n Node, e ast.Expr, where string) Node {
@@ -302,11 +316,17 @@ func (c *checker) toBool(n Node, e ast.Expr, where string) Node {
 	d := c.errorf(RuleNotBool, e.Span(), "%s is %s, expected bool", where, t)
 	switch {
 	case t.Kind == schema.Int && isCount(n):
-		d = d.WithHint("compare the count: `%s > 0`", c.text(e.Span()))
+		d = d.WithHint("compare the count: `%s > 0`", c.text(e.Span())).WithFix(e.Span(), c.text(e.Span())+" > 0")
 	case isConst(n):
+		lit, isString := e.(*ast.String)
+		if fix, ok := c.bareText(c.text(e.Span())); ok && isString {
+			d.Message = fmt.Sprintf("%s is the string %s, not a condition: the platform has no search by bare text", where, ast.Quote(lit.Value))
+			return c.reportNil(d.WithHint("write `%s`", fix).WithSugarFix(e.Span(), fix))
+		}
 		d = d.WithHint("a query is a condition, for example `id of file = %s`", c.text(e.Span()))
 	case t.Kind == schema.Collection:
-		d = d.WithHint("a collection is not a condition: write `count of %s > 0`", c.text(e.Span()))
+		d = d.WithHint("a collection is not a condition: write `count of %s > 0`", c.text(e.Span())).
+			WithFix(e.Span(), "count of "+c.text(e.Span())+" > 0")
 	case t.IsNumeric() || t.Kind == schema.String || t.Kind == schema.Datetime:
 		d = d.WithHint("compare it with a value, for example `%s = ...`", c.text(e.Span()))
 	}

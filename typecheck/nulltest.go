@@ -10,17 +10,18 @@ import (
 )
 
 // RuleNullTest is the parser's rule for `X is null`, `X is not null`,
-// `X is empty` and `X is not empty`, which CroQL does not have.
+// `X is empty`, `X is not empty`, `X is absent` and `X is not absent`,
+// which CroQL does not have.
 const RuleNullTest = "null-test"
 
 // FixNullTests returns diags with every null-test diagnostic of src made
 // specific to the type of its subject: the message says what to write
 // for that type, and a fix replaces the subject and its `is null` with it.
 // A fix is offered only when the query with the fix applied parses with
-// parse (the caller's parser) and checks without an error under cfg, so
-// every fix type-checks; a null test whose subject cannot be found that
-// way (another error in the query, say) keeps the parser's general
-// message. The forms are exact, by the rules of absent values
+// parse (the caller's parser) and checks under cfg without an error in
+// the replaced text, so every fix type-checks; a null test whose subject
+// cannot be found that way (another syntax error in the query, say) keeps
+// the parser's general message. The forms are exact, by the rules of absent values
 // (docs/language.md): for a number F, `F is null` is
 // `not (F >= 0 or F < 0)` (an ordering with an absent operand is false);
 // for a string `not (F >= "")`; for a datetime
@@ -30,6 +31,17 @@ const RuleNullTest = "null-test"
 // is never absent, `count of F = 0`. `is empty` is `F = ""` for a string
 // and `count of F = 0` for a collection.
 func FixNullTests(cfg Config, src string, diags diag.List, parse func(string) (ast.Expr, diag.List)) diag.List {
+	// A fix needs the query to parse with it: with another syntax error
+	// none can, so none is looked for.
+	syntax := 0
+	for _, d := range diags {
+		if d.Code == diag.ClassSyntax && d.Severity == diag.Error {
+			syntax++
+		}
+	}
+	if syntax != 1 {
+		return diags
+	}
 	var out diag.List
 	for i, d := range diags {
 		if d.Rule != RuleNullTest || d.Code != diag.ClassSyntax || d.Span.Start < 0 || d.Span.End > len(src) || d.Span.Start >= d.Span.End {
@@ -56,12 +68,15 @@ func FixNullTests(cfg Config, src string, diags diag.List, parse func(string) (a
 const maxSubjectWords = 12
 
 func fixNullTest(cfg Config, src string, d diag.Diagnostic, what string, negated bool, parse func(string) (ast.Expr, diag.List)) diag.Diagnostic {
-	clean := func(q string) bool {
+	// A form fits when the query with it parses and checks without an
+	// error in the form: the subject's type is known only from a check.
+	fits := func(a int, repl string) bool {
+		q := src[:a] + repl + src[d.Span.End:]
 		tree, pd := parse(q)
 		if pd.HasErrors() || tree == nil {
 			return false
 		}
-		return !Check(cfg, q, tree).Diags.HasErrors()
+		return !errorAt(Check(cfg, q, tree).Diags, diag.Span{Start: a, End: a + len(repl)})
 	}
 	// Subjects are tried shortest first: each start of a word before the
 	// `is`, going back.
@@ -74,17 +89,17 @@ func fixNullTest(cfg Config, src string, d diag.Diagnostic, what string, negated
 		subject := strings.TrimSpace(src[a:d.Span.Start])
 		for _, form := range nullForms(what, negated) {
 			repl := form(subject)
-			if clean(src[:a] + repl + src[d.Span.End:]) {
+			if fits(a, repl) {
 				phrase := "is " + what
 				if negated {
 					phrase = "is not " + what
 				}
 				d.Message = fmt.Sprintf("CroQL has no `%s`: for `%s` write `%s`", phrase, subject, repl)
 				d.Hint = ""
-				if what == "null" {
+				if what != "empty" {
 					d.Hint = "an ordering with an absent value is false, and = is null-safe (absent = absent is true)"
 				}
-				d.Fixes = []diag.Fix{{Span: diag.Span{Start: a, End: d.Span.End}, Text: repl}}
+				d.Fixes = []diag.Fix{{Span: diag.Span{Start: a, End: d.Span.End}, Text: repl, Sugar: true}}
 				return d
 			}
 		}

@@ -176,6 +176,11 @@ func (c *checker) unknown(n *ast.Ident, scopes []*schema.Object) diag.Diagnostic
 	d := diag.Errorf(diag.ClassLogic, RuleUnknownField, n.Sp, "`%s` is not a field of %s", n.Name, article(inner.Name))
 	key := schema.NormalKey(n.Name)
 
+	// 0. A name of the platform API: stringId -> `id`, createdAt -> `added`.
+	if d, ok := c.apiNameDiag(n, scopes, d); ok {
+		return d
+	}
+
 	// 1. fileId, fileName, branchTitle, userLogin: a member of an object field.
 	for i := len(scopes) - 1; i >= 0; i-- {
 		for _, f := range scopes[i].Fields {
@@ -188,7 +193,7 @@ func (c *checker) unknown(n *ast.Ident, scopes []*schema.Object) diag.Diagnostic
 			if m, ok := f.Type.Obj.Field(key[len(f.Key):]); ok {
 				fix := m.Name + " of " + f.Name
 				d.Message += fmt.Sprintf("; did you mean `%s`?", fix)
-				return d.WithFix(n.Sp, fix)
+				return d.WithSugarFix(n.Sp, fix)
 			}
 		}
 	}
@@ -196,15 +201,19 @@ func (c *checker) unknown(n *ast.Ident, scopes []*schema.Object) diag.Diagnostic
 	// 2. A field of another object: say where it lives, and the way there.
 	var owners []string
 	for _, o := range c.cfg.Catalog.Objects {
-		if f, ok := o.Field(n.Name); ok && !slices.Contains(scopes, o) {
+		if _, ok := o.Field(n.Name); ok && !slices.Contains(scopes, o) {
 			owners = append(owners, o.Name)
 			if path := pathTo(scopes, o); path != "" {
-				use := f.Name
-				if f.Type.Kind != schema.Bool && !f.BoolAlso {
-					use = f.Name + " = ..."
+				d.Message = fmt.Sprintf("`%s` is a field of %s, not of %s: test it on them with `count of %s where (...) > 0`",
+					n.Name, plural(o.Name), article(inner.Name), path)
+				// The condition the name stands in, tested on some element:
+				// `count of votes > 0` on strings is
+				// `count of translations where (count of votes > 0) > 0`.
+				if t := c.boolTerm(); t != nil && c.text(t.Span()) != "" {
+					fix := fmt.Sprintf("count of %s where (%s) > 0", path, c.text(t.Span()))
+					return d.WithHint("write `%s`", fix).WithFix(t.Span(), fix)
 				}
-				d.Message = fmt.Sprintf("`%s` is a field of %s, not of %s", n.Name, plural(o.Name), article(inner.Name))
-				return d.WithHint("write `count of %s where (%s) > 0`", path, use)
+				return d
 			}
 		}
 	}

@@ -253,7 +253,9 @@ func patterns(dir string, p *schema.Project) ([]pattern, error) {
 			pt.path = "/api/v2/projects/1/strings"
 		case croql.Translations:
 			lang = "de"
-			pt.path, pt.idKey = "/api/v2/projects/1/languages/de/translations", "translationId"
+			// One object per string (its top translation), in string
+			// order: the ids compared are the strings'.
+			pt.path, pt.idKey = "/api/v2/projects/1/languages/de/translations", "stringId"
 		case croql.TM:
 			pt.path = "/api/v2/tms/1/segments"
 		default:
@@ -272,12 +274,20 @@ func patterns(dir string, p *schema.Project) ([]pattern, error) {
 			if tr, ok := obj.(*schema.Translation); ok && tr.Language != lang {
 				continue
 			}
-			if q.Match(obj) {
+			hit, err := q.Match(obj)
+			if err != nil {
+				return nil, fmt.Errorf("serveload: %s: %w", c.Name, err)
+			}
+			if hit {
 				id, _ := schema.ObjectID(obj)
+				if tr, ok := obj.(*schema.Translation); ok {
+					id = tr.StringID
+				}
 				pt.ids = append(pt.ids, id)
 			}
 		}
 		slices.Sort(pt.ids)
+		pt.ids = slices.Compact(pt.ids)
 		out = append(out, pt)
 	}
 	if len(out) == 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/croql/croql/compile"
 	"github.com/croql/croql/compile/engine"
@@ -22,7 +23,17 @@ const engineNames = "sqlite, postgres, mysql"
 // reference tables (compile.DefaultMapping), loads p, runs the compiled
 // query and returns the ids of the matching objects in ascending order.
 func runOnEngine(ctx context.Context, engineName, dsn string, p *schema.Project, q *typecheck.Query) (ids []int64, err error) {
-	if q == nil || p == nil {
+	all, err := runAllOnEngine(ctx, engineName, dsn, p, q)
+	if err != nil {
+		return nil, err
+	}
+	return all[0], nil
+}
+
+// runAllOnEngine is runOnEngine for several queries over one load of p:
+// the ids each query matches, in the order of qs.
+func runAllOnEngine(ctx context.Context, engineName, dsn string, p *schema.Project, qs ...*typecheck.Query) (ids [][]int64, err error) {
+	if len(qs) == 0 || slices.Contains(qs, nil) || p == nil {
 		return nil, fmt.Errorf("engine %s: no query or no data", engineName)
 	}
 	if engineName != "sqlite" && dsn == "" {
@@ -41,7 +52,14 @@ func runOnEngine(ctx context.Context, engineName, dsn string, p *schema.Project,
 	if err := engine.Load(ctx, db, m, p); err != nil {
 		return nil, fmt.Errorf("engine %s: loading the data: %w", engineName, err)
 	}
-	return compile.Run(ctx, db.SQL, db.Dialect, m, q)
+	for _, q := range qs {
+		matched, err := compile.Run(ctx, db.SQL, db.Dialect, m, q)
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, matched)
+	}
+	return ids, nil
 }
 
 func exampleDSN(engineName string) string {

@@ -90,3 +90,33 @@ func TestFmtDocumentedSpelling(t *testing.T) {
 	code, _, _ := runCLI("", "fmt", "--context", "nope", "is hidden")
 	assert.Equal(t, 2, code)
 }
+
+// TestFmtLower: --lower prints the platform form on stdout and each
+// rewrite on stderr, the relative date with its clock; what is not sugar
+// stays an error of the rewritten query.
+func TestFmtLower(t *testing.T) {
+	code, out, errOut := runCLI("", "fmt", "--lower", "--now", "2024-03-15 09:30:00",
+		`identifier IN ("a","b") and added > 'today - 7 days' and file is absent and "hello"`)
+	assert.Equal(t, 0, code, errOut)
+	assert.Equal(t, `(identifier = "a" or identifier = "b") and added > '2024-03-08' and not (id of file >= 0 or id of file < 0) and `+
+		`(text contains "hello" or identifier contains "hello")`+"\n", out)
+	assert.Contains(t, errOut, "<arg>: lowered `identifier IN (\"a\",\"b\")` to `(identifier = \"a\" or identifier = \"b\")` [in-list]\n")
+	assert.Contains(t, errOut, "<arg>: lowered `file is absent` to `not (id of file >= 0 or id of file < 0)` [null-test]\n")
+	assert.Contains(t, errOut, "with the clock at 2024-03-15 09:30:00 UTC it is '2024-03-08'")
+	assert.Contains(t, errOut, "<arg>: lowered `\"hello\"` to `(text contains \"hello\" or identifier contains \"hello\")` [not-bool]\n")
+
+	// The output is platform CroQL: fmt --lower of it changes nothing.
+	code, again, errOut := runCLI("", "fmt", "--lower", out[:len(out)-1])
+	assert.Equal(t, 0, code, errOut)
+	assert.Equal(t, out, again)
+	assert.Empty(t, errOut)
+
+	code, out, errOut = runCLI("", "fmt", "--lower", "--context", "glossary", "languageId = \"de\" and is hiden")
+	assert.Equal(t, 1, code)
+	assert.Empty(t, out)
+	assert.Contains(t, errOut, "lowered `languageId` to `language` [unknown-field]")
+	assert.Contains(t, errOut, "<arg> (lowered):1:21: error: `is hiden`")
+
+	code, _, errOut = runCLI("", "fmt", "--lower", "--now", "soon", "is hidden")
+	assert.Equal(t, 2, code, errOut)
+}

@@ -22,9 +22,11 @@ func newLoadCmd(c *cli) *cobra.Command {
 		Short: "Load a project file into a database: the reference tables of croql sql",
 		Long: "Creates the reference tables (docs/sql.md) in the database DSN names and streams the\n" +
 			"project FILE (JSON or NDJSON, docs/data-format.md; - reads stdin) into them: PostgreSQL\n" +
-			"through COPY, SQLite and MySQL in multi-row INSERTs, in one transaction, indexes built\n" +
-			"after the rows. The tables must not exist. The engine follows from the DSN\n" +
-			"(postgres://..., user@tcp(host)/db, else a SQLite file) unless --engine says.\n" +
+			"through COPY, SQLite and MySQL in multi-row INSERTs, indexes built after the rows.\n" +
+			"The load is atomic: it completes or leaves the target as it was, so a retry works\n" +
+			"(SQLite: one transaction; PostgreSQL, MySQL: a scratch schema moved in at the end).\n" +
+			"The tables must not exist. The engine follows from the DSN (postgres://...,\n" +
+			"mysql://user@host:3306/db or user@tcp(host)/db, else a SQLite file) unless --engine says.\n" +
 			"Exit 0 when loaded, 1 when the data or the database fails, 2 on bad usage.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -69,7 +71,7 @@ func newLoadCmd(c *cli) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&dsn, "dsn", "", "where to load: postgres://..., user@tcp(host:port)/db, or a SQLite file name")
+	cmd.Flags().StringVar(&dsn, "dsn", "", "where to load: postgres://..., mysql://user@host:port/db, user@tcp(host:port)/db, or a SQLite file name")
 	cmd.Flags().StringVar(&engineName, "engine", "", "sqlite, postgres or mysql (default: from the DSN)")
 	completeFlag(cmd, "engine", "sqlite", "postgres", "mysql")
 	cmd.Flags().StringVar(&schemaName, "schema", "", "PostgreSQL schema or MySQL database to load into, created if missing (default: the DSN's)")

@@ -94,13 +94,12 @@ func TestLoadBadData(t *testing.T) {
 	db, err := engine.OpenSQLite(dbFile)
 	require.NoError(t, err)
 	var n int
-	require.NoError(t, db.SQL.QueryRow(`SELECT count(*) FROM strings`).Scan(&n))
-	assert.Zero(t, n, "nothing committed")
+	require.NoError(t, db.SQL.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'table'`).Scan(&n))
+	assert.Zero(t, n, "nothing committed, not even the tables")
 	db.Close()
-
-	dbFile = filepath.Join(dir, "b.db")
 	code, stderr = runLoad(t, "--dsn", dbFile, "--skip-bad", f)
-	require.Equal(t, 0, code, stderr)
+	require.Equal(t, 0, code, "a retry into the same file works: %s", stderr)
+
 	assert.Contains(t, stderr, "skipped line 2")
 	assert.Contains(t, stderr, "2 objects")
 	assert.Contains(t, stderr, "1 lines skipped")

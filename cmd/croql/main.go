@@ -9,6 +9,8 @@
 // The commands:
 //
 //	query       run a query over a project file (or the built-in demo project)
+//	why         explain why a query matches one object or not, clause by clause
+//	diff        show the objects only the old or only the new query matches
 //	lint        check a query and print every diagnostic (text, JSON or SARIF)
 //	sql         compile a query to a SQL WHERE clause and its bound arguments
 //	fmt         print the canonical form of a query
@@ -38,7 +40,9 @@
 // are the flags --max-source, --max-depth and --max-nodes.
 //
 // Exit status: 0 on success (warnings allowed), 1 when the query has an
-// error or the data cannot be read, 2 on bad usage.
+// error or the data cannot be read, 2 on bad usage. `croql query
+// --exit-status` (-e, as jq -e) also exits 1 when nothing matches. A
+// misspelt command or flag gets a did-you-mean.
 //
 // Examples:
 //
@@ -46,11 +50,12 @@
 //	croql query --data project.ndjson --context translations --language de 'provider = "deepl"'
 //	croql lint --data project.json 'count of comments where (user = @user:"alice") > 0'
 //	croql lint --format sarif --file queries/hidden.croql > croql.sarif
+//	croql query --fields identifier,text -e 'is hidden and count of translations = 0'
 //	croql sql --dialect sqlite 'id of file = 7 or id of file = 9'
 //	croql fields --context tm
 //
-// Install with `go install github.com/croql/croql/cmd/croql@latest` (or
-// @vX.Y.Z); `croql version` prints the version it was built from. Shell
+// Install from a clone of the repository: `go install ./cmd/croql` in the
+// checkout; `croql version` prints the version it was built from. Shell
 // completion: `source <(croql completion bash)`; see `croql help
 // completion` for zsh and fish.
 package main
@@ -67,6 +72,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/croql/croql/diag"
+	"github.com/croql/croql/typecheck"
 )
 
 // commands is the table of subcommands. Each lives in a file of its own
@@ -76,6 +82,8 @@ import (
 func commands() []func(*cli) *cobra.Command {
 	return []func(*cli) *cobra.Command{
 		newQueryCmd,
+		newWhyCmd,
+		newDiffCmd,
 		newLintCmd,
 		newSQLCmd,
 		newLoadCmd,
@@ -158,7 +166,7 @@ query; a query that starts with - goes after --:
   croql fmt -- '-max length < 0'
 
 Exit status: 0 success (warnings allowed), 1 the query has an error,
-2 bad usage.`,
+2 bad usage; croql query --exit-status also exits 1 when nothing matches.`,
 		Version:       version(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
@@ -246,8 +254,9 @@ func failure(err error) error { return &exitError{code: 1, err: err} }
 // printed: exit status 1 and nothing more.
 var errHasErrors = &exitError{code: 1}
 
-// flagError adds to an unknown flag the hint that a query starting with
-// "-" goes after "--".
+// flagError adds a hint to an unknown flag: the flags of the command
+// spelt nearest to it (did you mean --context?), or, when none is near,
+// that a query starting with "-" goes after "--".
 func flagError(cmd *cobra.Command, err error) error {
 	var ne *pflag.NotExistError
 	if !errors.As(err, &ne) {
@@ -257,7 +266,42 @@ func flagError(cmd *cobra.Command, err error) error {
 	if sh := ne.GetSpecifiedShortnames(); sh != "" {
 		arg = "-" + sh
 	}
+	if s := flagSuggestions(cmd, arg); len(s) > 0 {
+		return fmt.Errorf("%w; did you mean %s?", err, strings.Join(s, " or "))
+	}
 	return fmt.Errorf("%w\nA query that starts with '-' goes after '--': %s -- %s", err, cmd.CommandPath(), shellQuote(arg))
+}
+
+// flagSuggestions returns the long flags of cmd (its own and inherited)
+// spelt nearest to arg, an unknown "--name" or Go-style "-name", written
+// "--flag"; none when arg does not look like a flag name.
+func flagSuggestions(cmd *cobra.Command, arg string) []string {
+	name, _, _ := strings.Cut(strings.TrimLeft(arg, "-"), "=")
+	if len(name) < 2 || strings.IndexFunc(name, func(r rune) bool {
+		return !(r == '-' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9')
+	}) >= 0 {
+		return nil
+	}
+	var names []string
+	add := func(f *pflag.Flag) {
+		if !f.Hidden {
+			names = append(names, f.Name)
+		}
+	}
+	cmd.Flags().VisitAll(add)
+	cmd.InheritedFlags().VisitAll(add)
+	out := typecheck.NewNames(names).Closest(name, 3)
+	if len(out) == 0 && len(name) >= 3 {
+		for _, n := range names { // an abbreviation: --exit for --exit-status
+			if strings.HasPrefix(n, name) {
+				out = append(out, n)
+			}
+		}
+	}
+	for i, n := range out {
+		out[i] = "--" + n
+	}
+	return out
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it.

@@ -29,12 +29,13 @@ import (
 func newQueryCmd(c *cli) *cobra.Command {
 	var (
 		ctxName, data, now, tz, edition, engineName, dsn, language string
-		ids, fold, strict, skipBad                                 bool
+		fields                                                     []string
+		ids, fold, strict, skipBad, exitStatus                     bool
 		limits                                                     parser.Limits
 		maxCost                                                    float64
 	)
 	cmd := &cobra.Command{
-		Use:   "query [--context C] [--data FILE] [--ids] [--now T] [--tz Z] [--language L] [--edition E] [--fold] [--engine memory|sqlite|postgres|mysql] [--dsn DSN] [QUERY|-]",
+		Use:   "query [--context C] [--data FILE] [--ids] [--now T] [--tz Z] [--language L] [--edition E] [--fold] [--engine memory|sqlite|postgres|mysql] [--dsn DSN] [--fields F,...] [--exit-status] [QUERY|-]",
 		Short: "Run a query over a project file (or the demo project); print the matches as NDJSON or ids",
 		Long: "Runs the query over the objects of a context and prints the matching ones as NDJSON\n" +
 			"(with --language de, only the translations or glossary terms in German, as the\n" +
@@ -43,8 +44,11 @@ func newQueryCmd(c *cli) *cobra.Command {
 			"built-in demo project (croql demo). @user and @language mentions resolve against the\n" +
 			"data's users and languages. The in-memory evaluator prints matches in the data's order;\n" +
 			"a SQL engine (the data loaded into a scratch database) in ascending id order.\n" +
+			"--fields id,text prints only those members of each object (the JSON names of\n" +
+			"docs/data-format.md, in the order given).\n" +
 			"Exit 0 on success (no match included), 1 when the query has an error or the data\n" +
-			"cannot be read or queried, 2 on bad usage.",
+			"cannot be read or queried, 2 on bad usage. With --exit-status (-e, as jq -e), a\n" +
+			"run that matches nothing exits 1 as well, printing nothing on stderr.",
 		ValidArgsFunction: noFileCompletion,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch engineName {
@@ -88,6 +92,17 @@ func newQueryCmd(c *cli) *cobra.Command {
 			if language != "" && !languageContexts[env.Context().Name] {
 				return usageErrorf("--language selects translations or glossary terms of one language; the %s context has none", env.Context().Name)
 			}
+			out := queryOutput{ids: ids}
+			if cmd.Flags().Changed("fields") {
+				if ids {
+					return usageErrorf("--fields and --ids exclude each other: --ids prints only the ids")
+				}
+				p, err := newProjection(env.Context().Name, fields)
+				if err != nil {
+					return err
+				}
+				out.fields = p
+			}
 			if err := checkLimits(limits); err != nil {
 				return err
 			}
@@ -99,10 +114,16 @@ func newQueryCmd(c *cli) *cobra.Command {
 			ropts := schema.ReadOptions{Strict: strict, SkipBad: skipBad}
 			ctx, stop := signalContext()
 			defer stop()
+			var matched bool
 			if engineName == "memory" && data != "" {
-				return c.streamQuery(ctx, name, src, data, ctxName, language, ids, opts, ropts)
+				matched, err = c.streamQuery(ctx, name, src, data, ctxName, language, out, opts, ropts)
+			} else {
+				matched, err = c.runQuery(ctx, name, src, data, ctxName, language, engineName, dsn, out, opts, ropts)
 			}
-			return c.runQuery(ctx, name, src, data, ctxName, language, engineName, dsn, ids, opts, ropts)
+			if err == nil && exitStatus && !matched {
+				return errNoMatch
+			}
+			return err
 		},
 	}
 	addContextFlag(cmd, &ctxName)
@@ -119,10 +140,16 @@ func newQueryCmd(c *cli) *cobra.Command {
 	cmd.Flags().BoolVar(&skipBad, "skip-bad", false, "skip data lines that cannot be read or fail a check, reporting each on stderr, instead of stopping at the first")
 	_ = cmd.MarkFlagFilename("data", "json", "ndjson", "jsonl")
 	cmd.Flags().StringVar(&language, "language", "", "only the translations (or glossary terms) of this language code, as the platform's per-language endpoint")
+	cmd.Flags().StringSliceVar(&fields, "fields", nil, "print only these members of each matching object, comma-separated JSON names (id,identifier,text), in this order")
+	cmd.Flags().BoolVarP(&exitStatus, "exit-status", "e", false, "exit 1 when nothing matches (as jq -e); 0 when something does")
 	addLimitFlags(cmd, &limits)
 	cmd.Flags().Float64Var(&maxCost, "max-cost", 0, "cost budget of the query, in steps per object (0: the safe default, 1e6; negative: unlimited); docs/language.md, Cost budget")
 	return cmd
 }
+
+// errNoMatch ends `croql query --exit-status` when nothing matched: exit
+// status 1, nothing printed.
+var errNoMatch = &exitError{code: 1}
 
 // languageContexts are the contexts whose objects have a language that
 // --language selects.
@@ -150,11 +177,12 @@ func ofLanguage(o any, code string) bool {
 }
 
 // runQuery reads the data and runs the query src over it (over the
-// objects in language only, when it is set).
-func (c *cli) runQuery(ctx context.Context, name, src, data, ctxName, language, engineName, dsn string, ids bool, opts []croql.Option, ropts schema.ReadOptions) error {
+// objects in language only, when it is set); it reports whether an object
+// matched.
+func (c *cli) runQuery(ctx context.Context, name, src, data, ctxName, language, engineName, dsn string, how queryOutput, opts []croql.Option, ropts schema.ReadOptions) (bool, error) {
 	p, err := c.loadProject(data, ropts)
 	if err != nil {
-		return failure(err)
+		return false, failure(err)
 	}
 	opts = append(opts, croql.WithUserIDs(p.UserIDs()))
 	if langs := p.LanguageCodes(); len(langs) > 0 {
@@ -162,15 +190,12 @@ func (c *cli) runQuery(ctx context.Context, name, src, data, ctxName, language, 
 	}
 	env, err := croql.NewEnv(ctxName, opts...)
 	if err != nil {
-		return usageErrorf("%w", err)
+		return false, usageErrorf("%w", err)
 	}
 	out := bufio.NewWriterSize(c.stdout, 64<<10)
-	write := writeObject(out)
-	if ids {
-		write = writeID(out)
-	}
+	write := how.writer(out)
 	if err := checkLanguage(p, language); err != nil {
-		return err
+		return false, err
 	}
 	all := p.Objects(env.Context())
 	objs := all
@@ -181,7 +206,7 @@ func (c *cli) runQuery(ctx context.Context, name, src, data, ctxName, language, 
 		checked, diags := env.Check(src)
 		printDiags(c.stderr, name, src, diags)
 		if diags.HasErrors() {
-			return errHasErrors
+			return false, errHasErrors
 		}
 		matched, err := runOnEngine(ctx, engineName, dsn, p, checked)
 		if sp, ok := diag.SpanOf(err); ok {
@@ -189,40 +214,43 @@ func (c *cli) runQuery(ctx context.Context, name, src, data, ctxName, language, 
 			// the engine cannot hold): a diagnostic there, as `croql sql`
 			// prints it.
 			printDiags(c.stderr, name, src, diag.List{diag.Errorf(diag.ClassLogic, croql.RuleSQL, sp, "%v", err)})
-			return errHasErrors
+			return false, errHasErrors
 		}
 		if err != nil {
-			return failure(err)
+			return false, failure(err)
 		}
-		if err := writeByID(all, objs, matched, write); err != nil {
-			return failure(err)
+		n, err := writeByID(all, objs, matched, write)
+		if err != nil {
+			return false, failure(err)
 		}
-		return flush(out)
+		return n > 0, flush(out)
 	}
 
 	q, diags := env.Compile(src)
 	printDiags(c.stderr, name, src, diags)
 	if diags.HasErrors() || q == nil {
-		return errHasErrors
+		return false, errHasErrors
 	}
 	prog := newProgress(c.stderr, "croql query: ", c.stderrTerminal && len(objs) >= progressObjects)
 	defer prog.done()
+	matchedAny := false
 	for i, o := range objs {
 		if i&4095 == 0 {
 			prog.show("matching: %d of %d objects", i, len(objs))
 		}
 		ok, err := q.MatchContext(ctx, o) // an interrupt stops even a costly evaluation
 		if err != nil {
-			return failure(err)
+			return false, failure(err)
 		}
 		if ok {
+			matchedAny = true
 			if err := write(o); err != nil {
-				return failure(fmt.Errorf("writing: %w", err))
+				return false, failure(fmt.Errorf("writing: %w", err))
 			}
 		}
 	}
 	prog.done()
-	return flush(out)
+	return matchedAny, flush(out)
 }
 
 func flush(out *bufio.Writer) error {
@@ -233,9 +261,9 @@ func flush(out *bufio.Writer) error {
 }
 
 // writeByID writes the objects of objs whose ids a SQL engine returned,
-// in the order of ids; all are the objects of the context, objs those of
-// them that are selected (by --language).
-func writeByID(all, objs []any, ids []int64, write func(any) error) error {
+// in the order of ids, and returns how many it wrote; all are the objects
+// of the context, objs those of them that are selected (by --language).
+func writeByID(all, objs []any, ids []int64, write func(any) error) (int, error) {
 	index := func(l []any) map[int64]any {
 		byID := make(map[int64]any, len(l))
 		for _, o := range l {
@@ -246,19 +274,40 @@ func writeByID(all, objs []any, ids []int64, write func(any) error) error {
 		return byID
 	}
 	known, selected := index(all), index(objs)
+	n := 0
 	for _, id := range ids {
 		if _, ok := known[id]; !ok {
-			return fmt.Errorf("the engine returned id %d, which is not an object of the data", id)
+			return n, fmt.Errorf("the engine returned id %d, which is not an object of the data", id)
 		}
 		o, ok := selected[id]
 		if !ok {
 			continue
 		}
 		if err := write(o); err != nil {
-			return fmt.Errorf("writing: %w", err)
+			return n, fmt.Errorf("writing: %w", err)
+		}
+		n++
+	}
+	return n, nil
+}
+
+// writer returns how the matching objects are written to w.
+func (how queryOutput) writer(w *bufio.Writer) func(any) error {
+	switch {
+	case how.ids:
+		return writeID(w)
+	case how.fields != nil:
+		var buf []byte
+		return func(o any) error {
+			var err error
+			if buf, err = how.fields.appendJSON(buf[:0], o); err != nil {
+				return err
+			}
+			_, err = w.Write(buf)
+			return err
 		}
 	}
-	return nil
+	return writeObject(w)
 }
 
 // writeObject writes each object as one line of JSON.

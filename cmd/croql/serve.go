@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -52,8 +53,15 @@ func newServeCmd(c *cli) *cobra.Command {
 				return usageErrorf("croql serve needs a token: --token TOKEN, CROQL_TOKEN, or --token-file FILE")
 			}
 			if dsn != "" {
-				if _, err := server.EngineOfDSN(dsn); err != nil {
+				eng, err := server.EngineOfDSN(dsn)
+				if err != nil {
 					return usageErrorf("--dsn: %w", err)
+				}
+				if eng == "sqlite" && len(data) == 0 {
+					name, _, _ := strings.Cut(strings.TrimPrefix(dsn, "file:"), "?")
+					if _, err := os.Stat(name); err != nil {
+						return usageErrorf("--dsn %s: no such SQLite file (a PostgreSQL DSN starts with postgres://, a MySQL one with mysql://)", dsn)
+					}
 				}
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -63,7 +71,7 @@ func newServeCmd(c *cli) *cobra.Command {
 				demoProject = demo.Default()
 			}
 			err = server.Run(ctx, server.RunOptions{
-				Data: data, Read: func(name string) (*schema.Project, error) { return c.loadProject(name, schema.ReadOptions{}) }, Demo: demoProject, DSN: dsn, Dir: dir,
+				Data: data, Demo: demoProject, DSN: dsn, Dir: dir,
 				Listen: listen, Token: token, TokenFile: tokenFile, Log: c.stderr, LogRequests: logRequests,
 				Config: server.Config{Edition: ed, MaxCost: maxCost, Timeout: timeout},
 				Setup: func(s *server.Server) error {

@@ -14,7 +14,7 @@ func TestServeUsage(t *testing.T) {
 
 	code, _, stderr = runCLI("", "serve", "--token", "t", "--dsn", "somewhere")
 	require.Equal(t, 2, code)
-	require.Contains(t, stderr, "cannot tell the engine")
+	require.Contains(t, stderr, "no such SQLite file")
 
 	code, _, _ = runCLI("", "serve", "--token", "t", "extra-argument")
 	require.Equal(t, 2, code)

@@ -23,18 +23,22 @@ import (
 // matched and printed on the workers, then written in file order, so memory
 // stays flat whatever the file's size. The environment is built from the
 // file's head (its users and languages), so the query is compiled only
-// then; its diagnostics go to stderr.
-func (c *cli) streamQuery(ctx context.Context, qname, src, name, ctxName, language string, ids bool, opts []croql.Option, ropts schema.ReadOptions) error {
+// then; its diagnostics go to stderr. It reports whether an object
+// matched.
+func (c *cli) streamQuery(ctx context.Context, qname, src, name, ctxName, language string, how queryOutput, opts []croql.Option, ropts schema.ReadOptions) (bool, error) {
 	r, size, closeFn, err := openData(name, c.stdin)
 	if err != nil {
-		return failure(err)
+		return false, failure(err)
 	}
 	defer closeFn()
 	defer streamingGC()()
 	prog := newProgress(c.stderr, "croql query: ", c.stderrTerminal && size >= progressBytes)
 	pr := &progressReader{r: r, size: size, name: name, prog: prog}
 	out := bufio.NewWriterSize(c.stdout, 64<<10)
-	var diags diag.List
+	var (
+		diags   diag.List
+		matched bool
+	)
 	if ropts.SkipBad {
 		ropts.Skipped = skipReporter(c.stderr, prog, "croql query")
 	}
@@ -56,11 +60,12 @@ func (c *cli) streamQuery(ctx context.Context, qname, src, name, ctxName, langua
 			if d.HasErrors() || q == nil {
 				return nil, errQueryDiags
 			}
-			return matcher(ctx, q, ctxName, language, ids), nil
+			return matcher(ctx, q, ctxName, language, how), nil
 		},
 		Emit: func(items []*schema.Item) error {
 			for _, it := range items {
 				if len(it.Out) > 0 {
+					matched = true
 					if _, err := out.Write(it.Out); err != nil {
 						return fmt.Errorf("writing: %w", err)
 					}
@@ -72,17 +77,17 @@ func (c *cli) streamQuery(ctx context.Context, qname, src, name, ctxName, langua
 	prog.done()
 	printDiags(c.stderr, qname, src, diags)
 	if errors.Is(err, errQueryDiags) {
-		return errHasErrors
+		return false, errHasErrors
 	}
 	var ee *exitError
 	if errors.As(err, &ee) { // a usage error found in the file's head (--language)
-		return ee
+		return false, ee
 	}
 	if err != nil {
 		_ = out.Flush()
-		return failure(fmt.Errorf("%s: %w", name, err))
+		return false, failure(fmt.Errorf("%s: %w", name, err))
 	}
-	return flush(out)
+	return matched, flush(out)
 }
 
 // errQueryDiags stops the reader when the query has errors.
@@ -94,9 +99,14 @@ var errQueryDiags = errors.New("the query has errors")
 //
 // Objects are matched under ctx (Query.MatchContext), so an interrupt stops
 // even a costly evaluation of one object.
-func matcher(ctx context.Context, q *croql.Query, ctxName, language string, ids bool) func(*schema.Item) error {
+func matcher(ctx context.Context, q *croql.Query, ctxName, language string, how queryOutput) func(*schema.Item) error {
 	emit := func(it *schema.Item, o any) error {
-		if ids {
+		if how.fields != nil {
+			var err error
+			it.Out, err = how.fields.appendJSON(it.Out, o)
+			return err
+		}
+		if how.ids {
 			id, _ := schema.ObjectID(o)
 			it.Out = strconv.AppendInt(it.Out, id, 10)
 			it.Out = append(it.Out, '\n')

@@ -368,15 +368,14 @@ func (c *copier) Wait(ctx context.Context, conn *sql.Conn) error {
 // UNLOGGED tables (no write-ahead log for data that lives as long as
 // the program); none (multi-row INSERTs) otherwise.
 func (db *DB) LoadOptions() []compile.LoadOption {
-	if _, ok := db.Dialect.(compile.Postgres); ok {
-		c := newCopier(false)
-		opts := []compile.LoadOption{compile.WithCopy(c.Copy), compile.WithCopyWait(c.Wait)}
-		if db.Schema != "" {
-			opts = append(opts, compile.WithUnlogged())
-		}
-		return opts
+	b := db.backend
+	if b == nil && db.Dialect != nil {
+		b, _ = backendByName(db.Dialect.Name())
 	}
-	return nil
+	if b == nil {
+		return nil
+	}
+	return b.loadOptions(db)
 }
 
 // Load is compile.Load into db with db's LoadOptions.
@@ -384,10 +383,14 @@ func Load(ctx context.Context, db *DB, m *compile.Mapping, p *schema.Project) er
 	if db == nil {
 		return errors.New("engine: Load needs an open database")
 	}
-	return compile.Load(ctx, db.SQL, db.Dialect, m, p, db.LoadOptions()...)
+	if err := compile.Load(ctx, db.SQL, db.Dialect, m, p, db.LoadOptions()...); err != nil {
+		return err
+	}
+	return db.Publish(ctx)
 }
 
-// NewLoader is compile.NewLoader into db with db's LoadOptions.
+// NewLoader is compile.NewLoader into db with db's LoadOptions. Into a
+// target of OpenTarget, call db.Publish after the loader's Finish.
 func NewLoader(ctx context.Context, db *DB, m *compile.Mapping) (*compile.Loader, error) {
 	if db == nil {
 		return nil, errors.New("engine: NewLoader needs an open database")

@@ -13,6 +13,14 @@
 // from each other and from the data already in the server. Their names
 // carry their creation time (ScratchPrefix); Open drops those older than
 // LeftoverAge, which a crashed or killed run left behind.
+//
+// Everything that differs between the engines is in one file each
+// (postgres.go, mysql.go, sqlite.go, behind the backend interface of
+// backend.go): which DSNs are theirs (EngineOfDSN, the one DSN parser of
+// every croql command), pools and their size, scratch schemas, moving a
+// finished load into its target (OpenTarget, atomic loads), and the
+// classes of their errors (Classify). The rest of the package, and the
+// server, never ask which engine they have.
 package engine
 
 import (
@@ -23,13 +31,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/stdlib"
 	"modernc.org/sqlite"
 
 	"github.com/croql/croql/compile"
@@ -44,7 +50,12 @@ type DB struct {
 	// Schema is the scratch schema (postgres) or database (mysql); empty
 	// for sqlite.
 	Schema string
-	close  func() error
+
+	backend  backend
+	unlogged bool // scratch data: PostgreSQL tables skip the WAL
+	// publish, set by OpenTarget, moves a finished load into its target.
+	publish func(ctx context.Context) error
+	close   func() error
 }
 
 // Close closes the pool and drops the scratch schema or database.
@@ -58,21 +69,99 @@ func (db *DB) Close() error {
 }
 
 // Open opens engine ("sqlite", "postgres" or "mysql"; aliases as
-// compile.DialectByName takes them). dsn is required for postgres and
-// mysql; for sqlite an empty dsn is a private in-memory database.
+// compile.DialectByName takes them) in a scratch schema of its own. dsn
+// is required for postgres and mysql; for sqlite an empty dsn is a
+// private in-memory database.
 func Open(ctx context.Context, engine, dsn string) (*DB, error) {
-	d, err := compile.DialectByName(engine)
+	b, err := backendByName(engine)
 	if err != nil {
 		return nil, err
 	}
-	switch d.(type) {
-	case compile.SQLite:
+	sc := b.scratch()
+	if sc == nil {
 		return OpenSQLite(dsn)
-	case compile.Postgres:
-		return openPostgres(ctx, dsn)
-	default:
-		return openMySQL(ctx, dsn)
 	}
+	if dsn == "" {
+		return nil, fmt.Errorf("engine: %s needs a DSN, e.g. %s", b.name(), exampleDSN(b.name()))
+	}
+	db, name, drop, err := openScratch(ctx, b, dsn)
+	if err != nil {
+		return nil, err
+	}
+	return &DB{SQL: db, Dialect: b.dialect(), Schema: name, unlogged: true, backend: b,
+		close: func() error { return errors.Join(db.Close(), drop()) }}, nil
+}
+
+// exampleDSN is a DSN of engine for messages.
+func exampleDSN(engine string) string {
+	if engine == "mysql" {
+		return "mysql://root@127.0.0.1:3306/test"
+	}
+	return "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
+}
+
+// openScratch creates a scratch schema (database) on the server at dsn,
+// after dropping the leftovers of crashed runs, and opens a pool in it.
+// drop drops it and closes the administrative pool.
+func openScratch(ctx context.Context, b backend, dsn string) (db *sql.DB, name string, drop func() error, err error) {
+	sc := b.scratch()
+	d := b.dialect()
+	admin, err := b.pool(dsn, "")
+	if err != nil {
+		return nil, "", nil, err
+	}
+	now := time.Now()
+	name, err = scratchName(now)
+	if err != nil {
+		admin.Close()
+		return nil, "", nil, err
+	}
+	dropLeftovers(ctx, admin, sc.list, sc.drop, d.Quote, now)
+	drop = func() error {
+		return errors.Join(dropScratch(admin, fmt.Sprintf(sc.drop, d.Quote(name))), admin.Close())
+	}
+	if _, err := admin.ExecContext(ctx, fmt.Sprintf(sc.create, d.Quote(name))); err != nil {
+		// A cancelled context may have stopped only the wait for the
+		// answer: the schema may exist all the same.
+		return nil, "", nil, errors.Join(fmt.Errorf("engine: %s: %w", b.name(), err), drop())
+	}
+	db, err = b.pool(dsn, name)
+	if err != nil {
+		return nil, "", nil, errors.Join(err, drop())
+	}
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, "", nil, errors.Join(fmt.Errorf("engine: %s: %w", b.name(), err), drop())
+	}
+	return db, name, drop, nil
+}
+
+// OpenDSN opens the database dsn names as it is, for reading the data
+// already there: no scratch schema, and nothing is created (a SQLite file
+// must exist). The engine follows from the DSN (EngineOfDSN).
+func OpenDSN(ctx context.Context, dsn string) (*DB, error) {
+	b, err := backendByName(EngineOfDSN(dsn))
+	if err != nil {
+		return nil, err
+	}
+	if b.scratch() == nil {
+		name := strings.TrimPrefix(dsn, "file:")
+		if i := strings.IndexByte(name, '?'); i >= 0 {
+			name = name[:i]
+		}
+		if _, err := os.Stat(name); err != nil {
+			return nil, fmt.Errorf("engine: sqlite: %w", err)
+		}
+	}
+	db, err := b.pool(dsn, "")
+	if err != nil {
+		return nil, err
+	}
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("engine: %s: %w", b.name(), err)
+	}
+	return &DB{SQL: db, Dialect: b.dialect(), backend: b, close: db.Close}, nil
 }
 
 // SQLiteDriver returns a modernc.org/sqlite driver of its own with the
@@ -113,6 +202,19 @@ func (c sqliteConnector) Driver() driver.Driver                        { return 
 // private in-memory database (one connection, so that it stays one
 // database).
 func OpenSQLite(dsn string) (*DB, error) {
+	db, err := openSQLitePool(dsn)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Ping(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("engine: sqlite: %w", err)
+	}
+	return &DB{SQL: db, Dialect: compile.SQLite{}, backend: sqliteBackend{}, close: db.Close}, nil
+}
+
+// openSQLitePool is OpenSQLite's pool, not yet connected.
+func openSQLitePool(dsn string) (*sql.DB, error) {
 	drv, err := SQLiteDriver()
 	if err != nil {
 		return nil, err
@@ -128,11 +230,7 @@ func OpenSQLite(dsn string) (*DB, error) {
 		db.SetConnMaxLifetime(0)
 		db.SetConnMaxIdleTime(0)
 	}
-	if err := db.Ping(); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("engine: sqlite: %w", err)
-	}
-	return &DB{SQL: db, Dialect: compile.SQLite{}, close: db.Close}, nil
+	return db, nil
 }
 
 // ScratchPrefix starts the name of every scratch schema (postgres) or
@@ -216,89 +314,6 @@ func dropLeftovers(ctx context.Context, db *sql.DB, list, drop string, quote fun
 		}
 	}
 	return dropped
-}
-
-func openPostgres(ctx context.Context, dsn string) (*DB, error) {
-	if dsn == "" {
-		return nil, errors.New("engine: postgres needs a DSN, e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable")
-	}
-	cfg, err := pgx.ParseConfig(dsn)
-	if err != nil {
-		return nil, fmt.Errorf("engine: postgres DSN: %w", err)
-	}
-	admin := stdlib.OpenDB(*cfg)
-	now := time.Now()
-	name, err := scratchName(now)
-	if err != nil {
-		admin.Close()
-		return nil, err
-	}
-	d := compile.Postgres{}
-	dropLeftovers(ctx, admin, "SELECT nspname FROM pg_namespace WHERE nspname LIKE $1", "DROP SCHEMA IF EXISTS %s CASCADE", d.Quote, now)
-	drop := func() error {
-		return errors.Join(dropScratch(admin, "DROP SCHEMA IF EXISTS "+d.Quote(name)+" CASCADE"), admin.Close())
-	}
-	if _, err := admin.ExecContext(ctx, "CREATE SCHEMA "+d.Quote(name)); err != nil {
-		// A cancelled context may have stopped only the wait for the
-		// answer: the schema may exist all the same.
-		return nil, errors.Join(fmt.Errorf("engine: postgres: %w", err), drop())
-	}
-	scfg := cfg.Copy()
-	if scfg.RuntimeParams == nil {
-		scfg.RuntimeParams = map[string]string{}
-	}
-	scfg.RuntimeParams["search_path"] = name
-	db := stdlib.OpenDB(*scfg)
-	if err := db.PingContext(ctx); err != nil {
-		db.Close()
-		return nil, errors.Join(fmt.Errorf("engine: postgres: %w", err), drop())
-	}
-	return &DB{SQL: db, Dialect: d, Schema: name, close: func() error { return errors.Join(db.Close(), drop()) }}, nil
-}
-
-func openMySQL(ctx context.Context, dsn string) (*DB, error) {
-	if dsn == "" {
-		return nil, errors.New("engine: mysql needs a DSN, e.g. root@tcp(127.0.0.1:3306)/test")
-	}
-	cfg, err := mysql.ParseDSN(dsn)
-	if err != nil {
-		return nil, fmt.Errorf("engine: mysql DSN: %w", err)
-	}
-	// utf8mb4 on the connection: string parameters are converted to the
-	// columns' utf8mb4 collation.
-	cfg.Collation = "utf8mb4_general_ci"
-	acon, err := mysql.NewConnector(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("engine: mysql: %w", err)
-	}
-	admin := sql.OpenDB(acon)
-	now := time.Now()
-	name, err := scratchName(now)
-	if err != nil {
-		admin.Close()
-		return nil, err
-	}
-	d := compile.MySQL{}
-	dropLeftovers(ctx, admin, "SELECT schema_name FROM information_schema.schemata WHERE schema_name LIKE ?", "DROP DATABASE IF EXISTS %s", d.Quote, now)
-	drop := func() error {
-		return errors.Join(dropScratch(admin, "DROP DATABASE IF EXISTS "+d.Quote(name)), admin.Close())
-	}
-	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+d.Quote(name)+" CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin"); err != nil {
-		// As for PostgreSQL: the database may exist all the same.
-		return nil, errors.Join(fmt.Errorf("engine: mysql: %w", err), drop())
-	}
-	scfg := cfg.Clone()
-	scfg.DBName = name
-	con, err := mysql.NewConnector(scfg)
-	if err != nil {
-		return nil, errors.Join(fmt.Errorf("engine: mysql: %w", err), drop())
-	}
-	db := sql.OpenDB(con)
-	if err := db.PingContext(ctx); err != nil {
-		db.Close()
-		return nil, errors.Join(fmt.Errorf("engine: mysql: %w", err), drop())
-	}
-	return &DB{SQL: db, Dialect: d, Schema: name, close: func() error { return errors.Join(db.Close(), drop()) }}, nil
 }
 
 // Names lists the engines Open takes.

@@ -3,8 +3,12 @@ package engine_test
 import (
 	"context"
 	"fmt"
+	"net"
+	"os"
+	"path/filepath"
 	"strings"
 
+	"github.com/croql/croql/compile"
 	"github.com/croql/croql/compile/engine"
 	"github.com/croql/croql/schema"
 )
@@ -30,4 +34,70 @@ func ExampleLoadFile() {
 	// Output:
 	// 1 objects, 4 rows, <nil>
 	// Jetzt zahlen <nil>
+}
+
+// EngineOfDSN is how every croql command tells the engine of a DSN.
+func ExampleEngineOfDSN() {
+	for _, dsn := range []string{
+		"postgres://postgres@127.0.0.1:5432/test?sslmode=disable",
+		"mysql://root@127.0.0.1:3306/test",
+		"root@tcp(127.0.0.1:3306)/test",
+		"/var/lib/croql/project.db",
+	} {
+		fmt.Println(engine.EngineOfDSN(dsn))
+	}
+	// Output:
+	// postgres
+	// mysql
+	// mysql
+	// sqlite
+}
+
+// A load into a target of OpenTarget records itself as complete, which
+// compile.CheckLoaded reads before a store is served; a load that fails
+// leaves the target as it was.
+func ExampleOpenTarget() {
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "croql-example-")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(dir)
+	dsn := "file:" + filepath.Join(dir, "p.db")
+	db, err := engine.OpenTarget(ctx, "sqlite", dsn, "")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	bad := `{"kind":"string","id":1,"type":"plain","text":"a","added":"2024-01-01"}
+{"kind":"string","id":1,"type":"plain","text":"b","added":"2024-01-01"}
+`
+	_, err = engine.LoadFile(ctx, db, strings.NewReader(bad), schema.ReadOptions{}, nil)
+	fmt.Println("load:", err != nil, "complete:", compile.CheckLoaded(ctx, db.SQL, db.Dialect) == nil)
+	good := `{"kind":"string","id":1,"type":"plain","text":"a","added":"2024-01-01"}
+`
+	st, err := engine.LoadFile(ctx, db, strings.NewReader(good), schema.ReadOptions{}, nil)
+	fmt.Println("retry:", err, st.Objects, "complete:", compile.CheckLoaded(ctx, db.SQL, db.Dialect) == nil)
+	fmt.Println(db.Close())
+	// Output:
+	// load: true complete: false
+	// retry: <nil> 1 complete: true
+	// <nil>
+}
+
+// Classify names the class of a database error: a server that cannot be
+// reached is Unavailable (croql serve answers 503).
+func ExampleClassify() {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	_, err = engine.OpenDSN(context.Background(), "postgres://postgres@"+addr+"/test?sslmode=disable")
+	class, _ := engine.Classify(err)
+	fmt.Println(class)
+	// Output: unavailable
 }

@@ -2,102 +2,86 @@ package engine
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io"
-	"strings"
-
-	"github.com/go-sql-driver/mysql"
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/croql/croql/compile"
 	"github.com/croql/croql/schema"
 )
 
-// EngineOfDSN names the engine a DSN is for: postgres for a
-// postgres:// or postgresql:// URL or a key=value string with host=,
-// mysql for go-sql-driver's user@tcp(host)/db form, sqlite otherwise (a
-// file name or a file: URI).
-func EngineOfDSN(dsn string) string {
-	switch {
-	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"), strings.Contains(dsn, "host="):
-		return "postgres"
-	case strings.Contains(dsn, "@tcp("), strings.Contains(dsn, "@unix("), strings.HasPrefix(dsn, "mysql://"):
-		return "mysql"
-	}
-	return "sqlite"
-}
-
-// OpenTarget opens the database dsn names for a lasting load: no scratch
-// schema, the tables go where the DSN points (PostgreSQL's search_path,
-// MySQL's database, the SQLite file), or into schemaName (PostgreSQL
-// schema, MySQL database) when it is not empty, created if need be. Close
-// leaves the data in place.
+// OpenTarget opens the database dsn names for a lasting load into the
+// schema the DSN points at (PostgreSQL's search_path, MySQL's database,
+// the SQLite file), or into schemaName (PostgreSQL schema, MySQL
+// database) when it is not empty, created if need be.
+//
+// A load through LoadFile is atomic. On SQLite it is one transaction,
+// tables and indexes included. On PostgreSQL and MySQL it goes into a
+// scratch schema (database) that LoadFile, once rows, keys, indexes and
+// statistics are all there, moves into the target in one step (one
+// transaction of ALTER TABLE ... SET SCHEMA; one RENAME TABLE); a load
+// that fails leaves the target as it was, and Close drops the scratch.
+// Close leaves the loaded data in place.
 func OpenTarget(ctx context.Context, engine, dsn, schemaName string) (*DB, error) {
-	d, err := compile.DialectByName(engine)
+	b, err := backendByName(engine)
 	if err != nil {
 		return nil, err
 	}
 	if dsn == "" {
 		return nil, fmt.Errorf("engine: %s: a load needs a DSN", engine)
 	}
-	var db *sql.DB
-	switch d.(type) {
-	case compile.SQLite:
+	sc := b.scratch()
+	if sc == nil {
 		if schemaName != "" {
 			return nil, errors.New("engine: sqlite has no schemas: name another file")
 		}
 		return OpenSQLite(dsn)
-	case compile.Postgres:
-		cfg, err := pgx.ParseConfig(dsn)
-		if err != nil {
-			return nil, fmt.Errorf("engine: postgres DSN: %w", err)
-		}
-		if schemaName != "" {
-			admin := stdlib.OpenDB(*cfg)
-			_, err := admin.ExecContext(ctx, "CREATE SCHEMA IF NOT EXISTS "+d.Quote(schemaName))
-			admin.Close()
-			if err != nil {
-				return nil, fmt.Errorf("engine: postgres: %w", err)
-			}
-			if cfg.RuntimeParams == nil {
-				cfg.RuntimeParams = map[string]string{}
-			}
-			cfg.RuntimeParams["search_path"] = schemaName
-		}
-		db = stdlib.OpenDB(*cfg)
-	default:
-		cfg, err := mysql.ParseDSN(strings.TrimPrefix(dsn, "mysql://"))
-		if err != nil {
-			return nil, fmt.Errorf("engine: mysql DSN: %w", err)
-		}
-		cfg.Collation = "utf8mb4_general_ci"
-		if schemaName != "" {
-			acon, err := mysql.NewConnector(cfg)
-			if err != nil {
-				return nil, fmt.Errorf("engine: mysql: %w", err)
-			}
-			admin := sql.OpenDB(acon)
-			_, err = admin.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS "+d.Quote(schemaName)+" CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin")
-			admin.Close()
-			if err != nil {
-				return nil, fmt.Errorf("engine: mysql: %w", err)
-			}
-			cfg.DBName = schemaName
-		}
-		con, err := mysql.NewConnector(cfg)
-		if err != nil {
-			return nil, fmt.Errorf("engine: mysql: %w", err)
-		}
-		db = sql.OpenDB(con)
 	}
-	if err := db.PingContext(ctx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("engine: %s: %w", engine, err)
+	d := b.dialect()
+	admin, err := b.pool(dsn, "")
+	if err != nil {
+		return nil, err
 	}
-	return &DB{SQL: db, Dialect: d, close: db.Close}, nil
+	target := schemaName
+	if target != "" {
+		_, err = admin.ExecContext(ctx, fmt.Sprintf(sc.createIfMissing, d.Quote(target)))
+	} else {
+		target, err = b.current(ctx, admin)
+	}
+	admin.Close()
+	if err != nil {
+		return nil, fmt.Errorf("engine: %s: %w", b.name(), err)
+	}
+	db, name, drop, err := openScratch(ctx, b, dsn)
+	if err != nil {
+		return nil, err
+	}
+	out := &DB{SQL: db, Dialect: d, backend: b, close: func() error { return errors.Join(db.Close(), drop()) }}
+	out.publish = func(ctx context.Context) error {
+		admin, err := b.pool(dsn, "")
+		if err != nil {
+			return err
+		}
+		defer admin.Close()
+		tables := append(compile.DefaultMapping(schema.New()).TableNames(), compile.LoadMarker)
+		return b.publish(ctx, admin, name, target, tables)
+	}
+	return out, nil
+}
+
+// Publish moves a finished load into its target (see OpenTarget): Load
+// and LoadFile call it; a load through NewLoader calls it after Finish.
+// It does nothing for a database that is not a target of OpenTarget, or
+// whose load was published already.
+func (db *DB) Publish(ctx context.Context) error {
+	if db == nil || db.publish == nil {
+		return nil
+	}
+	if err := db.publish(ctx); err != nil {
+		return err
+	}
+	db.publish = nil
+	return nil
 }
 
 // LoadStats is what LoadFile stored.
@@ -105,13 +89,17 @@ type LoadStats struct {
 	Objects int64 // strings, TM segments, glossary terms and concepts
 	Rows    int64 // rows of every table
 	Skipped int64 // lines skipped (ReadOptions.SkipBad)
+	// Head is the file's head: its name, languages, users, files and
+	// branches, without the objects (nil before the head is read).
+	Head *schema.Project
 }
 
 // LoadFile streams a project file (JSON or NDJSON, docs/data-format.md)
 // into db with the default mapping: it creates the tables, which must not
 // exist, and stores each object as it is read, so that memory does not
 // grow with the file. progress, when set, is called after each batch of
-// objects with the stats so far. On an error nothing is committed.
+// objects with the stats so far. Into a database of OpenTarget the load
+// is atomic: on an error the target is left as it was.
 func LoadFile(ctx context.Context, db *DB, r io.Reader, opts schema.ReadOptions, progress func(LoadStats)) (LoadStats, error) {
 	var st LoadStats
 	if db == nil || db.SQL == nil {
@@ -131,6 +119,7 @@ func LoadFile(ctx context.Context, db *DB, r io.Reader, opts schema.ReadOptions,
 	}
 	err = schema.Stream(ctx, r, opts, schema.Handler{
 		Head: func(p *schema.Project) (func(*schema.Item) error, error) {
+			st.Head = p
 			return nil, l.Head(p)
 		},
 		Emit: func(items []*schema.Item) error {
@@ -155,5 +144,5 @@ func LoadFile(ctx context.Context, db *DB, r io.Reader, opts schema.ReadOptions,
 		return st, err
 	}
 	st.Rows = l.Rows()
-	return st, nil
+	return st, db.Publish(ctx)
 }

@@ -1,6 +1,7 @@
 // Package refeval is a plain tree-walking interpreter of the core IR
-// (typecheck.CoreOf),
-// used only by tests as an oracle for the fast evaluator in package eval.
+// (typecheck.CoreOf): the tests' oracle for the fast evaluator in package
+// eval, and the walker croql.Query.Why reads the value of each clause with
+// (Interp.Value).
 //
 // It is written for obviousness, not speed: objects are read by reflection
 // on every access, values are `any` with nil for an absent value, and every
@@ -60,6 +61,51 @@ func (in *Interp) Match(q *typecheck.Query, obj any) (ok bool, err error) {
 	core, _ := typecheck.CoreOf(q)
 	scopes := []reflect.Value{v.Elem()}
 	return truth(in.eval(core, scopes)), nil
+}
+
+// Elements is the value of a collection clause (a collection field, or
+// `X where P`): the number of its elements.
+type Elements int
+
+// User is the value of a user clause: the user's id.
+type User int64
+
+// Value evaluates n, a node of q's checked tree that reads no scope but the
+// root object's (a clause outside every where/with predicate), on obj, a
+// pointer to the root type of q's context. The node is lowered into the
+// core IR first (typecheck.Lower), so it is evaluated by the same rules as
+// Match. The value is nil when absent, else a bool, an int64 (an int, or a
+// datetime as Unix seconds), a float64, a string (a string or a language
+// code), a User or an Elements.
+func (in *Interp) Value(q *typecheck.Query, n typecheck.Node, obj any) (val any, err error) {
+	if q == nil || q.Root == nil || q.Context == nil || n == nil {
+		return nil, fmt.Errorf("refeval: query not checked")
+	}
+	v := reflect.ValueOf(obj)
+	if v.Kind() != reflect.Pointer || v.Type().Elem() != q.Context.Root.GoType || v.IsNil() {
+		return nil, fmt.Errorf("refeval: %T is not a non-nil *%s", obj, q.Context.Root.GoType)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			e, isEval := r.(errEval)
+			if !isEval {
+				panic(r)
+			}
+			val, err = nil, e.err
+		}
+	}()
+	core, _ := typecheck.Lower(n, q.Scopes)
+	switch x := in.eval(core, []reflect.Value{v.Elem()}).(type) {
+	case user:
+		return User(x), nil
+	case collection:
+		return Elements(len(x)), nil
+	case reflect.Value:
+		fail("a record is not a value of the language")
+	default:
+		return x, nil
+	}
+	return nil, nil
 }
 
 // counted counts the elements of v when it is a collection, and returns it.

@@ -7,8 +7,9 @@
 // gives a diagnostic on columns 0–8 whose fix is a code action; didChange to
 // `count of translations where (is ) > 0` and completion at the cursor
 // offers `is pre translated` before every field of the string; hover on
-// `max length` shows int; then semantic tokens and formatting; shutdown and
-// exit. Exits non-zero with a message on any mismatch.
+// `max length` shows int; croql.why explains the query on string 1 of the
+// demo project; then semantic tokens and formatting; shutdown and exit.
+// Exits non-zero with a message on any mismatch.
 'use strict';
 
 const assert = require('node:assert/strict');
@@ -143,6 +144,18 @@ async function main() {
   assert.match(hover.contents.value, /`int`/);
   const mention = await conn.sendRequest(lsp.HoverRequest.type, { textDocument: doc, position: { line: 0, character: v3.indexOf('@user') + 3 } });
   assert.match(mention.contents.value, /user id 11/);
+
+  // croql.why: the query on string 1 of the demo project, clause by clause.
+  assert.deepEqual(init.capabilities.executeCommandProvider.commands, ['croql.why']);
+  const data = require('node:path').resolve(__dirname, '../../testdata/demo/project.json');
+  const why = await conn.sendRequest(lsp.ExecuteCommandRequest.type, { command: 'croql.why', arguments: [{ uri, id: 1, data }] });
+  assert.equal(why.explanation.match, false);
+  assert.equal(why.text, [
+    '1: no match',
+    '`MAX LENGTH  > 80 and count of comments where (user = @user:"alice") > 0` is false',
+    '  `MAX LENGTH` is absent; `> 80` is false  (decides)',
+    '  `count of comments where (user = @user:"alice")` = 0 (0 of 0 `comments`); `> 0` is false  (decides)',
+    ''].join('\n'));
 
   const tokens = await conn.sendRequest(lsp.SemanticTokensRequest.type, { textDocument: doc });
   // MAX LENGTH > 80 and count of comments where user = @user:"alice" > 0

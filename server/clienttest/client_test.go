@@ -18,6 +18,7 @@ import (
 
 	"github.com/croql/croql"
 	"github.com/croql/croql/client"
+	"github.com/croql/croql/internal/evaltest"
 	"github.com/croql/croql/schema"
 	"github.com/croql/croql/server"
 )
@@ -87,13 +88,21 @@ func evalIDs(t testing.TB, p *schema.Project, ctx, lang, src string) []int64 {
 		if tr, ok := o.(*schema.Translation); ok && lang != "" && tr.Language != lang {
 			continue
 		}
-		if q.Match(o) {
+		hit, err := q.Match(o)
+		require.NoError(t, err)
+		if hit {
 			id, _ := schema.ObjectID(o)
 			ids = append(ids, id)
 		}
 	}
 	slices.Sort(ids)
 	return ids
+}
+
+// topTranslations is what the translations list answers for the
+// matching translations ids (evaltest.TopTranslations).
+func topTranslations(p *schema.Project, lang string, ids []int64) []int64 {
+	return evaltest.TopTranslations(p, lang, ids)
 }
 
 func TestLintBeforeSend(t *testing.T) {
@@ -223,11 +232,18 @@ func TestTypedLists(t *testing.T) {
 	require.NoError(t, err)
 	ids = nil
 	for _, tr := range trs {
-		ids = append(ids, tr.TranslationID)
-		require.Equal(t, "de", tr.LanguageID)
 		require.NotZero(t, tr.StringID)
+		if len(tr.Plurals) > 0 {
+			for _, pl := range tr.Plurals {
+				ids = append(ids, pl.TranslationID)
+			}
+			continue
+		}
+		require.NotNil(t, tr.User)
+		ids = append(ids, tr.TranslationID)
 	}
-	require.Equal(t, evalIDs(t, p, croql.Translations, "de", `count of votes where (is up) >= 1`), ids)
+	slices.Sort(ids)
+	require.Equal(t, topTranslations(p, "de", evalIDs(t, p, croql.Translations, "de", `count of votes where (is up) >= 1`)), ids)
 
 	segs, err := c.Segments(ctx, 1, `count of records where (usageCount > 5) > 0`)
 	require.NoError(t, err)
@@ -235,6 +251,9 @@ func TestTypedLists(t *testing.T) {
 	for _, s := range segs {
 		ids = append(ids, s.ID)
 		require.NotEmpty(t, s.Records)
+		for _, r := range s.Records {
+			require.NotEmpty(t, r.LanguageID, "segment %d record %d", s.ID, r.ID)
+		}
 	}
 	require.Equal(t, evalIDs(t, p, croql.TM, "", `count of records where (usageCount > 5) > 0`), ids)
 

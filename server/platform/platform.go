@@ -8,6 +8,9 @@
 //	POST /api/v2/projects/{projectId}/files          file import → post-import modules → stored strings
 //	                                                 (an existing name is a file update, ?updateOption=)
 //	POST /api/v2/projects/{projectId}/translations   translation upload, the same flow for one language
+//	POST /api/v2/storages                            the two-step upload: the file, then
+//	POST /api/v2/projects/{projectId}/files {storageId, name} or
+//	POST /api/v2/projects/{projectId}/translations/{languageId} {storageId, fileId}
 //	GET  /_platform/blobs/{id}                       contentUrl / stringsUrl of jobs in flight
 //	POST /oauth/token                                the token endpoint of apps with client credentials
 //	POST, DELETE /admin/applications/{app}/organizations/{org}/installation
@@ -141,6 +144,8 @@ type Platform struct {
 	// tokens are croql serve's accepted tokens (Register sets them): the
 	// token endpoint adds to them.
 	tokens *server.Tokens
+	// storages are the files of the two-step upload (storages.go).
+	storages storages
 }
 
 // New reads the descriptors of cfg.Apps (ctx bounds the requests) and
@@ -305,8 +310,13 @@ func (p *Platform) readDescriptor(ctx context.Context, raw string, cred Credenti
 func (p *Platform) Register(s *server.Server) {
 	s.Handle("GET /api/v2/applications/{app}/subscription", http.HandlerFunc(p.serveSubscription))
 	s.Handle("PUT /admin/applications/{app}/organizations/{org}/subscription", http.HandlerFunc(p.serveSetSubscription))
-	s.Handle("POST /api/v2/projects/{projectId}/files", p.importHandler(s, false))
+	s.Handle("POST /api/v2/projects/{projectId}/files", p.filesHandler(s))
 	s.Handle("POST /api/v2/projects/{projectId}/translations", p.importHandler(s, true))
+	s.Handle("POST /api/v2/projects/{projectId}/translations/{languageId}", p.uploadTranslation(s))
+	s.Handle("POST /api/v2/storages", http.HandlerFunc(p.addStorage))
+	s.Handle("GET /api/v2/storages", http.HandlerFunc(p.listStorages))
+	s.Handle("GET /api/v2/storages/{storageId}", http.HandlerFunc(p.getStorage))
+	s.Handle("DELETE /api/v2/storages/{storageId}", http.HandlerFunc(p.deleteStorage))
 	s.HandlePublic("GET /_platform/blobs/{id}", http.HandlerFunc(p.blobs.serve))
 	p.registerHandshake(s)
 }

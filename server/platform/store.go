@@ -795,8 +795,17 @@ func (w *writer) insertTranslation(ctx context.Context, tx *sql.Tx, t *tables, g
 		return nil
 	}
 	all := translated == len(keys)
-	cols := []string{t.summaryFK}
-	args := []any{stringID}
+	// The summary rows of a string are keyed by the string and an
+	// ordinal (compile.OrdinalColumn): the next one. Writes to the
+	// string's file wait for each other (lockFile), so no other
+	// transaction takes the same ordinal meanwhile.
+	var ord int64
+	if err := tx.QueryRowContext(ctx, "SELECT COALESCE(MAX("+w.d.Quote(compile.OrdinalColumn)+") + 1, 0) FROM "+w.d.Quote(t.summary.Name)+
+		" WHERE "+w.d.Quote(t.summaryFK)+" = "+w.ph(1), stringID).Scan(&ord); err != nil {
+		return err
+	}
+	cols := []string{t.summaryFK, compile.OrdinalColumn}
+	args := []any{stringID, ord}
 	fields := make([]string, 0, len(t.summary.Columns))
 	for f := range t.summary.Columns {
 		fields = append(fields, f)
@@ -841,23 +850,14 @@ func (w *writer) label(ctx context.Context, tx *sql.Tx, t *tables, g *idGen, tit
 	return g.label, w.insert(ctx, tx, t.label.Name, []string{t.label.Key, t.label.Columns["title"], t.label.Columns["is system"]}, []any{g.label, title, false})
 }
 
-// arg is a value as it is bound: strings checked against the engine,
-// booleans as 0/1 (every engine of the reference schema takes them) or,
-// in PostgreSQL, as booleans.
+// arg is a value as it is bound: strings checked against the engine;
+// booleans go as Go bools, which every driver binds to its boolean
+// columns (the loader binds them the same way).
 func (w *writer) arg(a any) (any, error) {
-	switch v := a.(type) {
-	case string:
+	if v, ok := a.(string); ok {
 		if err := w.d.CheckString(v); err != nil {
 			return nil, err
 		}
-	case bool:
-		if _, pg := w.d.(compile.Postgres); pg {
-			return v, nil
-		}
-		if v {
-			return int64(1), nil
-		}
-		return int64(0), nil
 	}
 	return a, nil
 }

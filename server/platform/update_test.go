@@ -80,9 +80,9 @@ func review(t *testing.T, engine string, st *server.Storage) {
 	ctx := context.Background()
 	require.NoError(t, st.WriteTx(ctx, p, func(tx *sql.Tx) error {
 		for _, q := range []string{
-			"INSERT INTO votes (mark, user_id, added, translation_id) SELECT 'up', 1, 0, translation_id FROM string_translations",
-			"INSERT INTO approvals (user_id, added, translation_id) SELECT 1, 0, translation_id FROM string_translations",
-			"INSERT INTO comments (has_issue, has_unresolved_issue, user_id, string_id) SELECT " + no + ", " + no + ", 1, id FROM strings",
+			"INSERT INTO votes (mark, user_id, added, translation_id, ordinal) SELECT DISTINCT 'up', 1, 0, translation_id, 1000 FROM string_translations",
+			"INSERT INTO approvals (user_id, added, translation_id, ordinal) SELECT DISTINCT 1, 0, translation_id, 1000 FROM string_translations",
+			"INSERT INTO comments (has_issue, has_unresolved_issue, user_id, string_id, ordinal) SELECT " + no + ", " + no + ", 1, id, 1000 FROM strings",
 			"UPDATE languages_summary SET is_approved = " + yes + ", approvals_count = 1",
 		} {
 			if _, err := tx.ExecContext(ctx, q); err != nil {

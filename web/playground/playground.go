@@ -310,8 +310,11 @@ type Evaluation struct {
 	// Count is how many objects match; Total how many the context has.
 	Count int `json:"count"`
 	Total int `json:"total"`
-	// Matches are the first matching objects, in the project's order.
+	// Matches are the first matching objects, in the project's order;
+	// Others the first objects that do not match (up to OthersLimit), so
+	// that the page can explain either (Why).
 	Matches []Match `json:"matches"`
+	Others  []Match `json:"others"`
 	Error   string  `json:"error,omitempty"`
 }
 
@@ -324,7 +327,7 @@ func (p *Playground) Evaluate(src string, o Options, limit int) Evaluation {
 	}
 	e, _, text, err := p.open(src, o)
 	if err != nil {
-		return Evaluation{Error: err.Error(), Matches: []Match{}}
+		return Evaluation{Error: err.Error(), Matches: []Match{}, Others: []Match{}}
 	}
 	q, diags := e.Compile(text)
 	return p.evaluate(e, q, diags, limit)
@@ -333,13 +336,21 @@ func (p *Playground) Evaluate(src string, o Options, limit int) Evaluation {
 // evaluate runs q, compiled in e with diags, over the project.
 func (p *Playground) evaluate(e *croql.Env, q *croql.Query, diags diag.List, limit int) Evaluation {
 	objs := p.objects(e)
-	out := Evaluation{Total: len(objs), Matches: []Match{}}
+	out := Evaluation{Total: len(objs), Matches: []Match{}, Others: []Match{}}
 	if q == nil {
 		out.Error = firstError(diags)
 		return out
 	}
 	for _, obj := range objs {
-		if !q.Match(obj) {
+		ok, err := q.Match(obj)
+		if err != nil {
+			out.Error = err.Error()
+			return out
+		}
+		if !ok {
+			if len(out.Others) < OthersLimit {
+				out.Others = append(out.Others, describe(obj))
+			}
 			continue
 		}
 		out.Count++

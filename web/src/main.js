@@ -1,7 +1,9 @@
 // The croql playground: a CodeMirror 6 editor whose diagnostics, fixes,
 // completion and hover come from croql compiled to WebAssembly (web/wasm),
-// and panels with the formatted query, the SQL of each dialect and the
-// matching objects of the demo project, all computed in this page.
+// and panels with the formatted query, the SQL of each dialect, the
+// matching objects of the demo project, why one object matches or not
+// (clicked), and the difference from an earlier filter, all computed in
+// this page.
 import { EditorView, keymap, hoverTooltip, ViewPlugin, Decoration, drawSelection } from "@codemirror/view";
 import { EditorState, RangeSetBuilder, StateEffect } from "@codemirror/state";
 import { linter, forceLinting, lintKeymap } from "@codemirror/lint";
@@ -81,6 +83,53 @@ function start(croql) {
     view.focus();
   };
 
+  // explained is the id of the object whose explanation the Why panel
+  // shows; it follows the query as it is edited.
+  let explained = null;
+  const explain = (id) => {
+    explained = id;
+    const w = call("why", view.state.doc.toString(), options(), id);
+    const pre = $("why");
+    pre.className = w.error ? "none" : "";
+    pre.dataset.id = String(id);
+    pre.dataset.match = w.error ? "" : String(w.explanation.match);
+    pre.textContent = w.error ? `(${w.error})` : w.text;
+  };
+  // item is one object of a list, clickable to explain it.
+  const item = (m, sign = "") => el("li", { "data-id": String(m.id), title: "why?", onclick: () => explain(m.id) },
+    el("span", { class: "id" }, `${sign}#${m.id}`),
+    el("span", { class: "label" }, m.label),
+    el("span", { class: "detail" }, m.detail));
+
+  // renderDiff shows what the query adds to and removes from the matches
+  // of the earlier filter typed under Diff.
+  const renderDiff = () => {
+    const old = $("diff-old").value;
+    const summary = $("diff-summary");
+    const list = $("diff-list");
+    list.replaceChildren();
+    if (old.trim() === "") {
+      summary.className = "none";
+      summary.dataset.removed = summary.dataset.added = summary.dataset.both = "";
+      summary.textContent = "Type an earlier filter to see what the query above adds (+) and removes (−).";
+      return;
+    }
+    const d = call("diff", old, view.state.doc.toString(), options(), 50);
+    if (d.error) {
+      summary.className = "error";
+      summary.dataset.removed = summary.dataset.added = summary.dataset.both = "";
+      summary.textContent = d.error;
+      return;
+    }
+    summary.className = "";
+    summary.dataset.removed = String(d.removedCount);
+    summary.dataset.added = String(d.addedCount);
+    summary.dataset.both = String(d.both);
+    summary.textContent = `−${d.removedCount} +${d.addedCount} (${d.both} in both; ${d.countOld} → ${d.countNew})`;
+    for (const m of d.onlyOld) list.append(item(m, "−"));
+    for (const m of d.onlyNew) list.append(item(m, "+"));
+  };
+
   function render(view, a) {
     // Diagnostics list, with the fixes as buttons.
     const list = $("diagnostics");
@@ -136,15 +185,18 @@ function start(croql) {
     }
     const matches = $("matches");
     matches.replaceChildren();
-    for (const m of ev.matches) {
-      matches.append(el("li", {},
-        el("span", { class: "id" }, `#${m.id}`),
-        el("span", { class: "label" }, m.label),
-        el("span", { class: "detail" }, m.detail)));
-    }
+    for (const m of ev.matches) matches.append(item(m));
     if (ev.count > ev.matches.length) {
       matches.append(el("li", { class: "more" }, `… and ${ev.count - ev.matches.length} more`));
     }
+    const others = $("others");
+    others.replaceChildren();
+    for (const m of ev.others || []) others.append(item(m));
+    if (!ev.error && ev.total - ev.count > (ev.others || []).length) {
+      others.append(el("li", { class: "more" }, `… and ${ev.total - ev.count - ev.others.length} more`));
+    }
+    if (explained !== null) explain(explained);
+    renderDiff();
     document.body.dataset.analyses = String(++analyses);
   }
 
@@ -274,6 +326,7 @@ function start(croql) {
     parent: $("editor"),
   });
   globalThis.playground = { view };
+  $("diff-old").addEventListener("input", renderDiff);
 
   for (const id of ["context", "edition"]) {
     $(id).addEventListener("change", () => {

@@ -1,7 +1,8 @@
 // End-to-end test of the croql playground in headless Chromium (Debian's
 // chromium, driven by playwright-core): a person types a misspelled field,
 // sees the underline and applies the fix, accepts a completion, and sees
-// the match count follow. The expected counts are computed here from
+// the match count follow; clicks a string to see why it matches or not,
+// and compares the query with an earlier filter. The expected counts are computed here from
 // testdata/demo/project.json, not taken from croql.
 //
 //   node web/test/e2e.mjs URL [ARTIFACT_DIR]
@@ -261,6 +262,47 @@ try {
     await tip.waitFor();
     assert.match(await tip.textContent(), new RegExp(`user id ${alice}(?!\\d)`));
   });
+
+  await step("clicking a matched string shows why it matches, an unmatched one why not", async () => {
+    const alice = project.users.find((u) => u.login === "alice").id;
+    const matches = (s) => !s.isHidden && (s.translations || []).some((t) => t.user === alice && t.language === "de");
+    const firstMatch = project.strings.find(matches).id;
+    const firstOther = project.strings.find((s) => !matches(s)).id;
+    await page.locator(`#matches li[data-id="${firstMatch}"]`).click();
+    await page.waitForFunction((id) => document.querySelector("#why")?.dataset.id === String(id), firstMatch);
+    assert.equal(await page.locator("#why").getAttribute("data-match"), "true");
+    const why = await page.locator("#why").textContent();
+    assert.ok(why.startsWith(`${firstMatch}: match\n`), why);
+    assert.match(why, /`not is hidden` is true/);
+    await page.locator(`#others li[data-id="${firstOther}"]`).click();
+    await page.waitForFunction((id) => document.querySelector("#why")?.dataset.id === String(id), firstOther);
+    assert.equal(await page.locator("#why").getAttribute("data-match"), "false");
+    const whyNot = await page.locator("#why").textContent();
+    assert.ok(whyNot.startsWith(`${firstOther}: no match\n`), whyNot);
+    assert.match(whyNot, /\(decides\)/);
+    await page.screenshot({ path: join(outDir, "playground-why.png") });
+  }, "why");
+
+  await step("the diff view shows what the query adds to and removes from an earlier filter", async () => {
+    const alice = project.users.find((u) => u.login === "alice").id;
+    const aliceDe = (s) => (s.translations || []).some((t) => t.user === alice && t.language === "de");
+    const now = countStrings((s) => !s.isHidden && aliceDe(s));
+    const diffIs = (removed, added, both) => page.waitForFunction(([r, a, b]) => {
+      const d = document.querySelector("#diff-summary")?.dataset;
+      return d && d.removed === String(r) && d.added === String(a) && d.both === String(b);
+    }, [removed, added, both]);
+    await page.fill("#diff-old", "not is hidden");
+    await diffIs(countStrings((s) => !s.isHidden) - now, 0, now);
+    assert.equal(await page.locator("#diff-list > li").count(), countStrings((s) => !s.isHidden) - now);
+    await page.fill("#diff-old", "is hidden");
+    await diffIs(want.hidden, now, 0);
+    const first = await page.locator("#diff-list > li").first().getAttribute("data-id");
+    assert.equal(first, String(project.strings.find((s) => s.isHidden).id));
+    await page.locator("#diff-list > li").first().click();
+    await page.waitForFunction((id) => document.querySelector("#why")?.dataset.id === id, first);
+    assert.equal(await page.locator("#why").getAttribute("data-match"), "false");
+    await page.screenshot({ path: join(outDir, "playground-diff.png") });
+  }, "diff");
 
   await step("no error in the page's console", async () => {
     assert.deepEqual(errors, []);

@@ -14,6 +14,8 @@
 //	croql.complete(src, opts, offset) {items: [{label, kind, from, to, insert, ...}]}
 //	croql.hover(src, opts, offset)    {found, from, to, kind, name, type, markdown, ...}
 //	croql.tokens(src, opts)           [{from, to, kind}]
+//	croql.why(src, opts, id)          {text, explanation, error}
+//	croql.diff(old, new, opts, limit) {countOld, countNew, both, onlyOld, onlyNew, ...}
 //
 // Offsets count UTF-16 code units, as JavaScript strings do.
 //
@@ -53,6 +55,8 @@ func main() {
 	def("complete", func(a []js.Value) any { return pg.Complete(str(a, 0), opts(a, 1), num(a, 2)) })
 	def("hover", func(a []js.Value) any { return pg.Hover(str(a, 0), opts(a, 1), num(a, 2)) })
 	def("tokens", func(a []js.Value) any { return pg.Tokens(str(a, 0), opts(a, 1)) })
+	def("why", func(a []js.Value) any { return pg.Why(str(a, 0), opts(a, 1), int64(num(a, 2))) })
+	def("diff", func(a []js.Value) any { return pg.Diff(str(a, 0), str(a, 1), opts(a, 2), num(a, 3)) })
 	api.Set("dialects", encode(playground.Dialects))
 	js.Global().Set("croql", api)
 	if ready := js.Global().Get("croqlReady"); ready.Type() == js.TypeFunction {

@@ -32,7 +32,7 @@ import (
 
 func main() {
 	pattern := flag.String("pattern", "count-eq-3", "bench pattern name (bench.Patterns)")
-	engine := flag.String("engine", "croql", "croql, croql-plain (eval.WithoutOptimizations) or hand")
+	engine := flag.String("engine", "croql", "croql (eval.Bind), croql-plain (eval.WithoutOptimizations), croql-facade (croql.For), croql-any (croql's Query.Match), croql-program (eval.Program.Match) or hand")
 	passes := flag.Int("passes", 20, "passes over the 2,000 demo strings")
 	list := flag.Bool("list", false, "print the pattern names, one a line, and exit")
 	flag.Parse()
@@ -61,7 +61,32 @@ func run(pattern, engine string, passes int) error {
 		return fmt.Errorf("no pattern %q", pattern)
 	}
 	var match func(*schema.SourceString) bool
+	var loop func(strs []schema.SourceString, passes int) int // a measured loop of its own
 	switch engine {
+	case "croql-facade", "croql-any", "croql-program":
+		env, err := croql.NewEnv(croql.Strings, croql.WithUserIDs(p.UserIDs()))
+		if err != nil {
+			return err
+		}
+		q, diags := env.Compile(pat.CroQL)
+		if diags.HasErrors() {
+			return fmt.Errorf("%s: %v", pat.CroQL, diags)
+		}
+		switch engine {
+		case "croql-facade":
+			m, err := croql.For[schema.SourceString](q)
+			if err != nil {
+				return err
+			}
+			loop = func(strs []schema.SourceString, passes int) int { return measureFacade(m, strs, passes) }
+			match = func(s *schema.SourceString) bool { ok, _ := m.Match(s); return ok }
+		case "croql-any":
+			loop = func(strs []schema.SourceString, passes int) int { return measureAny(q, strs, passes) }
+			match = func(s *schema.SourceString) bool { ok, _ := q.Match(s); return ok }
+		default:
+			loop = func(strs []schema.SourceString, passes int) int { return measureProgram(q.Program(), strs, passes) }
+			match = func(s *schema.SourceString) bool { return q.Program().Match(s) }
+		}
 	case "hand":
 		match = pat.Hand
 	case "croql", "croql-plain":
@@ -88,7 +113,7 @@ func run(pattern, engine string, passes int) error {
 		}
 		match = typed.Func()
 	default:
-		return fmt.Errorf("engine %q: croql, croql-plain or hand", engine)
+		return fmt.Errorf("engine %q: croql, croql-plain, croql-facade, croql-any, croql-program or hand", engine)
 	}
 	// Callgrind follows calls by the stack pointer of each OS thread: a
 	// collection that shrinks or moves the goroutine's stack, or a
@@ -100,8 +125,19 @@ func run(pattern, engine string, passes int) error {
 	debug.SetGCPercent(-1)
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	warm(match, p.Strings)
-	n := measure(match, p.Strings, passes)
+	var n int
+	if loop != nil {
+		// The warm-up must not run in a measure* function, which the
+		// count would include: it calls the engine through match.
+		warm(match, p.Strings)
+		n = loop(p.Strings, passes)
+	} else {
+		warm(match, p.Strings)
+		n = measure(match, p.Strings, passes)
+	}
+	if n < 0 {
+		return fmt.Errorf("%s %s: an object was refused as a misuse", pattern, engine)
+	}
 	fmt.Printf("%s %s: %d matches over %d objects\n", pattern, engine, n, passes*len(p.Strings))
 	return nil
 }
@@ -121,6 +157,61 @@ func measure(match func(*schema.SourceString) bool, strs []schema.SourceString, 
 	for range passes {
 		for i := range strs {
 			if match(&strs[i]) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// measureFacade is measure through croql.For's Matcher, the call inlined
+// into the loop as a user's loop has it. It returns -1 on an error.
+//
+//go:noinline
+func measureFacade(m croql.Matcher[schema.SourceString], strs []schema.SourceString, passes int) int {
+	n := 0
+	for range passes {
+		for i := range strs {
+			ok, err := m.Match(&strs[i])
+			if err != nil {
+				return -1
+			}
+			if ok {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// measureAny is measure through croql's Query.Match(any). It returns -1 on
+// an error.
+//
+//go:noinline
+func measureAny(q *croql.Query, strs []schema.SourceString, passes int) int {
+	n := 0
+	for range passes {
+		for i := range strs {
+			ok, err := q.Match(&strs[i])
+			if err != nil {
+				return -1
+			}
+			if ok {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// measureProgram is measure through eval.Program.Match(any).
+//
+//go:noinline
+func measureProgram(prog *eval.Program, strs []schema.SourceString, passes int) int {
+	n := 0
+	for range passes {
+		for i := range strs {
+			if prog.Match(&strs[i]) {
 				n++
 			}
 		}

@@ -2,12 +2,9 @@ package compile_test
 
 import (
 	"encoding/json"
-	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -18,12 +15,11 @@ import (
 	"github.com/croql/croql/schema"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden SQL files under testdata/sql")
-
 // dialects are the dialects of the golden files, by directory name.
 var dialects = []compile.Dialect{compile.Postgres{}, compile.SQLite{}, compile.MySQL{}}
 
-// golden is one compiled case of a golden file.
+// golden is one case of a golden file (written by go test ./compile
+// -run TestGolden -update, which compares them without a database).
 type golden struct {
 	name  string
 	where string
@@ -35,23 +31,6 @@ type typedArg struct {
 	Int    *int64   `json:"int,omitempty"`
 	Float  *float64 `json:"float,omitempty"`
 	String *string  `json:"string,omitempty"`
-}
-
-func typed(args []any) ([]typedArg, error) {
-	out := make([]typedArg, len(args))
-	for i, a := range args {
-		switch v := a.(type) {
-		case int64:
-			out[i].Int = &v
-		case float64:
-			out[i].Float = &v
-		case string:
-			out[i].String = &v
-		default:
-			return nil, fmt.Errorf("argument %d is %T", i, a)
-		}
-	}
-	return out, nil
 }
 
 func untyped(args []typedArg) []any {
@@ -69,45 +48,6 @@ func untyped(args []typedArg) []any {
 	return out
 }
 
-// goldenPath is testdata/sql/<dialect>/<corpus file>.
-func goldenPath(t testing.TB, d compile.Dialect, file string) string {
-	return filepath.Join(root(t), "testdata", "sql", d.Name(), file)
-}
-
-// compileCorpus compiles every good corpus case for d, grouped by corpus
-// file. Mentions stay unresolved, so the SQL looks users up by login.
-func compileCorpus(t *testing.T, d compile.Dialect) map[string][]golden {
-	m := compile.DefaultMapping(schema.New())
-	out := map[string][]golden{}
-	for _, c := range goodCases(t) {
-		q, err := tryCheck(c.Query(), caseOpts(c))
-		if err != nil {
-			t.Errorf("%s: good corpus case %s does not check: %v", c.Where(), c.Name, err)
-			continue
-		}
-		s, err := compile.Compile(q, d, m)
-		require.NoError(t, err, "%s %s", c.Where(), c.Name)
-		args, err := typed(s.Args)
-		require.NoError(t, err)
-		out[c.File] = append(out[c.File], golden{name: c.Name, where: s.Where, args: args})
-	}
-	return out
-}
-
-func formatGolden(d compile.Dialect, file string, gs []golden) (string, error) {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# Golden %s SQL of the good cases of testdata/corpus/%s.\n", d.Name(), file)
-	b.WriteString("# Generated: go test ./compile -run TestGolden -update\n")
-	for _, g := range gs {
-		args, err := json.Marshal(g.args)
-		if err != nil {
-			return "", err
-		}
-		fmt.Fprintf(&b, "\ncase: %s\nwhere<<SQL\n%s\nSQL\nargs: %s\n", g.name, g.where, args)
-	}
-	return b.String(), nil
-}
-
 func readGolden(t *testing.T, path string) []golden {
 	data, err := os.ReadFile(path)
 	require.NoError(t, err, "missing golden file: run go test ./compile -run TestGolden -update")
@@ -120,38 +60,6 @@ func readGolden(t *testing.T, path string) []golden {
 		out = append(out, golden{name: c.Name, where: c.Get("where"), args: args})
 	}
 	return out
-}
-
-// TestGolden compares the SQL of every good corpus case with the golden
-// file of each dialect (or rewrites them with -update).
-func TestGolden(t *testing.T) {
-	for _, d := range dialects {
-		t.Run(d.Name(), func(t *testing.T) {
-			for file, gs := range compileCorpus(t, d) {
-				path := goldenPath(t, d, file)
-				text, err := formatGolden(d, file, gs)
-				require.NoError(t, err)
-				if *update {
-					require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-					require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
-					continue
-				}
-				want := readGolden(t, path)
-				byName := map[string]golden{}
-				for _, g := range want {
-					byName[g.name] = g
-				}
-				for _, g := range gs {
-					w, ok := byName[g.name]
-					if !assert.True(t, ok, "%s: case %s has no golden SQL; run with -update", path, g.name) {
-						continue
-					}
-					assert.Equal(t, w.where, g.where, "%s: %s", path, g.name)
-					assert.Equal(t, untyped(w.args), untyped(g.args), "%s: %s args", path, g.name)
-				}
-			}
-		})
-	}
 }
 
 // TestGoldenExecutes runs every golden file's SQL, as written in the file,

@@ -1,0 +1,35 @@
+#!/bin/sh
+# bench/serve-rss.sh [STRINGS]: peak RSS of `croql serve --data` against
+# `croql load` on the same generated project (100,000 strings by default),
+# both into embedded SQLite. croql serve's peak is read from
+# /proc/PID/status (VmHWM) once it listens, that is once the data is
+# loaded and served; croql load's from /usr/bin/time -f %M.
+set -eu
+n="${1:-100000}"
+top="$(cd "$(dirname "$0")/.." && pwd)"
+dir="$(mktemp -d)"
+trap 'kill "$pid" 2>/dev/null || true; rm -rf "$dir"' EXIT
+pid=""
+go build -C "$top" -o "$dir/croql" ./cmd/croql
+"$dir/croql" demo --strings "$n" --seed 1 --format ndjson > "$dir/p.ndjson"
+echo "project: $n strings, $(du -m "$dir/p.ndjson" | cut -f1) MB of NDJSON"
+
+/usr/bin/time -f %M -o "$dir/load.kb" "$dir/croql" load --dsn "$dir/p.db" "$dir/p.ndjson" 2>/dev/null
+load_kb="$(cat "$dir/load.kb")"
+
+"$dir/croql" serve --data "$dir/p.ndjson" --dir "$dir/serve" --token t --listen 127.0.0.1:0 2> "$dir/serve.log" &
+pid=$!
+i=0
+until grep -q 'api/v2/projects' "$dir/serve.log"; do
+	i=$((i + 1))
+	if [ "$i" -gt 1200 ] || ! kill -0 "$pid" 2>/dev/null; then
+		echo "croql serve did not start:"; cat "$dir/serve.log"; exit 1
+	fi
+	sleep 0.5
+done
+serve_kb="$(awk '/^VmHWM/ {print $2}' "/proc/$pid/status")"
+kill "$pid"; wait "$pid" 2>/dev/null || true; pid=""
+
+echo "croql load peak RSS:  $((load_kb / 1024)) MB"
+echo "croql serve peak RSS: $((serve_kb / 1024)) MB (once listening)"
+awk -v s="$serve_kb" -v l="$load_kb" 'BEGIN { printf "serve / load: %.2fx\n", s / l }'

@@ -1,0 +1,72 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestEngineOfDSN: the one DSN parser.
+func TestEngineOfDSN(t *testing.T) {
+	for dsn, want := range map[string]string{
+		"postgres://postgres@127.0.0.1:5432/test?sslmode=disable": "postgres",
+		"postgresql://u@h/db":                       "postgres",
+		"host=127.0.0.1 dbname=test user=postgres":  "postgres",
+		"mysql://root@127.0.0.1:3306/test":          "mysql",
+		"mysql://root:pw@127.0.0.1/test":            "mysql",
+		"mysql://root@tcp(127.0.0.1:3306)/test":     "mysql",
+		"root@tcp(127.0.0.1:3306)/test":             "mysql",
+		"root@unix(/run/mysqld/mysqld.sock)/test":   "mysql",
+		"file:/tmp/p.db?_pragma=busy_timeout(5000)": "sqlite",
+		"/tmp/p.db":  "sqlite",
+		"project.db": "sqlite",
+	} {
+		assert.Equal(t, want, EngineOfDSN(dsn), dsn)
+	}
+}
+
+// TestParseMySQL: the URL form and the native form give the driver the
+// same user, address and database; a URL without a port gets 3306 (the
+// driver's own parser read mysql://root@127.0.0.1/test as network
+// "127.0.0.1" and failed).
+func TestParseMySQL(t *testing.T) {
+	for _, dsn := range []string{"mysql://root:pw@127.0.0.1:3306/test", "mysql://root:pw@127.0.0.1/test",
+		"root:pw@tcp(127.0.0.1:3306)/test", "mysql://root:pw@tcp(127.0.0.1:3306)/test"} {
+		cfg, err := parseMySQL(dsn)
+		require.NoError(t, err, dsn)
+		assert.Equal(t, "root", cfg.User, dsn)
+		assert.Equal(t, "pw", cfg.Passwd, dsn)
+		assert.Equal(t, "tcp", cfg.Net, dsn)
+		assert.Equal(t, "127.0.0.1:3306", cfg.Addr, dsn)
+		assert.Equal(t, "test", cfg.DBName, dsn)
+	}
+	cfg, err := parseMySQL("mysql://root@127.0.0.1:3307/test?timeout=5s&parseTime=true")
+	require.NoError(t, err)
+	assert.Equal(t, "127.0.0.1:3307", cfg.Addr)
+	assert.True(t, cfg.ParseTime)
+	assert.Equal(t, "5s", cfg.Timeout.String())
+	_, err = parseMySQL("mysql:///test")
+	assert.ErrorContains(t, err, "no host")
+}
+
+// TestUnreachableIsUnavailable: a server that refuses the connection is
+// the class Unavailable on every engine with a server.
+func TestUnreachableIsUnavailable(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	port := ln.Addr().(*net.TCPAddr).Port
+	require.NoError(t, ln.Close()) // nothing listens there now
+	for _, dsn := range []string{
+		fmt.Sprintf("postgres://postgres@127.0.0.1:%d/test?sslmode=disable&connect_timeout=5", port),
+		fmt.Sprintf("mysql://root@127.0.0.1:%d/test", port),
+	} {
+		_, err := OpenDSN(context.Background(), dsn)
+		require.Error(t, err, dsn)
+		c, _ := Classify(err)
+		assert.Equal(t, Unavailable, c, "%s: %v", dsn, err)
+	}
+}

@@ -1,0 +1,557 @@
+package server
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/croql/croql"
+	"github.com/croql/croql/schema"
+)
+
+// The endpoints beside the four CroQL lists: single objects, the
+// project's files and labels, the TM and glossary objects, and the
+// translations list in the platform's shape (one object per string).
+
+func (s *Server) apiRoutes() {
+	s.Handle("GET /api/v2/projects/{projectId}/strings/{stringId}", s.api(s.getOne(croql.Strings, "stringId", "String")))
+	s.Handle("GET /api/v2/tms/{tmId}/segments/{segmentId}", s.api(s.getOne(croql.TM, "segmentId", "Segment")))
+	s.Handle("GET /api/v2/glossaries/{glossaryId}/terms/{termId}", s.api(s.getOne(croql.Glossary, "termId", "Term")))
+	s.Handle("GET /api/v2/tms", s.api(s.listOwned(croql.TM)))
+	s.Handle("GET /api/v2/tms/{tmId}", s.api(s.getOwned(croql.TM)))
+	s.Handle("GET /api/v2/glossaries", s.api(s.listOwned(croql.Glossary)))
+	s.Handle("GET /api/v2/glossaries/{glossaryId}", s.api(s.getOwned(croql.Glossary)))
+	s.Handle("GET /api/v2/projects/{projectId}/files", s.api(s.listFiles))
+	s.Handle("GET /api/v2/projects/{projectId}/files/{fileId}", s.api(s.getFile))
+	s.Handle("GET /api/v2/projects/{projectId}/labels", s.api(s.listLabels))
+	s.Handle("GET /api/v2/projects/{projectId}/labels/{labelId}", s.api(s.getLabel))
+	s.Handle("GET /api/v2/projects/{projectId}/languages/progress", s.api(s.projectProgress))
+}
+
+// pathID reads a positive integer path value.
+func pathID(r *http.Request, name string) (int64, bool) {
+	raw := r.PathValue(name)
+	n, err := strconv.ParseInt(raw, 10, 64)
+	return n, err == nil && n > 0 && strconv.FormatInt(n, 10) == raw
+}
+
+// only refuses every query parameter of a single-object GET except
+// allowed (the platform's documented ones), and checks the 0/1 ones.
+func only(r *http.Request, allowed ...string) *httpError {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return invalid("query", "malformed", "the query string is not URL-encoded correctly: "+err.Error())
+	}
+	for _, k := range allowed {
+		if vs, ok := q[k]; ok && (len(vs) != 1 || vs[0] != "0" && vs[0] != "1") {
+			return invalid(k, "notInArray", k+" must be 0 or 1")
+		}
+	}
+	return nil
+}
+
+// getOne serves the single object of a list endpoint by its id.
+func (s *Server) getOne(ctxName, idParam, what string) func(*http.Request) (any, *httpError) {
+	return func(r *http.Request) (any, *httpError) {
+		var p *Project
+		var e *httpError
+		switch ctxName {
+		case croql.Strings:
+			p, e = s.project(r, "projectId", "Project")
+		case croql.TM:
+			p, e = s.project(r, "tmId", "Translation Memory")
+		case croql.Glossary:
+			p, e = s.project(r, "glossaryId", "Glossary")
+		}
+		if e != nil {
+			return nil, e
+		}
+		if e := only(r, "denormalizePlaceholders"); e != nil {
+			return nil, e
+		}
+		id, ok := pathID(r, idParam)
+		if !ok {
+			return nil, notFound(what)
+		}
+		res, err := s.resource(p.Dialect(), ctxName)
+		if err != nil {
+			return nil, s.internal(r, err)
+		}
+		where := []string{res.key + " = " + p.Dialect().Param(1, schema.Int)}
+		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
+		defer cancel()
+		var page []any
+		err = s.cfg.Storage.ReadTx(ctx, p, func(tx *sql.Tx) error {
+			var err error
+			page, err = s.page(ctx, tx, p, res, where, []any{id}, listParams{limit: 1})
+			return err
+		})
+		if err != nil {
+			return nil, s.dbError(r, ctx, "", err)
+		}
+		if len(page) == 0 {
+			return nil, notFound(what)
+		}
+		return page[0], nil
+	}
+}
+
+// scalar runs a query of one integer (a COUNT(*)).
+func (s *Server) scalar(ctx context.Context, p *Project, q string, args ...any) (int64, error) {
+	var n int64
+	err := s.cfg.Storage.ReadTx(ctx, p, func(tx *sql.Tx) error {
+		return tx.QueryRowContext(ctx, q, args...).Scan(&n)
+	})
+	return n, err
+}
+
+// owned is the TM or glossary object of project p.
+func (s *Server) owned(ctx context.Context, p *Project, ctxName string) (map[string]any, error) {
+	res, err := s.resource(p.Dialect(), ctxName)
+	if err != nil {
+		return nil, err
+	}
+	n, err := s.scalar(ctx, p, "SELECT COUNT(*) FROM "+res.table)
+	if err != nil {
+		return nil, err
+	}
+	if ctxName == croql.TM {
+		return tmShape(p, n), nil
+	}
+	var langs []string
+	langCol := "NULL"
+	for _, c := range res.cols {
+		if c.json == "languageId" {
+			langCol = c.sql
+		}
+	}
+	err = s.cfg.Storage.ReadTx(ctx, p, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, "SELECT DISTINCT "+langCol+" FROM "+res.table+" ORDER BY 1")
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var l string
+			if err := rows.Scan(&l); err != nil {
+				return err
+			}
+			langs = append(langs, l)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, err
+	}
+	return glossaryShape(p, n, langs), nil
+}
+
+func (s *Server) getOwned(ctxName string) func(*http.Request) (any, *httpError) {
+	return func(r *http.Request) (any, *httpError) {
+		param, what := "tmId", "Translation Memory"
+		if ctxName == croql.Glossary {
+			param, what = "glossaryId", "Glossary"
+		}
+		p, e := s.project(r, param, what)
+		if e != nil {
+			return nil, e
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
+		defer cancel()
+		o, err := s.owned(ctx, p, ctxName)
+		if err != nil {
+			return nil, s.dbError(r, ctx, "", err)
+		}
+		return item{o}, nil
+	}
+}
+
+// listOwned lists the TMs or glossaries of the readable projects (one
+// each), with the platform's parameters: groupId (every TM and glossary
+// is in the root group, 0), userId (the owner: croql serve's have none,
+// userId 0) and orderBy.
+func (s *Server) listOwned(ctxName string) func(*http.Request) (any, *httpError) {
+	return func(r *http.Request) (any, *httpError) {
+		params, e := s.params(r, orderRes("id", "name", "userId", "languageId", "createdAt"), false)
+		if e != nil {
+			return nil, e
+		}
+		if params.croql != "" {
+			return nil, invalid("croql", "notSupported", "this list takes no croql")
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
+		defer cancel()
+		g, _ := GrantOf(r)
+		var all []map[string]any
+		for _, p := range s.cfg.Storage.Projects() {
+			if !g.Reads(p.ID) {
+				continue
+			}
+			o, err := s.owned(ctx, p, ctxName)
+			if err != nil {
+				return nil, s.dbError(r, ctx, "", err)
+			}
+			all = append(all, o)
+		}
+		q := r.URL.Query()
+		for _, k := range []string{"groupId", "userId"} {
+			vs, ok := q[k]
+			if !ok {
+				continue
+			}
+			n, ok := digits(vs[0])
+			if !ok || len(vs) > 1 {
+				return nil, invalid(k, "notDigits", k+" must be an integer")
+			}
+			all = slices.DeleteFunc(all, func(o map[string]any) bool {
+				if k == "groupId" {
+					return n != 0
+				}
+				return o["userId"] != int(n)
+			})
+		}
+		sortObjects(all, params.orderBy, "id")
+		return pageOf(all, params), nil
+	}
+}
+
+// orderRes is a description that only names the fields orderBy may take
+// on a list sorted in Go.
+func orderRes(names ...string) *resource {
+	r := &resource{}
+	for _, n := range names {
+		r.cols = append(r.cols, column{json: n, orderable: true})
+	}
+	return r
+}
+
+// compareValues orders two JSON values of one field: null first, then
+// numbers, strings and booleans by value.
+func compareValues(a, b any) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return -1
+	case b == nil:
+		return 1
+	}
+	switch x := a.(type) {
+	case int64:
+		y, _ := b.(int64)
+		return cmp.Compare(x, y)
+	case int:
+		y, _ := b.(int)
+		return cmp.Compare(x, y)
+	case string:
+		y, _ := b.(string)
+		return strings.Compare(x, y)
+	case bool:
+		y, _ := b.(bool)
+		switch {
+		case x == y:
+			return 0
+		case !x:
+			return -1
+		}
+		return 1
+	}
+	return 0
+}
+
+// sortObjects sorts objs by the orderBy terms, then by key ascending.
+func sortObjects(objs []map[string]any, terms []orderTerm, key string) {
+	slices.SortStableFunc(objs, func(a, b map[string]any) int {
+		for _, t := range terms {
+			c := compareValues(a[t.col.json], b[t.col.json])
+			if t.desc {
+				c = -c
+			}
+			if c != 0 {
+				return c
+			}
+		}
+		return compareValues(a[key], b[key])
+	})
+}
+
+// pageOf pages objs (already sorted) as a list answer.
+func pageOf(objs []map[string]any, params listParams) listResponse {
+	page := []any{}
+	for i := params.offset; i < int64(len(objs)) && i < params.offset+params.limit; i++ {
+		page = append(page, item{objs[i]})
+	}
+	return listBody(page, params, int64(len(objs)))
+}
+
+// tableOf is the mapping's table of the catalog object named name: its
+// name, columns by field and key.
+func (s *Server) tableOf(name string) (string, map[string]string, string) {
+	for _, o := range s.mapping.Catalog().Objects {
+		if o.Name == name {
+			if t, err := s.mapping.Table(o); err == nil {
+				return t.Name, t.Columns, t.Key
+			}
+		}
+	}
+	return "", nil, ""
+}
+
+// files reads the project's files in the platform's File shape: a file's
+// branch is its strings' branch, its dates their earliest added and
+// latest updated date.
+func (s *Server) files(ctx context.Context, p *Project) ([]map[string]any, error) {
+	d := p.Dialect()
+	ft, fc, fk := s.tableOf("file")
+	st, sc, _ := s.tableOf("source string")
+	if ft == "" || st == "" {
+		return nil, fmt.Errorf("server: the mapping has no files or strings table")
+	}
+	q := func(c string) string { return "f." + d.Quote(c) }
+	sq := func(c string) string { return "s." + d.Quote(sc[c]) }
+	sub := func(expr string) string {
+		return "(SELECT " + expr + " FROM " + d.Quote(st) + " AS s WHERE " + sq("file") + " = " + q(fk) + ")"
+	}
+	query := "SELECT " + strings.Join([]string{q(fk), q(fc["name"]), q(fc["title"]), q(fc["type"]), q(fc["context"]),
+		sub("MIN(" + sq("branch") + ")"), sub("MIN(" + sq("added") + ")"),
+		sub("MAX(COALESCE(" + sq("updated") + ", " + sq("added") + "))")}, ", ") +
+		" FROM " + d.Quote(ft) + " AS f ORDER BY " + q(fk)
+	cols := []column{{json: "id", kind: kInt}, {json: "name", kind: kString}, {json: "title", kind: kString, nullable: true},
+		{json: "type", kind: kString}, {json: "context", kind: kString}, {json: "branchId", kind: kInt, nullable: true},
+		{json: "createdAt", kind: kTime, nullable: true}, {json: "updatedAt", kind: kTime, nullable: true}}
+	var out []map[string]any
+	err := s.cfg.Storage.ReadTx(ctx, p, func(tx *sql.Tx) error {
+		var err error
+		out, err = scanObjects(ctx, tx, query, cols)
+		return err
+	})
+	for _, o := range out {
+		fileShape(p, o)
+	}
+	return out, err
+}
+
+// scanObjects runs query and writes each row by cols.
+func scanObjects(ctx context.Context, tx *sql.Tx, query string, cols []column, args ...any) ([]map[string]any, error) {
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("server: query: %w", err)
+	}
+	defer rows.Close()
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(vals))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	var out []map[string]any
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, fmt.Errorf("server: reading rows: %w", err)
+		}
+		o := make(map[string]any, len(cols)+12)
+		for i, c := range cols {
+			o[c.json] = value(c, vals[i])
+		}
+		out = append(out, o)
+	}
+	return out, rows.Err()
+}
+
+// listFiles is GET /projects/{projectId}/files with the platform's
+// parameters: branchId, filter (a substring of the name, as croql's
+// contains), orderBy; directoryId is a 400 (the data has no
+// directories), recursion applies to directoryId only.
+func (s *Server) listFiles(r *http.Request) (any, *httpError) {
+	p, e := s.project(r, "projectId", "Project")
+	if e != nil {
+		return nil, e
+	}
+	params, e := s.params(r, orderRes("id", "name", "title", "type", "context", "branchId", "createdAt", "updatedAt", "path", "status", "priority"), false)
+	if e != nil {
+		return nil, e
+	}
+	if params.croql != "" {
+		return nil, invalid("croql", "notSupported", "the files list takes no croql")
+	}
+	q := r.URL.Query()
+	if _, ok := q["directoryId"]; ok {
+		return nil, invalid("directoryId", "notSupported", "directoryId is not supported by croql serve: the data has no directories")
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
+	defer cancel()
+	all, err := s.files(ctx, p)
+	if err != nil {
+		return nil, s.dbError(r, ctx, "", err)
+	}
+	if v, ok := q["branchId"]; ok {
+		n, ok := digits(v[0])
+		if !ok || len(v) > 1 {
+			return nil, invalid("branchId", "notDigits", "branchId must be an integer")
+		}
+		all = slices.DeleteFunc(all, func(o map[string]any) bool { return o["branchId"] != n })
+	}
+	if v := q.Get("filter"); v != "" {
+		all = slices.DeleteFunc(all, func(o map[string]any) bool { return !strings.Contains(o["name"].(string), v) })
+	}
+	sortObjects(all, params.orderBy, "id")
+	return pageOf(all, params), nil
+}
+
+func (s *Server) getFile(r *http.Request) (any, *httpError) {
+	p, e := s.project(r, "projectId", "Project")
+	if e != nil {
+		return nil, e
+	}
+	id, ok := pathID(r, "fileId")
+	if !ok {
+		return nil, notFound("File")
+	}
+	o, err := s.FileObject(r.Context(), p, id)
+	if err != nil {
+		return nil, s.internal(r, err)
+	}
+	if o == nil {
+		return nil, notFound("File")
+	}
+	return item{o}, nil
+}
+
+// FileObject is the platform's File object of file id of project p, nil
+// when there is no such file (for the upload routes, which answer it).
+func (s *Server) FileObject(ctx context.Context, p *Project, id int64) (map[string]any, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	all, err := s.files(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range all {
+		if o["id"] == id {
+			return o, nil
+		}
+	}
+	return nil, nil
+}
+
+// labels reads the project's labels.
+func (s *Server) labels(ctx context.Context, p *Project) ([]map[string]any, error) {
+	d := p.Dialect()
+	lt, lc, lk := s.tableOf("label")
+	if lt == "" {
+		return nil, fmt.Errorf("server: the mapping has no labels table")
+	}
+	query := "SELECT " + d.Quote(lk) + ", " + d.Quote(lc["title"]) + ", " + d.Quote(lc["is system"]) + " FROM " + d.Quote(lt) + " ORDER BY " + d.Quote(lk)
+	cols := []column{{json: "id", kind: kInt}, {json: "title", kind: kString}, {json: "isSystem", kind: kBool}}
+	var out []map[string]any
+	err := s.cfg.Storage.ReadTx(ctx, p, func(tx *sql.Tx) error {
+		var err error
+		out, err = scanObjects(ctx, tx, query, cols)
+		return err
+	})
+	return out, err
+}
+
+func (s *Server) listLabels(r *http.Request) (any, *httpError) {
+	p, e := s.project(r, "projectId", "Project")
+	if e != nil {
+		return nil, e
+	}
+	params, e := s.params(r, orderRes("id", "title", "isSystem"), false)
+	if e != nil {
+		return nil, e
+	}
+	if params.croql != "" {
+		return nil, invalid("croql", "notSupported", "the labels list takes no croql")
+	}
+	if _, ok := r.URL.Query()["isSystem"]; ok {
+		v := r.URL.Query().Get("isSystem")
+		if v != "0" && v != "1" {
+			return nil, invalid("isSystem", "notInArray", "isSystem must be 0 or 1")
+		}
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
+	defer cancel()
+	all, err := s.labels(ctx, p)
+	if err != nil {
+		return nil, s.dbError(r, ctx, "", err)
+	}
+	if v := r.URL.Query().Get("isSystem"); v != "" {
+		all = slices.DeleteFunc(all, func(o map[string]any) bool { return o["isSystem"] != (v == "1") })
+	}
+	sortObjects(all, params.orderBy, "id")
+	return pageOf(all, params), nil
+}
+
+func (s *Server) getLabel(r *http.Request) (any, *httpError) {
+	p, e := s.project(r, "projectId", "Project")
+	if e != nil {
+		return nil, e
+	}
+	id, ok := pathID(r, "labelId")
+	if !ok {
+		return nil, notFound("Label")
+	}
+	all, err := s.labels(r.Context(), p)
+	if err != nil {
+		return nil, s.internal(r, err)
+	}
+	for _, o := range all {
+		if o["id"] == id {
+			return item{o}, nil
+		}
+	}
+	return nil, notFound("Label")
+}
+
+// labelIDs fills labelIds of a page of strings.
+func (s *Server) labelIDs(ctx context.Context, tx *sql.Tx, p *Project, objs []map[string]any) error {
+	d := p.Dialect()
+	st, _, _ := s.tableOf("source string")
+	var through, from, to string
+	for _, o := range s.mapping.Catalog().Objects {
+		if t, err := s.mapping.Table(o); err == nil && t.Name == st {
+			if ch := t.Children["labels"]; ch != nil {
+				through, from, to = ch.Through, ch.From, ch.To
+			}
+		}
+	}
+	if through == "" {
+		return nil
+	}
+	byID := make(map[int64]map[string]any, len(objs))
+	var q strings.Builder
+	q.WriteString("SELECT " + d.Quote(from) + ", " + d.Quote(to) + " FROM " + d.Quote(through) + " WHERE " + d.Quote(from) + " IN (")
+	args := make([]any, 0, len(objs))
+	for i, o := range objs {
+		id := o["id"].(int64)
+		byID[id] = o
+		o["labelIds"] = []int64{}
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		args = append(args, id)
+		q.WriteString(d.Param(len(args), schema.Int))
+	}
+	q.WriteString(") ORDER BY 1, 2")
+	rows, err := tx.QueryContext(ctx, q.String(), args...)
+	if err != nil {
+		return fmt.Errorf("server: labels: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var sid, lid int64
+		if err := rows.Scan(&sid, &lid); err != nil {
+			return fmt.Errorf("server: labels: %w", err)
+		}
+		if o := byID[sid]; o != nil {
+			o["labelIds"] = append(o["labelIds"].([]int64), lid)
+		}
+	}
+	return rows.Err()
+}

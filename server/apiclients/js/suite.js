@@ -1,0 +1,216 @@
+// Runs the platform's official JavaScript API client
+// (@crowdin/crowdin-api-client, pinned in package.json) against croql
+// serve: every endpoint croql serve has, every documented parameter, the
+// single-object GETs and the two-step upload. Each call's outcome is
+// printed as one JSON document on stdout (the ids it answered, or the
+// status and the validation key of its error); the Go test that starts
+// croql serve (server/jsclient_test.go) compares the ids with the
+// evaluator's. Every object is also checked against the client's type
+// declarations (the .d.ts files of the installed package): a declared
+// field that an answer lacks is reported in "missing".
+//
+//   node suite.js http://127.0.0.1:PORT TOKEN
+'use strict';
+
+const fs = require('fs');
+const path = require('path');
+const crowdin = require('@crowdin/crowdin-api-client');
+
+const [, , base, token] = process.argv;
+if (!base || !token) {
+  console.error('usage: node suite.js BASE_URL TOKEN');
+  process.exit(2);
+}
+
+const client = new crowdin.default({ token, baseUrl: base + '/api/v2' });
+const out = path.join(__dirname, 'node_modules', '@crowdin', 'crowdin-api-client', 'out');
+
+// declared lists the fields of `interface name` in a .d.ts file of the
+// client (the lines indented as its members).
+function declared(file, name) {
+  const src = fs.readFileSync(path.join(out, file, 'index.d.ts'), 'utf8').split('\n');
+  const start = src.findIndex((l) => new RegExp('^\\s*interface ' + name + ' (extends [^{]+)?\\{').test(l));
+  if (start < 0) throw new Error(`no interface ${name} in ${file}`);
+  const indent = src[start].match(/^\s*/)[0].length;
+  const fields = [];
+  for (let i = start + 1; i < src.length; i++) {
+    const l = src[i];
+    if (new RegExp('^\\s{' + indent + '}\\}').test(l)) break;
+    const m = l.match(new RegExp('^\\s{' + (indent + 4) + '}(\\w+)\\??:'));
+    if (m) fields.push(m[1]);
+  }
+  if (fields.length === 0) throw new Error(`interface ${name} in ${file} has no fields`);
+  return fields;
+}
+
+const models = {
+  Project: declared('projectsGroups', 'Project'),
+  Language: declared('languages', 'Language'),
+  String: declared('sourceStrings', 'String'),
+  PlainLanguageTranslation: declared('stringTranslations', 'PlainLanguageTranslation'),
+  PluralLanguageTranslation: declared('stringTranslations', 'PluralLanguageTranslation'),
+  Plural: declared('stringTranslations', 'Plural'),
+  User: declared('stringTranslations', 'User'),
+  TranslationMemory: declared('translationMemory', 'TranslationMemory'),
+  TMSegment: declared('translationMemory', 'TMSegment'),
+  TMSegmentRecord: declared('translationMemory', 'TMSegmentRecord'),
+  Glossary: declared('glossaries', 'Glossary'),
+  Term: declared('glossaries', 'Term'),
+  File: declared('sourceFiles', 'File'),
+  Label: declared('labels', 'Label'),
+  Storage: declared('uploadStorage', 'Storage'),
+  UploadTranslationResponse: declared('translations', 'UploadTranslationResponse'),
+  LanguageProgress: declared('translationStatus', 'LanguageProgress'),
+};
+
+const missing = [];
+function check(model, o, where) {
+  for (const f of models[model]) {
+    if (!(f in o)) missing.push(`${where}: ${model}.${f}`);
+  }
+  if (model === 'LanguageProgress' && o.language) check('Language', o.language, where + '.language');
+  if (model === 'Project') {
+    if (o.sourceLanguage) check('Language', o.sourceLanguage, where + '.sourceLanguage');
+    (o.targetLanguages || []).forEach((l, i) => check('Language', l, `${where}.targetLanguages[${i}]`));
+  }
+  if (model === 'TMSegment') (o.records || []).forEach((r, i) => check('TMSegmentRecord', r, `${where}.records[${i}]`));
+  if (model === 'PlainLanguageTranslation') check('User', o.user || {}, where + '.user');
+  if (model === 'PluralLanguageTranslation') {
+    (o.plurals || []).forEach((p, i) => {
+      check('Plural', p, `${where}.plurals[${i}]`);
+      check('User', p.user || {}, `${where}.plurals[${i}].user`);
+    });
+  }
+}
+
+function idsOf(objs) {
+  const ids = [];
+  for (const o of objs) {
+    if (Array.isArray(o.plurals)) o.plurals.forEach((p) => ids.push(p.translationId));
+    else if ('translationId' in o) ids.push(o.translationId);
+    else ids.push(o.id);
+  }
+  return ids;
+}
+
+const results = {};
+async function run(name, model, fn) {
+  try {
+    const res = await fn();
+    const objs = Array.isArray(res.data) ? res.data.map((d) => d.data) : [res.data];
+    objs.forEach((o, i) => {
+      let m = model;
+      if (model === 'LanguageTranslation') m = Array.isArray(o.plurals) ? 'PluralLanguageTranslation' : 'PlainLanguageTranslation';
+      check(m, o, `${name}[${i}]`);
+    });
+    results[name] = { ok: true, ids: idsOf(objs), stringIds: objs.map((o) => o.stringId), texts: objs.map((o) => o.text), objects: objs };
+  } catch (e) {
+    const key = e.validationCodes && e.validationCodes.length ? e.validationCodes[0].key : '';
+    results[name] = { ok: false, status: e.code, key, message: e.message };
+  }
+}
+
+async function main() {
+  const L = { limit: 500 };
+  const p = client.projectsGroupsApi;
+  await run('projects.list', 'Project', () => p.listProjects());
+  await run('projects.get', 'Project', () => p.getProject(1));
+  await run('projects.hasManagerAccess', 'Project', () => p.listProjects({ hasManagerAccess: 1 }));
+  await run('projects.orderBy', 'Project', () => p.listProjects({ orderBy: 'name desc' }));
+
+  const s = client.sourceStringsApi;
+  await run('strings.all', 'String', () => s.withFetchAll().listProjectStrings(1));
+  await run('strings.croql', 'String', () => s.listProjectStrings(1, { croql: 'is hidden', ...L }));
+  await run('strings.badCroql', 'String', () => s.listProjectStrings(1, { croql: 'is hiden' }));
+  await run('strings.fileId', 'String', () => s.listProjectStrings(1, { fileId: 1, ...L }));
+  await run('strings.branchId', 'String', () => s.listProjectStrings(1, { branchId: 2, ...L }));
+  await run('strings.labelIds', 'String', () => s.listProjectStrings(1, { labelIds: '3,1', ...L }));
+  await run('strings.filter', 'String', () => s.listProjectStrings(1, { filter: 'checkout', ...L }));
+  await run('strings.filter.scope', 'String', () => s.listProjectStrings(1, { filter: 'button', scope: 'identifier', ...L }));
+  await run('strings.denormalizePlaceholders', 'String', () => s.listProjectStrings(1, { denormalizePlaceholders: 1, ...L }));
+  await run('strings.orderBy', 'String', () => s.listProjectStrings(1, { orderBy: 'identifier desc', ...L }));
+  await run('strings.paging', 'String', () => s.listProjectStrings(1, { limit: 7, offset: 14 }));
+  await run('strings.directoryId', 'String', () => s.listProjectStrings(1, { directoryId: 1 }));
+  await run('strings.taskId', 'String', () => s.listProjectStrings(1, { taskId: 1 }));
+  await run('strings.croql+fileId', 'String', () => s.listProjectStrings(1, { croql: 'is hidden', fileId: 1 }));
+  await run('strings.get', 'String', () => s.getString(1, 8));
+  await run('strings.get.missing', 'String', () => s.getString(1, 999999));
+
+  const t = client.stringTranslationsApi;
+  const de = (o) => () => t.listLanguageTranslations(1, 'de', { ...L, ...o });
+  await run('translations.all', 'LanguageTranslation', () => t.withFetchAll().listLanguageTranslations(1, 'de'));
+  await run('translations.stringIds', 'LanguageTranslation', de({ stringIds: '1,2,8' }));
+  await run('translations.labelIds', 'LanguageTranslation', de({ labelIds: '3' }));
+  await run('translations.fileId', 'LanguageTranslation', de({ fileId: 1 }));
+  await run('translations.branchId', 'LanguageTranslation', de({ branchId: 2 }));
+  await run('translations.approvedOnly', 'LanguageTranslation', de({ approvedOnly: 1 }));
+  await run('translations.passedWorkflow', 'LanguageTranslation', de({ passedWorkflow: 1 }));
+  await run('translations.minApprovalCount', 'LanguageTranslation', de({ minApprovalCount: 1 }));
+  await run('translations.croql', 'LanguageTranslation', de({ croql: 'count of votes > 0' }));
+  await run('translations.denormalizePlaceholders', 'LanguageTranslation', de({ denormalizePlaceholders: 1 }));
+  await run('translations.orderBy', 'LanguageTranslation', de({ orderBy: 'stringId desc' }));
+  await run('translations.directoryId', 'LanguageTranslation', de({ directoryId: 1 }));
+  await run('translations.croql+stringIds', 'LanguageTranslation', de({ croql: 'count of votes > 0', stringIds: '1' }));
+
+  const m = client.translationMemoryApi;
+  await run('tm.list', 'TranslationMemory', () => m.listTm());
+  await run('tm.get', 'TranslationMemory', () => m.getTm(1));
+  await run('tm.segments', 'TMSegment', () => m.withFetchAll().listTmSegments(1));
+  await run('tm.segments.croql', 'TMSegment', () => m.listTmSegments(1, { croql: 'count of records where (usageCount > 5) > 0', ...L }));
+  await run('tm.segments.orderBy', 'TMSegment', () => m.listTmSegments(1, { orderBy: 'id desc', ...L }));
+  await run('tm.segment.get', 'TMSegment', () => m.getTmSegment(1, 3000));
+
+  const g = client.glossariesApi;
+  await run('glossary.list', 'Glossary', () => g.listGlossaries());
+  await run('glossary.get', 'Glossary', () => g.getGlossary(1));
+  await run('terms.all', 'Term', () => g.withFetchAll().listTerms(1));
+  await run('terms.languageId', 'Term', () => g.listTerms(1, { languageId: 'de', ...L }));
+  await run('terms.userId', 'Term', () => g.listTerms(1, { userId: 13, ...L }));
+  await run('terms.conceptId', 'Term', () => g.listTerms(1, { conceptId: 800, ...L }));
+  await run('terms.croql', 'Term', () => g.listTerms(1, { croql: 'text contains "e"', ...L }));
+  await run('terms.orderBy', 'Term', () => g.listTerms(1, { orderBy: 'text', ...L }));
+  await run('terms.translationOfTermId', 'Term', () => g.listTerms(1, { translationOfTermId: 9001 }));
+  await run('terms.croql+languageId', 'Term', () => g.listTerms(1, { croql: 'text contains "e"', languageId: 'de' }));
+  await run('terms.get', 'Term', () => g.getTerm(1, 9001));
+
+  const f = client.sourceFilesApi;
+  await run('files.list', 'File', () => f.listProjectFiles(1));
+  await run('files.branchId', 'File', () => f.listProjectFiles(1, { branchId: 2 }));
+  await run('files.filter', 'File', () => f.listProjectFiles(1, { filter: 'json' }));
+  await run('files.orderBy', 'File', () => f.listProjectFiles(1, { orderBy: 'name desc' }));
+  await run('files.directoryId', 'File', () => f.listProjectFiles(1, { directoryId: 1 }));
+  await run('files.get', 'File', () => f.getFile(1, 1));
+
+  await run('progress.project', 'LanguageProgress', () => client.translationStatusApi.getProjectProgress(1));
+
+  const lb = client.labelsApi;
+  await run('labels.list', 'Label', () => lb.listLabels(1));
+  await run('labels.orderBy', 'Label', () => lb.listLabels(1, { orderBy: 'title desc' }));
+  await run('labels.get', 'Label', () => lb.getLabel(1, 1));
+
+  // The two-step upload: a storage, then the file; a storage, then its
+  // translations.
+  let fileId = 0;
+  await run('upload.storage', 'Storage', () => client.uploadStorageApi.addStorage('js-upload.json', JSON.stringify({ 'js.hello': 'Hello from JS', 'js.bye': 'Bye' })));
+  if (results['upload.storage'].ok) {
+    const storageId = results['upload.storage'].objects[0].id;
+    await run('upload.createFile', 'File', () => f.createFile(1, { storageId, name: 'js-upload.json' }));
+    if (results['upload.createFile'].ok) fileId = results['upload.createFile'].objects[0].id;
+  }
+  await run('upload.strings', 'String', () => s.listProjectStrings(1, { fileId, ...L }));
+  await run('upload.translationStorage', 'Storage', () => client.uploadStorageApi.addStorage('de.json', JSON.stringify({ 'js.hello': 'Hallo aus JS' })));
+  if (results['upload.translationStorage'].ok) {
+    const storageId = results['upload.translationStorage'].objects[0].id;
+    await run('upload.uploadTranslation', 'UploadTranslationResponse', () => client.translationsApi.uploadTranslation(1, 'de', { storageId, fileId }));
+  }
+  const hello = ((results['upload.strings'].objects || []).find((o) => o.identifier === 'js.hello') || {}).id || 0;
+  await run('upload.translations', 'LanguageTranslation', de({ stringIds: String(hello) }));
+
+  for (const r of Object.values(results)) delete r.objects;
+  process.stdout.write(JSON.stringify({ results, missing }) + '\n');
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

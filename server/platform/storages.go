@@ -1,0 +1,296 @@
+package platform
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/croql/croql/server"
+)
+
+// The platform's two-step upload, as its API clients and the SDK's helpers
+// upload: POST /api/v2/storages with the file as the body (its name in
+// the Crowdin-API-FileName header) answers a Storage {id, fileName}; then
+// POST /projects/{projectId}/files {storageId, name} imports it as a
+// source file (answering the File object), or POST
+// /projects/{projectId}/translations/{languageId} {storageId, fileId} as
+// translations of that file (answering {projectId, storageId, languageId,
+// fileId}). The one-step form (the file in the import request itself)
+// stays beside it.
+
+// maxStorages is how many uploaded storages are kept (the oldest go
+// first): a storage is used once, right after it is added.
+const maxStorages = 64
+
+type storage struct {
+	id   int64
+	name string
+	data []byte
+}
+
+type storages struct {
+	mu    sync.Mutex
+	next  int64
+	items []storage
+}
+
+func (s *storages) add(name string, data []byte) storage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.next++
+	st := storage{id: s.next, name: name, data: data}
+	s.items = append(s.items, st)
+	if len(s.items) > maxStorages {
+		s.items = s.items[len(s.items)-maxStorages:]
+	}
+	return st
+}
+
+func (s *storages) get(id int64) (storage, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, st := range s.items {
+		if st.id == id {
+			return st, true
+		}
+	}
+	return storage{}, false
+}
+
+func (s *storages) remove(id int64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, st := range s.items {
+		if st.id == id {
+			s.items = append(s.items[:i], s.items[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+func (s *storages) list() []storage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]storage(nil), s.items...)
+}
+
+func storageObject(st storage) map[string]any {
+	return map[string]any{"id": st.id, "fileName": st.name}
+}
+
+// addStorage is POST /api/v2/storages.
+func (p *Platform) addStorage(w http.ResponseWriter, r *http.Request) {
+	name := r.Header.Get("Crowdin-API-FileName")
+	if un, err := urlUnescape(name); err == nil {
+		name = un
+	}
+	if name == "" || strings.ContainsAny(name, "/\\") {
+		writeError(w, http.StatusBadRequest, "The storage needs a file name without slashes in the Crowdin-API-FileName header")
+		return
+	}
+	data, err := io.ReadAll(io.LimitReader(http.MaxBytesReader(w, r.Body, p.cfg.MaxFileBytes+1), p.cfg.MaxFileBytes+1))
+	if err != nil || int64(len(data)) > p.cfg.MaxFileBytes {
+		writeError(w, http.StatusRequestEntityTooLarge, "The file is larger than "+strconv.FormatInt(p.cfg.MaxFileBytes, 10)+" bytes")
+		return
+	}
+	writeJSON(w, http.StatusCreated, map[string]any{"data": storageObject(p.storages.add(name, data))})
+}
+
+func (p *Platform) getStorage(w http.ResponseWriter, r *http.Request) {
+	id, err := strconv.ParseInt(r.PathValue("storageId"), 10, 64)
+	st, ok := p.storages.get(id)
+	if err != nil || !ok {
+		writeError(w, http.StatusNotFound, "Storage Not Found")
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": storageObject(st)})
+}
+
+func (p *Platform) deleteStorage(w http.ResponseWriter, r *http.Request) {
+	id, err := strconv.ParseInt(r.PathValue("storageId"), 10, 64)
+	if err != nil || !p.storages.remove(id) {
+		writeError(w, http.StatusNotFound, "Storage Not Found")
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (p *Platform) listStorages(w http.ResponseWriter, r *http.Request) {
+	limit, offset := 25, 0
+	q := r.URL.Query()
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 500 {
+			writeError(w, http.StatusBadRequest, "limit must be from 1 to 500")
+			return
+		}
+		limit = n
+	}
+	if v := q.Get("offset"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			writeError(w, http.StatusBadRequest, "offset must be an integer, 0 or more")
+			return
+		}
+		offset = n
+	}
+	all := p.storages.list()
+	data := []any{}
+	for i := offset; i < len(all) && i < offset+limit; i++ {
+		data = append(data, map[string]any{"data": storageObject(all[i])})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": data, "pagination": map[string]any{"offset": offset, "limit": limit}})
+}
+
+// urlUnescape reads a percent-encoded header value (the JS client
+// encodes the file name).
+func urlUnescape(s string) (string, error) {
+	if !strings.Contains(s, "%") {
+		return s, nil
+	}
+	return url.PathUnescape(s)
+}
+
+// isJSON reports whether r's body is JSON (the two-step form).
+func isJSON(r *http.Request) bool {
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return mt == "application/json"
+}
+
+// badBody is the message of a two-step request whose body is not JSON.
+const badBody = `The body must be a JSON object such as {"storageId":1,"name":"app.json"}`
+
+// readJSON decodes a small JSON body into v.
+func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20))
+	if err := dec.Decode(v); err != nil {
+		writeError(w, http.StatusBadRequest, badBody)
+		return false
+	}
+	return true
+}
+
+// filesHandler is POST /projects/{projectId}/files: the two-step form
+// (a JSON body naming a storage) or the one-step form.
+func (p *Platform) filesHandler(s *server.Server) http.Handler {
+	oneStep := p.importHandler(s, false)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !isJSON(r) {
+			oneStep.ServeHTTP(w, r)
+			return
+		}
+		proj, ok := p.projectOf(s, r)
+		if !ok {
+			writeError(w, http.StatusNotFound, "Project Not Found")
+			return
+		}
+		var req struct {
+			StorageID   int64  `json:"storageId"`
+			Name        string `json:"name"`
+			BranchID    *int64 `json:"branchId"`
+			DirectoryID *int64 `json:"directoryId"`
+		}
+		if !readJSON(w, r, &req) {
+			return
+		}
+		st, ok := p.storages.get(req.StorageID)
+		if !ok {
+			writeError(w, http.StatusBadRequest, "storageId: no storage "+strconv.FormatInt(req.StorageID, 10)+" (add the file with POST /api/v2/storages first)")
+			return
+		}
+		if req.BranchID != nil || req.DirectoryID != nil {
+			writeError(w, http.StatusBadRequest, "branchId and directoryId are not supported by croql serve's uploads: files are added at the project's root")
+			return
+		}
+		name := req.Name
+		if name == "" {
+			name = st.name
+		}
+		if strings.ContainsAny(name, "/\\") {
+			writeError(w, http.StatusBadRequest, "name: a file name without slashes")
+			return
+		}
+		res, err := p.ImportWith(r.Context(), s.Storage(), proj, p.publicURL(r), name, st.data, "", ImportOptions{})
+		if err != nil {
+			p.writeImportError(w, proj, name, err)
+			return
+		}
+		p.storages.remove(st.id)
+		o, err := s.FileObject(r.Context(), proj, res.FileID)
+		if err != nil || o == nil {
+			p.log.Error("croql serve: reading an imported file", "project", proj.ID, "file", name, "err", err)
+			writeError(w, http.StatusInternalServerError, "The file was stored but could not be read back; the server's log has the details")
+			return
+		}
+		writeJSON(w, http.StatusCreated, map[string]any{"data": o})
+	})
+}
+
+// uploadTranslation is POST /projects/{projectId}/translations/{languageId}
+// {storageId, fileId}.
+func (p *Platform) uploadTranslation(s *server.Server) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		proj, ok := p.projectOf(s, r)
+		if !ok {
+			writeError(w, http.StatusNotFound, "Project Not Found")
+			return
+		}
+		lang := r.PathValue("languageId")
+		if !proj.HasLanguage(lang) {
+			writeError(w, http.StatusBadRequest, "languageId \""+lang+"\" is not a target language of the project ("+strings.Join(proj.TargetLanguages, ", ")+")")
+			return
+		}
+		var req struct {
+			StorageID int64 `json:"storageId"`
+			FileID    int64 `json:"fileId"`
+		}
+		if !readJSON(w, r, &req) {
+			return
+		}
+		st, ok := p.storages.get(req.StorageID)
+		if !ok {
+			writeError(w, http.StatusBadRequest, "storageId: no storage "+strconv.FormatInt(req.StorageID, 10)+" (add the file with POST /api/v2/storages first)")
+			return
+		}
+		f, err := s.FileObject(r.Context(), proj, req.FileID)
+		if err != nil {
+			writeError(w, http.StatusInternalServerError, "The project's files could not be read")
+			return
+		}
+		if f == nil {
+			writeError(w, http.StatusBadRequest, "fileId: no file "+strconv.FormatInt(req.FileID, 10)+" in the project")
+			return
+		}
+		name, _ := f["name"].(string)
+		if _, err := p.ImportWith(r.Context(), s.Storage(), proj, p.publicURL(r), name, st.data, lang, ImportOptions{}); err != nil {
+			p.writeImportError(w, proj, name, err)
+			return
+		}
+		p.storages.remove(st.id)
+		writeJSON(w, http.StatusOK, map[string]any{"data": map[string]any{
+			"projectId": proj.ID, "storageId": st.id, "languageId": lang, "fileId": req.FileID}})
+	})
+}
+
+func (p *Platform) projectOf(s *server.Server, r *http.Request) (*server.Project, bool) {
+	id, err := strconv.ParseInt(r.PathValue("projectId"), 10, 64)
+	g, _ := server.GrantOf(r)
+	proj, ok := s.Storage().Project(id)
+	return proj, err == nil && ok && g.Reads(id)
+}
+
+func (p *Platform) writeImportError(w http.ResponseWriter, proj *server.Project, name string, err error) {
+	var ie *importError
+	if !errors.As(err, &ie) {
+		p.log.Error("croql serve: import failed", "project", proj.ID, "file", name, "err", err)
+		ie = failf(http.StatusInternalServerError, "The import could not be stored (nothing was stored); the server's log has the details")
+	}
+	writeError(w, ie.status, ie.msg)
+}

@@ -1,0 +1,134 @@
+package server
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+)
+
+// projectProgress is GET /projects/{projectId}/languages/progress: per
+// target language, the strings (phrases) and their source words, and how
+// many of them are translated and approved, read from the strings'
+// languages summary (is translated, is approved). Percentages are of the
+// words, rounded down, as the platform's progress bars show them.
+func (s *Server) projectProgress(r *http.Request) (any, *httpError) {
+	p, e := s.project(r, "projectId", "Project")
+	if e != nil {
+		return nil, e
+	}
+	params, e := s.params(r, nil, false)
+	if e != nil {
+		return nil, e
+	}
+	if params.croql != "" {
+		return nil, invalid("croql", "notSupported", "the progress list takes no croql")
+	}
+	langs := slices.Clone(p.TargetLanguages)
+	if v := r.URL.Query().Get("languageIds"); v != "" {
+		langs = nil
+		for _, l := range strings.Split(v, ",") {
+			if !p.HasLanguage(l) {
+				return nil, invalid("languageIds", "notInArray", fmt.Sprintf("languageIds: %q is not a target language of the project", l))
+			}
+			langs = append(langs, l)
+		}
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
+	defer cancel()
+	words, summary, err := s.progressData(ctx, p)
+	if err != nil {
+		return nil, s.dbError(r, ctx, "", err)
+	}
+	var objs []map[string]any
+	for _, l := range langs {
+		var ph, wd [3]int64 // total, translated, approved
+		for id, n := range words {
+			ph[0]++
+			wd[0] += n
+			st := summary[summaryKey{id, l}]
+			if st[0] {
+				ph[1]++
+				wd[1] += n
+			}
+			if st[1] {
+				ph[2]++
+				wd[2] += n
+			}
+		}
+		pct := func(a, b int64) int64 {
+			if b == 0 {
+				return 0
+			}
+			return a * 100 / b
+		}
+		count := func(c [3]int64) map[string]any {
+			return map[string]any{"total": c[0], "translated": c[1], "approved": c[2], "preTranslateAppliedTo": 0}
+		}
+		objs = append(objs, map[string]any{"languageId": l, "language": languageShape(p, l), "words": count(wd),
+			"phrases": count(ph), "translationProgress": pct(wd[1], wd[0]), "approvalProgress": pct(wd[2], wd[0]), "eTag": ""})
+	}
+	return pageOf(objs, params), nil
+}
+
+type summaryKey struct {
+	id   int64
+	lang string
+}
+
+// progressData reads each string's word count and its languages summary
+// (translated, approved) by language.
+func (s *Server) progressData(ctx context.Context, p *Project) (map[int64]int64, map[summaryKey][2]bool, error) {
+	d := p.Dialect()
+	st, sc, sk := s.tableOf("source string")
+	lt, lc, _ := s.tableOf("languages summary element")
+	var fk string
+	for _, o := range s.mapping.Catalog().Objects {
+		if t, err := s.mapping.Table(o); err == nil && t.Name == st {
+			if ch := t.Children["languages summary"]; ch != nil {
+				fk = ch.FK
+			}
+		}
+	}
+	if st == "" || lt == "" || fk == "" {
+		return nil, nil, fmt.Errorf("server: the mapping has no strings or languages summary table")
+	}
+	words := map[int64]int64{}
+	summary := map[summaryKey][2]bool{}
+	err := s.cfg.Storage.ReadTx(ctx, p, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, "SELECT "+d.Quote(sk)+", "+d.Quote(sc["text"])+" FROM "+d.Quote(st))
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var id int64
+			var text string
+			if err := rows.Scan(&id, &text); err != nil {
+				rows.Close()
+				return err
+			}
+			words[id] = int64(len(strings.Fields(text)))
+		}
+		if err := rows.Close(); err != nil {
+			return err
+		}
+		rows, err = tx.QueryContext(ctx, "SELECT "+d.Quote(fk)+", "+d.Quote(lc["language"])+", "+d.Quote(lc["is translated"])+", "+d.Quote(lc["is approved"])+" FROM "+d.Quote(lt))
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id int64
+			var lang string
+			var tr, ap any
+			if err := rows.Scan(&id, &lang, &tr, &ap); err != nil {
+				return err
+			}
+			summary[summaryKey{id, lang}] = [2]bool{value(column{kind: kBool}, tr) == true, value(column{kind: kBool}, ap) == true}
+		}
+		return rows.Err()
+	})
+	return words, summary, err
+}

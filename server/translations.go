@@ -1,0 +1,289 @@
+package server
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/croql/croql"
+	"github.com/croql/croql/schema"
+)
+
+// The translations list answers one object per string, as the platform's
+// clients model it (PlainLanguageTranslation, PluralLanguageTranslation
+// with plurals[], IcuLanguageTranslation): each string's top translation
+// in the language, or for a plural string the top translation of each
+// plural form.
+//
+// Which translation is the top one: the platform's API reference says
+// that List Language Translations returns translations "that will be
+// exported" unless approvedOnly or passedWorkflow narrow them, and the
+// clients' models hold one translationId per string (per plural form).
+// The platform exports, per string, the approved translation, otherwise
+// the newest. So croql serve takes, among the translations the croql and
+// the parameters keep: an approved one (any approval) before one without,
+// then the most recently updated, then the highest id.
+
+// pluralOrder is the order of plural forms in plurals[] (CLDR's).
+var pluralOrder = []string{"zero", "one", "two", "few", "many", "other"}
+
+type trRow struct {
+	id, stringID, user, approvals int64
+	hasString                     bool
+	text, form                    string
+	updated, added                any // API datetimes
+}
+
+// listTranslations serves GET (and POST …/query) of
+// /projects/{projectId}/languages/{languageId}/translations.
+func (s *Server) listTranslations(body bool) func(*http.Request) (any, *httpError) {
+	return func(r *http.Request) (any, *httpError) {
+		p, e := s.project(r, "projectId", "Project")
+		if e != nil {
+			return nil, e
+		}
+		lang := r.PathValue("languageId")
+		if !p.HasLanguage(lang) || p.Dialect().CheckString(lang) != nil {
+			return nil, notFound("Language")
+		}
+		res, err := s.resource(p.Dialect(), croql.Translations)
+		if err != nil {
+			return nil, s.internal(r, err)
+		}
+		params, e := s.params(r, orderRes("stringId", "translationId", "text", "createdAt"), body)
+		if e != nil {
+			return nil, e
+		}
+		where, args, e := s.compile(p, croql.Translations, params.croql)
+		if e != nil {
+			return nil, e
+		}
+		var q url.Values
+		if !body {
+			q = r.URL.Query()
+		}
+		flt, e := filters(p, croql.Translations, q, strings.TrimSpace(params.croql) != "")
+		if e != nil {
+			return nil, e
+		}
+		extra, extraArgs, e := s.compileParams(p, croql.Translations, flt.root, len(args))
+		if e != nil {
+			return nil, e
+		}
+		where, args = append(where, extra...), append(args, extraArgs...)
+		d := p.Dialect()
+		stringID := res.cols[1].sql
+		if len(flt.strs) > 0 {
+			sw, sargs, e := s.compileParams(p, croql.Strings, flt.strs, len(args))
+			if e != nil {
+				return nil, e
+			}
+			sres, err := s.resource(d, croql.Strings)
+			if err != nil {
+				return nil, s.internal(r, err)
+			}
+			where = append(where, stringID+" IN (SELECT "+sres.key+" FROM "+sres.table+" WHERE "+strings.Join(sw, " AND ")+")")
+			args = append(args, sargs...)
+		}
+		if len(flt.stringIDs) > 0 {
+			ph := make([]string, len(flt.stringIDs))
+			for i, id := range flt.stringIDs {
+				args = append(args, id)
+				ph[i] = d.Param(len(args), schema.Int)
+			}
+			where = append(where, stringID+" IN ("+strings.Join(ph, ", ")+")")
+		}
+		args = append(args, lang)
+		where = append(where, res.language+" = "+d.Param(len(args), schema.String))
+
+		at, _, _ := s.tableOf("approval")
+		var approvalFK string
+		for _, o := range s.mapping.Catalog().Objects {
+			if o.Name == "translation" {
+				if t, err := s.mapping.Table(o); err == nil && t.Children["approvals"] != nil {
+					approvalFK = t.Children["approvals"].FK
+				}
+			}
+		}
+		approvals := "0"
+		if at != "" && approvalFK != "" {
+			approvals = "(SELECT COUNT(*) FROM " + d.Quote(at) + " AS a WHERE a." + d.Quote(approvalFK) + " = " + res.key + ")"
+		}
+		added := "NULL" // a mapping that does not store when a translation was added
+		if tt := s.mapping.Tables["translation"]; tt != nil && tt.Stored["Added"] != "" {
+			added = alias + "." + d.Quote(tt.Stored["Added"])
+		}
+		col := func(json string) string {
+			for _, c := range res.cols {
+				if c.json == json {
+					return c.sql
+				}
+			}
+			return "NULL"
+		}
+		query := "SELECT " + strings.Join([]string{res.key, stringID, col("text"), col("pluralCategoryName"), col("userId"),
+			col("updatedAt"), approvals, added}, ", ") + " FROM " + res.table + whereClause(where) + " ORDER BY 2, 1"
+		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
+		defer cancel()
+		var rows []trRow
+		types := map[int64]string{}
+		err = s.cfg.Storage.ReadTx(ctx, p, func(tx *sql.Tx) error {
+			var err error
+			if rows, err = readTranslations(ctx, tx, query, args); err != nil {
+				return err
+			}
+			return s.stringTypes(ctx, tx, p, rows, types)
+		})
+		if err != nil {
+			return nil, s.dbError(r, ctx, params.croql, err)
+		}
+		objs := groupTranslations(p, rows, types)
+		sortObjects(objs, params.orderBy, "stringId")
+		for _, o := range objs {
+			if _, ok := o["plurals"]; ok {
+				delete(o, "translationId")
+				delete(o, "text")
+				delete(o, "createdAt")
+			}
+		}
+		return pageOf(objs, params), nil
+	}
+}
+
+func readTranslations(ctx context.Context, tx *sql.Tx, query string, args []any) ([]trRow, error) {
+	rs, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("server: query: %w", err)
+	}
+	defer rs.Close()
+	var out []trRow
+	v := make([]any, 8)
+	ptrs := make([]any, len(v))
+	for i := range v {
+		ptrs[i] = &v[i]
+	}
+	for rs.Next() {
+		if err := rs.Scan(ptrs...); err != nil {
+			return nil, fmt.Errorf("server: reading rows: %w", err)
+		}
+		var t trRow
+		t.id, _ = toInt(v[0])
+		t.stringID, t.hasString = toInt(v[1])
+		t.text, _ = value(column{kind: kString}, v[2]).(string)
+		t.form, _ = value(column{kind: kString}, v[3]).(string)
+		t.user, _ = toInt(v[4])
+		t.updated = value(column{kind: kTime, nullable: true}, v[5])
+		t.approvals, _ = toInt(v[6])
+		t.added = value(column{kind: kTime, nullable: true}, v[7])
+		if t.added == nil {
+			t.added = t.updated
+		}
+		if v[1] != nil && t.hasString {
+			out = append(out, t)
+		}
+	}
+	return out, rs.Err()
+}
+
+// stringTypes reads the stored type of the strings rows belong to.
+func (s *Server) stringTypes(ctx context.Context, tx *sql.Tx, p *Project, rows []trRow, types map[int64]string) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	res, err := s.resource(p.Dialect(), croql.Strings)
+	if err != nil {
+		return err
+	}
+	var typeCol string
+	for _, c := range res.cols {
+		if c.json == "type" {
+			typeCol = c.sql
+		}
+	}
+	rs, err := tx.QueryContext(ctx, "SELECT "+res.key+", "+typeCol+" FROM "+res.table)
+	if err != nil {
+		return fmt.Errorf("server: string types: %w", err)
+	}
+	defer rs.Close()
+	for rs.Next() {
+		var id int64
+		var typ string
+		if err := rs.Scan(&id, &typ); err != nil {
+			return fmt.Errorf("server: string types: %w", err)
+		}
+		types[id] = typ
+	}
+	return rs.Err()
+}
+
+// better reports whether a is the top translation before b.
+func better(a, b trRow) bool {
+	if (a.approvals > 0) != (b.approvals > 0) {
+		return a.approvals > 0
+	}
+	if c := compareValues(a.updated, b.updated); c != 0 {
+		return c > 0
+	}
+	return a.id > b.id
+}
+
+// groupTranslations builds one object per string from rows (ordered by
+// string id).
+func groupTranslations(p *Project, rows []trRow, types map[int64]string) []map[string]any {
+	var out []map[string]any
+	for i := 0; i < len(rows); {
+		j := i
+		for j < len(rows) && rows[j].stringID == rows[i].stringID {
+			j++
+		}
+		group := rows[i:j]
+		i = j
+		sid := group[0].stringID
+		o := map[string]any{"stringId": sid, "contentType": "text/plain"}
+		if types[sid] == "plural" {
+			top := map[string]trRow{}
+			for _, t := range group {
+				if cur, ok := top[t.form]; !ok || better(t, cur) {
+					top[t.form] = t
+				}
+			}
+			forms := make([]string, 0, len(top))
+			for f := range top {
+				forms = append(forms, f)
+			}
+			slices.SortFunc(forms, func(a, b string) int {
+				ia, ib := slices.Index(pluralOrder, a), slices.Index(pluralOrder, b)
+				if ia != ib {
+					return ia - ib
+				}
+				return strings.Compare(a, b)
+			})
+			plurals := make([]any, 0, len(forms))
+			for _, f := range forms {
+				t := top[f]
+				plurals = append(plurals, map[string]any{"translationId": t.id, "text": t.text, "pluralForm": f,
+					"user": userShape(p, t.user), "createdAt": t.added})
+			}
+			o["plurals"] = plurals
+			// The first form's values order the list; they are removed
+			// before the answer is written.
+			first := top[forms[0]]
+			o["translationId"], o["text"], o["createdAt"] = first.id, first.text, first.added
+			out = append(out, o)
+			continue
+		}
+		top := group[0]
+		for _, t := range group[1:] {
+			if better(t, top) {
+				top = t
+			}
+		}
+		o["translationId"], o["text"], o["user"], o["createdAt"] = top.id, top.text, userShape(p, top.user), top.added
+		out = append(out, o)
+	}
+	return out
+}
