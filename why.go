@@ -72,6 +72,25 @@ type Clause struct {
 	// not; the operands of a comparison, contains, between or arithmetic
 	// that are not literals; the condition and the branch taken of an if.
 	Clauses []*Clause `json:"clauses,omitempty"`
+	// Cut is set on a clause whose parts are left out because the
+	// explanation reached MaxWhyClauses clauses.
+	Cut bool `json:"cut,omitempty"`
+}
+
+// hasParts reports whether the explanation of n would list parts.
+func hasParts(n typecheck.Node) bool {
+	switch n := n.(type) {
+	case *typecheck.Logic, *typecheck.Not, *typecheck.IsSet, *typecheck.If:
+		return true
+	case *typecheck.Compare, *typecheck.Between, *typecheck.Contains, *typecheck.Arith, *typecheck.Neg:
+		for _, op := range typecheck.Operands(n) {
+			op = unwrap(op)
+			if _, lit := op.(*typecheck.Const); !lit && op.Type().Kind != schema.Record && op.Type().Kind != schema.Collection {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Why explains the query's result on obj (a pointer to the context's root
@@ -109,7 +128,15 @@ type whyer struct {
 	q   *Query
 	obj any
 	in  *refeval.Interp
+	// clauses counts the clauses made, up to MaxWhyClauses.
+	clauses int
 }
+
+// MaxWhyClauses bounds the clauses of an explanation: past it, a clause
+// is shown with its value but without its parts (Clause.Cut), so that a
+// query of thousands of nested parts explains in time and space linear in
+// its size times this bound.
+const MaxWhyClauses = 256
 
 // value is n's value on the object.
 func (w *whyer) value(n typecheck.Node) (any, error) {
@@ -138,16 +165,17 @@ func (w *whyer) clause(n typecheck.Node, decides bool) (*Clause, error) {
 	if n.Type().Kind == schema.Bool {
 		c.Decides = decides
 	}
+	w.clauses++
+	if w.clauses >= MaxWhyClauses {
+		c.Cut = hasParts(n)
+		return c, nil
+	}
 	switch n := n.(type) {
 	case *typecheck.Logic:
 		// An operand decides alone when its value is the result of an and
 		// that fails or an or that holds; otherwise all of them do.
 		alone := (n.Op == ast.OpAnd && v == false) || (n.Op == ast.OpOr && v == true)
-		ops := []typecheck.Node{n.X, n.Y} // xor: a chain of xor is not one level
-		if n.Op != ast.OpXor {
-			ops = flatten(n.Op, n, nil)
-		}
-		for _, op := range ops {
+		for _, op := range flatten(n.Op, n, nil) {
 			d := decides
 			if alone {
 				ov, err := w.value(op)
@@ -235,8 +263,9 @@ func (w *whyer) elements(c *Clause, f *typecheck.Filter) error {
 	return nil
 }
 
-// flatten lists the operands of a chain of one logical operator op (and,
-// or).
+// flatten lists the operands of a chain of one logical operator op: and,
+// or, xor (two-valued operands, so a chain of xor holds when an odd number
+// of them do, however it is grouped).
 func flatten(op ast.Op, n typecheck.Node, out []typecheck.Node) []typecheck.Node {
 	if l, ok := unwrap(n).(*typecheck.Logic); ok && l.Op == op {
 		return flatten(op, l.Y, flatten(op, l.X, out))
@@ -348,7 +377,7 @@ func (c *Clause) write(b *strings.Builder, depth int, root *Clause) {
 	line := ""
 	// A comparison of one clause with literals reads on one line:
 	// `count of translations` = 3; `> 0` is true.
-	if len(kids) == 1 && len(kids[0].Clauses) == 0 && kids[0].Type != "bool" && kids[0].Span.Start == c.Span.Start &&
+	if len(kids) == 1 && len(kids[0].Clauses) == 0 && !kids[0].Cut && kids[0].Type != "bool" && kids[0].Span.Start == c.Span.Start &&
 		kids[0].Span.End < c.Span.End && len(c.Text) == c.Span.End-c.Span.Start {
 		k := kids[0]
 		rest := strings.TrimSpace(c.Text[k.Span.End-c.Span.Start:])
@@ -361,6 +390,9 @@ func (c *Clause) write(b *strings.Builder, depth int, root *Clause) {
 	}
 	if c.Decides && c != root {
 		line += "  (decides)"
+	}
+	if c.Cut {
+		line += "  (parts left out)"
 	}
 	b.WriteString(line)
 	b.WriteByte('\n')

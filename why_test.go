@@ -229,3 +229,46 @@ func TestWhyTextOneLinePerClause(t *testing.T) {
 		"  `text` = \""+strings.Repeat("y", 78)+"…; `contains \"x\"` is false  (decides)\n", e.String())
 	assert.Equal(t, long, e.Clause.Clauses[1].Clauses[0].Value)
 }
+
+// TestWhyBounded: a chain of one operator is one level however long, and
+// nesting deeper than MaxWhyClauses clauses is cut there, so the
+// explanation of a large query stays small.
+func TestWhyBounded(t *testing.T) {
+	env, err := croql.NewEnv(croql.Strings)
+	require.NoError(t, err)
+	str := &schema.SourceString{ID: 1, IsHidden: true}
+	for _, c := range []struct {
+		src      string
+		clauses  int // at most
+		cut      bool
+		maxBytes int
+	}{
+		{strings.Repeat("is hidden xor ", 1999) + "is hidden", 2001, false, 200_000},
+		{strings.Repeat("not ", 1000) + "is hidden", croql.MaxWhyClauses, true, 1_200_000},
+		{strings.Repeat("(is duplicate or not is duplicate and ", 120) + "is hidden" + strings.Repeat(")", 120), croql.MaxWhyClauses * 2, true, 3_000_000},
+	} {
+		q, diags := env.Compile(c.src)
+		require.False(t, diags.HasErrors(), "%v", diags)
+		e, err := q.Why(str)
+		require.NoError(t, err)
+		ok, err := q.Match(str)
+		require.NoError(t, err)
+		assert.Equal(t, ok, e.Match)
+		n, cut := 0, false
+		var walk func(k *croql.Clause)
+		walk = func(k *croql.Clause) {
+			n++
+			cut = cut || k.Cut
+			for _, x := range k.Clauses {
+				walk(x)
+			}
+		}
+		walk(e.Clause)
+		assert.LessOrEqual(t, n, c.clauses)
+		assert.Equal(t, c.cut, cut)
+		assert.Less(t, len(e.String()), c.maxBytes)
+		if c.cut {
+			assert.Contains(t, e.String(), "(parts left out)")
+		}
+	}
+}

@@ -275,7 +275,9 @@ func evalIDs(t *testing.T, p *schema.Project, ctx, src string) []int {
 	require.False(t, diags.HasErrors(), "%s: %v", src, diags)
 	var ids []int
 	for _, o := range p.Objects(env.Context()) {
-		if q.Match(o) {
+		ok, err := q.Match(o)
+		require.NoError(t, err)
+		if ok {
 			id, _ := schema.ObjectID(o)
 			ids = append(ids, int(id))
 		}
