@@ -334,9 +334,10 @@ func (p *Project) knowsLanguageList(code string) bool {
 var pgParam = regexp.MustCompile(`\$([0-9]+)::`)
 
 // shiftParams renumbers the parameters of a compiled WHERE clause by base
-// (PostgreSQL numbers them; the other dialects write ?).
+// where the dialect numbers them (PostgreSQL's $1::type); placeholders
+// that are not numbered (?) stay as they are.
 func shiftParams(d compile.Dialect, where string, base int) string {
-	if _, ok := d.(compile.Postgres); !ok || base == 0 {
+	if d.Placeholder(1) == d.Placeholder(2) || base == 0 {
 		return where
 	}
 	return pgParam.ReplaceAllStringFunc(where, func(m string) string {

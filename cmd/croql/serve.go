@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -70,8 +71,14 @@ func newServeCmd(c *cli) *cobra.Command {
 			if len(data) == 0 && dsn == "" {
 				demoProject = demo.Default()
 			}
+			// Files stream into their stores; standard input (--data -)
+			// is read whole, as before.
+			var read func(string) (*schema.Project, error)
+			if slices.Contains(data, "-") {
+				read = func(name string) (*schema.Project, error) { return c.loadProject(name, schema.ReadOptions{}) }
+			}
 			err = server.Run(ctx, server.RunOptions{
-				Data: data, Demo: demoProject, DSN: dsn, Dir: dir,
+				Data: data, Read: read, Demo: demoProject, DSN: dsn, Dir: dir,
 				Listen: listen, Token: token, TokenFile: tokenFile, Log: c.stderr, LogRequests: logRequests,
 				Config: server.Config{Edition: ed, MaxCost: maxCost, Timeout: timeout},
 				Setup: func(s *server.Server) error {

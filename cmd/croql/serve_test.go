@@ -32,3 +32,18 @@ func TestServeFailsCleanly(t *testing.T) {
 	require.NoDirExists(t, dir+"/project-1.db")
 	require.NoFileExists(t, dir+"/project-1.db")
 }
+
+// TestServeAppCredentialFlags: more client secrets or ids than apps, or
+// an unknown jobType, stop croql serve before it listens, with the
+// reason; the secret is not echoed.
+func TestServeAppCredentialFlags(t *testing.T) {
+	t.Setenv("CROQL_TOKEN", "t")
+	code, _, stderr := runCLI("", "serve", "--dir", t.TempDir(), "--app-client-secret", "hidden-secret")
+	require.Equal(t, 1, code, stderr)
+	require.Contains(t, stderr, "0 --app-client-id and 1 --app-client-secret for 0 --app")
+	require.NotContains(t, stderr, "hidden-secret")
+
+	code, _, stderr = runCLI("", "serve", "--dir", t.TempDir(), "--job-type", "post-import")
+	require.Equal(t, 1, code, stderr)
+	require.Contains(t, stderr, `jobType "post-import" is neither "post-import-file" nor "file-post-import"`)
+}

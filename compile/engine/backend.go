@@ -31,8 +31,9 @@ type backend interface {
 	// has none (SQLite: a file, and transactional DDL).
 	scratch() *scratchSQL
 	// publish moves tables from the scratch schema into target in one
-	// step: after it they are all in target or none is.
-	publish(ctx context.Context, admin *sql.DB, scratch, target string, tables []string) error
+	// step: after it they are all in target or none is. create creates
+	// target first when it is missing.
+	publish(ctx context.Context, admin *sql.DB, scratch, target string, create bool, tables []string) error
 	// current is the schema or database dsn points at.
 	current(ctx context.Context, admin *sql.DB) (string, error)
 	// classify names the class of a database error (Other when it is none

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"net"
 	"testing"
@@ -69,4 +70,34 @@ func TestUnreachableIsUnavailable(t *testing.T) {
 		c, _ := Classify(err)
 		assert.Equal(t, Unavailable, c, "%s: %v", dsn, err)
 	}
+}
+
+// TestPostgresPoolStaysWarm: a burst of 8 requests at once finds the
+// backends of the previous burst (database/sql keeps 2 idle connections
+// by default, and each burst forked 6 new backends).
+func TestPostgresPoolStaysWarm(t *testing.T) {
+	dsn := serverDSN(t, "postgres")
+	ctx := context.Background()
+	db, err := OpenDSN(ctx, dsn)
+	require.NoError(t, err)
+	defer db.Close()
+	burst := func() map[int64]bool {
+		conns := make([]*sql.Conn, 8)
+		pids := map[int64]bool{}
+		for i := range conns {
+			c, err := db.SQL.Conn(ctx)
+			require.NoError(t, err)
+			conns[i] = c
+			var pid int64
+			require.NoError(t, c.QueryRowContext(ctx, "SELECT pg_backend_pid()").Scan(&pid))
+			pids[pid] = true
+		}
+		for _, c := range conns {
+			require.NoError(t, c.Close())
+		}
+		return pids
+	}
+	first := burst()
+	require.Len(t, first, 8)
+	assert.Equal(t, first, burst(), "the second burst runs on the first one's backends")
 }

@@ -47,8 +47,9 @@ type DB struct {
 	SQL *sql.DB
 	// Dialect is the compiler dialect of the engine.
 	Dialect compile.Dialect
-	// Schema is the scratch schema (postgres) or database (mysql); empty
-	// for sqlite.
+	// Schema is the scratch schema (postgres) or database (mysql) the
+	// pool works in, which Close drops (for OpenTarget, where the load is
+	// built before it moves into its target); empty for sqlite.
 	Schema string
 
 	backend  backend

@@ -273,3 +273,66 @@ func TestFaultSQLiteFull(t *testing.T) {
 	require.NoError(t, loadFile(context.Background(), "sqlite", "file:"+file, data))
 	checkLoaded(t, "sqlite", "file:"+file, 5000)
 }
+
+// TestAtomicLoadServers: on the shared servers, a load into a schema
+// (database) of the test's own that fails at its last line leaves no
+// trace, not even the schema, and no scratch schema of its own; the retry
+// loads, and a second load into the same target is refused whole (the
+// tables exist) without touching the first.
+func TestAtomicLoadServers(t *testing.T) {
+	for _, eng := range []string{"postgres", "mysql"} {
+		t.Run(eng, func(t *testing.T) {
+			dsn := serverDSN(t, eng)
+			ctx := context.Background()
+			b, err := backendByName(eng)
+			require.NoError(t, err)
+			admin, err := b.pool(dsn, "")
+			require.NoError(t, err)
+			defer admin.Close()
+			name, err := scratchName(time.Now())
+			require.NoError(t, err)
+			name = "croqltest_atomic_" + name[len(ScratchPrefix):]
+			d := b.dialect()
+			t.Cleanup(func() { _, _ = admin.Exec(fmt.Sprintf(b.scratch().drop, d.Quote(name))) })
+			exists := func(schemaName string) bool {
+				rows, err := admin.QueryContext(ctx, b.scratch().list, schemaName)
+				require.NoError(t, err)
+				defer rows.Close()
+				return rows.Next()
+			}
+			var scratch []string // the scratch schemas of this test's loads
+			load := func(file string) error {
+				db, err := OpenTarget(ctx, eng, dsn, name)
+				require.NoError(t, err)
+				require.NotEmpty(t, db.Schema)
+				scratch = append(scratch, db.Schema)
+				f, err := os.Open(file)
+				require.NoError(t, err)
+				defer f.Close()
+				_, err = LoadFile(ctx, db, f, schema.ReadOptions{}, nil)
+				return errors.Join(err, db.Close())
+			}
+			require.ErrorContains(t, load(projectFile(t, 300, true)), "line ")
+			assert.False(t, exists(name), "no target schema left behind")
+			assert.False(t, exists(scratch[0]), "no scratch schema left behind")
+
+			good := projectFile(t, 300, false)
+			require.NoError(t, load(good))
+			tdb, err := b.pool(dsn, name)
+			require.NoError(t, err)
+			defer tdb.Close()
+			require.NoError(t, compile.CheckLoaded(ctx, tdb, d))
+			var n int
+			require.NoError(t, tdb.QueryRowContext(ctx, "SELECT count(*) FROM strings").Scan(&n))
+			assert.Equal(t, 300, n)
+
+			require.Error(t, load(good), "the tables exist")
+			require.NoError(t, tdb.QueryRowContext(ctx, "SELECT count(*) FROM strings").Scan(&n))
+			assert.Equal(t, 300, n, "the first load is untouched")
+			require.NoError(t, compile.CheckLoaded(ctx, tdb, d))
+			for _, s := range scratch {
+				assert.False(t, exists(s), "scratch %s dropped", s)
+			}
+		})
+	}
+}

@@ -13,7 +13,8 @@ import (
 // OpenTarget opens the database dsn names for a lasting load into the
 // schema the DSN points at (PostgreSQL's search_path, MySQL's database,
 // the SQLite file), or into schemaName (PostgreSQL schema, MySQL
-// database) when it is not empty, created if need be.
+// database) when it is not empty, created when the load is moved in if
+// it is missing.
 //
 // A load through LoadFile is atomic. On SQLite it is one transaction,
 // tables and indexes included. On PostgreSQL and MySQL it goes into a
@@ -38,25 +39,23 @@ func OpenTarget(ctx context.Context, engine, dsn, schemaName string) (*DB, error
 		return OpenSQLite(dsn)
 	}
 	d := b.dialect()
-	admin, err := b.pool(dsn, "")
-	if err != nil {
-		return nil, err
-	}
-	target := schemaName
-	if target != "" {
-		_, err = admin.ExecContext(ctx, fmt.Sprintf(sc.createIfMissing, d.Quote(target)))
-	} else {
+	target, create := schemaName, schemaName != ""
+	if !create {
+		admin, err := b.pool(dsn, "")
+		if err != nil {
+			return nil, err
+		}
 		target, err = b.current(ctx, admin)
-	}
-	admin.Close()
-	if err != nil {
-		return nil, fmt.Errorf("engine: %s: %w", b.name(), err)
+		admin.Close()
+		if err != nil {
+			return nil, err
+		}
 	}
 	db, name, drop, err := openScratch(ctx, b, dsn)
 	if err != nil {
 		return nil, err
 	}
-	out := &DB{SQL: db, Dialect: d, backend: b, close: func() error { return errors.Join(db.Close(), drop()) }}
+	out := &DB{SQL: db, Dialect: d, Schema: name, backend: b, close: func() error { return errors.Join(db.Close(), drop()) }}
 	out.publish = func(ctx context.Context) error {
 		admin, err := b.pool(dsn, "")
 		if err != nil {
@@ -64,7 +63,7 @@ func OpenTarget(ctx context.Context, engine, dsn, schemaName string) (*DB, error
 		}
 		defer admin.Close()
 		tables := append(compile.DefaultMapping(schema.New()).TableNames(), compile.LoadMarker)
-		return b.publish(ctx, admin, name, target, tables)
+		return b.publish(ctx, admin, name, target, create, tables)
 	}
 	return out, nil
 }

@@ -110,9 +110,15 @@ func (mysqlBackend) scratch() *scratchSQL {
 }
 
 // publish moves the tables with one RENAME TABLE, which MySQL and MariaDB
-// run atomically: all move or none does.
-func (mysqlBackend) publish(ctx context.Context, admin *sql.DB, scratch, target string, tables []string) error {
+// run atomically: all move or none does. A missing target database is
+// created just before (DDL commits on its own in MySQL).
+func (b mysqlBackend) publish(ctx context.Context, admin *sql.DB, scratch, target string, create bool, tables []string) error {
 	d := compile.MySQL{}
+	if create {
+		if _, err := admin.ExecContext(ctx, fmt.Sprintf(b.scratch().createIfMissing, d.Quote(target))); err != nil {
+			return fmt.Errorf("engine: mysql: creating database %s: %w", target, err)
+		}
+	}
 	parts := make([]string, len(tables))
 	for i, t := range tables {
 		parts[i] = d.Quote(scratch) + "." + d.Quote(t) + " TO " + d.Quote(target) + "." + d.Quote(t)

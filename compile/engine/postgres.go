@@ -58,12 +58,19 @@ func (postgresBackend) scratch() *scratchSQL {
 }
 
 // publish moves every table (with its key, indexes and statistics) from
-// scratch to target in one transaction: PostgreSQL's DDL is transactional.
-func (postgresBackend) publish(ctx context.Context, admin *sql.DB, scratch, target string, tables []string) error {
+// scratch to target in one transaction, the target schema's creation
+// included: PostgreSQL's DDL is transactional.
+func (b postgresBackend) publish(ctx context.Context, admin *sql.DB, scratch, target string, create bool, tables []string) error {
 	d := compile.Postgres{}
 	tx, err := admin.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("engine: postgres: %w", err)
+	}
+	if create {
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf(b.scratch().createIfMissing, d.Quote(target))); err != nil {
+			_ = tx.Rollback()
+			return fmt.Errorf("engine: postgres: creating schema %s: %w", target, err)
+		}
 	}
 	for _, t := range tables {
 		if _, err := tx.ExecContext(ctx, "ALTER TABLE "+d.Quote(scratch)+"."+d.Quote(t)+" SET SCHEMA "+d.Quote(target)); err != nil {

@@ -36,7 +36,7 @@ func (sqliteBackend) pool(dsn, schema string) (*sql.DB, error) {
 // (compile.SQLite's BulkLoad), so it needs no scratch to be atomic.
 func (sqliteBackend) scratch() *scratchSQL { return nil }
 
-func (sqliteBackend) publish(context.Context, *sql.DB, string, string, []string) error {
+func (sqliteBackend) publish(context.Context, *sql.DB, string, string, bool, []string) error {
 	return errors.New("engine: sqlite has no schemas")
 }
 
