@@ -32,6 +32,8 @@ func (s *Server) apiRoutes() {
 	s.Handle("GET /api/v2/projects/{projectId}/labels", s.api(s.listLabels))
 	s.Handle("GET /api/v2/projects/{projectId}/labels/{labelId}", s.api(s.getLabel))
 	s.Handle("GET /api/v2/projects/{projectId}/languages/progress", s.api(s.projectProgress))
+	s.Handle("GET /api/v2/projects/{projectId}/languages/{languageId}/progress", s.api(s.languageProgress))
+	s.Handle("GET /api/v2/projects/{projectId}/files/{fileId}/languages/progress", s.api(s.fileProgress))
 }
 
 // pathID reads a positive integer path value.

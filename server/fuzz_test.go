@@ -107,3 +107,68 @@ func FuzzServe(f *testing.F) {
 		}
 	})
 }
+
+// FuzzListParameters sends random values of the platform's documented
+// list parameters (and random path ids) to every list and single-object
+// endpoint: no answer is a 500 or a panic, every answer is JSON, and only
+// 200, 400 and 404 occur.
+func FuzzListParameters(f *testing.F) {
+	names := []string{"fileId", "branchId", "labelIds", "filter", "scope", "denormalizePlaceholders", "directoryId",
+		"taskId", "stringIds", "approvedOnly", "passedWorkflow", "minApprovalCount", "languageId", "userId",
+		"conceptId", "translationOfTermId", "groupId", "type", "hasManagerAccess", "isSystem", "recursion",
+		"languageIds", "orderBy", "withTotal"}
+	for i := range names {
+		f.Add(uint8(i), uint8(i), "1", "", "1")
+	}
+	f.Add(uint8(2), uint8(0), "3,1", "", "1")
+	f.Add(uint8(3), uint8(0), "\"\\\xff\x00", "", "1")
+	f.Add(uint8(4), uint8(0), "title,text", "", "1")
+	f.Add(uint8(8), uint8(1), "1,2,99999999999999999999", "count of votes > 0", "1")
+	f.Add(uint8(12), uint8(3), "de", "", "1")
+	f.Add(uint8(22), uint8(1), "createdAt desc,text", "", "1")
+	f.Fuzz(func(t *testing.T, name, which uint8, value, croql, id string) {
+		h, err := fuzzServer()
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := url.PathEscape(id)
+		paths := []string{
+			"/api/v2/projects/" + e + "/strings",
+			"/api/v2/projects/" + e + "/languages/de/translations",
+			"/api/v2/tms/" + e + "/segments",
+			"/api/v2/glossaries/" + e + "/terms",
+			"/api/v2/projects",
+			"/api/v2/projects/1/files",
+			"/api/v2/projects/1/labels",
+			"/api/v2/tms",
+			"/api/v2/glossaries",
+			"/api/v2/projects/1/languages/progress",
+			"/api/v2/projects/1/languages/" + e + "/progress",
+			"/api/v2/projects/1/files/" + e + "/languages/progress",
+			"/api/v2/projects/1/strings/" + e,
+			"/api/v2/projects/1/files/" + e,
+			"/api/v2/projects/1/labels/" + e,
+			"/api/v2/tms/1/segments/" + e,
+			"/api/v2/glossaries/1/terms/" + e,
+			"/api/v2/tms/" + e,
+			"/api/v2/glossaries/" + e,
+		}
+		q := url.Values{names[int(name)%len(names)]: {value}}
+		if croql != "" {
+			q.Set("croql", croql)
+		}
+		req := httptest.NewRequest(http.MethodGet, paths[int(which)%len(paths)]+"?"+q.Encode(), nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		switch rec.Code {
+		case http.StatusOK, http.StatusBadRequest, http.StatusNotFound:
+		default:
+			t.Fatalf("%s %s: status %d: %s", req.Method, req.URL, rec.Code, rec.Body)
+		}
+		var v map[string]any
+		if err := json.Unmarshal(rec.Body.Bytes(), &v); err != nil {
+			t.Fatalf("%s: not JSON: %v: %s", req.URL, err, rec.Body)
+		}
+	})
+}

@@ -248,6 +248,10 @@ func checkJSResults(t *testing.T, p *schema.Project, res map[string]jsResult) {
 
 	works("progress.project", nil)
 	require.Len(t, res["progress.project"].IDs, len(p.TargetLanguages))
+	works("progress.language", nil)
+	require.Len(t, res["progress.language"].IDs, len(p.Files))
+	works("progress.file", nil)
+	require.Len(t, res["progress.file"].IDs, len(p.TargetLanguages))
 
 	works("upload.storage", nil)
 	works("upload.createFile", nil)

@@ -185,6 +185,15 @@ func TestListParameters(t *testing.T) {
 				}
 				require.True(t, slices.IsSortedFunc(sids, func(a, b int64) int { return int(b - a) }), "%v", sids)
 				require.Greater(t, len(sids), 1)
+				// Another order reads every string's choice first: the same
+				// translations, paged; withTotal counts the strings.
+				require.Equal(t, topTranslations(p, lang, allTr), idsWith(t, g, path, croql.Translations, url.Values{"orderBy": {"text desc"}}))
+				for _, ob := range []string{"", "createdAt"} {
+					status, body = get(t, hs, path, url.Values{"withTotal": {"true"}, "limit": {"3"}, "orderBy": {ob}})
+					require.Equal(t, http.StatusOK, status)
+					require.Len(t, body["data"], 3)
+					require.Equal(t, float64(len(sids)), body["pagination"].(map[string]any)["total"], "orderBy %q", ob)
+				}
 			}
 
 			// Terms.

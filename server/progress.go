@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -38,39 +39,127 @@ func (s *Server) projectProgress(r *http.Request) (any, *httpError) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
 	defer cancel()
-	words, summary, err := s.progressData(ctx, p)
+	data, err := s.progressData(ctx, p)
 	if err != nil {
 		return nil, s.dbError(r, ctx, "", err)
 	}
 	var objs []map[string]any
 	for _, l := range langs {
-		var ph, wd [3]int64 // total, translated, approved
-		for id, n := range words {
-			ph[0]++
-			wd[0] += n
-			st := summary[summaryKey{id, l}]
-			if st[0] {
-				ph[1]++
-				wd[1] += n
-			}
-			if st[1] {
-				ph[2]++
-				wd[2] += n
-			}
-		}
-		pct := func(a, b int64) int64 {
-			if b == 0 {
-				return 0
-			}
-			return a * 100 / b
-		}
-		count := func(c [3]int64) map[string]any {
-			return map[string]any{"total": c[0], "translated": c[1], "approved": c[2], "preTranslateAppliedTo": 0}
-		}
-		objs = append(objs, map[string]any{"languageId": l, "language": languageShape(p, l), "words": count(wd),
-			"phrases": count(ph), "translationProgress": pct(wd[1], wd[0]), "approvalProgress": pct(wd[2], wd[0]), "eTag": ""})
+		o := data.progress(l, func(int64) bool { return true })
+		o["languageId"], o["language"] = l, languageShape(p, l)
+		objs = append(objs, o)
 	}
 	return pageOf(objs, params), nil
+}
+
+// fileProgress is GET /projects/{projectId}/files/{fileId}/languages/progress:
+// the project progress over the file's strings.
+func (s *Server) fileProgress(r *http.Request) (any, *httpError) {
+	p, e := s.project(r, "projectId", "Project")
+	if e != nil {
+		return nil, e
+	}
+	params, e := s.params(r, nil, false)
+	if e != nil {
+		return nil, e
+	}
+	id, ok := pathID(r, "fileId")
+	if !ok {
+		return nil, notFound("File")
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
+	defer cancel()
+	data, err := s.progressData(ctx, p)
+	if err != nil {
+		return nil, s.dbError(r, ctx, "", err)
+	}
+	if !data.files[id] {
+		return nil, notFound("File")
+	}
+	var objs []map[string]any
+	for _, l := range p.TargetLanguages {
+		o := data.progress(l, func(sid int64) bool { return data.fileOf[sid] == id })
+		o["languageId"], o["language"] = l, languageShape(p, l)
+		objs = append(objs, o)
+	}
+	return pageOf(objs, params), nil
+}
+
+// languageProgress is GET /projects/{projectId}/languages/{languageId}/progress:
+// one language's progress per file (the files that have strings).
+func (s *Server) languageProgress(r *http.Request) (any, *httpError) {
+	p, e := s.project(r, "projectId", "Project")
+	if e != nil {
+		return nil, e
+	}
+	lang := r.PathValue("languageId")
+	if !p.HasLanguage(lang) {
+		return nil, notFound("Language")
+	}
+	params, e := s.params(r, nil, false)
+	if e != nil {
+		return nil, e
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
+	defer cancel()
+	data, err := s.progressData(ctx, p)
+	if err != nil {
+		return nil, s.dbError(r, ctx, "", err)
+	}
+	ids := make([]int64, 0, len(data.files))
+	for id := range data.files {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	var objs []map[string]any
+	for _, id := range ids {
+		o := data.progress(lang, func(sid int64) bool { return data.fileOf[sid] == id })
+		o["fileId"], o["branchId"] = id, nil
+		objs = append(objs, o)
+	}
+	return pageOf(objs, params), nil
+}
+
+// progressOf is what the progress endpoints count: each string's source
+// words and file, and its languages summary (translated, approved) by
+// language.
+type progressOf struct {
+	words   map[int64]int64
+	fileOf  map[int64]int64
+	files   map[int64]bool
+	summary map[summaryKey][2]bool
+}
+
+// progress counts the strings keep keeps in language l.
+func (d *progressOf) progress(l string, keep func(int64) bool) map[string]any {
+	var ph, wd [3]int64 // total, translated, approved
+	for id, n := range d.words {
+		if !keep(id) {
+			continue
+		}
+		ph[0]++
+		wd[0] += n
+		st := d.summary[summaryKey{id, l}]
+		if st[0] {
+			ph[1]++
+			wd[1] += n
+		}
+		if st[1] {
+			ph[2]++
+			wd[2] += n
+		}
+	}
+	pct := func(a, b int64) int64 {
+		if b == 0 {
+			return 0
+		}
+		return a * 100 / b
+	}
+	count := func(c [3]int64) map[string]any {
+		return map[string]any{"total": c[0], "translated": c[1], "approved": c[2], "preTranslateAppliedTo": 0}
+	}
+	return map[string]any{"words": count(wd), "phrases": count(ph), "translationProgress": pct(wd[1], wd[0]),
+		"approvalProgress": pct(wd[2], wd[0]), "eTag": ""}
 }
 
 type summaryKey struct {
@@ -78,9 +167,9 @@ type summaryKey struct {
 	lang string
 }
 
-// progressData reads each string's word count and its languages summary
-// (translated, approved) by language.
-func (s *Server) progressData(ctx context.Context, p *Project) (map[int64]int64, map[summaryKey][2]bool, error) {
+// progressData reads each string's word count and file and its
+// languages summary (translated, approved) by language.
+func (s *Server) progressData(ctx context.Context, p *Project) (*progressOf, error) {
 	d := p.Dialect()
 	st, sc, sk := s.tableOf("source string")
 	lt, lc, _ := s.tableOf("languages summary element")
@@ -93,25 +182,29 @@ func (s *Server) progressData(ctx context.Context, p *Project) (map[int64]int64,
 		}
 	}
 	if st == "" || lt == "" || fk == "" {
-		return nil, nil, fmt.Errorf("server: the mapping has no strings or languages summary table")
+		return nil, fmt.Errorf("server: the mapping has no strings or languages summary table")
 	}
-	words := map[int64]int64{}
-	summary := map[summaryKey][2]bool{}
+	out := &progressOf{words: map[int64]int64{}, fileOf: map[int64]int64{}, files: map[int64]bool{}, summary: map[summaryKey][2]bool{}}
 	err := s.cfg.Storage.ReadTx(ctx, p, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, "SELECT "+d.Quote(sk)+", "+d.Quote(sc["text"])+" FROM "+d.Quote(st))
+		rows, err := tx.QueryContext(ctx, "SELECT "+d.Quote(sk)+", "+d.Quote(sc["text"])+", "+d.Quote(sc["file"])+" FROM "+d.Quote(st))
 		if err != nil {
 			return err
 		}
 		for rows.Next() {
 			var id int64
 			var text string
-			if err := rows.Scan(&id, &text); err != nil {
+			var file any
+			if err := rows.Scan(&id, &text, &file); err != nil {
 				rows.Close()
 				return err
 			}
-			words[id] = int64(len(strings.Fields(text)))
+			out.words[id] = int64(len(strings.Fields(text)))
+			if f, ok := toInt(file); ok && file != nil {
+				out.fileOf[id] = f
+				out.files[f] = true
+			}
 		}
-		if err := rows.Close(); err != nil {
+		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 			return err
 		}
 		rows, err = tx.QueryContext(ctx, "SELECT "+d.Quote(fk)+", "+d.Quote(lc["language"])+", "+d.Quote(lc["is translated"])+", "+d.Quote(lc["is approved"])+" FROM "+d.Quote(lt))
@@ -126,9 +219,9 @@ func (s *Server) progressData(ctx context.Context, p *Project) (map[int64]int64,
 			if err := rows.Scan(&id, &lang, &tr, &ap); err != nil {
 				return err
 			}
-			summary[summaryKey{id, lang}] = [2]bool{value(column{kind: kBool}, tr) == true, value(column{kind: kBool}, ap) == true}
+			out.summary[summaryKey{id, lang}] = [2]bool{value(column{kind: kBool}, tr) == true, value(column{kind: kBool}, ap) == true}
 		}
 		return rows.Err()
 	})
-	return words, summary, err
+	return out, err
 }

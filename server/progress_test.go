@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -47,6 +48,36 @@ func TestLanguageProgress(t *testing.T) {
 				require.Equal(t, float64(trWords), o["words"].(map[string]any)["translated"])
 				require.Equal(t, float64(trWords*100/total), o["translationProgress"])
 			}
+			// Per file for one language, per language for one file: the
+			// strings of the file the evaluator finds translated.
+			status, body = get(t, hs, "/api/v2/projects/1/languages/de/progress", nil)
+			require.Equal(t, http.StatusOK, status, "%v", body)
+			files := body["data"].([]any)
+			require.Len(t, files, len(p.Files))
+			for i, f := range p.Files {
+				o := files[i].(map[string]any)["data"].(map[string]any)
+				require.Equal(t, float64(f.ID), o["fileId"])
+				in := evalIDs(t, p, croql.Strings, "", fmt.Sprintf("id of file = %d", f.ID))
+				tr := evalIDs(t, p, croql.Strings, "", fmt.Sprintf(`id of file = %d and count of languages summary where (language = @language:"de" and is translated) > 0`, f.ID))
+				ph := o["phrases"].(map[string]any)
+				require.Equal(t, float64(len(in)), ph["total"], "file %d", f.ID)
+				require.Equal(t, float64(len(tr)), ph["translated"], "file %d", f.ID)
+				status, body := get(t, hs, fmt.Sprintf("/api/v2/projects/1/files/%d/languages/progress", f.ID), nil)
+				require.Equal(t, http.StatusOK, status)
+				byLang := body["data"].([]any)
+				require.Len(t, byLang, len(p.TargetLanguages))
+				for _, x := range byLang {
+					x := x.(map[string]any)["data"].(map[string]any)
+					if x["languageId"] == "de" {
+						require.Equal(t, ph, x["phrases"])
+					}
+				}
+			}
+			status, _ = get(t, hs, "/api/v2/projects/1/languages/xx/progress", nil)
+			require.Equal(t, http.StatusNotFound, status)
+			status, _ = get(t, hs, "/api/v2/projects/1/files/999/languages/progress", nil)
+			require.Equal(t, http.StatusNotFound, status)
+
 			status, body = get(t, hs, "/api/v2/projects/1/languages/progress", url.Values{"languageIds": {"de"}})
 			require.Equal(t, http.StatusOK, status)
 			require.Len(t, body["data"], 1)

@@ -9,6 +9,12 @@
 //	GET /api/v2/tms/{tmId}/segments?croql=
 //	GET /api/v2/glossaries/{glossaryId}/terms?croql=
 //
+// and their single objects, the project's files, labels and language
+// progress, the TMs and glossaries. Every object has the fields the
+// platform's official API clients declare (shapes.go); every documented
+// list parameter is honoured as the croql it means or refused with a 400
+// naming it (params.go).
+//
 // Responses and errors have the platform's shapes and field names. The
 // server never evaluates a query itself: it checks the text with the croql
 // facade (every diagnostic becomes a 400 under the key croql), compiles it

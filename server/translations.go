@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -19,14 +20,14 @@ import (
 // in the language, or for a plural string the top translation of each
 // plural form.
 //
-// Which translation is the top one: the platform's API reference says
-// that List Language Translations returns translations "that will be
-// exported" unless approvedOnly or passedWorkflow narrow them, and the
-// clients' models hold one translationId per string (per plural form).
-// The platform exports, per string, the approved translation, otherwise
-// the newest. So croql serve takes, among the translations the croql and
-// the parameters keep: an approved one (any approval) before one without,
-// then the most recently updated, then the highest id.
+// Which translation is the top one (docs/serve.md, "Which translation
+// per string"): the clients model one translationId per string (per
+// plural form), the Go client points to OTA delivery for the same
+// translations, and approvedOnly, minApprovalCount and passedWorkflow are
+// the export settings of the same names; so croql serve takes what an
+// export would: among the translations the croql and the parameters keep,
+// an approved one (any approval) before one without, then the most
+// recently updated, then the highest id.
 
 // pluralOrder is the order of plural forms in plurals[] (CLDR's).
 var pluralOrder = []string{"zero", "one", "two", "few", "many", "other"}
@@ -125,15 +126,52 @@ func (s *Server) listTranslations(body bool) func(*http.Request) (any, *httpErro
 			}
 			return "NULL"
 		}
-		query := "SELECT " + strings.Join([]string{res.key, stringID, col("text"), col("pluralCategoryName"), col("userId"),
-			col("updatedAt"), approvals, added}, ", ") + " FROM " + res.table + whereClause(where) + " ORDER BY 2, 1"
+		sel := "SELECT " + strings.Join([]string{res.key, stringID, col("text"), col("pluralCategoryName"), col("userId"),
+			col("updatedAt"), approvals, added}, ", ") + " FROM " + res.table
 		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
 		defer cancel()
+		// In string order (the default, or orderBy stringId) the page's
+		// strings are found in SQL and only their translations read;
+		// another order needs every string's choice first.
+		inStringOrder := len(params.orderBy) == 0 || len(params.orderBy) == 1 && params.orderBy[0].col.json == "stringId"
 		var rows []trRow
+		var page []int64
+		var total int64
 		types := map[int64]string{}
 		err = s.cfg.Storage.ReadTx(ctx, p, func(tx *sql.Tx) error {
+			w, a := where, args
+			if inStringOrder {
+				w = append(slices.Clone(where), stringID+" IS NOT NULL")
+				dir := ""
+				if len(params.orderBy) == 1 && params.orderBy[0].desc {
+					dir = " DESC"
+				}
+				pa := append(slices.Clone(args), params.limit, params.offset)
+				q := "SELECT DISTINCT " + stringID + " FROM " + res.table + whereClause(w) + " ORDER BY 1" + dir +
+					d.Limit(d.Param(len(pa)-1, schema.Int)) + " OFFSET " + d.Param(len(pa), schema.Int)
+				var err error
+				if page, err = scanIDs(ctx, tx, q, pa); err != nil {
+					return err
+				}
+				if params.withTotal {
+					q := "SELECT COUNT(DISTINCT " + stringID + ") FROM " + res.table + whereClause(w)
+					if err := tx.QueryRowContext(ctx, q, args...).Scan(&total); err != nil {
+						return fmt.Errorf("server: counting: %w", err)
+					}
+				}
+				if len(page) == 0 {
+					return nil
+				}
+				a = slices.Clone(args)
+				ph := make([]string, len(page))
+				for i, id := range page {
+					a = append(a, id)
+					ph[i] = d.Param(len(a), schema.Int)
+				}
+				w = append(w, stringID+" IN ("+strings.Join(ph, ", ")+")")
+			}
 			var err error
-			if rows, err = readTranslations(ctx, tx, query, args); err != nil {
+			if rows, err = readTranslations(ctx, tx, sel+whereClause(w)+" ORDER BY 2, 1", a); err != nil {
 				return err
 			}
 			return s.stringTypes(ctx, tx, p, rows, types)
@@ -150,8 +188,34 @@ func (s *Server) listTranslations(body bool) func(*http.Request) (any, *httpErro
 				delete(o, "createdAt")
 			}
 		}
-		return pageOf(objs, params), nil
+		if !inStringOrder {
+			return pageOf(objs, params), nil
+		}
+		out := make([]any, len(objs))
+		for i, o := range objs {
+			out[i] = item{o}
+		}
+		return listBody(out, params, total), nil
 	}
+}
+
+// scanIDs runs a query of one integer column.
+func scanIDs(ctx context.Context, tx *sql.Tx, q string, args []any) ([]int64, error) {
+	rs, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("server: query: %w", err)
+	}
+	defer rs.Close()
+	var out []int64
+	for rs.Next() {
+		var v any
+		if err := rs.Scan(&v); err != nil {
+			return nil, fmt.Errorf("server: reading rows: %w", err)
+		}
+		n, _ := toInt(v)
+		out = append(out, n)
+	}
+	return out, rs.Err()
 }
 
 func readTranslations(ctx context.Context, tx *sql.Tx, query string, args []any) ([]trRow, error) {
@@ -204,20 +268,40 @@ func (s *Server) stringTypes(ctx context.Context, tx *sql.Tx, p *Project, rows [
 			typeCol = c.sql
 		}
 	}
-	rs, err := tx.QueryContext(ctx, "SELECT "+res.key+", "+typeCol+" FROM "+res.table)
-	if err != nil {
-		return fmt.Errorf("server: string types: %w", err)
+	var ids []int64
+	for i, r := range rows {
+		if i == 0 || r.stringID != rows[i-1].stringID {
+			ids = append(ids, r.stringID)
+		}
 	}
-	defer rs.Close()
-	for rs.Next() {
-		var id int64
-		var typ string
-		if err := rs.Scan(&id, &typ); err != nil {
+	d := p.Dialect()
+	for len(ids) > 0 {
+		n := min(len(ids), MaxLimit)
+		ph := make([]string, n)
+		args := make([]any, n)
+		for i, id := range ids[:n] {
+			args[i] = id
+			ph[i] = d.Param(i+1, schema.Int)
+		}
+		ids = ids[n:]
+		rs, err := tx.QueryContext(ctx, "SELECT "+res.key+", "+typeCol+" FROM "+res.table+" WHERE "+res.key+" IN ("+strings.Join(ph, ", ")+")", args...)
+		if err != nil {
 			return fmt.Errorf("server: string types: %w", err)
 		}
-		types[id] = typ
+		for rs.Next() {
+			var id int64
+			var typ string
+			if err := rs.Scan(&id, &typ); err != nil {
+				rs.Close()
+				return fmt.Errorf("server: string types: %w", err)
+			}
+			types[id] = typ
+		}
+		if err := errors.Join(rs.Err(), rs.Close()); err != nil {
+			return fmt.Errorf("server: string types: %w", err)
+		}
 	}
-	return rs.Err()
+	return nil
 }
 
 // better reports whether a is the top translation before b.

@@ -182,7 +182,9 @@ func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 func (p *Platform) filesHandler(s *server.Server) http.Handler {
 	oneStep := p.importHandler(s, false)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !isJSON(r) {
+		// A raw body named by Crowdin-API-FileName is the one-step form,
+		// whatever its type (a JSON source file is application/json too).
+		if !isJSON(r) || r.Header.Get("Crowdin-API-FileName") != "" {
 			oneStep.ServeHTTP(w, r)
 			return
 		}

@@ -73,6 +73,14 @@ func TestTwoStepUpload(t *testing.T) {
 			require.Equal(t, http.StatusBadRequest, status)
 			status, _ = do(t, http.MethodPost, base.URL+"/api/v2/storages", strings.NewReader(`{}`), nil)
 			require.Equal(t, http.StatusBadRequest, status, "a storage needs a name")
+
+			// A JSON file sent raw with its name in the header is still the
+			// one-step upload.
+			status, body = do(t, http.MethodPost, base.URL+"/api/v2/projects/1/files", strings.NewReader(`{"raw":"Raw"}`),
+				map[string]string{"Content-Type": "application/json", "Crowdin-API-FileName": "raw.json"})
+			require.Equal(t, http.StatusCreated, status, string(body))
+			require.Contains(t, string(body), `"name":"raw.json"`)
+			require.Contains(t, listStrings(t, base.URL, ""), `raw="Raw"`)
 		})
 	}
 }

@@ -232,7 +232,19 @@ func TestModelsByReflection(t *testing.T) {
 				path string
 				typ  reflect.Type
 				skip map[string]bool
-			}{"/api/v2/projects/1/languages/progress", reflect.TypeFor[model.TranslationProgress](), map[string]bool{"branchId": true, "fileId": true, "etag": true}})
+			}{"/api/v2/projects/1/languages/progress", reflect.TypeFor[model.TranslationProgress](), map[string]bool{"branchId": true, "fileId": true, "etag": true}},
+				struct {
+					path string
+					typ  reflect.Type
+					skip map[string]bool
+				}{"/api/v2/projects/1/files/1/languages/progress", reflect.TypeFor[model.TranslationProgress](), map[string]bool{"branchId": true, "fileId": true, "etag": true}},
+				// A language's progress per file: languageId and language
+				// belong to the other kinds.
+				struct {
+					path string
+					typ  reflect.Type
+					skip map[string]bool
+				}{"/api/v2/projects/1/languages/de/progress", reflect.TypeFor[model.TranslationProgress](), map[string]bool{"languageId": true, "language": true, "etag": true}})
 			for _, c := range cases {
 				objs := raw(t, base, c.path)
 				require.NotEmpty(t, objs, c.path)
@@ -433,6 +445,13 @@ func TestGoClient(t *testing.T) {
 			require.NoError(t, err)
 			require.Len(t, prog, len(p.TargetLanguages))
 			require.NotZero(t, prog[0].Phrases["total"])
+			fprog, _, err := c.TranslationStatus.GetLanguageProgress(ctx, 1, "de", nil)
+			require.NoError(t, err)
+			require.Len(t, fprog, len(p.Files))
+			require.NotNil(t, fprog[0].FileID)
+			lprog, _, err := c.TranslationStatus.GetFileProgress(ctx, 1, 1, nil)
+			require.NoError(t, err)
+			require.Len(t, lprog, len(p.TargetLanguages))
 
 			// Files and labels.
 			files, _, err := c.SourceFiles.ListFiles(ctx, 1, nil)

@@ -61,6 +61,7 @@ const models = {
   Storage: declared('uploadStorage', 'Storage'),
   UploadTranslationResponse: declared('translations', 'UploadTranslationResponse'),
   LanguageProgress: declared('translationStatus', 'LanguageProgress'),
+  FileProgress: declared('translationStatus', 'FileProgress'),
 };
 
 const missing = [];
@@ -182,6 +183,8 @@ async function main() {
   await run('files.get', 'File', () => f.getFile(1, 1));
 
   await run('progress.project', 'LanguageProgress', () => client.translationStatusApi.getProjectProgress(1));
+  await run('progress.language', 'FileProgress', () => client.translationStatusApi.getLanguageProgress(1, 'de'));
+  await run('progress.file', 'LanguageProgress', () => client.translationStatusApi.getFileProgress(1, 1));
 
   const lb = client.labelsApi;
   await run('labels.list', 'Label', () => lb.listLabels(1));
