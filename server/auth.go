@@ -124,6 +124,11 @@ func ReadTokenFile(r io.Reader) (*Tokens, error) {
 	return t, nil
 }
 
+// Authenticate returns the grant of the request's bearer token (in the
+// Authorization header) and whether t accepts it. A nil Tokens accepts
+// none.
+func (t *Tokens) Authenticate(r *http.Request) (Grant, bool) { return t.authenticate(r) }
+
 // authenticate returns the grant of the request's bearer token.
 func (t *Tokens) authenticate(r *http.Request) (Grant, bool) {
 	h := r.Header.Get("Authorization")

@@ -86,6 +86,19 @@ type Config struct {
 	MaxCost float64
 	// Options are more facade options for every query (applied last).
 	Options []croql.Option
+	// MaxConns caps the connections Serve keeps open at once
+	// (DefaultMaxConns when 0, negative: no cap); MaxConnsPerClient caps
+	// those from one IP address (DefaultMaxConnsPerClient when 0,
+	// negative: no cap). A connection beyond either is closed as soon as
+	// it is accepted.
+	MaxConns, MaxConnsPerClient int
+	// MinBodyRate is the slowest average rate, in bytes per second, a
+	// request body may arrive at once BodyGrace has passed
+	// (DefaultMinBodyRate when 0, negative: none); BodyGrace is
+	// DefaultBodyGrace when 0. A slower body's read fails and its
+	// connection is closed.
+	MinBodyRate int64
+	BodyGrace   time.Duration
 }
 
 // Server serves the API. It is safe for concurrent use.
@@ -119,6 +132,18 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.MaxConns == 0 {
+		cfg.MaxConns = DefaultMaxConns
+	}
+	if cfg.MaxConnsPerClient == 0 {
+		cfg.MaxConnsPerClient = DefaultMaxConnsPerClient
+	}
+	if cfg.MinBodyRate == 0 {
+		cfg.MinBodyRate = DefaultMinBodyRate
+	}
+	if cfg.BodyGrace <= 0 {
+		cfg.BodyGrace = DefaultBodyGrace
 	}
 	if cfg.Location == nil {
 		cfg.Location = time.UTC
@@ -300,9 +325,17 @@ func (s *Server) recoverer(h http.Handler) http.Handler {
 // Serve serves on ln until ctx is done, then shuts down gracefully:
 // it stops accepting, lets the requests in flight finish (for at most
 // grace), and returns. The caller closes the storage afterwards.
+//
+// Connections are bounded: headers within ReadHeaderTimeout and
+// MaxHeaderBytes, bodies at Config.MinBodyRate after Config.BodyGrace,
+// idle keep-alive connections closed after IdleTimeout, and at most
+// Config.MaxConns connections open, Config.MaxConnsPerClient from one IP
+// address.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
-	hs := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+	hs := &http.Server{Handler: minBodyRate(s, s.cfg.MinBodyRate, s.cfg.BodyGrace),
+		ReadHeaderTimeout: ReadHeaderTimeout, IdleTimeout: IdleTimeout, MaxHeaderBytes: MaxHeaderBytes,
 		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) }}
+	ln = newLimitListener(ln, s.cfg.MaxConns, s.cfg.MaxConnsPerClient)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {

@@ -13,7 +13,9 @@
 //     [Text], [Status]), where text and status are a string or an object
 //     keyed by plural category;
 //   - an [http.Handler] ([Handler]) for the module URL that reads the job
-//     (at most 5 MiB, within 30 s; at most 4 jobs at once, 503 beyond),
+//     (at most 5 MiB, within 30 s and at 8 KiB/s on average after the
+//     first 3 s; at most 4 jobs at once, 503 beyond, a slot taken only once
+//     the body has arrived),
 //     accepts both jobType spellings (the documentation's
 //     `file-post-import` and the platform SDK's `post-import-file`), loads
 //     the strings from `strings` or, when the job carries none, the NDJSON

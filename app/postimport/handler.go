@@ -41,6 +41,12 @@ const (
 	// DefaultBodyTimeout bounds reading the request body (at most 5 MiB),
 	// from the request's arrival.
 	DefaultBodyTimeout = 30 * time.Second
+	// DefaultMinBodyRate is the slowest a request body may arrive, on
+	// average, once DefaultBodyGrace has passed since the request arrived.
+	DefaultMinBodyRate = 8 << 10 // bytes per second
+	// DefaultBodyGrace is the time a request body may take before
+	// MinBodyRate applies.
+	DefaultBodyGrace = 3 * time.Second
 	// DefaultMaxFileBytes bounds a file fetched from contentUrl.
 	DefaultMaxFileBytes = 32 << 20
 	// DefaultMaxStringsBytes bounds the NDJSON fetched from stringsUrl.
@@ -81,9 +87,20 @@ type Config struct {
 	// cannot hold the connection; the server's own ReadTimeout should be set
 	// too.
 	BodyTimeout time.Duration
+	// MinBodyRate is the slowest average rate, in bytes per second, a
+	// request body may arrive at once BodyGrace has passed since the
+	// request's arrival (default DefaultMinBodyRate; negative: no rate,
+	// only BodyTimeout). A slower body is answered 408. It is applied as
+	// the connection's read deadline, moved on as bytes arrive.
+	MinBodyRate int64
+	// BodyGrace is the time before MinBodyRate applies (default
+	// DefaultBodyGrace).
+	BodyGrace time.Duration
 	// MaxConcurrentJobs bounds the jobs processed at once (default
 	// DefaultMaxConcurrentJobs); a job beyond it is answered 503 with
-	// Retry-After at once, before its body is read.
+	// Retry-After once its body has arrived. A job's slot is taken only
+	// after its body has been read, so clients trickling bodies hold no
+	// slot.
 	MaxConcurrentJobs int
 	// HTTPClient fetches contentUrl and stringsUrl. Default: GuardedClient(),
 	// which refuses non-public addresses. A client set here is used as is.
@@ -165,6 +182,12 @@ func NewHandler(p Processor, cfg Config) (*Handler, error) {
 		cfg.BodyTimeout = DefaultBodyTimeout
 	}
 	cfg.BodyTimeout = min(cfg.BodyTimeout, cfg.Deadline)
+	if cfg.MinBodyRate == 0 {
+		cfg.MinBodyRate = DefaultMinBodyRate
+	}
+	if cfg.BodyGrace <= 0 {
+		cfg.BodyGrace = DefaultBodyGrace
+	}
 	if cfg.MaxConcurrentJobs <= 0 {
 		cfg.MaxConcurrentJobs = DefaultMaxConcurrentJobs
 	}
@@ -235,6 +258,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.writeFailure(w, r, &failure{status: http.StatusMethodNotAllowed, transport: true, message: "The post-import module accepts POST requests only."})
 		return
 	}
+	// The body is read before a slot is taken: a client trickling its
+	// body (bounded by BodyTimeout and MinBodyRate) holds no slot.
+	ctx, cancel := context.WithDeadline(r.Context(), start.Add(h.cfg.Deadline))
+	defer cancel()
+	job, f := h.readJob(ctx, w, r, start)
+	if f != nil {
+		h.writeFailure(w, r, f)
+		return
+	}
 	select {
 	case h.slots <- struct{}{}:
 		// The slot is released when the job is answered, or, when the
@@ -246,7 +278,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				release()
 			}
 		}()
-		h.serveJob(w, r, start, func() (rel func()) { rel, release = release, nil; return rel })
+		h.serveJob(ctx, w, r, job, func() (rel func()) { rel, release = release, nil; return rel })
 		return
 	default:
 		w.Header().Set("Retry-After", "5")
@@ -259,15 +291,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // serveJob runs one job; takeRelease hands the job's slot release over to
 // an abandoned processor.
-func (h *Handler) serveJob(w http.ResponseWriter, r *http.Request, start time.Time, takeRelease func() func()) {
-	ctx, cancel := context.WithDeadline(r.Context(), start.Add(h.cfg.Deadline))
-	defer cancel()
-
-	job, f := h.readJob(ctx, w, r, start)
-	if f != nil {
-		h.writeFailure(w, r, f)
-		return
-	}
+func (h *Handler) serveJob(ctx context.Context, w http.ResponseWriter, r *http.Request, job *Job, takeRelease func() func()) {
 	if f := h.load(ctx, job); f != nil {
 		h.writeFailure(w, r, f)
 		return
@@ -319,13 +343,18 @@ func (h *Handler) readJob(ctx context.Context, w http.ResponseWriter, r *http.Re
 	if r.ContentLength > limit {
 		return nil, tooLarge()
 	}
-	body, err := readBody(ctx, w, r, limit, start.Add(h.cfg.BodyTimeout))
+	body, err := readBody(ctx, w, r, limit, start.Add(h.cfg.BodyTimeout), h.rate(start))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		switch {
 		case errors.As(err, &mbe):
 			return nil, tooLarge()
+		case errors.Is(err, errTooSlow):
+			return nil, fail(http.StatusRequestTimeout, err, "The import request arrived slower than %s/s.", humanBytes(h.cfg.MinBodyRate))
 		case errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) || isTimeout(err) || time.Now().After(start.Add(h.cfg.BodyTimeout)):
+			if h.cfg.MinBodyRate > 0 && time.Now().Before(start.Add(h.cfg.BodyTimeout)) {
+				return nil, fail(http.StatusRequestTimeout, err, "The import request arrived slower than %s/s.", humanBytes(h.cfg.MinBodyRate))
+			}
 			return nil, fail(http.StatusRequestTimeout, err, "The import request was not received within %s.", h.cfg.BodyTimeout)
 		}
 		return nil, fail(http.StatusBadRequest, err, "The import request could not be read.")
@@ -349,13 +378,59 @@ func isTimeout(err error) bool {
 	return errors.As(err, &ne) && ne.Timeout()
 }
 
-// readBody reads at most limit bytes of the body before deadline. The
-// deadline is set on the connection (http.ResponseController), so a client
+// errTooSlow is a body that arrived slower than MinBodyRate.
+var errTooSlow = errors.New("the request body arrives too slowly")
+
+// rate returns, for a body that started arriving at start, the time by
+// which n bytes must have arrived (the zero time: no rate applies).
+func (h *Handler) rate(start time.Time) func(n int64) time.Time {
+	if h.cfg.MinBodyRate <= 0 {
+		return func(int64) time.Time { return time.Time{} }
+	}
+	return func(n int64) time.Time {
+		return start.Add(h.cfg.BodyGrace + time.Duration(float64(n)/float64(h.cfg.MinBodyRate)*float64(time.Second)))
+	}
+}
+
+// rateReader reads r, setting the connection's read deadline before each
+// read to the earlier of deadline and by(bytes read so far).
+type rateReader struct {
+	r        io.Reader
+	rc       *http.ResponseController
+	deadline time.Time
+	by       func(int64) time.Time
+	n        int64
+}
+
+func (rr *rateReader) Read(p []byte) (int, error) {
+	d := rr.deadline
+	if b := rr.by(rr.n); !b.IsZero() && b.Before(d) {
+		if !time.Now().Before(b) {
+			return 0, errTooSlow
+		}
+		d = b
+	}
+	_ = rr.rc.SetReadDeadline(d)
+	n, err := rr.r.Read(p)
+	rr.n += int64(n)
+	if err != nil && isTimeout(err) && d.Before(rr.deadline) {
+		err = fmt.Errorf("%w: %w", errTooSlow, err)
+	}
+	return n, err
+}
+
+// readBody reads at most limit bytes of the body before deadline, and
+// each byte by the time by gives for it (a minimum rate). The deadlines
+// are set on the connection (http.ResponseController), so a client
 // sending a byte now and then cannot hold it; where the writer does not
 // support read deadlines, the read is abandoned at the deadline instead.
-func readBody(ctx context.Context, w http.ResponseWriter, r *http.Request, limit int64, deadline time.Time) (_ []byte, err error) {
+func readBody(ctx context.Context, w http.ResponseWriter, r *http.Request, limit int64, deadline time.Time, by func(int64) time.Time) (_ []byte, err error) {
 	rc := http.NewResponseController(w)
+	var body io.Reader = r.Body
+	connDeadline := false
 	if err := rc.SetReadDeadline(deadline); err == nil {
+		connDeadline = true
+		body = &rateReader{r: r.Body, rc: rc, deadline: deadline, by: by}
 		// Lifted only after a complete read: after a failed one the
 		// deadline stays, so the server's own draining of the unread body
 		// cannot be held either.
@@ -371,12 +446,22 @@ func readBody(ctx context.Context, w http.ResponseWriter, r *http.Request, limit
 	}
 	done := make(chan result, 1)
 	go func() {
-		b, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+		b, err := io.ReadAll(io.LimitReader(body, limit+1))
 		if err == nil && int64(len(b)) > limit {
 			b, err = nil, &http.MaxBytesError{Limit: limit}
 		}
 		done <- result{b, err}
 	}()
+	if connDeadline {
+		// The connection's deadlines end the read; the server cancels
+		// the request's context when a read fails, so waiting on the
+		// context would hide why.
+		res := <-done
+		if res.err != nil {
+			w.Header().Set("Connection", "close")
+		}
+		return res.b, res.err
+	}
 	rctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	select {

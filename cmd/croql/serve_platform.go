@@ -2,9 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -23,6 +27,8 @@ type platformFlags struct {
 	jobType       string
 	subscriptions string
 	publicURL     string
+	adminToken    string
+	adminFile     string
 	jobTimeout    time.Duration
 }
 
@@ -33,9 +39,47 @@ func (pf *platformFlags) addFlags(cmd *cobra.Command) {
 	f.StringArrayVar(&pf.clientSecrets, "app-client-secret", nil, "OAuth client secret of an app (repeatable: the n-th belongs to the n-th --app; empty or absent: the app is called without the SDK handshake). With it croql serve sends the installed event, issues tokens at /oauth/token and signs a JWT on every module call")
 	f.StringVar(&pf.jobType, "job-type", postimport.JobTypeSDK, "jobType of post-import jobs: "+postimport.JobTypeSDK+" (what the platform's SDK acts on) or "+postimport.JobType+" (the documentation's spelling)")
 	f.StringVar(&pf.subscriptions, "subscriptions", "", "JSON file of the subscriptions table and the organization of each token (docs/app-contract.md)")
-	f.StringVar(&pf.publicURL, "public-url", "", "address apps reach this server at, for contentUrl/stringsUrl of large jobs (default: http://{Host of the upload})")
+	f.StringVar(&pf.publicURL, "public-url", "", "address apps reach this server at, for apiBaseUrl and contentUrl/stringsUrl of jobs (default: http://{the local address the upload arrived on}; never the request's Host header)")
+	f.StringVar(&pf.adminToken, "admin-token", "", "bearer token of the admin routes (/admin/…), distinct from the read tokens (default $CROQL_ADMIN_TOKEN)")
+	f.StringVar(&pf.adminFile, "admin-token-file", "", "file of admin tokens, one per line (# comments and blank lines skipped)")
 	f.DurationVar(&pf.jobTimeout, "job-timeout", platform.DefaultJobTimeout, "how long a post-import module may take")
 	_ = cmd.MarkFlagFilename("subscriptions", "json")
+}
+
+// adminTokens reads the admin tokens of --admin-token,
+// $CROQL_ADMIN_TOKEN and --admin-token-file; none of them may be a read
+// token.
+func (pf *platformFlags) adminTokens(read *server.Tokens) (*server.Tokens, error) {
+	var list []string
+	tok := pf.adminToken
+	if tok == "" {
+		tok = os.Getenv("CROQL_ADMIN_TOKEN")
+	}
+	if tok != "" {
+		list = append(list, tok)
+	}
+	if pf.adminFile != "" {
+		b, err := os.ReadFile(pf.adminFile)
+		if err != nil {
+			return nil, fmt.Errorf("croql serve: --admin-token-file: %w", err)
+		}
+		for line := range strings.Lines(string(b)) {
+			if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+				list = append(list, line)
+			}
+		}
+	}
+	t := &server.Tokens{}
+	for _, tok := range list {
+		r := &http.Request{Header: http.Header{"Authorization": {"Bearer " + tok}}}
+		if _, ok := read.Authenticate(r); ok {
+			return nil, errors.New("croql serve: an admin token is also a read token (--token, --token-file): give the admin routes a token of their own")
+		}
+		if err := t.Add(tok); err != nil {
+			return nil, fmt.Errorf("croql serve: admin token: %w", err)
+		}
+	}
+	return t, nil
 }
 
 // setup reads the app descriptors and the subscriptions and adds the
@@ -64,6 +108,11 @@ func (pf *platformFlags) setup(ctx context.Context, s *server.Server, log io.Wri
 		}
 		cfg.Subscriptions = subs
 	}
+	admin, err := pf.adminTokens(s.Tokens())
+	if err != nil {
+		return err
+	}
+	cfg.AdminTokens = admin
 	p, err := platform.New(ctx, cfg)
 	if err != nil {
 		return err

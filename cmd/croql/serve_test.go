@@ -47,3 +47,19 @@ func TestServeAppCredentialFlags(t *testing.T) {
 	require.Equal(t, 1, code, stderr)
 	require.Contains(t, stderr, `jobType "post-import" is neither "post-import-file" nor "file-post-import"`)
 }
+
+// TestServeAdminTokenFlags: an admin token that is also a read token, or
+// an admin token file that cannot be read, stops croql serve before it
+// listens; the token is not echoed.
+func TestServeAdminTokenFlags(t *testing.T) {
+	t.Setenv("CROQL_TOKEN", "shared-secret-token")
+	t.Setenv("CROQL_ADMIN_TOKEN", "")
+	code, _, stderr := runCLI("", "serve", "--dir", t.TempDir(), "--listen", "127.0.0.1:0", "--admin-token", "shared-secret-token")
+	require.Equal(t, 1, code, stderr)
+	require.Contains(t, stderr, "an admin token is also a read token")
+	require.NotContains(t, stderr, "shared-secret-token")
+
+	code, _, stderr = runCLI("", "serve", "--dir", t.TempDir(), "--listen", "127.0.0.1:0", "--admin-token-file", t.TempDir()+"/missing")
+	require.Equal(t, 1, code, stderr)
+	require.Contains(t, stderr, "--admin-token-file")
+}

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -37,6 +38,9 @@ func TestEndToEnd(t *testing.T) {
 
 	subs := serveplatform.NewSubscriptions()
 	subs.MapToken(token, "42")
+	const adminToken = "e2e-admin-token"
+	admin := &server.Tokens{}
+	require.NoError(t, admin.Add(adminToken))
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
@@ -45,7 +49,7 @@ func TestEndToEnd(t *testing.T) {
 			Demo:   &schema.Project{Name: "e2e", SourceLanguage: "en", TargetLanguages: []string{"de"}},
 			Listen: "127.0.0.1:0", Token: token, Dir: t.TempDir(),
 			Setup: func(s *server.Server) error {
-				p, err := serveplatform.New(ctx, serveplatform.Config{Apps: []string{splitter.URL, checker.URL}, Subscriptions: subs})
+				p, err := serveplatform.New(ctx, serveplatform.Config{Apps: []string{splitter.URL, checker.URL}, Subscriptions: subs, AdminTokens: admin})
 				if err != nil {
 					return err
 				}
@@ -70,7 +74,11 @@ func TestEndToEnd(t *testing.T) {
 	api := func(method, path string, body io.Reader, contentType string) (int, string) {
 		req, err := http.NewRequest(method, base+path, body)
 		require.NoError(t, err)
-		req.Header.Set("Authorization", "Bearer "+token)
+		if strings.HasPrefix(path, "/admin/") {
+			req.Header.Set("Authorization", "Bearer "+adminToken)
+		} else {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
 		if contentType != "" {
 			req.Header.Set("Content-Type", contentType)
 		}

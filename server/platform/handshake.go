@@ -381,6 +381,8 @@ func joinURL(base, path string) string {
 func (p *Platform) registerHandshake(s *server.Server) {
 	p.tokens = s.Tokens()
 	s.HandlePublic("POST "+TokenPath, http.HandlerFunc(p.serveToken))
-	s.Handle("POST /admin/applications/{app}/organizations/{org}/installation", http.HandlerFunc(p.serveInstall))
-	s.Handle("DELETE /admin/applications/{app}/organizations/{org}/installation", http.HandlerFunc(p.serveUninstall))
+	if p.cfg.AdminTokens.Len() > 0 {
+		p.handleAdmin(s, "POST /admin/applications/{app}/organizations/{org}/installation", http.HandlerFunc(p.serveInstall))
+		p.handleAdmin(s, "DELETE /admin/applications/{app}/organizations/{org}/installation", http.HandlerFunc(p.serveUninstall))
+	}
 }

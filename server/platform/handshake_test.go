@@ -200,7 +200,7 @@ func TestSDKHandshake(t *testing.T) {
 
 	// Uninstall: the event carries the installation's app secret; the
 	// token is revoked.
-	status, body := do(t, http.MethodDelete, base.URL+"/admin/applications/sdk-app/organizations/7/installation", nil, nil)
+	status, body := do(t, http.MethodDelete, base.URL+"/admin/applications/sdk-app/organizations/7/installation", nil, asAdmin)
 	require.Equal(t, http.StatusOK, status, string(body))
 	app.mu.Lock()
 	require.Len(t, app.uninstalled, 1)
@@ -208,11 +208,11 @@ func TestSDKHandshake(t *testing.T) {
 	app.mu.Unlock()
 	require.Equal(t, http.StatusUnauthorized, apiGet(tok))
 	require.False(t, p.Installed("sdk-app", "7"))
-	status, _ = do(t, http.MethodDelete, base.URL+"/admin/applications/sdk-app/organizations/7/installation", nil, nil)
+	status, _ = do(t, http.MethodDelete, base.URL+"/admin/applications/sdk-app/organizations/7/installation", nil, asAdmin)
 	require.Equal(t, http.StatusNotFound, status)
 
 	// An explicit install sends the event again.
-	status, body = do(t, http.MethodPost, base.URL+"/admin/applications/sdk-app/organizations/7/installation", nil, nil)
+	status, body = do(t, http.MethodPost, base.URL+"/admin/applications/sdk-app/organizations/7/installation", nil, asAdmin)
 	require.Equal(t, http.StatusOK, status, string(body))
 	app.mu.Lock()
 	require.Len(t, app.installed, 2)
@@ -226,7 +226,7 @@ func TestTokenEndpointRefusals(t *testing.T) {
 	app := startSDKLikeApp(t, "sdk-app")
 	base, _ := startServe(t, platform.Config{Apps: []string{app.URL}, Credentials: []platform.Credentials{{ClientID: clientID, ClientSecret: clientSecret}}})
 	app.platformURL = base.URL
-	status, body := do(t, http.MethodPost, base.URL+"/admin/applications/sdk-app/organizations/1/installation", nil, nil)
+	status, body := do(t, http.MethodPost, base.URL+"/admin/applications/sdk-app/organizations/1/installation", nil, asAdmin)
 	require.Equal(t, http.StatusOK, status, string(body))
 	app.mu.Lock()
 	secret := app.installed[0]["appSecret"].(string)

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -183,7 +184,12 @@ func (p *Platform) publicURL(r *http.Request) string {
 	if r.TLS != nil {
 		scheme = "https"
 	}
-	return scheme + "://" + r.Host
+	// The address the connection arrived on, never r.Host: the Host
+	// header is the client's to choose.
+	if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && a != nil {
+		return scheme + "://" + a.String()
+	}
+	return scheme + "://localhost"
 }
 
 // readUpload reads multipart/form-data (the file in field "file", the

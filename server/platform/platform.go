@@ -105,9 +105,19 @@ type Config struct {
 	MaxStringsURLBytes int64
 	// NotifyTimeout bounds a "subscription paid" event.
 	NotifyTimeout time.Duration
-	// PublicURL is where apps reach croql serve (for contentUrl and
-	// stringsUrl); when empty, http://{Host of the upload request}.
+	// PublicURL is where apps reach croql serve (for apiBaseUrl,
+	// contentUrl and stringsUrl); when empty, http://{the local address
+	// the request arrived on}. The request's Host header is never used:
+	// an uploader could otherwise send an app's credentials to a host of
+	// its choosing.
 	PublicURL string
+	// AdminTokens are the bearer tokens of the admin routes (PUT
+	// /admin/…/subscription, POST and DELETE /admin/…/installation).
+	// They are distinct from the read tokens: a read token there gets
+	// 403, no token 401. The subscription route exists only when
+	// Subscriptions is set, the installation routes only when
+	// AdminTokens has a token; otherwise they are 404.
+	AdminTokens *server.Tokens
 	// HTTPClient calls the apps (a client without redirects when nil).
 	HTTPClient *http.Client
 	// Parsers turn uploaded files into strings (DefaultParsers when nil).
@@ -309,7 +319,9 @@ func (p *Platform) readDescriptor(ctx context.Context, raw string, cred Credenti
 // jobs in flight without (their 128-bit ids are the credential).
 func (p *Platform) Register(s *server.Server) {
 	s.Handle("GET /api/v2/applications/{app}/subscription", http.HandlerFunc(p.serveSubscription))
-	s.Handle("PUT /admin/applications/{app}/organizations/{org}/subscription", http.HandlerFunc(p.serveSetSubscription))
+	if p.cfg.Subscriptions != nil {
+		p.handleAdmin(s, "PUT /admin/applications/{app}/organizations/{org}/subscription", http.HandlerFunc(p.serveSetSubscription))
+	}
 	s.Handle("POST /api/v2/projects/{projectId}/files", p.filesHandler(s))
 	s.Handle("POST /api/v2/projects/{projectId}/translations", p.importHandler(s, true))
 	s.Handle("POST /api/v2/projects/{projectId}/translations/{languageId}", p.uploadTranslation(s))
@@ -319,6 +331,22 @@ func (p *Platform) Register(s *server.Server) {
 	s.Handle("DELETE /api/v2/storages/{storageId}", http.HandlerFunc(p.deleteStorage))
 	s.HandlePublic("GET /_platform/blobs/{id}", http.HandlerFunc(p.blobs.serve))
 	p.registerHandshake(s)
+}
+
+// handleAdmin adds an admin route: it runs only for an admin token; a
+// read token gets 403, any other request 401.
+func (p *Platform) handleAdmin(s *server.Server, pattern string, h http.Handler) {
+	s.HandlePublic(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, ok := p.cfg.AdminTokens.Authenticate(r); ok {
+			h.ServeHTTP(w, r)
+			return
+		}
+		if _, ok := s.Tokens().Authenticate(r); ok {
+			writeError(w, http.StatusForbidden, "The admin routes need an admin token (croql serve --admin-token-file); a read token is not one")
+			return
+		}
+		writeError(w, http.StatusUnauthorized, "Unauthorized")
+	}))
 }
 
 // blobs are the files and NDJSON strings of jobs in flight.

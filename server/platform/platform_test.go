@@ -30,6 +30,13 @@ import (
 
 const token = "test-token"
 
+// adminToken is the admin token of startServe's servers (unless the
+// Config names its own AdminTokens).
+const adminToken = "test-admin-token"
+
+// asAdmin are the headers of an admin request.
+var asAdmin = map[string]string{"Authorization": "Bearer " + adminToken}
+
 // startServe runs croql serve's handler (SQLite) with the platform side
 // on a loopback listener.
 func startServe(t testing.TB, cfg platform.Config) (*httptest.Server, *platform.Platform) {
@@ -65,6 +72,10 @@ func startServeStorage(t testing.TB, engine string, cfg platform.Config) (*httpt
 	require.NoError(t, tokens.Add(token))
 	srv, err := server.New(server.Config{Storage: st, Tokens: tokens})
 	require.NoError(t, err)
+	if cfg.AdminTokens == nil {
+		cfg.AdminTokens = &server.Tokens{}
+		require.NoError(t, cfg.AdminTokens.Add(adminToken))
+	}
 	p, err := platform.New(ctx, cfg)
 	require.NoError(t, err)
 	p.Register(srv)

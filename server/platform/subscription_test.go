@@ -89,7 +89,7 @@ func (a *subApp) call(t *testing.T, org, tok string, html bool) (int, string) {
 func setSub(t *testing.T, base, app, org string, row map[string]string) map[string]any {
 	t.Helper()
 	b, _ := json.Marshal(row)
-	status, body := do(t, http.MethodPut, base+"/admin/applications/"+app+"/organizations/"+org+"/subscription", strings.NewReader(string(b)), nil)
+	status, body := do(t, http.MethodPut, base+"/admin/applications/"+app+"/organizations/"+org+"/subscription", strings.NewReader(string(b)), asAdmin)
 	require.Equal(t, http.StatusOK, status, string(body))
 	var out map[string]any
 	require.NoError(t, json.Unmarshal(body, &out))

@@ -1,0 +1,158 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// Defaults of the connection limits of [Server.Serve] (Config fields of
+// the same names).
+const (
+	// DefaultMaxConns caps the connections open at once; one more is
+	// closed as soon as it is accepted.
+	DefaultMaxConns = 1024
+	// DefaultMaxConnsPerClient caps the connections open at once from
+	// one client address (IP).
+	DefaultMaxConnsPerClient = 64
+	// DefaultMinBodyRate is the slowest average rate, in bytes per
+	// second, a request body may arrive at once DefaultBodyGrace has
+	// passed since the request's headers.
+	DefaultMinBodyRate = 16 << 10
+	// DefaultBodyGrace is the time a body may take before the rate
+	// applies.
+	DefaultBodyGrace = 5 * time.Second
+	// ReadHeaderTimeout bounds reading a request's headers.
+	ReadHeaderTimeout = 10 * time.Second
+	// IdleTimeout closes a keep-alive connection idle that long.
+	IdleTimeout = 2 * time.Minute
+	// MaxHeaderBytes bounds a request's line and headers: room for a
+	// 64 KiB query percent-encoded in the URL.
+	MaxHeaderBytes = 256 << 10
+)
+
+// limitListener closes, as soon as they are accepted, the connections
+// beyond max in total or beyond perClient from one IP address.
+type limitListener struct {
+	net.Listener
+	max, perClient int
+
+	mu    sync.Mutex
+	total int
+	per   map[string]int
+}
+
+func newLimitListener(ln net.Listener, max, perClient int) *limitListener {
+	return &limitListener{Listener: ln, max: max, perClient: perClient, per: map[string]int{}}
+}
+
+func (l *limitListener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		host, _, err := net.SplitHostPort(c.RemoteAddr().String())
+		if err != nil {
+			host = c.RemoteAddr().String()
+		}
+		l.mu.Lock()
+		if (l.max > 0 && l.total >= l.max) || (l.perClient > 0 && l.per[host] >= l.perClient) {
+			l.mu.Unlock()
+			_ = c.Close()
+			continue
+		}
+		l.total++
+		l.per[host]++
+		l.mu.Unlock()
+		return &limitConn{Conn: c, release: func() {
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			l.total--
+			if l.per[host]--; l.per[host] <= 0 {
+				delete(l.per, host)
+			}
+		}}, nil
+	}
+}
+
+// limitConn gives its place back once, when closed.
+type limitConn struct {
+	net.Conn
+	once    sync.Once
+	release func()
+}
+
+func (c *limitConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(c.release)
+	return err
+}
+
+// errBodyTooSlow is a request body that arrived slower than the minimum
+// rate.
+var errBodyTooSlow = errors.New("the request body arrives too slowly")
+
+// minBodyRate makes a request body arrive at rate bytes per second on
+// average once grace has passed since the request reached the handler:
+// before each read of the body, the connection's read deadline is set to
+// the time the bytes so far were due by; it is lifted when the body has
+// been read whole. A slower body fails its read (handlers answer it as a
+// bad body) and its connection is closed.
+func minBodyRate(next http.Handler, rate int64, grace time.Duration) http.Handler {
+	if rate <= 0 {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body == nil || r.Body == http.NoBody {
+			next.ServeHTTP(w, r)
+			return
+		}
+		r.Body = &rateBody{ReadCloser: r.Body, rc: http.NewResponseController(w), start: time.Now(), rate: rate, grace: grace}
+		next.ServeHTTP(w, r)
+	})
+}
+
+type rateBody struct {
+	io.ReadCloser
+	rc    *http.ResponseController
+	start time.Time
+	rate  int64
+	grace time.Duration
+	n     int64
+	done  bool
+}
+
+func (b *rateBody) Read(p []byte) (int, error) {
+	if b.done {
+		return b.ReadCloser.Read(p)
+	}
+	due := b.start.Add(b.grace + time.Duration(float64(b.n)/float64(b.rate)*float64(time.Second)))
+	if !time.Now().Before(due) {
+		return 0, fmt.Errorf("%w (at least %d bytes/s)", errBodyTooSlow, b.rate)
+	}
+	if err := b.rc.SetReadDeadline(due); err != nil {
+		// The writer has no deadlines (a test recorder): no rate.
+		b.done = true
+		return b.ReadCloser.Read(p)
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.n += int64(n)
+	switch {
+	case err == io.EOF:
+		// Read whole: the server's own read for the next request (or
+		// for a closed connection) must not meet this deadline.
+		b.done = true
+		_ = b.rc.SetReadDeadline(time.Time{})
+	case err != nil:
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			err = fmt.Errorf("%w (at least %d bytes/s): %w", errBodyTooSlow, b.rate, err)
+		}
+	}
+	return n, err
+}

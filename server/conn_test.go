@@ -1,0 +1,144 @@
+package server_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/croql/croql/server"
+)
+
+// serveLimited runs srv.Serve (the connection limits apply there, not
+// in httptest) on a loopback port of its own.
+func serveLimited(t *testing.T, cfg server.Config) string {
+	t.Helper()
+	st, err := server.LoadSQLite(context.Background(), t.TempDir(), demo(t))
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, st.Close()) })
+	cfg.Storage, cfg.Now = st, clock
+	cfg.Tokens = &server.Tokens{}
+	require.NoError(t, cfg.Tokens.Add(token))
+	srv, err := server.New(cfg)
+	require.NoError(t, err)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, ln, time.Second) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return ln.Addr().String()
+}
+
+// clientFrom is an HTTP client whose connections come from the loopback
+// address ip (127.0.0.0/8 is all loopback on Linux).
+func clientFrom(ip string) *http.Client {
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: 5 * time.Second}
+	return &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DialContext: d.DialContext, DisableKeepAlives: true}}
+}
+
+func cheapGet(t *testing.T, c *http.Client, addr string) (int, error) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, "http://"+addr+"/api/v2/projects/1/strings?limit=1", nil)
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	return resp.StatusCode, nil
+}
+
+// slowBody opens a connection that sends an authenticated POST's headers
+// and one byte of a 100,000-byte body, then nothing.
+func slowBody(addr string) (net.Conn, error) {
+	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	_, err = fmt.Fprintf(c, "POST /api/v2/projects/1/strings/query HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{", token)
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// TestSlowBodiesDoNotStopACheapRequest: 300 connections from one client
+// that send a body's first byte and then nothing. The per-client cap
+// closes all but MaxConnsPerClient of them at once; a cheap request from
+// another client answers meanwhile; the held ones are cut once the body
+// rate's grace has passed, and then the first client is served again.
+func TestSlowBodiesDoNotStopACheapRequest(t *testing.T) {
+	addr := serveLimited(t, server.Config{MaxConnsPerClient: 20, BodyGrace: 500 * time.Millisecond})
+	var conns []net.Conn
+	for range 300 {
+		c, err := slowBody(addr)
+		require.NoError(t, err)
+		conns = append(conns, c)
+	}
+	t.Cleanup(func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	status, err := cheapGet(t, clientFrom("127.0.0.2"), addr)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, status)
+
+	// Every slow connection ends within a bounded time: closed at accept
+	// (beyond the cap), or answered and closed when its body is too slow.
+	closedAtAccept, answered := 0, 0
+	for _, c := range conns {
+		require.NoError(t, c.SetReadDeadline(time.Now().Add(10*time.Second)))
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			var ne net.Error
+			require.False(t, errors.As(err, &ne) && ne.Timeout(), "a slow connection was still open after 10 s")
+			closedAtAccept++
+			continue
+		}
+		resp.Body.Close()
+		answered++
+		assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	}
+	assert.Equal(t, 20, answered, "MaxConnsPerClient connections were served")
+	assert.Equal(t, 280, closedAtAccept)
+
+	status, err = cheapGet(t, clientFrom("127.0.0.1"), addr)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, status, "the first client is served again once its slow connections are gone")
+}
+
+// TestMaxConnsInTotal: beyond MaxConns open connections a new one is
+// closed at once, whoever sends it; a closed connection frees its place.
+func TestMaxConnsInTotal(t *testing.T) {
+	addr := serveLimited(t, server.Config{MaxConns: 5, MaxConnsPerClient: -1})
+	var idle []net.Conn
+	for range 5 {
+		c, err := net.Dial("tcp", addr)
+		require.NoError(t, err)
+		idle = append(idle, c)
+	}
+	time.Sleep(100 * time.Millisecond) // the five are accepted
+	_, err := cheapGet(t, clientFrom("127.0.0.2"), addr)
+	require.Error(t, err, "a sixth connection is closed")
+	idle[0].Close()
+	require.Eventually(t, func() bool {
+		status, err := cheapGet(t, clientFrom("127.0.0.2"), addr)
+		return err == nil && status == http.StatusOK
+	}, 5*time.Second, 50*time.Millisecond)
+	for _, c := range idle[1:] {
+		c.Close()
+	}
+}
