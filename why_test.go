@@ -26,33 +26,6 @@ func demoEnv(t testing.TB, p *schema.Project, ctx string) *croql.Env {
 	return env
 }
 
-// idToLogin is the user directory of p, id to login.
-func idToLogin(p *schema.Project) map[int64]string {
-	m := map[int64]string{}
-	for login, id := range p.UserIDs() {
-		m[id] = login
-	}
-	return m
-}
-
-// pickFive is up to five objects of objs: matches and non-matches of q,
-// as many of each as there are, up to three.
-func pickFive(t *testing.T, q *croql.Query, objs []any) []any {
-	var yes, no []any
-	for _, o := range objs {
-		if mustMatch(t, q, o) {
-			yes = append(yes, o)
-		} else {
-			no = append(no, o)
-		}
-	}
-	out := append(yes[:min(len(yes), 3)], no[:min(len(no), 5-min(len(yes), 3))]...)
-	if len(out) < 5 {
-		out = append(out, yes[min(len(yes), 3):min(len(yes), 3+5-len(out))]...)
-	}
-	return out
-}
-
 // TestWhySeedPatternsOnDemo: for every seed pattern, on five objects of
 // the demo project (matches and non-matches), Why's result is the
 // evaluator's and the reference interpreter's, and the value printed for
@@ -62,13 +35,14 @@ func TestWhySeedPatternsOnDemo(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, cases)
 	p := demo.Default()
-	users := idToLogin(p)
+	users := p.UserLogins()
 	for _, c := range cases {
 		t.Run(c.Name, func(t *testing.T) {
 			env := demoEnv(t, p, c.Context())
 			q, diags := env.Compile(c.Query())
 			require.False(t, diags.HasErrors(), "%v", diags)
-			objs := pickFive(t, q, p.Objects(env.Context()))
+			objs, err := whytest.Five(q, p.Objects(env.Context()))
+			require.NoError(t, err)
 			require.Len(t, objs, 5)
 			for _, o := range objs {
 				e, err := q.Why(o)

@@ -28,52 +28,6 @@ var update = flag.Bool("update", false, "rewrite the golden SQL files under test
 // `go test ./compile -run TestGolden -update`.
 var goldenDialects = []compile.Dialect{compile.Postgres{}, compile.SQLite{}, compile.MySQL{}}
 
-// golden is one compiled case of a golden file.
-type golden struct {
-	name  string
-	where string
-	args  []typedArg
-}
-
-// typedArg keeps an argument's Go type through JSON.
-type typedArg struct {
-	Int    *int64   `json:"int,omitempty"`
-	Float  *float64 `json:"float,omitempty"`
-	String *string  `json:"string,omitempty"`
-}
-
-func typed(args []any) ([]typedArg, error) {
-	out := make([]typedArg, len(args))
-	for i, a := range args {
-		switch v := a.(type) {
-		case int64:
-			out[i].Int = &v
-		case float64:
-			out[i].Float = &v
-		case string:
-			out[i].String = &v
-		default:
-			return nil, fmt.Errorf("argument %d is %T", i, a)
-		}
-	}
-	return out, nil
-}
-
-func untyped(args []typedArg) []any {
-	out := make([]any, len(args))
-	for i, a := range args {
-		switch {
-		case a.Int != nil:
-			out[i] = *a.Int
-		case a.Float != nil:
-			out[i] = *a.Float
-		case a.String != nil:
-			out[i] = *a.String
-		}
-	}
-	return out
-}
-
 // repoRoot is the repository's top directory.
 func repoRoot(t testing.TB) string {
 	_, file, _, ok := runtime.Caller(0)
@@ -86,23 +40,7 @@ func goodCases(t testing.TB) []corpus.Case {
 	t.Helper()
 	all, err := corpus.Load(filepath.Join(repoRoot(t), "testdata", "corpus"))
 	require.NoError(t, err)
-	var out []corpus.Case
-	for _, c := range all {
-		if c.Get("stage") == "parse" || c.Query() == "" || hasErrorDiag(c) {
-			continue
-		}
-		out = append(out, c)
-	}
-	return out
-}
-
-func hasErrorDiag(c corpus.Case) bool {
-	for _, d := range c.All("diag") {
-		if !strings.HasPrefix(d, "warning/") {
-			return true
-		}
-	}
-	return false
+	return corpus.Good(all)
 }
 
 // checkCase checks a corpus case as the conformance tests do: its
@@ -130,9 +68,9 @@ func checkCase(c corpus.Case) (*typecheck.Query, error) {
 
 // compileCorpus compiles every good corpus case for d, grouped by corpus
 // file. Mentions stay unresolved, so the SQL looks users up by login.
-func compileCorpus(t *testing.T, d compile.Dialect) map[string][]golden {
+func compileCorpus(t *testing.T, d compile.Dialect) map[string][]corpus.Golden {
 	m := compile.DefaultMapping(schema.New())
-	out := map[string][]golden{}
+	out := map[string][]corpus.Golden{}
 	for _, c := range goodCases(t) {
 		q, err := checkCase(c)
 		if err != nil {
@@ -141,39 +79,25 @@ func compileCorpus(t *testing.T, d compile.Dialect) map[string][]golden {
 		}
 		s, err := compile.Compile(q, d, m)
 		require.NoError(t, err, "%s %s", c.Where(), c.Name)
-		args, err := typed(s.Args)
+		args, err := corpus.Args(s.Args)
 		require.NoError(t, err)
-		out[c.File] = append(out[c.File], golden{name: c.Name, where: s.Where, args: args})
+		out[c.File] = append(out[c.File], corpus.Golden{Name: c.Name, Where: s.Where, Args: args})
 	}
 	return out
 }
 
-func formatGolden(d compile.Dialect, file string, gs []golden) (string, error) {
+func formatGolden(d compile.Dialect, file string, gs []corpus.Golden) (string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Golden %s SQL of the good cases of testdata/corpus/%s.\n", d.Name(), file)
 	b.WriteString("# Generated: go test ./compile -run TestGolden -update\n")
 	for _, g := range gs {
-		args, err := json.Marshal(g.args)
+		args, err := json.Marshal(g.Args)
 		if err != nil {
 			return "", err
 		}
-		fmt.Fprintf(&b, "\ncase: %s\nwhere<<SQL\n%s\nSQL\nargs: %s\n", g.name, g.where, args)
+		fmt.Fprintf(&b, "\ncase: %s\nwhere<<SQL\n%s\nSQL\nargs: %s\n", g.Name, g.Where, args)
 	}
 	return b.String(), nil
-}
-
-func readGolden(t *testing.T, path string) []golden {
-	data, err := os.ReadFile(path)
-	require.NoError(t, err, "missing golden file: run go test ./compile -run TestGolden -update")
-	cases, err := corpus.Parse(filepath.Base(path), string(data))
-	require.NoError(t, err)
-	var out []golden
-	for _, c := range cases {
-		var args []typedArg
-		require.NoError(t, json.Unmarshal([]byte(c.Get("args")), &args), "%s", c.Where())
-		out = append(out, golden{name: c.Name, where: c.Get("where"), args: args})
-	}
-	return out
 }
 
 // TestGolden compares the SQL of every good corpus case with the golden
@@ -194,18 +118,19 @@ func TestGolden(t *testing.T) {
 					require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
 					continue
 				}
-				want := readGolden(t, path)
-				byName := map[string]golden{}
+				want, err := corpus.ReadGolden(path)
+				require.NoError(t, err)
+				byName := map[string]corpus.Golden{}
 				for _, g := range want {
-					byName[g.name] = g
+					byName[g.Name] = g
 				}
 				for _, g := range gs {
-					w, ok := byName[g.name]
-					if !assert.True(t, ok, "%s: case %s has no golden SQL; run with -update", path, g.name) {
+					w, ok := byName[g.Name]
+					if !assert.True(t, ok, "%s: case %s has no golden SQL; run with -update", path, g.Name) {
 						continue
 					}
-					assert.Equal(t, w.where, g.where, "%s: %s", path, g.name)
-					assert.Equal(t, untyped(w.args), untyped(g.args), "%s: %s args", path, g.name)
+					assert.Equal(t, w.Where, g.Where, "%s: %s", path, g.Name)
+					assert.Equal(t, corpus.Values(w.Args), corpus.Values(g.Args), "%s: %s args", path, g.Name)
 				}
 			}
 		})

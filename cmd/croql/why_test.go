@@ -37,22 +37,6 @@ func demoEnv(t *testing.T, p *schema.Project, ctx string) *croql.Env {
 	return env
 }
 
-// fiveObjects is five objects of objs: up to three that q matches, the
-// rest that it does not (or more matches when there are too few others).
-func fiveObjects(t *testing.T, q *croql.Query, objs []any) []any {
-	var yes, no []any
-	for _, o := range objs {
-		if mustMatch(t, q, o) {
-			yes = append(yes, o)
-		} else {
-			no = append(no, o)
-		}
-	}
-	n := min(len(yes), 3)
-	out := append(append([]any{}, yes[:n]...), no[:min(len(no), 5-n)]...)
-	return append(out, yes[n:min(len(yes), n+5-len(out))]...)
-}
-
 // TestWhySeedPatternsOnDemo: `croql why` on every seed pattern, for five
 // objects each of the demo project (matches and non-matches): the printed
 // result (text and JSON) is the evaluator's, and each clause's printed
@@ -69,7 +53,8 @@ func TestWhySeedPatternsOnDemo(t *testing.T) {
 			env := demoEnv(t, p, c.Context())
 			q, diags := env.Compile(c.Query())
 			require.False(t, diags.HasErrors(), "%v", diags)
-			objs := fiveObjects(t, q, p.Objects(env.Context()))
+			objs, err := whytest.Five(q, p.Objects(env.Context()))
+			require.NoError(t, err)
 			require.Len(t, objs, 5)
 			for _, o := range objs {
 				id, ok := schema.ObjectID(o)

@@ -122,3 +122,24 @@ func checkClause(env *croql.Env, in *refeval.Interp, obj any, c *croql.Clause) e
 	}
 	return nil
 }
+
+// Five is five objects of objs for explaining q: up to three that q
+// matches, the rest that it does not, and more matches when there are
+// too few others (fewer than five only when objs has fewer).
+func Five(q *croql.Query, objs []any) ([]any, error) {
+	var yes, no []any
+	for _, o := range objs {
+		ok, err := q.Match(o)
+		if err != nil {
+			return nil, fmt.Errorf("whytest: %w", err)
+		}
+		if ok {
+			yes = append(yes, o)
+		} else {
+			no = append(no, o)
+		}
+	}
+	n := min(len(yes), 3)
+	out := append(append([]any{}, yes[:n]...), no[:min(len(no), 5-n)]...)
+	return append(out, yes[n:min(len(yes), n+5-len(out))]...), nil
+}

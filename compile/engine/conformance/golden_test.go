@@ -1,8 +1,6 @@
 package compile_test
 
 import (
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -17,50 +15,6 @@ import (
 
 // dialects are the dialects of the golden files, by directory name.
 var dialects = []compile.Dialect{compile.Postgres{}, compile.SQLite{}, compile.MySQL{}}
-
-// golden is one case of a golden file (written by go test ./compile
-// -run TestGolden -update, which compares them without a database).
-type golden struct {
-	name  string
-	where string
-	args  []typedArg
-}
-
-// typedArg keeps an argument's Go type through JSON.
-type typedArg struct {
-	Int    *int64   `json:"int,omitempty"`
-	Float  *float64 `json:"float,omitempty"`
-	String *string  `json:"string,omitempty"`
-}
-
-func untyped(args []typedArg) []any {
-	out := make([]any, len(args))
-	for i, a := range args {
-		switch {
-		case a.Int != nil:
-			out[i] = *a.Int
-		case a.Float != nil:
-			out[i] = *a.Float
-		case a.String != nil:
-			out[i] = *a.String
-		}
-	}
-	return out
-}
-
-func readGolden(t *testing.T, path string) []golden {
-	data, err := os.ReadFile(path)
-	require.NoError(t, err, "missing golden file: run go test ./compile -run TestGolden -update")
-	cases, err := corpus.Parse(filepath.Base(path), string(data))
-	require.NoError(t, err)
-	var out []golden
-	for _, c := range cases {
-		var args []typedArg
-		require.NoError(t, json.Unmarshal([]byte(c.Get("args")), &args), "%s", c.Where())
-		out = append(out, golden{name: c.Name, where: c.Get("where"), args: args})
-	}
-	return out
-}
 
 // TestGoldenExecutes runs every golden file's SQL, as written in the file,
 // on its engine over the small fixture and the demo project, and compares
@@ -88,10 +42,12 @@ func TestGoldenExecutes(t *testing.T) {
 			require.NotEmpty(t, files, "no golden files for %s", d.Name())
 			m := compile.DefaultMapping(schema.New())
 			for _, f := range files {
-				for _, g := range readGolden(t, f) {
-					c, ok := cases[g.name]
+				gs, err := corpus.ReadGolden(f)
+				require.NoError(t, err)
+				for _, g := range gs {
+					c, ok := cases[g.Name]
 					if !ok {
-						t.Errorf("%s: golden case %s is not a good corpus case", f, g.name)
+						t.Errorf("%s: golden case %s is not a good corpus case", f, g.Name)
 						continue
 					}
 					o := caseOpts(c)
@@ -108,10 +64,10 @@ func TestGoldenExecutes(t *testing.T) {
 					}
 					s, err := compile.Compile(q, d, m)
 					require.NoError(t, err)
-					s.Where, s.Args = g.where, untyped(g.args)
+					s.Where, s.Args = g.Where, corpus.Values(g.Args)
 					got, err := s.Run(t.Context(), db.SQL)
-					if assert.NoError(t, err, "%s: %s", f, g.name) && want != nil {
-						assert.Equal(t, want, got, "%s: %s over %s", f, g.name, pname)
+					if assert.NoError(t, err, "%s: %s", f, g.Name) && want != nil {
+						assert.Equal(t, want, got, "%s: %s over %s", f, g.Name, pname)
 					}
 				}
 			}

@@ -114,23 +114,7 @@ func goodCases(t testing.TB) []corpus.Case {
 	t.Helper()
 	all, err := corpus.Load(filepath.Join(root(t), "testdata", "corpus"))
 	require.NoError(t, err)
-	var out []corpus.Case
-	for _, c := range all {
-		if c.Has("diag") && hasErrorDiag(c) || c.Get("stage") == "parse" || c.Query() == "" {
-			continue
-		}
-		out = append(out, c)
-	}
-	return out
-}
-
-func hasErrorDiag(c corpus.Case) bool {
-	for _, d := range c.All("diag") {
-		if !strings.HasPrefix(d, "warning/") {
-			return true
-		}
-	}
-	return false
+	return corpus.Good(all)
 }
 
 func caseOpts(c corpus.Case) checkOpts {
