@@ -43,18 +43,8 @@ func newDiffCmd(c *cli) *cobra.Command {
 			if err := checkFormat(format, "text", "json"); err != nil {
 				return err
 			}
-			switch engineName {
-			case "memory":
-				if dsn != "" {
-					return usageErrorf("--dsn needs --engine %s", engineNames)
-				}
-			case "sqlite":
-			case "postgres", "mysql":
-				if dsn == "" {
-					return usageErrorf("--engine %s needs --dsn (for example %s)", engineName, exampleDSN(engineName))
-				}
-			default:
-				return usageErrorf("--engine must be memory, %s, not %q", engineNames, engineName)
+			if err := checkEngineFlags(engineName, dsn); err != nil {
+				return err
 			}
 			opts, err := f.options()
 			if err != nil {

@@ -51,18 +51,8 @@ func newQueryCmd(c *cli) *cobra.Command {
 			"run that matches nothing exits 1 as well, printing nothing on stderr.",
 		ValidArgsFunction: noFileCompletion,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			switch engineName {
-			case "memory":
-				if dsn != "" {
-					return usageErrorf("--dsn needs --engine %s", engineNames)
-				}
-			case "sqlite":
-			case "postgres", "mysql":
-				if dsn == "" {
-					return usageErrorf("--engine %s needs --dsn (for example %s)", engineName, exampleDSN(engineName))
-				}
-			default:
-				return usageErrorf("--engine must be memory, %s, not %q", engineNames, engineName)
+			if err := checkEngineFlags(engineName, dsn); err != nil {
+				return err
 			}
 			ed, err := parseEdition(edition)
 			if err != nil {
@@ -393,4 +383,23 @@ func (p *progressReader) Read(b []byte) (int, error) {
 		p.prog.show("reading %s: %d%% (%d of %d MiB)", p.name, p.n*100/p.size, p.n>>20, p.size>>20)
 	}
 	return n, err
+}
+
+// checkEngineFlags checks --engine and --dsn of query and diff: memory
+// takes no DSN, a server engine needs one.
+func checkEngineFlags(engineName, dsn string) error {
+	switch engineName {
+	case "memory":
+		if dsn != "" {
+			return usageErrorf("--dsn needs --engine %s", engineNames)
+		}
+	case "sqlite":
+	case "postgres", "mysql":
+		if dsn == "" {
+			return usageErrorf("--engine %s needs --dsn (for example %s)", engineName, exampleDSN(engineName))
+		}
+	default:
+		return usageErrorf("--engine must be memory, %s, not %q", engineNames, engineName)
+	}
+	return nil
 }
