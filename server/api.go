@@ -526,20 +526,9 @@ func (s *Server) labelIDs(ctx context.Context, tx *sql.Tx, p *Project, objs []ma
 	if through == "" {
 		return nil
 	}
-	byID := make(map[int64]map[string]any, len(objs))
 	var q strings.Builder
 	q.WriteString("SELECT " + d.Quote(from) + ", " + d.Quote(to) + " FROM " + d.Quote(through) + " WHERE " + d.Quote(from) + " IN (")
-	args := make([]any, 0, len(objs))
-	for i, o := range objs {
-		id := o["id"].(int64)
-		byID[id] = o
-		o["labelIds"] = []int64{}
-		if i > 0 {
-			q.WriteString(", ")
-		}
-		args = append(args, id)
-		q.WriteString(d.Param(len(args), schema.Int))
-	}
+	byID, args := pageIDs(&q, d, objs, "labelIds", func() any { return []int64{} })
 	q.WriteString(") ORDER BY 1, 2")
 	rows, err := tx.QueryContext(ctx, q.String(), args...)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/croql/croql"
+	"github.com/croql/croql/compile"
 	"github.com/croql/croql/compile/engine"
 	"github.com/croql/croql/diag"
 	"github.com/croql/croql/schema"
@@ -364,20 +365,9 @@ func (s *Server) page(ctx context.Context, tx *sql.Tx, p *Project, res *resource
 // records fills the records of a page of TM segments.
 func (s *Server) records(ctx context.Context, tx *sql.Tx, p *Project, rq *recordsQuery, objs []map[string]any) error {
 	d := p.Dialect()
-	byID := make(map[int64]map[string]any, len(objs))
 	var q strings.Builder
 	q.WriteString(rq.sql)
-	args := make([]any, 0, len(objs))
-	for i, o := range objs {
-		id := o["id"].(int64)
-		byID[id] = o
-		o["records"] = []any{}
-		if i > 0 {
-			q.WriteString(", ")
-		}
-		args = append(args, id)
-		q.WriteString(d.Param(len(args), schema.Int))
-	}
+	byID, args := pageIDs(&q, d, objs, "records", func() any { return []any{} })
 	q.WriteString(") ORDER BY " + rq.cols[0].sql)
 	rows, err := tx.QueryContext(ctx, q.String(), args...)
 	if err != nil {
@@ -436,4 +426,24 @@ func (s *Server) dbError(r *http.Request, ctx context.Context, src string, err e
 func (s *Server) internal(r *http.Request, err error) *httpError {
 	s.log.LogAttrs(r.Context(), slog.LevelError, "internal error", slog.String("path", r.URL.Path), slog.String("error", err.Error()))
 	return &httpError{status: http.StatusInternalServerError, message: "Internal Server Error"}
+}
+
+// pageIDs indexes the objects of a page by id, sets member of each to
+// empty(), and writes their ids to q as bound parameters separated by
+// commas (the inside of an IN list), returning the index and the
+// arguments.
+func pageIDs(q *strings.Builder, d compile.Dialect, objs []map[string]any, member string, empty func() any) (map[int64]map[string]any, []any) {
+	byID := make(map[int64]map[string]any, len(objs))
+	args := make([]any, 0, len(objs))
+	for i, o := range objs {
+		id := o["id"].(int64)
+		byID[id] = o
+		o[member] = empty()
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		args = append(args, id)
+		q.WriteString(d.Param(len(args), schema.Int))
+	}
+	return byID, args
 }

@@ -43,13 +43,7 @@ func (s *Server) projectProgress(r *http.Request) (any, *httpError) {
 	if err != nil {
 		return nil, s.dbError(r, ctx, "", err)
 	}
-	var objs []map[string]any
-	for _, l := range langs {
-		o := data.progress(l, func(int64) bool { return true })
-		o["languageId"], o["language"] = l, languageShape(p, l)
-		objs = append(objs, o)
-	}
-	return pageOf(objs, params), nil
+	return pageOf(data.byLanguage(p, langs, func(int64) bool { return true }), params), nil
 }
 
 // fileProgress is GET /projects/{projectId}/files/{fileId}/languages/progress:
@@ -76,13 +70,7 @@ func (s *Server) fileProgress(r *http.Request) (any, *httpError) {
 	if !data.files[id] {
 		return nil, notFound("File")
 	}
-	var objs []map[string]any
-	for _, l := range p.TargetLanguages {
-		o := data.progress(l, func(sid int64) bool { return data.fileOf[sid] == id })
-		o["languageId"], o["language"] = l, languageShape(p, l)
-		objs = append(objs, o)
-	}
-	return pageOf(objs, params), nil
+	return pageOf(data.byLanguage(p, p.TargetLanguages, func(sid int64) bool { return data.fileOf[sid] == id }), params), nil
 }
 
 // languageProgress is GET /projects/{projectId}/languages/{languageId}/progress:
@@ -128,6 +116,18 @@ type progressOf struct {
 	fileOf  map[int64]int64
 	files   map[int64]bool
 	summary map[summaryKey][2]bool
+}
+
+// byLanguage is the progress of each of langs over the strings keep
+// selects, with its language.
+func (d *progressOf) byLanguage(p *Project, langs []string, keep func(int64) bool) []map[string]any {
+	var objs []map[string]any
+	for _, l := range langs {
+		o := d.progress(l, keep)
+		o["languageId"], o["language"] = l, languageShape(p, l)
+		objs = append(objs, o)
+	}
+	return objs
 }
 
 // progress counts the strings keep keeps in language l.

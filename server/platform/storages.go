@@ -167,6 +167,16 @@ func isJSON(r *http.Request) bool {
 // badBody is the message of a two-step request whose body is not JSON.
 const badBody = `The body must be a JSON object such as {"storageId":1,"name":"app.json"}`
 
+// storageOf is the storage of a two-step request's storageId; an unknown
+// one is answered 400.
+func (p *Platform) storageOf(w http.ResponseWriter, id int64) (storage, bool) {
+	st, ok := p.storages.get(id)
+	if !ok {
+		writeError(w, http.StatusBadRequest, "storageId: no storage "+strconv.FormatInt(id, 10)+" (add the file with POST /api/v2/storages first)")
+	}
+	return st, ok
+}
+
 // readJSON decodes a small JSON body into v.
 func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20))
@@ -202,9 +212,8 @@ func (p *Platform) filesHandler(s *server.Server) http.Handler {
 		if !readJSON(w, r, &req) {
 			return
 		}
-		st, ok := p.storages.get(req.StorageID)
+		st, ok := p.storageOf(w, req.StorageID)
 		if !ok {
-			writeError(w, http.StatusBadRequest, "storageId: no storage "+strconv.FormatInt(req.StorageID, 10)+" (add the file with POST /api/v2/storages first)")
 			return
 		}
 		if req.BranchID != nil || req.DirectoryID != nil {
@@ -256,9 +265,8 @@ func (p *Platform) uploadTranslation(s *server.Server) http.Handler {
 		if !readJSON(w, r, &req) {
 			return
 		}
-		st, ok := p.storages.get(req.StorageID)
+		st, ok := p.storageOf(w, req.StorageID)
 		if !ok {
-			writeError(w, http.StatusBadRequest, "storageId: no storage "+strconv.FormatInt(req.StorageID, 10)+" (add the file with POST /api/v2/storages first)")
 			return
 		}
 		f, err := s.FileObject(r.Context(), proj, req.FileID)
