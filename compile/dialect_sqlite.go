@@ -10,9 +10,9 @@ import (
 
 // SQLite is SQLite 3.35 or later (modernc.org/sqlite in this module).
 // Booleans are 0 and 1, text compares with the default BINARY collation
-// (code points), and a case-insensitive contains calls croql_fold, a Go
-// function that must be registered on the connection (package
-// compile/engine does so; see docs/sql.md).
+// (code points), contains calls croql_contains and a case-insensitive
+// contains croql_fold too, Go functions that must be registered on the
+// connection (package compile/engine does so; see docs/sql.md).
 type SQLite struct{}
 
 // FoldFunc is the name of the SQL function SQLite's Fold calls.
@@ -83,12 +83,18 @@ func (SQLite) KeyEq(key, ref string) string { return key + " = " + ref }
 // NullSafeNe implements Dialect.
 func (SQLite) NullSafeNe(x, y string) string { return x + " IS NOT " + y }
 
-// Contains implements Dialect. Both sides go as BLOBs, so that instr
-// searches bytes as the evaluator does: on TEXT it steps by characters,
-// and a needle with bytes that are not UTF-8 ("\x83") was then not found
-// inside a character it is part of ("σ" is CF 83).
+// ContainsFunc is the name of the SQL function SQLite's Contains calls: a
+// substring test on two BLOBs in linear time, registered on the connection
+// as croql_fold is. SQLite's own instr takes the product of the two
+// lengths, in one step the statement's interrupt cannot stop.
+const ContainsFunc = "croql_contains"
+
+// Contains implements Dialect. Both sides go as BLOBs, so that the test
+// searches bytes as the evaluator does: on TEXT instr stepped by
+// characters, and a needle with bytes that are not UTF-8 ("\x83") was then
+// not found inside a character it is part of ("σ" is CF 83).
 func (SQLite) Contains(x, sub string) string {
-	return "instr(CAST(" + x + " AS BLOB), CAST(" + sub + " AS BLOB)) > 0"
+	return ContainsFunc + "(CAST(" + x + " AS BLOB), CAST(" + sub + " AS BLOB))"
 }
 
 // Fold implements Dialect. The argument goes as a BLOB, and the function

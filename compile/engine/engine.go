@@ -166,8 +166,9 @@ func OpenDSN(ctx context.Context, dsn string) (*DB, error) {
 }
 
 // SQLiteDriver returns a modernc.org/sqlite driver of its own with the
-// croql_fold function registered (compile.Fold), leaving the package's
-// global driver untouched.
+// croql_fold function registered (compile.Fold) and croql_contains
+// (compile.SQLite's Contains), leaving the package's global driver
+// untouched.
 func SQLiteDriver() (*sqlite.Driver, error) {
 	d := &sqlite.Driver{}
 	err := d.RegisterDeterministicScalarFunction(compile.FoldFunc, 1, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
@@ -187,6 +188,9 @@ func SQLiteDriver() (*sqlite.Driver, error) {
 	})
 	if err != nil {
 		return nil, fmt.Errorf("engine: registering %s: %w", compile.FoldFunc, err)
+	}
+	if err := registerContains(d); err != nil {
+		return nil, err
 	}
 	return d, nil
 }

@@ -1,0 +1,88 @@
+package server_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/croql/croql/schema"
+	"github.com/croql/croql/server"
+)
+
+// freshDemo is a copy of the demo project of its own, to change.
+func freshDemo(t testing.TB) *schema.Project {
+	t.Helper()
+	f, err := os.Open(filepath.Join(repoRoot(t), "testdata", "demo", "project.json"))
+	require.NoError(t, err)
+	defer f.Close()
+	p, err := schema.ReadProject(f)
+	require.NoError(t, err)
+	return p
+}
+
+// postQuery sends POST …/strings/query with the JSON body body and
+// returns the status and the raw answer.
+func postQuery(t testing.TB, c *http.Client, base string, body map[string]any) (int, []byte) {
+	t.Helper()
+	b, err := json.Marshal(body)
+	require.NoError(t, err)
+	req, err := http.NewRequest(http.MethodPost, base+"/api/v2/projects/1/strings/query", bytes.NewReader(b))
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var out bytes.Buffer
+	_, err = out.ReadFrom(resp.Body)
+	require.NoError(t, err)
+	return resp.StatusCode, out.Bytes()
+}
+
+// TestHugeContainsEndsAtTheDeadlineSQLite: one 30 MB string and a
+// contains whose needle is 60,000 a's and a b. SQLite's instr took the
+// product of the lengths (107 s) in one step its interrupt could not
+// stop; croql_contains is linear, so the request answers (here: no match)
+// well within the statement timeout.
+func TestHugeContainsEndsAtTheDeadlineSQLite(t *testing.T) {
+	p := freshDemo(t)
+	p.Strings[0].Text = strings.Repeat("a", 30<<20)
+	const timeout = 3 * time.Second
+	hs := serve(t, "sqlite", server.Config{Timeout: timeout}, p)
+	for _, src := range []string{
+		`text contains "` + strings.Repeat("a", 60000) + `b"`,
+		`identifier contains "x" or text contains "` + strings.Repeat("a", 60000) + `b"`,
+	} {
+		start := time.Now()
+		status, body := postQuery(t, hs.Client(), hs.URL, map[string]any{"croql": src, "limit": 25})
+		took := time.Since(start)
+		assert.Less(t, took, timeout+time.Second, "the request ran past its deadline")
+		if status == http.StatusServiceUnavailable {
+			assert.Contains(t, string(body), "statement timeout")
+			continue
+		}
+		require.Equal(t, http.StatusOK, status, "%s", body[:min(len(body), 300)])
+		assert.NotContains(t, string(body), `"id":`+itoa(int(p.Strings[0].ID))+`,`, "the 30 MB string has no b")
+	}
+	// The needle found: the 30 MB string matches.
+	status, body := postQuery(t, hs.Client(), hs.URL, map[string]any{"croql": `text contains "` + strings.Repeat("a", 60000) + `"`, "limit": 1})
+	require.Equal(t, http.StatusOK, status)
+	var page struct {
+		Data []struct {
+			Data struct {
+				ID int64 `json:"id"`
+			} `json:"data"`
+		} `json:"data"`
+	}
+	require.NoError(t, json.Unmarshal(body, &page))
+	require.Len(t, page.Data, 1)
+	assert.Equal(t, p.Strings[0].ID, page.Data[0].Data.ID)
+}
