@@ -17,15 +17,17 @@ import (
 func newSQLCmd(c *cli) *cobra.Command {
 	var (
 		dialect, ctxName, edition, format string
+		usersFile                         string
 		fold                              bool
 		limits                            parser.Limits
 	)
 	cmd := &cobra.Command{
-		Use:   "sql [--dialect postgres|sqlite|mysql] [--context C] [--edition E] [--fold] [--format text|json] [QUERY|-]",
+		Use:   "sql [--dialect postgres|sqlite|mysql] [--context C] [--edition E] [--fold] [--users FILE] [--format text|json] [QUERY|-]",
 		Short: "Compile a query to a SQL WHERE clause and its arguments",
 		Long: "Compiles the query into a SQL WHERE clause over the reference tables (docs/sql.md) and prints it\n" +
-			"with its arguments: every value is a bound parameter. @user mentions are looked up by login in the\n" +
-			"users table. Exit 0 on success, 1 when the query has an error, 2 on bad usage.",
+			"with its arguments: every value is a bound parameter. @user mentions are bound to the ids of --users\n" +
+			"FILE; without it they are looked up by login in the users table (a subselect, which a planner may run\n" +
+			"once per row: a warning says so). Exit 0 on success, 1 when the query has an error, 2 on bad usage.",
 		ValidArgsFunction: noFileCompletion,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			d, err := compile.DialectByName(dialect)
@@ -42,7 +44,15 @@ func newSQLCmd(c *cli) *cobra.Command {
 			if err := checkLimits(limits); err != nil {
 				return err
 			}
-			env, err := croql.NewEnv(ctxName, croql.WithEdition(ed), croql.WithFoldContains(fold), croql.WithLimits(limits))
+			opts := []croql.Option{croql.WithEdition(ed), croql.WithFoldContains(fold), croql.WithLimits(limits)}
+			if usersFile != "" {
+				users, err := readUsers(usersFile)
+				if err != nil {
+					return err
+				}
+				opts = append(opts, croql.WithUserIDs(users))
+			}
+			env, err := croql.NewEnv(ctxName, opts...)
 			if err != nil {
 				return usageErrorf("%w", err)
 			}
@@ -51,6 +61,11 @@ func newSQLCmd(c *cli) *cobra.Command {
 				return err
 			}
 			s, diags := env.SQL(src, d)
+			if usersFile == "" && s != nil && !diags.HasErrors() {
+				if n := userMentions(src); n > 0 {
+					fmt.Fprintf(c.stderr, "warning: %d @user mention(s) compiled to a subselect on the users table, which a planner may run once per row; bind them to ids with --users FILE\n", n)
+				}
+			}
 			if format == "json" {
 				// One JSON document on stdout, the diagnostics in it
 				// (as lint --format json prints them), errors or not.
@@ -85,6 +100,7 @@ func newSQLCmd(c *cli) *cobra.Command {
 	addContextFlag(cmd, &ctxName)
 	addEditionFlag(cmd, &edition)
 	cmd.Flags().BoolVar(&fold, "fold", false, "make contains case-insensitive (Unicode simple folding)")
+	cmd.Flags().StringVar(&usersFile, "users", "", `user directory binding @user mentions to ids: JSON ({"login": id}, [{"id","login"}] or a project file) or "login id" lines`)
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text, or json (dialect, from, key, where, select, args, diagnostics; errors too)")
 	completeFlag(cmd, "format", "text", "json")
 	addLimitFlags(cmd, &limits)
