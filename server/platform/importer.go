@@ -155,6 +155,11 @@ func (p *Platform) importHandler(s *server.Server, translation bool) http.Handle
 		}
 		var res *ImportResult
 		if ierr == nil {
+			release, ok := p.uploadSlot(w, r)
+			if !ok {
+				return
+			}
+			defer release()
 			res, ierr = p.ImportWith(r.Context(), s.Storage(), proj, p.publicURL(r), up.name, up.data, up.language, opts)
 		}
 		if ierr != nil {
@@ -225,11 +230,11 @@ func (p *Platform) readUpload(w http.ResponseWriter, r *http.Request) (upload, e
 		var err error
 		up.data, err = io.ReadAll(io.LimitReader(r.Body, p.cfg.MaxFileBytes+1))
 		if err != nil {
-			return up, failf(http.StatusRequestEntityTooLarge, "The file is larger than %d bytes", p.cfg.MaxFileBytes)
+			return up, fileTooLarge(p.cfg.MaxFileBytes)
 		}
 	}
 	if int64(len(up.data)) > p.cfg.MaxFileBytes {
-		return up, failf(http.StatusRequestEntityTooLarge, "The file is larger than %d bytes", p.cfg.MaxFileBytes)
+		return up, fileTooLarge(p.cfg.MaxFileBytes)
 	}
 	if up.name == "" || strings.ContainsAny(up.name, "/\\") {
 		return up, failf(http.StatusBadRequest, "The file needs a name without slashes (multipart filename, form field \"name\" or the Crowdin-API-FileName header)")
@@ -263,6 +268,7 @@ func (p *Platform) ImportWith(ctx context.Context, st *server.Storage, proj *ser
 		return nil, failf(http.StatusBadRequest, "The file %s could not be parsed: %v", name, err)
 	}
 	db := newWriter(proj)
+	db.maxProjectBytes = p.cfg.MaxProjectBytes
 	fileID, existing, err := db.file(ctx, st, name)
 	if err != nil {
 		return nil, err

@@ -99,8 +99,19 @@ type Config struct {
 	MaxAnswerBytes int64
 	// MaxInlineJobBytes: larger jobs send contentUrl / stringsUrl.
 	MaxInlineJobBytes int
-	// MaxFileBytes bounds an uploaded file (DefaultMaxFileBytes).
+	// MaxFileBytes is the per-file quota: an uploaded file larger than
+	// this is answered 413 (DefaultMaxFileBytes).
 	MaxFileBytes int64
+	// MaxProjectBytes is the per-project quota: an upload after which
+	// the project's texts (source strings and translations) would hold
+	// more bytes is answered 413 and not stored (DefaultMaxProjectBytes
+	// when 0, negative: none).
+	MaxProjectBytes int64
+	// MaxConcurrentUploads bounds the uploads parsed, sent to apps and
+	// stored at once, once their bodies have arrived; one more waits up
+	// to 2 s for a slot, then is answered 429 with Retry-After
+	// (DefaultMaxConcurrentUploads when 0).
+	MaxConcurrentUploads int
 	// MaxStringsURLBytes bounds data.stringsUrl downloads.
 	MaxStringsURLBytes int64
 	// NotifyTimeout bounds a "subscription paid" event.
@@ -156,6 +167,8 @@ type Platform struct {
 	tokens *server.Tokens
 	// storages are the files of the two-step upload (storages.go).
 	storages storages
+	// uploads holds a token per upload in progress (quota.go).
+	uploads chan struct{}
 }
 
 // New reads the descriptors of cfg.Apps (ctx bounds the requests) and
@@ -175,6 +188,12 @@ func New(ctx context.Context, cfg Config) (*Platform, error) {
 	}
 	if cfg.MaxStringsURLBytes <= 0 {
 		cfg.MaxStringsURLBytes = DefaultMaxStringsURLBytes
+	}
+	if cfg.MaxProjectBytes == 0 {
+		cfg.MaxProjectBytes = DefaultMaxProjectBytes
+	}
+	if cfg.MaxConcurrentUploads <= 0 {
+		cfg.MaxConcurrentUploads = DefaultMaxConcurrentUploads
 	}
 	if cfg.NotifyTimeout <= 0 {
 		cfg.NotifyTimeout = DefaultNotifyTimeout
@@ -204,7 +223,7 @@ func New(ctx context.Context, cfg Config) (*Platform, error) {
 	if len(cfg.Credentials) > len(cfg.Apps) {
 		return nil, fmt.Errorf("platform: %d app credentials for %d apps", len(cfg.Credentials), len(cfg.Apps))
 	}
-	p := &Platform{cfg: cfg, subs: cfg.Subscriptions, log: cfg.Logger, blobs: blobs{m: map[string][]byte{}},
+	p := &Platform{cfg: cfg, uploads: make(chan struct{}, cfg.MaxConcurrentUploads), subs: cfg.Subscriptions, log: cfg.Logger, blobs: blobs{m: map[string][]byte{}},
 		hs: handshake{byID: map[[2]string]*installation{}}}
 	if p.subs == nil {
 		p.subs = NewSubscriptions()

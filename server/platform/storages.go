@@ -25,7 +25,8 @@ import (
 // stays beside it.
 
 // maxStorages is how many uploaded storages are kept (the oldest go
-// first): a storage is used once, right after it is added.
+// first, also beyond maxStorageBytes in all): a storage is used once,
+// right after it is added.
 const maxStorages = 64
 
 type storage struct {
@@ -48,6 +49,13 @@ func (s *storages) add(name string, data []byte) storage {
 	s.items = append(s.items, st)
 	if len(s.items) > maxStorages {
 		s.items = s.items[len(s.items)-maxStorages:]
+	}
+	total := 0
+	for i := len(s.items) - 1; i >= 0; i-- {
+		if total += len(s.items[i].data); total > maxStorageBytes && i < len(s.items)-1 {
+			s.items = s.items[i+1:]
+			break
+		}
 	}
 	return st
 }
@@ -97,7 +105,7 @@ func (p *Platform) addStorage(w http.ResponseWriter, r *http.Request) {
 	}
 	data, err := io.ReadAll(io.LimitReader(http.MaxBytesReader(w, r.Body, p.cfg.MaxFileBytes+1), p.cfg.MaxFileBytes+1))
 	if err != nil || int64(len(data)) > p.cfg.MaxFileBytes {
-		writeError(w, http.StatusRequestEntityTooLarge, "The file is larger than "+strconv.FormatInt(p.cfg.MaxFileBytes, 10)+" bytes")
+		writeError(w, http.StatusRequestEntityTooLarge, fileTooLarge(p.cfg.MaxFileBytes).msg)
 		return
 	}
 	writeJSON(w, http.StatusCreated, map[string]any{"data": storageObject(p.storages.add(name, data))})
@@ -228,6 +236,11 @@ func (p *Platform) filesHandler(s *server.Server) http.Handler {
 			writeError(w, http.StatusBadRequest, "name: a file name without slashes")
 			return
 		}
+		release, ok := p.uploadSlot(w, r)
+		if !ok {
+			return
+		}
+		defer release()
 		res, err := p.ImportWith(r.Context(), s.Storage(), proj, p.publicURL(r), name, st.data, "", ImportOptions{})
 		if err != nil {
 			p.writeImportError(w, proj, name, err)
@@ -279,6 +292,11 @@ func (p *Platform) uploadTranslation(s *server.Server) http.Handler {
 			return
 		}
 		name, _ := f["name"].(string)
+		release, ok := p.uploadSlot(w, r)
+		if !ok {
+			return
+		}
+		defer release()
 		if _, err := p.ImportWith(r.Context(), s.Storage(), proj, p.publicURL(r), name, st.data, lang, ImportOptions{}); err != nil {
 			p.writeImportError(w, proj, name, err)
 			return

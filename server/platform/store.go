@@ -24,6 +24,8 @@ type writer struct {
 	proj *server.Project
 	d    compile.Dialect
 	m    *compile.Mapping
+	// maxProjectBytes is the per-project quota (checkProjectBytes).
+	maxProjectBytes int64
 }
 
 func newWriter(proj *server.Project) *writer {
@@ -378,7 +380,7 @@ func (w *writer) replaceFile(ctx context.Context, st *server.Storage, fileID int
 		if up != nil {
 			up.Deleted = len(removed)
 		}
-		return nil
+		return w.checkProjectBytes(ctx, tx, t)
 	})
 	if err != nil {
 		return 0, nil, fmt.Errorf("platform: storing the strings (nothing was stored): %w", err)
@@ -958,7 +960,7 @@ func (w *writer) storeTranslations(ctx context.Context, st *server.Storage, file
 			}
 			n++
 		}
-		return nil
+		return w.checkProjectBytes(ctx, tx, t)
 	})
 	if err != nil {
 		return 0, fmt.Errorf("platform: storing the translations (nothing was stored): %w", err)

@@ -1,0 +1,93 @@
+package platform
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// Defaults of the upload quotas (Config fields of the same names).
+const (
+	// DefaultMaxProjectBytes bounds the text a project stores: the bytes
+	// of its source strings' and translations' texts after an upload.
+	DefaultMaxProjectBytes = 1 << 30
+	// DefaultMaxConcurrentUploads bounds the uploads parsed, sent to
+	// apps and stored at once; one more waits up to 2 s for a slot, then
+	// is answered 429.
+	DefaultMaxConcurrentUploads = 4
+	// maxStorageBytes bounds the bytes of the storages kept for the
+	// two-step upload (the oldest go first).
+	maxStorageBytes = 256 << 20
+)
+
+// uploadWait is how long an upload waits for a slot of the concurrent
+// uploads' quota before its 429: uploads take milliseconds to seconds, so
+// a short burst queues instead of failing.
+const uploadWait = 2 * time.Second
+
+// uploadSlot takes one of the concurrent uploads' slots, waiting up to
+// uploadWait, or answers 429 naming the quota and returns false. The
+// caller calls release.
+func (p *Platform) uploadSlot(w http.ResponseWriter, r *http.Request) (release func(), ok bool) {
+	t := time.NewTimer(uploadWait)
+	defer t.Stop()
+	select {
+	case p.uploads <- struct{}{}:
+		return func() { <-p.uploads }, true
+	case <-r.Context().Done():
+	case <-t.C:
+	}
+	w.Header().Set("Retry-After", "1")
+	writeError(w, http.StatusTooManyRequests, fmt.Sprintf("The concurrent uploads quota (%d uploads at once, --max-concurrent-uploads) is in use; try again", cap(p.uploads)))
+	return nil, false
+}
+
+// fileTooLarge is the answer to an upload over the per-file quota.
+func fileTooLarge(max int64) *importError {
+	return failf(http.StatusRequestEntityTooLarge, "The file is larger than the per-file quota of %d bytes (--max-file-bytes)", max)
+}
+
+// checkProjectBytes fails the write transaction tx with a 413 naming the
+// per-project quota when the project's texts (source strings and
+// translations) hold more than w.maxProjectBytes bytes: the upload is then
+// not stored. 0 or less: no quota.
+func (w *writer) checkProjectBytes(ctx context.Context, tx *sql.Tx, t *tables) error {
+	if w.maxProjectBytes <= 0 {
+		return nil
+	}
+	var total int64
+	for _, x := range []struct {
+		table string
+		col   string
+	}{{t.str.Name, t.str.Columns["text"]}, {t.tr.Name, t.tr.Columns["text"]}} {
+		if x.col == "" {
+			continue
+		}
+		var n sql.NullInt64
+		q := "SELECT SUM(" + w.byteLength(w.d.Quote(x.col)) + ") FROM " + w.d.Quote(x.table)
+		if err := tx.QueryRowContext(ctx, q).Scan(&n); err != nil {
+			return fmt.Errorf("platform: the project's size: %w", err)
+		}
+		total += n.Int64
+	}
+	if total > w.maxProjectBytes {
+		return failf(http.StatusRequestEntityTooLarge, "The project would hold %s bytes of text, over the per-project quota of %s bytes (--max-project-bytes); nothing was stored",
+			strconv.FormatInt(total, 10), strconv.FormatInt(w.maxProjectBytes, 10))
+	}
+	return nil
+}
+
+// byteLength is the length in bytes of a text column in w's dialect.
+func (w *writer) byteLength(col string) string {
+	switch w.d.Name() {
+	case "postgres":
+		return "octet_length(" + col + ")"
+	case "sqlite":
+		return "length(CAST(" + col + " AS BLOB))"
+	default: // MySQL and MariaDB: LENGTH counts bytes
+		return "LENGTH(" + col + ")"
+	}
+}
