@@ -2,10 +2,14 @@ package server_test
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
+	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -85,4 +89,57 @@ func TestHugeContainsEndsAtTheDeadlineSQLite(t *testing.T) {
 	require.NoError(t, json.Unmarshal(body, &page))
 	require.Len(t, page.Data, 1)
 	assert.Equal(t, p.Strings[0].ID, page.Data[0].Data.ID)
+}
+
+// TestPageByteBudget: a list answer is never larger than MaxPageBytes; a
+// page that would be is a 400 under limit that says how many objects
+// fit, and with that limit the page is served; an object larger than the
+// budget alone cannot be listed.
+func TestPageByteBudget(t *testing.T) {
+	for _, engine := range engines(t) {
+		t.Run(engine, func(t *testing.T) {
+			p := freshDemo(t)
+			slices.SortFunc(p.Strings, func(a, b schema.SourceString) int { return cmp.Compare(a.ID, b.ID) })
+			const mb = 1 << 20
+			for i := range 5 {
+				p.Strings[i].Text = strings.Repeat(string(rune('a'+i)), mb)
+			}
+			p.Strings[6].Text = strings.Repeat("z", 4*mb)
+			const budget = 3*mb + mb/2
+			hs := serve(t, engine, server.Config{MaxPageBytes: budget}, p)
+			page := func(q url.Values) (int, []byte) {
+				req, err := http.NewRequest(http.MethodGet, hs.URL+"/api/v2/projects/1/strings?"+q.Encode(), nil)
+				require.NoError(t, err)
+				req.Header.Set("Authorization", "Bearer "+token)
+				resp, err := hs.Client().Do(req)
+				require.NoError(t, err)
+				defer resp.Body.Close()
+				b, err := io.ReadAll(resp.Body)
+				require.NoError(t, err)
+				return resp.StatusCode, b
+			}
+			for _, q := range []url.Values{{"limit": {"25"}}, {"limit": {"500"}}, {"limit": {"4"}}} {
+				status, body := page(q)
+				require.Equal(t, http.StatusBadRequest, status, "%.300s", body)
+				assert.LessOrEqual(t, len(body), budget)
+				assert.Contains(t, string(body), `"key":"limit"`)
+				assert.Contains(t, string(body), "page budget of 3670016 bytes (--max-page-bytes): its first 3 objects fit; ask for limit=3 or less")
+			}
+			status, body := page(url.Values{"limit": {"3"}})
+			require.Equal(t, http.StatusOK, status, "%.300s", body)
+			assert.LessOrEqual(t, len(body), budget)
+			assert.Greater(t, len(body), 3*mb)
+			// Further on, the page is served with what fits.
+			status, body = page(url.Values{"limit": {"3"}, "offset": {"3"}})
+			require.Equal(t, http.StatusOK, status, "%.300s", body)
+			assert.LessOrEqual(t, len(body), budget)
+			// The 4 MB string alone.
+			status, body = page(url.Values{"limit": {"1"}, "offset": {"6"}})
+			require.Equal(t, http.StatusBadRequest, status, "%.300s", body)
+			assert.Contains(t, string(body), "the first object of this page alone is larger than the server's page budget")
+			// Many small objects: the whole page fits.
+			status, body = page(url.Values{"limit": {"500"}, "offset": {"7"}})
+			require.Equal(t, http.StatusOK, status, "%.300s", body)
+		})
+	}
 }

@@ -98,6 +98,11 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 		status = http.StatusInternalServerError
 		b = []byte(`{"error":{"code":500,"message":"Internal Server Error"}}`)
 	}
+	writeJSONBytes(w, status, b)
+}
+
+// writeJSONBytes writes b, a JSON document, as writeJSON does.
+func writeJSONBytes(w http.ResponseWriter, status int, b []byte) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)

@@ -337,9 +337,13 @@ func (s *Server) page(ctx context.Context, tx *sql.Tx, p *Project, res *resource
 	for i := range vals {
 		ptrs[i] = &vals[i]
 	}
+	budget := pageBytes{max: s.cfg.MaxPageBytes}
 	for rows.Next() {
 		if err := rows.Scan(ptrs...); err != nil {
 			return nil, fmt.Errorf("server: reading rows: %w", err)
+		}
+		if err := budget.add(vals); err != nil {
+			return nil, err
 		}
 		o := res.render(p, vals)
 		objs = append(objs, o)
@@ -400,6 +404,9 @@ func (s *Server) records(ctx context.Context, tx *sql.Tx, p *Project, rq *record
 // anything else an internal error. The classes are the engine's
 // (engine.Classify).
 func (s *Server) dbError(r *http.Request, ctx context.Context, src string, err error) *httpError {
+	if pe := (*pageBudgetError)(nil); errors.As(err, &pe) {
+		return s.pageTooLarge(pe.fit)
+	}
 	class, msg := engine.Classify(err)
 	if class == engine.Timeout || errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
 		if r.Context().Err() != nil {

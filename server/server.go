@@ -99,6 +99,11 @@ type Config struct {
 	// connection is closed.
 	MinBodyRate int64
 	BodyGrace   time.Duration
+	// MaxPageBytes is the byte budget of a list answer
+	// (DefaultMaxPageBytes when 0, negative: none): a page that would
+	// pass it is a 400 saying how many of its objects fit, and its rows
+	// stop being read once their texts pass it.
+	MaxPageBytes int64
 }
 
 // Server serves the API. It is safe for concurrent use.
@@ -144,6 +149,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.BodyGrace <= 0 {
 		cfg.BodyGrace = DefaultBodyGrace
+	}
+	if cfg.MaxPageBytes == 0 {
+		cfg.MaxPageBytes = DefaultMaxPageBytes
 	}
 	if cfg.Location == nil {
 		cfg.Location = time.UTC
@@ -244,7 +252,7 @@ func (s *Server) api(h func(*http.Request) (any, *httpError)) http.Handler {
 			writeError(w, e)
 			return
 		}
-		writeJSON(w, http.StatusOK, body)
+		s.writeBody(w, body)
 	})
 }
 

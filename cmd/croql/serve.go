@@ -27,6 +27,7 @@ func newServeCmd(c *cli) *cobra.Command {
 		dsn, listen, token, tokenFile, dir, edition, ui string
 		maxCost                                         float64
 		maxConns, maxConnsPerClient                     int
+		maxPageBytes                                    int64
 		logRequests                                     bool
 		timeout                                         time.Duration
 		pf                                              = &platformFlags{}
@@ -82,7 +83,7 @@ func newServeCmd(c *cli) *cobra.Command {
 				Data: data, Read: read, Demo: demoProject, DSN: dsn, Dir: dir,
 				Listen: listen, Token: token, TokenFile: tokenFile, Log: c.stderr, LogRequests: logRequests,
 				Config: server.Config{Edition: ed, MaxCost: maxCost, Timeout: timeout,
-					MaxConns: maxConns, MaxConnsPerClient: maxConnsPerClient},
+					MaxConns: maxConns, MaxConnsPerClient: maxConnsPerClient, MaxPageBytes: maxPageBytes},
 				Setup: func(s *server.Server) error {
 					s.HandlePublic("/playground/", http.StripPrefix("/playground", web.Handler(ui)))
 					s.HandlePublic("/playground", http.RedirectHandler("/playground/", http.StatusMovedPermanently))
@@ -107,6 +108,7 @@ func newServeCmd(c *cli) *cobra.Command {
 	f.Float64Var(&maxCost, "max-cost", 0, "cost budget of a query (0: the safe default, negative: unlimited); a query over it is a 400")
 	f.DurationVar(&timeout, "timeout", server.DefaultTimeout, "statement timeout of a request")
 	f.IntVar(&maxConns, "max-conns", server.DefaultMaxConns, "connections open at once (negative: no cap); one more is closed as soon as it is accepted")
+	f.Int64Var(&maxPageBytes, "max-page-bytes", server.DefaultMaxPageBytes, "byte budget of a list answer (negative: none); a page that would pass it is a 400 saying how many objects fit")
 	f.IntVar(&maxConnsPerClient, "max-conns-per-client", server.DefaultMaxConnsPerClient, "connections open at once from one IP address (negative: no cap; behind a proxy every client has the proxy's address)")
 	f.BoolVar(&logRequests, "log-requests", false, "log one line per request on stderr (method, path, status, size, duration; never the query or the token)")
 	f.StringVar(&ui, "playground", web.DefaultDir, "directory of the built playground (web/build.sh), served at /playground")
