@@ -36,18 +36,22 @@ const (
 )
 
 // limitListener closes, as soon as they are accepted, the connections
-// beyond max in total or beyond perClient from one IP address.
+// beyond perClient from one IP address. At max connections in total, a
+// new connection from a client that holds fewer than the busiest client
+// takes the place of the busiest client's oldest connection; otherwise it
+// is closed. So connections held open from many addresses fill the cap
+// without shutting out a client that holds few or none.
 type limitListener struct {
 	net.Listener
 	max, perClient int
 
 	mu    sync.Mutex
 	total int
-	per   map[string]int
+	per   map[string][]*limitConn // each client's connections, oldest first
 }
 
 func newLimitListener(ln net.Listener, max, perClient int) *limitListener {
-	return &limitListener{Listener: ln, max: max, perClient: perClient, per: map[string]int{}}
+	return &limitListener{Listener: ln, max: max, perClient: perClient, per: map[string][]*limitConn{}}
 }
 
 func (l *limitListener) Accept() (net.Conn, error) {
@@ -61,35 +65,80 @@ func (l *limitListener) Accept() (net.Conn, error) {
 			host = c.RemoteAddr().String()
 		}
 		l.mu.Lock()
-		if (l.max > 0 && l.total >= l.max) || (l.perClient > 0 && l.per[host] >= l.perClient) {
+		if l.perClient > 0 && len(l.per[host]) >= l.perClient {
 			l.mu.Unlock()
 			_ = c.Close()
 			continue
 		}
-		l.total++
-		l.per[host]++
-		l.mu.Unlock()
-		return &limitConn{Conn: c, release: func() {
-			l.mu.Lock()
-			defer l.mu.Unlock()
-			l.total--
-			if l.per[host]--; l.per[host] <= 0 {
-				delete(l.per, host)
+		var evict *limitConn
+		if l.max > 0 && l.total >= l.max {
+			if evict = l.busiestOldest(len(l.per[host]) + 1); evict == nil {
+				l.mu.Unlock()
+				_ = c.Close()
+				continue
 			}
-		}}, nil
+			l.remove(evict)
+		}
+		lc := &limitConn{Conn: c, l: l, host: host}
+		l.total++
+		l.per[host] = append(l.per[host], lc)
+		l.mu.Unlock()
+		if evict != nil {
+			_ = evict.Conn.Close()
+		}
+		return lc, nil
 	}
 }
 
-// limitConn gives its place back once, when closed.
+// busiestOldest is the oldest connection of the client holding the most
+// connections, if it holds more than n; nil otherwise. l.mu is held.
+func (l *limitListener) busiestOldest(n int) *limitConn {
+	var busiest []*limitConn
+	for _, cs := range l.per {
+		if len(cs) > len(busiest) {
+			busiest = cs
+		}
+	}
+	if len(busiest) <= n {
+		return nil
+	}
+	return busiest[0]
+}
+
+// remove gives c's place back, once. l.mu is held.
+func (l *limitListener) remove(c *limitConn) {
+	if c.released {
+		return
+	}
+	c.released = true
+	l.total--
+	cs := l.per[c.host]
+	for i, x := range cs {
+		if x == c {
+			cs = append(cs[:i:i], cs[i+1:]...)
+			break
+		}
+	}
+	if len(cs) == 0 {
+		delete(l.per, c.host)
+	} else {
+		l.per[c.host] = cs
+	}
+}
+
+// limitConn gives its place back once, when closed or evicted.
 type limitConn struct {
 	net.Conn
-	once    sync.Once
-	release func()
+	l        *limitListener
+	host     string
+	released bool // guarded by l.mu
 }
 
 func (c *limitConn) Close() error {
 	err := c.Conn.Close()
-	c.once.Do(c.release)
+	c.l.mu.Lock()
+	c.l.remove(c)
+	c.l.mu.Unlock()
 	return err
 }
 

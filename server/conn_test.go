@@ -8,6 +8,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -120,25 +123,120 @@ func TestSlowBodiesDoNotStopACheapRequest(t *testing.T) {
 	require.Equal(t, http.StatusOK, status, "the first client is served again once its slow connections are gone")
 }
 
-// TestMaxConnsInTotal: beyond MaxConns open connections a new one is
-// closed at once, whoever sends it; a closed connection frees its place.
+// TestMaxConnsInTotal: at MaxConns open connections a new one from the
+// client holding them is closed at once; one from a client holding fewer
+// takes the place of the busiest client's oldest connection; a closed
+// connection frees its place.
 func TestMaxConnsInTotal(t *testing.T) {
 	addr := serveLimited(t, server.Config{MaxConns: 5, MaxConnsPerClient: -1})
 	var idle []net.Conn
 	for range 5 {
-		c, err := net.Dial("tcp", addr)
+		c, err := net.Dial("tcp", addr) // from 127.0.0.1
 		require.NoError(t, err)
 		idle = append(idle, c)
 	}
+	t.Cleanup(func() {
+		for _, c := range idle {
+			c.Close()
+		}
+	})
 	time.Sleep(100 * time.Millisecond) // the five are accepted
-	_, err := cheapGet(t, clientFrom("127.0.0.2"), addr)
-	require.Error(t, err, "a sixth connection is closed")
-	idle[0].Close()
+	_, err := cheapGet(t, clientFrom("127.0.0.1"), addr)
+	require.Error(t, err, "a sixth connection from the same client is closed")
+
+	status, err := cheapGet(t, clientFrom("127.0.0.2"), addr)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, status, "another client takes the place of the busiest client's oldest connection")
+	require.NoError(t, idle[0].SetReadDeadline(time.Now().Add(5*time.Second)))
+	_, err = idle[0].Read(make([]byte, 1))
+	require.ErrorIs(t, err, io.EOF, "the oldest connection was closed by the server")
+
+	// 127.0.0.2's connection is gone again (no keep-alive): four are
+	// open, so 127.0.0.1 gets a fifth.
 	require.Eventually(t, func() bool {
-		status, err := cheapGet(t, clientFrom("127.0.0.2"), addr)
+		status, err := cheapGet(t, clientFrom("127.0.0.1"), addr)
 		return err == nil && status == http.StatusOK
 	}, 5*time.Second, 50*time.Millisecond)
-	for _, c := range idle[1:] {
-		c.Close()
+}
+
+// TestTenThousandSlowBodies: 10,000 connections from 100 loopback
+// addresses, each sending an authenticated POST's headers and one byte of
+// its body, then nothing (their body rate's grace is longer than the
+// test). The per-client cap closes all but 64 of each address's; the
+// total cap keeps at most MaxConns, each address's oldest giving way to a
+// newer from a client holding fewer. A cheap request from a client that
+// holds none answers meanwhile.
+func TestTenThousandSlowBodies(t *testing.T) {
+	if testing.Short() {
+		t.Skip("opens 10,000 connections (about 20,000 file descriptors in this process)")
 	}
+	const n, clients = 10000, 100
+	var lim syscall.Rlimit
+	require.NoError(t, syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim))
+	if lim.Cur < lim.Max {
+		lim.Cur = lim.Max
+		require.NoError(t, syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim))
+	}
+	// Each client socket, and at most MaxConns accepted ones; closed
+	// server sides are given back at once.
+	if need := uint64(n + server.DefaultMaxConns + 512); lim.Cur < need {
+		t.Skipf("RLIMIT_NOFILE is %d; the test needs %d file descriptors", lim.Cur, need)
+	}
+	addr := serveLimited(t, server.Config{BodyGrace: time.Minute})
+
+	conns := make([]net.Conn, n)
+	var refused atomic.Int64
+	var wg sync.WaitGroup
+	start := time.Now()
+	for w := range clients {
+		ip := fmt.Sprintf("127.0.1.%d", w+1)
+		wg.Go(func() {
+			d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: 10 * time.Second}
+			for i := w; i < n; i += clients {
+				c, err := d.Dial("tcp", addr)
+				if err != nil {
+					refused.Add(1)
+					continue
+				}
+				conns[i] = c
+				if _, err := fmt.Fprintf(c, "POST /api/v2/projects/1/strings/query HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{", token); err != nil {
+					refused.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	t.Cleanup(func() {
+		for _, c := range conns {
+			if c != nil {
+				c.Close()
+			}
+		}
+	})
+	t.Logf("10,000 slow bodies sent in %s (%d refused while dialling or writing)", time.Since(start).Round(time.Millisecond), refused.Load())
+
+	begin := time.Now()
+	status, err := cheapGet(t, clientFrom("127.0.0.1"), addr)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, status)
+	t.Logf("the cheap request answered in %s", time.Since(begin).Round(time.Millisecond))
+	// From a client that also holds slow bodies, it is refused or evicts
+	// an older one of the busiest; either way the server holds at most
+	// MaxConns: count the slow connections still open by reading each
+	// with a short deadline (a closed one reads EOF or a reset at once).
+	open := 0
+	for _, c := range conns {
+		if c == nil {
+			continue
+		}
+		require.NoError(t, c.SetReadDeadline(time.Now().Add(time.Millisecond)))
+		_, err := c.Read(make([]byte, 1))
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			open++
+		}
+	}
+	t.Logf("%d slow connections still open", open)
+	assert.LessOrEqual(t, open, server.DefaultMaxConns)
+	assert.Greater(t, open, server.DefaultMaxConns/2, "the total cap, not less, bounds them")
 }
