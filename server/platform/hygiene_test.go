@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/croql/croql/internal/testdb"
 	"github.com/croql/croql/server"
 	"github.com/croql/croql/server/platform"
 )
@@ -47,17 +48,21 @@ func TestJobURLsIgnoreTheHostHeader(t *testing.T) {
 		return raw.Load().(string)
 	}
 
-	base, _ := startServe(t, platform.Config{Apps: []string{app.URL}, MaxInlineJobBytes: 2000})
-	job := upload(base.URL)
-	require.NotContains(t, job, "attacker.example")
-	require.Contains(t, job, `"apiBaseUrl":"`+base.URL+`"`)
-	require.Contains(t, job, `"contentUrl":"`+base.URL+`/_platform/blobs/`)
+	for _, engine := range testdb.Engines(t) {
+		t.Run(engine, func(t *testing.T) {
+			base, _ := startServeOn(t, engine, platform.Config{Apps: []string{app.URL}, MaxInlineJobBytes: 2000})
+			job := upload(base.URL)
+			require.NotContains(t, job, "attacker.example")
+			require.Contains(t, job, `"apiBaseUrl":"`+base.URL+`"`)
+			require.Contains(t, job, `"contentUrl":"`+base.URL+`/_platform/blobs/`)
 
-	pub, _ := startServe(t, platform.Config{Apps: []string{app.URL}, MaxInlineJobBytes: 2000, PublicURL: "https://croql.example/"})
-	job = upload(pub.URL)
-	require.NotContains(t, job, "attacker.example")
-	require.Contains(t, job, `"apiBaseUrl":"https://croql.example"`)
-	require.Contains(t, job, `"contentUrl":"https://croql.example/_platform/blobs/`)
+			pub, _ := startServeOn(t, engine, platform.Config{Apps: []string{app.URL}, MaxInlineJobBytes: 2000, PublicURL: "https://croql.example/"})
+			job = upload(pub.URL)
+			require.NotContains(t, job, "attacker.example")
+			require.Contains(t, job, `"apiBaseUrl":"https://croql.example"`)
+			require.Contains(t, job, `"contentUrl":"https://croql.example/_platform/blobs/`)
+		})
+	}
 }
 
 // TestAdminRoutesNeedTheAdminToken: a read token, even one limited to a
@@ -65,12 +70,22 @@ func TestJobURLsIgnoreTheHostHeader(t *testing.T) {
 // passes; without subscriptions and without an admin token the routes
 // do not exist.
 func TestAdminRoutesNeedTheAdminToken(t *testing.T) {
-	routes := []struct{ method, path, body string }{
-		{http.MethodPut, "/admin/applications/a/organizations/1/subscription", `{"status":"unpaid","subscribeLink":"https://pay.example/a"}`},
-		{http.MethodPost, "/admin/applications/a/organizations/1/installation", ""},
-		{http.MethodDelete, "/admin/applications/a/organizations/1/installation", ""},
+	for _, engine := range testdb.Engines(t) {
+		t.Run(engine, func(t *testing.T) { testAdminRoutesNeedTheAdminToken(t, engine) })
 	}
-	base, _, _ := startServeStorage(t, "sqlite", platform.Config{Subscriptions: platform.NewSubscriptions()})
+}
+
+type route struct{ method, path, body string }
+
+var adminRoutes = []route{
+	{http.MethodPut, "/admin/applications/a/organizations/1/subscription", `{"status":"unpaid","subscribeLink":"https://pay.example/a"}`},
+	{http.MethodPost, "/admin/applications/a/organizations/1/installation", ""},
+	{http.MethodDelete, "/admin/applications/a/organizations/1/installation", ""},
+}
+
+func testAdminRoutesNeedTheAdminToken(t *testing.T, engine string) {
+	routes := adminRoutes
+	base, _, _ := startServeStorage(t, engine, platform.Config{Subscriptions: platform.NewSubscriptions()})
 	srv := base.Config.Handler.(*server.Server)
 	require.NoError(t, srv.Tokens().Add("project-one", 1))
 	call := func(base, method, path, body, tok string) int {
@@ -98,7 +113,7 @@ func TestAdminRoutesNeedTheAdminToken(t *testing.T) {
 	// The admin token is not a read token.
 	require.Equal(t, http.StatusUnauthorized, call(base.URL, http.MethodGet, "/api/v2/projects", "", adminToken))
 
-	bare, _ := startServe(t, platform.Config{AdminTokens: &server.Tokens{}})
+	bare, _ := startServeOn(t, engine, platform.Config{AdminTokens: &server.Tokens{}})
 	for _, r := range routes {
 		require.Equal(t, http.StatusNotFound, call(bare.URL, r.method, r.path, r.body, token), r.path)
 		require.Equal(t, http.StatusNotFound, call(bare.URL, r.method, r.path, r.body, adminToken), r.path)
