@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -107,17 +109,7 @@ func TestPageByteBudget(t *testing.T) {
 			p.Strings[6].Text = strings.Repeat("z", 4*mb)
 			const budget = 3*mb + mb/2
 			hs := serve(t, engine, server.Config{MaxPageBytes: budget}, p)
-			page := func(q url.Values) (int, []byte) {
-				req, err := http.NewRequest(http.MethodGet, hs.URL+"/api/v2/projects/1/strings?"+q.Encode(), nil)
-				require.NoError(t, err)
-				req.Header.Set("Authorization", "Bearer "+token)
-				resp, err := hs.Client().Do(req)
-				require.NoError(t, err)
-				defer resp.Body.Close()
-				b, err := io.ReadAll(resp.Body)
-				require.NoError(t, err)
-				return resp.StatusCode, b
-			}
+			page := func(q url.Values) (int, []byte) { return getBytes(t, hs, "/api/v2/projects/1/strings", q) }
 			for _, q := range []url.Values{{"limit": {"25"}}, {"limit": {"500"}}, {"limit": {"4"}}} {
 				status, body := page(q)
 				require.Equal(t, http.StatusBadRequest, status, "%.300s", body)
@@ -142,4 +134,55 @@ func TestPageByteBudget(t *testing.T) {
 			require.Equal(t, http.StatusOK, status, "%.300s", body)
 		})
 	}
+}
+
+// TestTranslationsPageByteBudget: the translations list keeps the budget
+// too: its page over the budget is a 400 whose suggested limit is served
+// within it, in string order either way and in another order.
+func TestTranslationsPageByteBudget(t *testing.T) {
+	for _, engine := range engines(t) {
+		t.Run(engine, func(t *testing.T) {
+			p := freshDemo(t)
+			const mb = 1 << 20
+			big := 0
+			for i := range p.Strings {
+				for j := range p.Strings[i].Translations {
+					if tr := &p.Strings[i].Translations[j]; tr.Language == "de" && tr.PluralForm == "none" && big < 8 {
+						tr.Text = strings.Repeat("ü", mb/2) // 1 MiB of UTF-8
+						big++
+					}
+				}
+			}
+			require.Equal(t, 8, big)
+			const budget = 3*mb + mb/2
+			hs := serve(t, engine, server.Config{MaxPageBytes: budget}, p)
+			fitRE := regexp.MustCompile(`ask for limit=(\d+) or less`)
+			for _, q := range []url.Values{{}, {"orderBy": {"stringId desc"}}, {"orderBy": {"text"}}} {
+				q.Set("limit", "500")
+				status, body := getBytes(t, hs, "/api/v2/projects/1/languages/de/translations", q)
+				require.Equal(t, http.StatusBadRequest, status, "%v: %.300s", q, body)
+				m := fitRE.FindSubmatch(body)
+				require.NotNil(t, m, "%v: %s", q, body)
+				q.Set("limit", string(m[1]))
+				status, body = getBytes(t, hs, "/api/v2/projects/1/languages/de/translations", q)
+				require.Equal(t, http.StatusOK, status, "%v: %.300s", q, body)
+				assert.LessOrEqual(t, len(body), budget, "%v", q)
+			}
+		})
+	}
+}
+
+// getBytes sends a GET with the test token and returns the status and the
+// body as it came.
+func getBytes(t testing.TB, hs *httptest.Server, path string, q url.Values) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, hs.URL+path+"?"+q.Encode(), nil)
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := hs.Client().Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp.StatusCode, b
 }

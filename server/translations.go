@@ -171,7 +171,17 @@ func (s *Server) listTranslations(body bool) func(*http.Request) (any, *httpErro
 				w = append(w, stringID+" IN ("+strings.Join(ph, ", ")+")")
 			}
 			var err error
-			if rows, err = readTranslations(ctx, tx, sel+whereClause(w)+" ORDER BY 2, 1", a); err != nil {
+			// In string order the rows come in the page's order and
+			// stop once their texts pass the page's byte budget; in
+			// another, every string's rows are needed to order them.
+			order, budget := " ORDER BY 2, 1", pageBytes{}
+			if inStringOrder {
+				budget.max = s.cfg.MaxPageBytes
+				if len(params.orderBy) == 1 && params.orderBy[0].desc {
+					order = " ORDER BY 2 DESC, 1"
+				}
+			}
+			if rows, err = readTranslations(ctx, tx, sel+whereClause(w)+order, a, &budget); err != nil {
 				return err
 			}
 			return s.stringTypes(ctx, tx, p, rows, types)
@@ -218,7 +228,10 @@ func scanIDs(ctx context.Context, tx *sql.Tx, q string, args []any) ([]int64, er
 	return out, rs.Err()
 }
 
-func readTranslations(ctx context.Context, tx *sql.Tx, query string, args []any) ([]trRow, error) {
+// readTranslations reads the rows of query, in string order, counting
+// their texts against budget: past it, the error says how many strings
+// were read whole before the row that passed it.
+func readTranslations(ctx context.Context, tx *sql.Tx, query string, args []any, budget *pageBytes) ([]trRow, error) {
 	rs, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("server: query: %w", err)
@@ -237,6 +250,9 @@ func readTranslations(ctx context.Context, tx *sql.Tx, query string, args []any)
 		var t trRow
 		t.id, _ = toInt(v[0])
 		t.stringID, t.hasString = toInt(v[1])
+		if err := budget.add(v[2:3]); err != nil {
+			return nil, &pageBudgetError{fit: wholeStrings(out, t.stringID)}
+		}
 		t.text, _ = value(column{kind: kString}, v[2]).(string)
 		t.form, _ = value(column{kind: kString}, v[3]).(string)
 		t.user, _ = toInt(v[4])
@@ -370,4 +386,16 @@ func groupTranslations(p *Project, rows []trRow, types map[int64]string) []map[s
 		out = append(out, o)
 	}
 	return out
+}
+
+// wholeStrings is how many strings rows holds whole, the rows of next
+// (the string being read) left out.
+func wholeStrings(rows []trRow, next int64) int {
+	n := 0
+	for i, r := range rows {
+		if r.stringID != next && (i == 0 || rows[i-1].stringID != r.stringID) {
+			n++
+		}
+	}
+	return n
 }
