@@ -23,7 +23,7 @@ import (
 // costs less on a project of 1,000,000 strings with 20 translations each
 // (TestRequestBudgetAcceptsSeedPatterns); a three-deep nested `where` on
 // such a project costs more.
-const DefaultMaxRequestCost = 1e11
+const DefaultMaxRequestCost = 1e10
 
 // contexts are the list contexts whose objects a request may visit.
 var contexts = []string{croql.Strings, croql.Translations, croql.TM, croql.Glossary}
@@ -127,7 +127,7 @@ func (s *Server) readStats(ctx context.Context, p *Project) (*projectStats, erro
 				vals[i+1] = &avgs[i]
 			}
 			q := "SELECT " + strings.Join(cols, ", ") + " FROM " + d.Quote(t.Name)
-			if err := tx.QueryRowContext(ctx, q, vals...).Scan(vals...); err != nil {
+			if err := tx.QueryRowContext(ctx, q).Scan(vals...); err != nil {
 				return fmt.Errorf("server: reading the statistics of %s: %w", t.Name, err)
 			}
 			st.objects[name] = n

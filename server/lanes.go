@@ -23,9 +23,10 @@ import (
 // names).
 const (
 	// DefaultCheapCost is the request cost (see DefaultMaxRequestCost) up
-	// to which a list request takes the cheap lane: a first page of
-	// every seed pattern on a project of 100,000 strings.
-	DefaultCheapCost = 1e8
+	// to which a list request takes the cheap lane: every seed pattern
+	// on a project of 100,000 strings (the dearest costs about 280M),
+	// and most of them at 1,000,000 strings.
+	DefaultCheapCost = 1e9
 	// DefaultLaneQueue is how many requests may wait for each lane.
 	DefaultLaneQueue = 64
 	// DefaultMaxPerToken is how many list requests one token may have in
