@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -161,14 +160,6 @@ func requestCost(perObject float64, st *projectStats, ctxName string) (cost floa
 	return max(1, perObject) * float64(objects), objects
 }
 
-// maxRequestCost is the request budget in effect (negative: none).
-func (s *Server) maxRequestCost() float64 {
-	if s.cfg.MaxRequestCost == 0 {
-		return DefaultMaxRequestCost
-	}
-	return s.cfg.MaxRequestCost
-}
-
 // tooCostly is the 400 of a request over the request budget: a croql
 // diagnostic of rule too-costly over the whole query, naming the estimate
 // and the budget.
@@ -181,10 +172,6 @@ func tooCostly(src string, perObject, cost, budget float64, objects int64, ctxNa
 		WithHint("the request budget bounds the estimate per object times the objects the request may visit (croql serve --max-request-cost); make the query cheaper per object: fewer nested `where`s, shorter `contains` texts")
 	return croqlError(src, diag.List{d})
 }
-
-// errNoQuery is a request whose query the admission cannot read (the
-// handler answers it).
-var errNoQuery = errors.New("server: no query")
 
 // estimate is the cost of a list request on p: its query's estimate per
 // object under the project's cost model, and the request cost. ok is
