@@ -51,13 +51,15 @@ type statsCache struct {
 }
 
 type statsEntry struct {
-	mu    sync.Mutex
-	stats *projectStats
+	mu         sync.Mutex
+	stats      *projectStats
+	refreshing bool
 }
 
-// stats returns p's statistics, read again when the project was written
-// since they were read. A failed read is logged and leaves the counts
-// unknown.
+// stats returns p's statistics. The first call reads them (New calls it
+// for every project); after a write to the project they are read again in
+// the background while the previous ones still answer. A failed read is
+// logged and leaves the counts unknown.
 func (s *Server) stats(ctx context.Context, p *Project) *projectStats {
 	s.statsCache.mu.Lock()
 	if s.statsCache.entries == nil {
@@ -72,10 +74,25 @@ func (s *Server) stats(ctx context.Context, p *Project) *projectStats {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	w := p.writes.Load()
-	if e.stats != nil && e.stats.writes == w {
-		return e.stats
+	switch {
+	case e.stats == nil:
+		e.stats = s.readStatsAt(ctx, p, w)
+	case e.stats.writes != w && !e.refreshing:
+		e.refreshing = true
+		go func() {
+			st := s.readStatsAt(context.WithoutCancel(ctx), p, w)
+			e.mu.Lock()
+			defer e.mu.Unlock()
+			e.stats, e.refreshing = st, false
+		}()
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.Timeout)
+	return e.stats
+}
+
+// readStatsAt reads p's statistics at its write count w, within
+// statsTimeout.
+func (s *Server) readStatsAt(ctx context.Context, p *Project, w int64) *projectStats {
+	ctx, cancel := context.WithTimeout(ctx, statsTimeout)
 	defer cancel()
 	st, err := s.readStats(ctx, p)
 	if err != nil {
@@ -84,7 +101,6 @@ func (s *Server) stats(ctx context.Context, p *Project) *projectStats {
 		st = &projectStats{objects: map[string]int64{}, text: map[string]float64{}}
 	}
 	st.writes = w
-	e.stats = st
 	return st
 }
 
@@ -194,5 +210,5 @@ func (s *Server) estimate(ctx context.Context, p *Project, ctxName, src string) 
 	return perObject, cost, objects, true
 }
 
-// statsTimeout bounds reading a project's statistics at start-up.
+// statsTimeout bounds reading a project's statistics.
 const statsTimeout = time.Minute

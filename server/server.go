@@ -191,11 +191,9 @@ func New(cfg Config) (*Server, error) {
 	s.metrics = newMetrics(s)
 	// The projects' statistics (object counts, text lengths) are read
 	// now, not on a first request.
-	ctx, cancel := context.WithTimeout(context.Background(), statsTimeout)
 	for _, p := range cfg.Storage.Projects() {
-		s.stats(ctx, p)
+		s.stats(context.Background(), p)
 	}
-	cancel()
 	s.routes()
 	s.handler = s.recoverer(s.instrument(s.accessLog(s.cleanAPIPaths(s.mux))))
 	return s, nil
