@@ -299,7 +299,7 @@ func (s *Server) compileParams(p *Project, ctxName string, params []filterParam,
 func (s *Server) paramEnv(p *Project, ctxName string) (*croql.Env, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	k := envKey{p.ID, "params:" + ctxName}
+	k := envKey{project: p.ID, context: "params:" + ctxName}
 	if e := s.envs[k]; e != nil {
 		return e, nil
 	}

@@ -59,6 +59,13 @@ type RunOptions struct {
 	// LogRequests adds one line per request to Log (method, path, status,
 	// size, duration; never the query string or the token).
 	LogRequests bool
+	// AdminListen, when set, is the address of a second listener serving
+	// Server.AdminHandler (/metrics and /debug/pprof/), without a
+	// token: a loopback or private address. None by default.
+	AdminListen string
+	// AdminReady, when set, is called with the admin listener's address
+	// once it listens.
+	AdminReady func(addr string)
 }
 
 // DefaultListen is the address croql serve listens on by default:
@@ -198,10 +205,41 @@ func Run(ctx context.Context, o RunOptions) (err error) {
 	if grace <= 0 {
 		grace = 30 * time.Second
 	}
+	if o.AdminListen != "" {
+		stopAdmin, err := serveAdmin(ctx, srv, o.AdminListen, logw, o.AdminReady)
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		defer stopAdmin()
+	}
 	err = srv.Serve(ctx, ln, grace)
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}
 	fmt.Fprintln(logw, "croql serve: stopped; removing the scratch data")
 	return err
+}
+
+// serveAdmin serves srv.AdminHandler on addr until stop is called.
+func serveAdmin(ctx context.Context, srv *Server, addr string, logw io.Writer, ready func(string)) (stop func(), err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("server: admin listener: %w", err)
+	}
+	hs := &http.Server{Handler: srv.AdminHandler(), ReadHeaderTimeout: ReadHeaderTimeout, IdleTimeout: IdleTimeout,
+		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) }}
+	fmt.Fprintf(logw, "croql serve: admin (metrics, pprof) on http://%s/\n", ln.Addr())
+	if ready != nil {
+		ready(ln.Addr().String())
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = hs.Serve(ln)
+	}()
+	return func() {
+		_ = hs.Close()
+		<-done
+	}, nil
 }

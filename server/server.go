@@ -104,6 +104,23 @@ type Config struct {
 	// pass it is a 400 saying how many of its objects fit, and its rows
 	// stop being read once their texts pass it.
 	MaxPageBytes int64
+	// MaxRequestCost is the cost budget of a list request: its query's
+	// estimate per object (the facade's cost model, with the project's
+	// text lengths) times the objects of the context the request may
+	// visit. A request over it is a 400 (rule too-costly) before it runs.
+	// DefaultMaxRequestCost when 0, negative: none.
+	MaxRequestCost float64
+	// CheapCost is the request cost up to which a list request runs in
+	// the cheap lane, the others in the expensive lane
+	// (DefaultCheapCost when 0). CheapLane and ExpensiveLane are the
+	// requests each lane runs at once (DefaultCheapLane() and
+	// DefaultExpensiveLane() when 0); LaneQueue is how many more may
+	// wait in each (DefaultLaneQueue when 0, negative: none);
+	// MaxPerToken is how many requests of one token each lane holds at
+	// once (DefaultMaxPerToken when 0, negative: no limit).
+	CheapCost                float64
+	CheapLane, ExpensiveLane int
+	LaneQueue, MaxPerToken   int
 }
 
 // Server serves the API. It is safe for concurrent use.
@@ -117,11 +134,18 @@ type Server struct {
 	mu   sync.Mutex
 	res  map[string]map[string]*resource // dialect name, context
 	envs map[envKey]*croql.Env
+
+	statsCache statsCache
+	lanes      *lanes
+	metrics    *metrics
 }
 
 type envKey struct {
 	project int64
 	context string
+	// writes is the project's write count the environment's cost model
+	// (its text lengths) was read at.
+	writes int64
 }
 
 // New builds a server over cfg.Storage.
@@ -156,6 +180,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Location == nil {
 		cfg.Location = time.UTC
 	}
+	applyLaneDefaults(&cfg)
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -169,8 +194,16 @@ func New(cfg Config) (*Server, error) {
 			return nil, err
 		}
 	}
+	s.lanes = newLanes(cfg)
+	s.reservePool()
+	s.metrics = newMetrics(s)
+	// The projects' statistics (object counts, text lengths) are read
+	// now, not on a first request.
+	for _, p := range cfg.Storage.Projects() {
+		s.stats(context.Background(), p)
+	}
 	s.routes()
-	s.handler = s.recoverer(s.accessLog(s.cleanAPIPaths(s.mux)))
+	s.handler = s.recoverer(s.instrument(s.accessLog(s.cleanAPIPaths(s.mux))))
 	return s, nil
 }
 
@@ -217,6 +250,7 @@ func (s *Server) routes() {
 	s.HandlePublic("GET /healthz", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	}))
+	s.HandlePublic("GET /metrics", s.metrics.handler())
 	s.Handle("GET /api/v2/projects", s.api(s.listProjects))
 	s.Handle("GET /api/v2/projects/{projectId}", s.api(s.getProject))
 	for _, e := range []struct {
@@ -228,12 +262,12 @@ func (s *Server) routes() {
 		{"/api/v2/glossaries/{glossaryId}/terms", croql.Glossary},
 	} {
 		if e.context == croql.Translations {
-			s.Handle("GET "+e.path, s.api(s.listTranslations(false)))
-			s.Handle("POST "+e.path+"/query", s.api(s.listTranslations(true)))
+			s.Handle("GET "+e.path, s.admit(e.context, false, s.api(s.listTranslations(false))))
+			s.Handle("POST "+e.path+"/query", s.admit(e.context, true, s.api(s.listTranslations(true))))
 			continue
 		}
-		s.Handle("GET "+e.path, s.api(s.list(e.context, false)))
-		s.Handle("POST "+e.path+"/query", s.api(s.list(e.context, true)))
+		s.Handle("GET "+e.path, s.admit(e.context, false, s.api(s.list(e.context, false))))
+		s.Handle("POST "+e.path+"/query", s.admit(e.context, true, s.api(s.list(e.context, true))))
 	}
 	s.apiRoutes()
 	// Anything else under the API is a JSON 404 (after the token check,
@@ -368,14 +402,17 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 // env returns the facade environment of a project and context, built
 // once: the project's users and languages resolve mentions.
 func (s *Server) env(p *Project, ctxName string) (*croql.Env, error) {
+	st := s.stats(context.Background(), p)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	k := envKey{p.ID, ctxName}
+	k := envKey{p.ID, ctxName, st.writes}
 	if e := s.envs[k]; e != nil {
 		return e, nil
 	}
+	delete(s.envs, envKey{p.ID, ctxName, st.writes - 1})
 	opts := []croql.Option{croql.WithEdition(s.cfg.Edition), croql.WithUserIDs(p.Users),
-		croql.WithClock(s.cfg.Now), croql.WithLocation(s.cfg.Location), croql.WithMaxCost(s.cfg.MaxCost)}
+		croql.WithClock(s.cfg.Now), croql.WithLocation(s.cfg.Location), croql.WithMaxCost(s.cfg.MaxCost),
+		croql.WithCostModel(st.costModel())}
 	if len(p.Languages) > 0 {
 		opts = append(opts, croql.WithLanguages(p.Languages...))
 	}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/croql/croql/compile"
@@ -48,6 +49,9 @@ type Project struct {
 
 	db      *sql.DB
 	dialect compile.Dialect
+	// writes counts the committed write transactions (what the server's
+	// statistics of the project are read again after).
+	writes atomic.Int64
 }
 
 // Dialect is the SQL dialect of the project's database.
@@ -111,6 +115,7 @@ func (s *Storage) tx(ctx context.Context, p *Project, readOnly bool, fn func(*sq
 	if p == nil || p.db == nil {
 		return errors.New("server: no project database")
 	}
+	defer recordEngineTime(ctx, time.Now())
 	var opts *sql.TxOptions
 	if readOnly {
 		opts = p.dialect.ReadTxOptions()
@@ -141,6 +146,9 @@ func (s *Storage) tx(ctx context.Context, p *Project, readOnly bool, fn func(*sq
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("server: commit: %w", err)
+	}
+	if !readOnly {
+		p.writes.Add(1)
 	}
 	return nil
 }

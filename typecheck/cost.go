@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/croql/croql/diag"
 	"github.com/croql/croql/schema"
@@ -43,6 +44,15 @@ const DefaultCollectionSize = 10
 // keep every element, `and`/`or` to evaluate both sides, and `if` both
 // branches. When every collection of the data has at most the model's size
 // (see MeasureSizes), no evaluation visits more elements than the estimate.
+//
+// Text lengths count only when TextLengths is set (a server that knows its
+// data's statistics sets it): then a comparison of texts (= != < <= > >=,
+// between) costs one step per character of each side as well, and `X
+// contains Y` costs length(X) × length(Y) steps more (a plain substring
+// search compares each position of X with up to all of Y). A literal's
+// length is its own; a field's is TextLengths[name], or the largest of
+// TextLengths for a text the map does not list. Without TextLengths (the
+// default) a text operation is one step whatever the lengths.
 type CostModel struct {
 	// Sizes maps a collection field's documented name ("translations",
 	// "votes", "languages summary") to the number of elements one parent
@@ -51,6 +61,58 @@ type CostModel struct {
 	// Default is the size of a collection Sizes does not list;
 	// DefaultCollectionSize when 0.
 	Default float64
+	// TextLengths, when not nil, maps a text field's documented name
+	// ("text", "identifier", "context") to the average length of its
+	// values, in characters: text comparisons and `contains` then cost in
+	// proportion to the lengths (see above).
+	TextLengths map[string]float64
+}
+
+// textLength is the length the model assumes for the text node n.
+func (m CostModel) textLength(n Node) float64 {
+	var f *schema.Field
+	switch n := n.(type) {
+	case *Const:
+		return float64(utf8.RuneCountInString(n.S))
+	case *Field:
+		f = n.F
+	case *Member:
+		f = n.F
+	}
+	if f != nil {
+		if f.Type.Kind != schema.String { // a language code
+			return 0
+		}
+		if l, ok := m.TextLengths[f.Name]; ok && l >= 0 {
+			return l
+		}
+	}
+	longest := 0.0
+	for _, l := range m.TextLengths {
+		longest = max(longest, l)
+	}
+	return longest
+}
+
+// textCost is the cost of the characters a text operation n reads (0 when
+// the model has no TextLengths or n is not one).
+func (m CostModel) textCost(n Node) float64 {
+	if m.TextLengths == nil {
+		return 0
+	}
+	switch n := n.(type) {
+	case *Compare:
+		if n.Operand == schema.String {
+			return m.textLength(n.X) + m.textLength(n.Y)
+		}
+	case *Between:
+		if n.Operand == schema.String {
+			return m.textLength(n.X) + m.textLength(n.Lo) + m.textLength(n.Hi)
+		}
+	case *Contains:
+		return m.textLength(n.X) * max(1, m.textLength(n.Sub))
+	}
+	return 0
 }
 
 // DefaultCostModel returns the default collection sizes: generous figures
@@ -131,7 +193,7 @@ func (m CostModel) cost(n Node, memo map[Node]float64) (cost, size float64) {
 			cost, size = 1+x+s*(1+p), s
 		}
 	default:
-		cost = 1
+		cost = 1 + m.textCost(n)
 		for _, k := range Operands(n) {
 			kc, _ := m.cost(k, memo)
 			cost += kc
@@ -224,7 +286,11 @@ func (m CostModel) String() string {
 		}
 		s += sep + k + " " + strconv.FormatFloat(m.Size(&schema.Field{Name: k}), 'g', -1, 64)
 	}
-	return s + " per parent"
+	s += " per parent"
+	if m.TextLengths != nil {
+		s += ", text lengths from the data"
+	}
+	return s
 }
 
 // Approx formats a cost for messages: 950, 12k, 3.4M, 137G, 1.4e15.

@@ -158,3 +158,34 @@ func TestApprox(t *testing.T) {
 		assert.Equal(t, want, typecheck.Approx(c), "%g", c)
 	}
 }
+
+// TestCostTextLengths: with TextLengths, `contains` costs the haystack's
+// length times the needle's and a text comparison both lengths; without,
+// a text operation is one step (the default is unchanged).
+func TestCostTextLengths(t *testing.T) {
+	plain := typecheck.CostModel{Sizes: map[string]float64{"translations": 4}}
+	withLen := plain
+	withLen.TextLengths = map[string]float64{"text": 100, "identifier": 10}
+	needle := strings.Repeat("a", 60000) + "b"
+	for _, tc := range []struct {
+		src         string
+		plain, text float64
+	}{
+		{`text contains "abc"`, 1 + 1 + 1, 1 + 1 + 1 + 100*3},
+		{`text contains "` + needle + `"`, 3, 3 + 100*60001},
+		{`identifier = "abcd"`, 3, 3 + 10 + 4},
+		// A text field the map does not list takes the longest length.
+		{`context = ""`, 3, 3 + 100},
+		{`text between "a" and "bb"`, 4, 4 + 100 + 1 + 2},
+		{`count of translations where (text contains "x") > 0`, 1 + 1 + 1 + (1 + 4) + 4*(1+3) + 1, 1 + 1 + 1 + (1 + 4) + 4*(1+3+100) + 1},
+		// Language codes and numbers cost as before.
+		{`count of translations where (language = @language:"de") > 0`, 1 + 1 + 1 + (1 + 4) + 4*(1+3) + 1, 1 + 1 + 1 + (1 + 4) + 4*(1+3+2) + 1},
+		{`is hidden`, 1, 1},
+	} {
+		q := checkStrings(t, tc.src)
+		assert.Equal(t, tc.plain, q.Cost(plain), "plain: %.60s", tc.src)
+		assert.Equal(t, tc.text, q.Cost(withLen), "with lengths: %.60s", tc.src)
+	}
+	_, over := checkStrings(t, `text contains "`+needle+`"`).CostError(withLen, 0)
+	assert.True(t, over, "a 60,000-character needle over 100-character texts is over the default budget")
+}

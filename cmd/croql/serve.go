@@ -25,9 +25,11 @@ func newServeCmd(c *cli) *cobra.Command {
 	var (
 		data                                            []string
 		dsn, listen, token, tokenFile, dir, edition, ui string
-		maxCost                                         float64
+		maxCost, maxRequestCost, cheapCost              float64
 		maxConns, maxConnsPerClient                     int
 		maxPageBytes                                    int64
+		cheapLane, expensiveLane, laneQueue, perToken   int
+		adminListen                                     string
 		logRequests                                     bool
 		timeout                                         time.Duration
 		pf                                              = &platformFlags{}
@@ -82,8 +84,11 @@ func newServeCmd(c *cli) *cobra.Command {
 			err = server.Run(ctx, server.RunOptions{
 				Data: data, Read: read, Demo: demoProject, DSN: dsn, Dir: dir,
 				Listen: listen, Token: token, TokenFile: tokenFile, Log: c.stderr, LogRequests: logRequests,
+				AdminListen: adminListen,
 				Config: server.Config{Edition: ed, MaxCost: maxCost, Timeout: timeout,
-					MaxConns: maxConns, MaxConnsPerClient: maxConnsPerClient, MaxPageBytes: maxPageBytes},
+					MaxConns: maxConns, MaxConnsPerClient: maxConnsPerClient, MaxPageBytes: maxPageBytes,
+					MaxRequestCost: maxRequestCost, CheapCost: cheapCost, CheapLane: cheapLane,
+					ExpensiveLane: expensiveLane, LaneQueue: laneQueue, MaxPerToken: perToken},
 				Setup: func(s *server.Server) error {
 					s.HandlePublic("/playground/", http.StripPrefix("/playground", web.Handler(ui)))
 					s.HandlePublic("/playground", http.RedirectHandler("/playground/", http.StatusMovedPermanently))
@@ -106,6 +111,13 @@ func newServeCmd(c *cli) *cobra.Command {
 	f.StringVar(&dir, "dir", "", "directory of the SQLite files (default: a temporary directory); removed on shutdown")
 	addEditionFlag(cmd, &edition)
 	f.Float64Var(&maxCost, "max-cost", 0, "cost budget of a query (0: the safe default, negative: unlimited); a query over it is a 400")
+	f.Float64Var(&maxRequestCost, "max-request-cost", server.DefaultMaxRequestCost, "cost budget of a list request: the query's cost per object times the objects it may visit (negative: none); a request over it is a 400")
+	f.Float64Var(&cheapCost, "cheap-cost", server.DefaultCheapCost, "request cost up to which a list request runs in the cheap lane; dearer ones run in the expensive lane")
+	f.IntVar(&cheapLane, "cheap-lane", server.DefaultCheapLane(), "cheap list requests run at once (twice the CPUs by default)")
+	f.IntVar(&expensiveLane, "expensive-lane", server.DefaultExpensiveLane(), "expensive list requests run at once (half the CPUs by default, at least 1)")
+	f.IntVar(&laneQueue, "lane-queue", server.DefaultLaneQueue, "list requests that may wait for each lane (negative: none); one more is a 503 with Retry-After")
+	f.IntVar(&perToken, "max-per-token", server.DefaultMaxPerToken, "list requests of one token in each lane at once (negative: no limit); one more is a 429 with Retry-After")
+	f.StringVar(&adminListen, "admin-listen", "", "address of an admin listener serving /metrics and /debug/pprof/ without a token (off by default; use a loopback or private address)")
 	f.DurationVar(&timeout, "timeout", server.DefaultTimeout, "statement timeout of a request")
 	f.IntVar(&maxConns, "max-conns", server.DefaultMaxConns, "connections open at once (negative: no cap); one more is closed as soon as it is accepted")
 	f.Int64Var(&maxPageBytes, "max-page-bytes", server.DefaultMaxPageBytes, "byte budget of a list answer (negative: none); a page that would pass it is a 400 saying how many objects fit")

@@ -63,3 +63,12 @@ func TestServeAdminTokenFlags(t *testing.T) {
 	require.Equal(t, 1, code, stderr)
 	require.Contains(t, stderr, "--admin-token-file")
 }
+
+// TestServeAdminListenFails: an admin listener that cannot listen stops
+// croql serve with the reason.
+func TestServeAdminListenFails(t *testing.T) {
+	t.Setenv("CROQL_TOKEN", "t")
+	code, _, stderr := runCLI("", "serve", "--dir", t.TempDir(), "--listen", "127.0.0.1:0", "--admin-listen", "256.0.0.1:1")
+	require.Equal(t, 1, code, stderr)
+	require.Contains(t, stderr, "admin listener")
+}

@@ -1,0 +1,261 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"io"
+	"math"
+	"net/http"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/croql/croql"
+)
+
+// Defaults of the admission of list requests (Config fields of the same
+// names).
+const (
+	// DefaultCheapCost is the request cost (see DefaultMaxRequestCost) up
+	// to which a list request takes the cheap lane: every seed pattern
+	// on a project of 100,000 strings (the dearest costs about 280M),
+	// and most of them at 1,000,000 strings.
+	DefaultCheapCost = 1e9
+	// DefaultLaneQueue is how many requests may wait for each lane.
+	DefaultLaneQueue = 64
+	// DefaultMaxPerToken is how many list requests one token may have in
+	// each lane at once (running or waiting).
+	DefaultMaxPerToken = 32
+)
+
+// DefaultCheapLane is the number of cheap list requests that run at once
+// by default: twice the CPUs.
+func DefaultCheapLane() int { return 2 * runtime.GOMAXPROCS(0) }
+
+// DefaultExpensiveLane is the number of expensive list requests that run
+// at once by default: half the CPUs, at least one, so that expensive
+// requests leave CPU and connections to the cheap ones.
+func DefaultExpensiveLane() int { return max(1, runtime.GOMAXPROCS(0)/2) }
+
+// Lane names, as the metrics label them.
+const (
+	laneCheap     = "cheap"
+	laneExpensive = "expensive"
+)
+
+// lane admits at most size requests at once; up to queue more wait for a
+// place, until their deadline.
+type lane struct {
+	name    string
+	slots   chan struct{}
+	queue   int64
+	waiting atomic.Int64
+	// retryAfter is what a refused request is told to wait.
+	retryAfter time.Duration
+
+	mu       sync.Mutex
+	perToken map[[sha256.Size]byte]int
+	maxToken int
+}
+
+func newLane(name string, size, queue, maxToken int, retryAfter time.Duration) *lane {
+	return &lane{name: name, slots: make(chan struct{}, max(1, size)), queue: int64(max(0, queue)),
+		retryAfter: retryAfter, perToken: map[[sha256.Size]byte]int{}, maxToken: maxToken}
+}
+
+// Why a lane refuses a request.
+var (
+	errLaneFull   = errors.New("the lane is full")
+	errLaneWait   = errors.New("no place in the lane before the request's deadline")
+	errTokenLimit = errors.New("the token has too many requests in flight")
+)
+
+// acquire takes a place in the lane for the token whose digest is tok, or
+// says why not. release gives it back.
+func (l *lane) acquire(ctx context.Context, tok [sha256.Size]byte) (release func(), err error) {
+	l.mu.Lock()
+	if l.maxToken > 0 && l.perToken[tok] >= l.maxToken {
+		l.mu.Unlock()
+		return nil, errTokenLimit
+	}
+	l.perToken[tok]++
+	l.mu.Unlock()
+	untoken := func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if l.perToken[tok]--; l.perToken[tok] <= 0 {
+			delete(l.perToken, tok)
+		}
+	}
+	done := func() {
+		<-l.slots
+		untoken()
+	}
+	select {
+	case l.slots <- struct{}{}:
+		return done, nil
+	default:
+	}
+	if l.waiting.Add(1) > l.queue {
+		l.waiting.Add(-1)
+		untoken()
+		return nil, errLaneFull
+	}
+	defer l.waiting.Add(-1)
+	select {
+	case l.slots <- struct{}{}:
+		return done, nil
+	case <-ctx.Done():
+		untoken()
+		return nil, errLaneWait
+	}
+}
+
+// running is the number of requests holding a place.
+func (l *lane) running() int { return len(l.slots) }
+
+// lanes are the cheap and the expensive lane of a server.
+type lanes struct {
+	cheap, expensive *lane
+	cheapCost        float64
+}
+
+func newLanes(cfg Config) *lanes {
+	return &lanes{
+		cheap:     newLane(laneCheap, cfg.CheapLane, cfg.LaneQueue, cfg.MaxPerToken, time.Second),
+		expensive: newLane(laneExpensive, cfg.ExpensiveLane, cfg.LaneQueue, cfg.MaxPerToken, cfg.Timeout),
+		cheapCost: cfg.CheapCost,
+	}
+}
+
+// applyLaneDefaults fills the admission fields of cfg.
+func applyLaneDefaults(cfg *Config) {
+	if cfg.MaxRequestCost == 0 {
+		cfg.MaxRequestCost = DefaultMaxRequestCost
+	}
+	if cfg.CheapCost == 0 {
+		cfg.CheapCost = DefaultCheapCost
+	}
+	if cfg.CheapLane <= 0 {
+		cfg.CheapLane = DefaultCheapLane()
+	}
+	if cfg.ExpensiveLane <= 0 {
+		cfg.ExpensiveLane = DefaultExpensiveLane()
+	}
+	if cfg.LaneQueue == 0 {
+		cfg.LaneQueue = DefaultLaneQueue
+	}
+	if cfg.MaxPerToken == 0 {
+		cfg.MaxPerToken = DefaultMaxPerToken
+	}
+}
+
+// reservePool makes room in each project's connection pool for both lanes
+// at once (and two connections more for the other routes), so that
+// expensive requests, which the expensive lane bounds, never hold all of
+// a pool's connections.
+func (s *Server) reservePool() {
+	want := s.cfg.CheapLane + s.cfg.ExpensiveLane + 2
+	for _, p := range s.cfg.Storage.Projects() {
+		if p.db == nil {
+			continue
+		}
+		if n := p.db.Stats().MaxOpenConnections; n > 0 && n < want {
+			p.db.SetMaxOpenConns(want)
+			p.db.SetMaxIdleConns(want)
+		}
+	}
+}
+
+// admit is the admission of a list request of context ctxName (body: the
+// parameters are a POST body): it estimates the request's cost (a 400
+// too-costly over the request budget) and runs the handler in the cheap
+// or the expensive lane, at most Config.MaxPerToken requests of one token
+// in each. A full lane, or no place before the request's deadline, is a
+// 503 with Retry-After; a token over its limit a 429 with Retry-After.
+// A request whose project or query is wrong goes through the cheap lane
+// to the handler, which answers it.
+func (s *Server) admit(ctxName string, body bool, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// A request waits for a place at most the statement timeout.
+		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
+		defer cancel()
+		l := s.lanes.cheap
+		if p, src, ok := s.admissionQuery(r, ctxName, body); ok {
+			perObject, cost, objects, ok := s.estimate(ctx, p, ctxName, src)
+			if ok && s.cfg.MaxRequestCost > 0 && cost > s.cfg.MaxRequestCost {
+				s.metrics.rejected(laneExpensive, "too-costly")
+				writeError(w, tooCostly(src, perObject, cost, s.cfg.MaxRequestCost, objects, ctxName))
+				return
+			}
+			if ok && cost > s.lanes.cheapCost {
+				l = s.lanes.expensive
+			}
+		}
+		tok := sha256.Sum256([]byte(bearer(r)))
+		release, err := l.acquire(ctx, tok)
+		if err != nil {
+			status, reason := http.StatusServiceUnavailable, "full"
+			msg := "the server is busy with " + l.name + " requests; try again later"
+			switch {
+			case errors.Is(err, errTokenLimit):
+				status, reason = http.StatusTooManyRequests, "token"
+				msg = "this token has " + strconv.Itoa(l.maxToken) + " " + l.name + " requests in flight, the most the server allows; try again when one has answered"
+			case errors.Is(err, errLaneWait):
+				reason = "wait"
+			}
+			s.metrics.rejected(l.name, reason)
+			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(l.retryAfter.Seconds()))))
+			writeError(w, &httpError{status: status, message: msg})
+			return
+		}
+		defer release()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// bearer is the request's bearer token (the auth check has accepted it).
+func bearer(r *http.Request) string {
+	_, tok, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	return strings.TrimSpace(tok)
+}
+
+// admissionQuery reads the project and the croql text of a list request
+// without answering it: false when the project is not one the token may
+// read or the parameters cannot be read (the handler answers those). A
+// POST body is read whole (at most Config.MaxBody bytes) and put back for
+// the handler.
+func (s *Server) admissionQuery(r *http.Request, ctxName string, body bool) (*Project, string, bool) {
+	param := map[string]string{croql.Strings: "projectId", croql.Translations: "projectId",
+		croql.TM: "tmId", croql.Glossary: "glossaryId"}[ctxName]
+	p, e := s.project(r, param, "")
+	if e != nil {
+		return nil, "", false
+	}
+	if !body {
+		q := r.URL.Query()
+		return p, q.Get("croql"), len(q["croql"]) <= 1
+	}
+	b, err := io.ReadAll(io.LimitReader(r.Body, s.cfg.MaxBody+1))
+	rest := r.Body
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(b), rest), rest}
+	if err != nil {
+		return nil, "", false
+	}
+	var obj struct {
+		Croql string `json:"croql"`
+	}
+	if json.Unmarshal(b, &obj) != nil {
+		return nil, "", false
+	}
+	return p, obj.Croql, true
+}

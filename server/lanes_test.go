@@ -1,0 +1,245 @@
+package server_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	gen "github.com/croql/croql/demo"
+	"github.com/croql/croql/schema"
+	"github.com/croql/croql/server"
+)
+
+// heavyQuery is a three-deep nested `where`: each level reads the
+// string's translations again, so the engines visit translations³ rows
+// per string.
+const heavyQuery = `count of translations where (count of translations where (count of translations where (text contains "zq") < 2) > 1) > 1`
+
+// heavyProject is a generated project of n strings with per translations
+// each (copies of the generated ones under new ids).
+func heavyProject(n, per int) *schema.Project {
+	p := gen.Generate(gen.Options{Strings: n, Seed: 1})
+	id := int64(1 << 30)
+	for i := range p.Strings {
+		s := &p.Strings[i]
+		base := slices.Clone(s.Translations)
+		if len(base) == 0 {
+			continue
+		}
+		for len(s.Translations) < per {
+			t := base[len(s.Translations)%len(base)]
+			id++
+			t.ID = id
+			s.Translations = append(s.Translations, t)
+		}
+	}
+	return p
+}
+
+// getAs sends a GET with token and returns the status, or an error.
+func getAs(ctx context.Context, u, tok string) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Authorization", "Bearer "+tok)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	res.Body.Close()
+	return res.StatusCode, nil
+}
+
+// TestCheapRequestsBesideExpensive: while 32 expensive requests that the
+// request budget accepts are in flight (one running, the others waiting
+// in the expensive lane), 100 cheap requests answer with a p99 of at
+// most 100 ms, on every engine. The expensive lane runs one request at a
+// time with its own connections, so the cheap lane always has a CPU and a
+// connection.
+func TestCheapRequestsBesideExpensive(t *testing.T) {
+	p := heavyProject(40, 400)
+	for _, eng := range engines(t) {
+		t.Run(eng, func(t *testing.T) {
+			toks := &server.Tokens{}
+			require.NoError(t, toks.Add("heavy"))
+			require.NoError(t, toks.Add("light"))
+			// On this small project the heavy query's estimate is far
+			// under the default cheap cost; CheapCost sends it to the
+			// expensive lane as a large project would.
+			hs := serve(t, eng, server.Config{Tokens: toks, Timeout: time.Minute, CheapCost: 1e6, ExpensiveLane: 1, CheapLane: 4}, p)
+			heavy := hs.URL + "/api/v2/projects/1/strings?limit=25&croql=" + url.QueryEscape(heavyQuery)
+			cheap := hs.URL + "/api/v2/projects/1/strings?limit=1"
+
+			ctx, cancel := context.WithCancel(context.Background())
+			var wg sync.WaitGroup
+			var answered atomic.Int32
+			for range 32 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					if _, err := getAs(ctx, heavy, "heavy"); err == nil {
+						answered.Add(1)
+					}
+				}()
+			}
+			t.Cleanup(func() { cancel(); wg.Wait() })
+			// Wait until the expensive lane is full and 31 wait.
+			require.Eventually(t, func() bool { return gauge(t, hs.URL, `croql_lane_queued{lane="expensive"}`) == 31 },
+				10*time.Second, 10*time.Millisecond, "the 32 expensive requests are admitted: one runs, 31 wait")
+			var lat []time.Duration
+			for range 100 {
+				start := time.Now()
+				code, err := getAs(context.Background(), cheap, "light")
+				lat = append(lat, time.Since(start))
+				require.NoError(t, err)
+				require.Equal(t, http.StatusOK, code)
+			}
+			slices.Sort(lat)
+			p99 := lat[98]
+			t.Logf("%s: 100 cheap requests beside 32 expensive: median %v, p99 %v, max %v; expensive answered meanwhile: %d",
+				eng, lat[50], p99, lat[99], answered.Load())
+			assert.Equal(t, 1.0, gauge(t, hs.URL, `croql_lane_running{lane="expensive"}`), "an expensive request still runs")
+			assert.Zero(t, answered.Load(), "the expensive requests are all still in flight")
+			assert.Equal(t, 31.0, gauge(t, hs.URL, `croql_lane_queued{lane="expensive"}`), "31 expensive requests still wait")
+			assert.LessOrEqual(t, p99, 100*time.Millisecond, "p99 of the cheap requests")
+		})
+	}
+}
+
+// gauge scrapes /metrics and returns the value of the sample named by
+// its line prefix (name and labels).
+func gauge(t *testing.T, base, sample string) float64 {
+	t.Helper()
+	res, err := http.Get(base + "/metrics")
+	require.NoError(t, err)
+	defer res.Body.Close()
+	v, ok := scrape(t, res, sample)
+	require.True(t, ok, "no sample %s", sample)
+	return v
+}
+
+// scrape finds a sample in a Prometheus text answer.
+func scrape(t *testing.T, res *http.Response, sample string) (float64, bool) {
+	t.Helper()
+	body, err := io.ReadAll(res.Body)
+	require.NoError(t, err)
+	for line := range strings.Lines(string(body)) {
+		if rest, ok := strings.CutPrefix(line, sample+" "); ok {
+			v, err := strconv.ParseFloat(strings.TrimSpace(rest), 64)
+			require.NoError(t, err, line)
+			return v, true
+		}
+	}
+	return 0, false
+}
+
+// TestRequestBudget: a query over the request budget is a 400 of rule
+// too-costly that names the estimate and the budget, on every engine (the
+// project's object counts come from its database); under it, the same
+// query answers.
+func TestRequestBudget(t *testing.T) {
+	p := demo(t)
+	src := `count of translations where (text contains "a") > 0`
+	for _, eng := range engines(t) {
+		t.Run(eng, func(t *testing.T) {
+			hs := serve(t, eng, server.Config{MaxRequestCost: 1000}, p)
+			status, body := get(t, hs, "/api/v2/projects/1/strings", url.Values{"croql": {src}})
+			require.Equal(t, http.StatusBadRequest, status, "%v", body)
+			fe := body["errors"].([]any)[0].(map[string]any)["error"].(map[string]any)
+			assert.Equal(t, "croql", fe["key"])
+			e := fe["errors"].([]any)[0].(map[string]any)
+			assert.Equal(t, "too-costly", e["rule"])
+			assert.Equal(t, "croqlInvalidLogic", e["code"])
+			msg := e["message"].(string)
+			assert.Contains(t, msg, "request budget of 1000")
+			assert.Contains(t, msg, fmt.Sprintf("× %d strings", len(p.Strings)), "the estimate names the objects visited")
+			// POST bodies are estimated as well.
+			req, err := http.NewRequest(http.MethodPost, hs.URL+"/api/v2/projects/1/strings/query", strings.NewReader(`{"croql":`+strconv.Quote(src)+`}`))
+			require.NoError(t, err)
+			req.Header.Set("Authorization", "Bearer "+token)
+			status, body = do(t, hs, req)
+			require.Equal(t, http.StatusBadRequest, status, "%v", body)
+			assert.Contains(t, fmt.Sprint(body), "request budget of 1000")
+			// A cheap query is under it; the default budget takes the dear one.
+			status, body = get(t, hs, "/api/v2/projects/1/strings", url.Values{"croql": {"is hidden"}})
+			assert.Equal(t, http.StatusOK, status, "%v", body)
+			hs = serve(t, eng, server.Config{}, p)
+			status, body = get(t, hs, "/api/v2/projects/1/strings", url.Values{"croql": {src}})
+			assert.Equal(t, http.StatusOK, status, "%v", body)
+		})
+	}
+}
+
+// TestLongTextContains: on a project holding a long string, a `contains`
+// with a 60,000-character needle is refused as too costly before it runs
+// (the project's text lengths count in the estimate), where a short
+// needle is served.
+func TestLongTextContains(t *testing.T) {
+	p := gen.Default() // a fresh project: the test changes it
+	p.Strings[0].Text = strings.Repeat("a", 4<<20)
+	needle := strings.Repeat("a", 60000) + "b"
+	for _, eng := range engines(t) {
+		t.Run(eng, func(t *testing.T) {
+			hs := serve(t, eng, server.Config{}, p)
+			status, body := get(t, hs, "/api/v2/projects/1/strings", url.Values{"croql": {`text contains "` + needle + `"`}})
+			require.Equal(t, http.StatusBadRequest, status)
+			assert.Contains(t, fmt.Sprint(body), "too-costly")
+			status, body = get(t, hs, "/api/v2/projects/1/strings", url.Values{"croql": {`text contains "aab"`}})
+			assert.Equal(t, http.StatusOK, status, "%v", body)
+		})
+	}
+}
+
+// TestLaneLimits: a token over its limit in a lane is a 429, a full lane
+// a 503, both with Retry-After; a cheap request of the same token still
+// answers.
+func TestLaneLimits(t *testing.T) {
+	p := heavyProject(40, 400)
+	toks := &server.Tokens{}
+	require.NoError(t, toks.Add("h1"))
+	require.NoError(t, toks.Add("h2"))
+	hs := serve(t, "sqlite", server.Config{Tokens: toks, Timeout: time.Minute, CheapCost: 1e6,
+		ExpensiveLane: 1, LaneQueue: -1, MaxPerToken: 1}, p)
+	heavy := hs.URL + "/api/v2/projects/1/strings?croql=" + url.QueryEscape(heavyQuery)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = getAs(ctx, heavy, "h1")
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	require.Eventually(t, func() bool { return gauge(t, hs.URL, `croql_lane_running{lane="expensive"}`) == 1 },
+		10*time.Second, 10*time.Millisecond)
+	for _, c := range []struct {
+		tok    string
+		status int
+		reason string
+	}{{"h1", http.StatusTooManyRequests, "token"}, {"h2", http.StatusServiceUnavailable, "full"}} {
+		req, err := http.NewRequest(http.MethodGet, heavy, nil)
+		require.NoError(t, err)
+		req.Header.Set("Authorization", "Bearer "+c.tok)
+		res, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		assert.Equal(t, c.status, res.StatusCode, "%s", b)
+		assert.NotEmpty(t, res.Header.Get("Retry-After"))
+		assert.Equal(t, 1.0, gauge(t, hs.URL, `croql_lane_refused_total{lane="expensive",reason="`+c.reason+`"}`))
+	}
+	code, err := getAs(context.Background(), hs.URL+"/api/v2/projects/1/strings?limit=1", "h1")
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, code, "the cheap lane has room for the same token")
+}

@@ -1,0 +1,138 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"net/http/pprof"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// metrics are a server's Prometheus metrics, in a registry of its own.
+type metrics struct {
+	reg      *prometheus.Registry
+	requests *prometheus.CounterVec
+	latency  *prometheus.HistogramVec
+	engine   *prometheus.HistogramVec
+	refused  *prometheus.CounterVec
+}
+
+// newMetrics registers the server's metrics: requests by route pattern
+// and status, their latency and engine time, the lanes, each project's
+// connection pool (sql.DBStats), and the Go runtime and process.
+func newMetrics(s *Server) *metrics {
+	reg := prometheus.NewRegistry()
+	m := &metrics{
+		reg: reg,
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "croql_http_requests_total",
+			Help: "HTTP requests answered, by route pattern and status code."}, []string{"route", "code"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "croql_http_request_duration_seconds",
+			Help:    "Time from a request's headers to its answer, by route pattern.",
+			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30}}, []string{"route"}),
+		engine: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "croql_engine_seconds",
+			Help:    "Time a request spent in database transactions, by route pattern (requests that ran none are not counted).",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}}, []string{"route"}),
+		refused: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "croql_lane_refused_total",
+			Help: "List requests refused by admission, by lane and reason (too-costly: over the request budget; full: the lane's queue was full; wait: no place before the deadline; token: the token's limit)."},
+			[]string{"lane", "reason"}),
+	}
+	reg.MustRegister(m.requests, m.latency, m.engine, m.refused,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	for _, l := range []*lane{s.lanes.cheap, s.lanes.expensive} {
+		reg.MustRegister(
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "croql_lane_running",
+				Help: "List requests running in the lane.", ConstLabels: prometheus.Labels{"lane": l.name}},
+				func() float64 { return float64(l.running()) }),
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "croql_lane_queued",
+				Help: "List requests waiting for a place in the lane.", ConstLabels: prometheus.Labels{"lane": l.name}},
+				func() float64 { return float64(l.waiting.Load()) }),
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "croql_lane_size",
+				Help: "List requests the lane runs at once.", ConstLabels: prometheus.Labels{"lane": l.name}},
+				func() float64 { return float64(cap(l.slots)) }))
+	}
+	for _, p := range s.cfg.Storage.Projects() {
+		if p.db != nil {
+			reg.MustRegister(collectors.NewDBStatsCollector(p.db, "project-"+strconv.FormatInt(p.ID, 10)))
+		}
+	}
+	return m
+}
+
+// rejected counts a request admission refused.
+func (m *metrics) rejected(lane, reason string) { m.refused.WithLabelValues(lane, reason).Inc() }
+
+// handler serves the registry in the Prometheus text format.
+func (m *metrics) handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
+}
+
+// engineTimer adds up the time a request spends in database transactions
+// (Storage.ReadTx and WriteTx record into the one in their context).
+type engineTimer struct {
+	mu    sync.Mutex
+	total time.Duration
+	n     int
+}
+
+type engineTimerKey struct{}
+
+// recordEngineTime adds the time since start to the request's engine time,
+// if ctx carries a timer.
+func recordEngineTime(ctx context.Context, start time.Time) {
+	if t, ok := ctx.Value(engineTimerKey{}).(*engineTimer); ok {
+		t.mu.Lock()
+		t.total += time.Since(start)
+		t.n++
+		t.mu.Unlock()
+	}
+}
+
+// instrument counts each request by its route pattern and status and
+// observes its latency and engine time.
+func (s *Server) instrument(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		et := &engineTimer{}
+		r = r.WithContext(context.WithValue(r.Context(), engineTimerKey{}, et))
+		sw := &statusWriter{ResponseWriter: w}
+		defer func() {
+			route := r.Pattern // set by the mux on this request
+			if route == "" {
+				route = "unmatched"
+			}
+			status := sw.status
+			if status == 0 {
+				status = http.StatusOK
+			}
+			s.metrics.requests.WithLabelValues(route, strconv.Itoa(status)).Inc()
+			s.metrics.latency.WithLabelValues(route).Observe(time.Since(start).Seconds())
+			et.mu.Lock()
+			total, n := et.total, et.n
+			et.mu.Unlock()
+			if n > 0 {
+				s.metrics.engine.WithLabelValues(route).Observe(total.Seconds())
+			}
+		}()
+		next.ServeHTTP(sw, r)
+	})
+}
+
+// AdminHandler is what croql serve's admin listener (--admin-listen)
+// serves: /metrics and the runtime profiles of net/http/pprof under
+// /debug/pprof/. It takes no token: listen on loopback or a private
+// network only. The public handler has /metrics but never the profiles.
+func (s *Server) AdminHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", s.metrics.handler())
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	return mux
+}
