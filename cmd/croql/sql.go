@@ -17,11 +17,11 @@ import (
 func newSQLCmd(c *cli) *cobra.Command {
 	var (
 		dialect, ctxName, edition, format string
-		fold                              bool
+		fold, page                        bool
 		limits                            parser.Limits
 	)
 	cmd := &cobra.Command{
-		Use:   "sql [--dialect postgres|sqlite|mysql] [--context C] [--edition E] [--fold] [--format text|json] [QUERY|-]",
+		Use:   "sql [--dialect postgres|sqlite|mysql] [--context C] [--edition E] [--fold] [--page] [--format text|json] [QUERY|-]",
 		Short: "Compile a query to a SQL WHERE clause and its arguments",
 		Long: "Compiles the query into a SQL WHERE clause over the reference tables (docs/sql.md) and prints it\n" +
 			"with its arguments: every value is a bound parameter. @user mentions are looked up by login in the\n" +
@@ -50,7 +50,11 @@ func newSQLCmd(c *cli) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			s, diags := env.SQL(src, d)
+			purpose := compile.WholeSet
+			if page {
+				purpose = compile.Page
+			}
+			s, diags := env.SQLFor(src, d, compile.DefaultMapping(env.Catalog()), purpose)
 			if format == "json" {
 				// One JSON document on stdout, the diagnostics in it
 				// (as lint --format json prints them), errors or not.
@@ -85,6 +89,7 @@ func newSQLCmd(c *cli) *cobra.Command {
 	addContextFlag(cmd, &ctxName)
 	addEditionFlag(cmd, &edition)
 	cmd.Flags().BoolVar(&fold, "fold", false, "make contains case-insensitive (Unicode simple folding)")
+	cmd.Flags().BoolVar(&page, "page", false, "compile for a page (ORDER BY key LIMIT n): forms the engine can stop early on, instead of the whole-set forms (docs/sql.md, \"Pages and whole sets\")")
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text, or json (dialect, from, key, where, select, args, diagnostics; errors too)")
 	completeFlag(cmd, "format", "text", "json")
 	addLimitFlags(cmd, &limits)
