@@ -169,20 +169,20 @@ type binding struct {
 
 type compiler struct {
 	// root is the query's core tree: the condition on the root row.
-	root typecheck.Node
+	root   typecheck.Node
+	d      Dialect
+	m      *Mapping
+	b      strings.Builder
+	vals   []pending
+	scopes []binding
+	next   int
+	err    error
+	depth  int
+	// spanned: err has the span of the node it is about (see at).
+	spanned bool
 	// purpose decides between whole-set and page forms (semiJoin,
 	// countGrouped).
 	purpose Purpose
-	d       Dialect
-	m       *Mapping
-	b       strings.Builder
-	vals    []pending
-	scopes  []binding
-	next    int
-	err     error
-	depth   int
-	// spanned: err has the span of the node it is about (see at).
-	spanned bool
 }
 
 // maxDepth bounds the recursion; the parser's limits keep real queries far
