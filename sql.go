@@ -30,11 +30,20 @@ func (e *Env) SQL(src string, d compile.Dialect) (*compile.SQL, diag.List) {
 // SQLMapped is SQL over mapping m: a service's own table and column names
 // (docs/sql.md shows how to build one).
 func (e *Env) SQLMapped(src string, d compile.Dialect, m *compile.Mapping) (*compile.SQL, diag.List) {
+	return e.SQLFor(src, d, m, compile.WholeSet)
+}
+
+// SQLFor is SQLMapped for purpose p (compile.CompileFor): compile.Page
+// for SQL that reads the first matches in key order (ORDER BY id LIMIT n),
+// compile.WholeSet, what SQL and SQLMapped compile for, for SQL that reads
+// every match (a count, a full list). Both select the same rows; they
+// differ in the forms the engines can stop early on.
+func (e *Env) SQLFor(src string, d compile.Dialect, m *compile.Mapping, p compile.Purpose) (*compile.SQL, diag.List) {
 	q, diags := e.Check(src)
 	if q == nil {
 		return nil, diags
 	}
-	return translate(q, diags, d, m)
+	return translate(q, diags, d, m, p)
 }
 
 // SQL compiles the query into a WHERE clause for dialect d over the
@@ -53,13 +62,13 @@ func (q *Query) SQL(d compile.Dialect) (*compile.SQL, diag.List) {
 // SQLMapped is SQL over mapping m (a service's own table and column
 // names).
 func (q *Query) SQLMapped(d compile.Dialect, m *compile.Mapping) (*compile.SQL, diag.List) {
-	return translate(q.checked, q.checked.Diags, d, m)
+	return translate(q.checked, q.checked.Diags, d, m, compile.WholeSet)
 }
 
 // translate compiles the checked query q, whose diagnostics are diags (no
-// error among them), for dialect d over mapping m.
-func translate(q *typecheck.Query, diags diag.List, d compile.Dialect, m *compile.Mapping) (*compile.SQL, diag.List) {
-	s, err := compile.Compile(q, d, m)
+// error among them), for dialect d over mapping m and purpose p.
+func translate(q *typecheck.Query, diags diag.List, d compile.Dialect, m *compile.Mapping, p compile.Purpose) (*compile.SQL, diag.List) {
+	s, err := compile.CompileFor(q, d, m, p)
 	if err != nil {
 		out := append(diags[:len(diags):len(diags)], backendDiag(RuleSQL, q.Source, err, "%v", err))
 		out.Sort()

@@ -66,9 +66,10 @@ func checkCase(c corpus.Case) (*typecheck.Query, error) {
 	return q, nil
 }
 
-// compileCorpus compiles every good corpus case for d, grouped by corpus
-// file. Mentions stay unresolved, so the SQL looks users up by login.
-func compileCorpus(t *testing.T, d compile.Dialect) map[string][]corpus.Golden {
+// compileCorpus compiles every good corpus case for d and purpose p,
+// grouped by corpus file. Mentions stay unresolved, so the SQL looks users
+// up by login.
+func compileCorpus(t *testing.T, d compile.Dialect, p compile.Purpose) map[string][]corpus.Golden {
 	m := compile.DefaultMapping(schema.New())
 	out := map[string][]corpus.Golden{}
 	for _, c := range goodCases(t) {
@@ -77,7 +78,7 @@ func compileCorpus(t *testing.T, d compile.Dialect) map[string][]corpus.Golden {
 			t.Errorf("%s: good corpus case %s does not check: %v", c.Where(), c.Name, err)
 			continue
 		}
-		s, err := compile.Compile(q, d, m)
+		s, err := compile.CompileFor(q, d, m, p)
 		require.NoError(t, err, "%s %s", c.Where(), c.Name)
 		args, err := corpus.Args(s.Args)
 		require.NoError(t, err)
@@ -86,9 +87,27 @@ func compileCorpus(t *testing.T, d compile.Dialect) map[string][]corpus.Golden {
 	return out
 }
 
-func formatGolden(d compile.Dialect, file string, gs []corpus.Golden) (string, error) {
+// pageOnly keeps, of each file's page-purpose SQL, the cases whose text
+// differs from the whole-set SQL: the page golden files hold only those.
+func pageOnly(page, whole map[string][]corpus.Golden) map[string][]corpus.Golden {
+	out := map[string][]corpus.Golden{}
+	for file, gs := range page {
+		for i, g := range gs {
+			if w := whole[file][i]; w.Name != g.Name || w.Where != g.Where {
+				out[file] = append(out[file], g)
+			}
+		}
+	}
+	return out
+}
+
+func formatGolden(d compile.Dialect, p compile.Purpose, file string, gs []corpus.Golden) (string, error) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Golden %s SQL of the good cases of testdata/corpus/%s.\n", d.Name(), file)
+	if p == compile.Page {
+		fmt.Fprintf(&b, "# Golden %s SQL for a page (compile.Page) of the good cases of testdata/corpus/%s\n# whose page SQL differs from the whole-set SQL in the directory above.\n", d.Name(), file)
+	} else {
+		fmt.Fprintf(&b, "# Golden %s SQL of the good cases of testdata/corpus/%s.\n", d.Name(), file)
+	}
 	b.WriteString("# Generated: go test ./compile -run TestGolden -update\n")
 	for _, g := range gs {
 		args, err := json.Marshal(g.Args)
@@ -101,38 +120,55 @@ func formatGolden(d compile.Dialect, file string, gs []corpus.Golden) (string, e
 }
 
 // TestGolden compares the SQL of every good corpus case with the golden
-// file of each dialect (or rewrites them with -update). It needs no
-// database: compile/engine/conformance's TestGoldenExecutes runs the same
-// files on the engines.
+// file of each dialect (or rewrites them with -update): the whole-set SQL
+// in testdata/sql/<dialect>, and under page/ the page SQL of the cases
+// where it differs. It needs no database: compile/engine/conformance's
+// TestGoldenExecutes runs the same files on the engines.
 func TestGolden(t *testing.T) {
 	for _, d := range goldenDialects {
 		t.Run(d.Name(), func(t *testing.T) {
-			files := compileCorpus(t, d)
-			require.NotEmpty(t, files, "no good corpus cases")
-			for file, gs := range files {
-				path := filepath.Join(repoRoot(t), "testdata", "sql", d.Name(), file)
-				text, err := formatGolden(d, file, gs)
+			whole := compileCorpus(t, d, compile.WholeSet)
+			require.NotEmpty(t, whole, "no good corpus cases")
+			golden(t, d, compile.WholeSet, whole, filepath.Join(repoRoot(t), "testdata", "sql", d.Name()))
+			page := pageOnly(compileCorpus(t, d, compile.Page), whole)
+			golden(t, d, compile.Page, page, filepath.Join(repoRoot(t), "testdata", "sql", d.Name(), "page"))
+			if !*update {
+				// A page file without a differing case is stale.
+				stale, err := filepath.Glob(filepath.Join(repoRoot(t), "testdata", "sql", d.Name(), "page", "*.txt"))
 				require.NoError(t, err)
-				if *update {
-					require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-					require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
-					continue
-				}
-				want, err := corpus.ReadGolden(path)
-				require.NoError(t, err)
-				byName := map[string]corpus.Golden{}
-				for _, g := range want {
-					byName[g.Name] = g
-				}
-				for _, g := range gs {
-					w, ok := byName[g.Name]
-					if !assert.True(t, ok, "%s: case %s has no golden SQL; run with -update", path, g.Name) {
-						continue
-					}
-					assert.Equal(t, w.Where, g.Where, "%s: %s", path, g.Name)
-					assert.Equal(t, corpus.Values(w.Args), corpus.Values(g.Args), "%s: %s args", path, g.Name)
+				for _, f := range stale {
+					assert.Contains(t, page, filepath.Base(f), "%s: no case of it has its own page SQL any more; run with -update and delete it", f)
 				}
 			}
 		})
+	}
+}
+
+// golden compares the SQL of files, compiled for d and purpose p, with
+// the golden files in dir (or writes them with -update).
+func golden(t *testing.T, d compile.Dialect, p compile.Purpose, files map[string][]corpus.Golden, dir string) {
+	for file, gs := range files {
+		path := filepath.Join(dir, file)
+		text, err := formatGolden(d, p, file, gs)
+		require.NoError(t, err)
+		if *update {
+			require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+			require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+			continue
+		}
+		want, err := corpus.ReadGolden(path)
+		require.NoError(t, err)
+		byName := map[string]corpus.Golden{}
+		for _, g := range want {
+			byName[g.Name] = g
+		}
+		for _, g := range gs {
+			w, ok := byName[g.Name]
+			if !assert.True(t, ok, "%s: case %s has no golden SQL; run with -update", path, g.Name) {
+				continue
+			}
+			assert.Equal(t, w.Where, g.Where, "%s: %s", path, g.Name)
+			assert.Equal(t, corpus.Values(w.Args), corpus.Values(g.Args), "%s: %s args", path, g.Name)
+		}
 	}
 }

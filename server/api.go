@@ -283,10 +283,22 @@ func sortObjects(objs []map[string]any, terms []orderTerm, key string) {
 	})
 }
 
-// pageOf pages objs (already sorted) as a list answer.
+// pageOf pages objs (already sorted) as a list answer: from offset, or
+// after the object whose key field is afterId (keyset paging, where objs
+// are in key order).
 func pageOf(objs []map[string]any, params listParams) listResponse {
 	page := []any{}
-	for i := params.offset; i < int64(len(objs)) && i < params.offset+params.limit; i++ {
+	start := params.offset
+	if params.keyset {
+		start = int64(len(objs))
+		for i, o := range objs {
+			if id, ok := o[params.keyField].(int64); ok && id > params.afterID {
+				start = int64(i)
+				break
+			}
+		}
+	}
+	for i := start; i < int64(len(objs)) && i < start+params.limit; i++ {
 		page = append(page, item{objs[i]})
 	}
 	return listBody(page, params, int64(len(objs)))

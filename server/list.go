@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -28,6 +29,12 @@ type listParams struct {
 	offset    int64
 	orderBy   []orderTerm
 	withTotal bool
+	// afterID, when keyset is set, is the afterId parameter: the page
+	// starts after the object whose key field (keyField: id, or stringId
+	// for translations) is afterID, in key order.
+	afterID  int64
+	keyset   bool
+	keyField string
 }
 
 type orderTerm struct {
@@ -64,7 +71,7 @@ func (s *Server) params(r *http.Request, res *resource, body bool) (listParams, 
 					return listParams{}, invalid(k, "notString", k+" must be a JSON string")
 				}
 				raw[k] = str
-			case "limit", "offset":
+			case "limit", "offset", "afterId":
 				var n json.Number
 				if err := json.Unmarshal(v, &n); err != nil || len(v) == 0 || v[0] == '"' {
 					return listParams{}, invalid(k, "notDigits", k+" must be a JSON number")
@@ -77,7 +84,7 @@ func (s *Server) params(r *http.Request, res *resource, body bool) (listParams, 
 				}
 				raw[k] = strconv.FormatBool(t)
 			default:
-				return listParams{}, invalid(k, "unknownKey", fmt.Sprintf("%q is not a parameter: the body takes croql, limit, offset, orderBy and withTotal", k))
+				return listParams{}, invalid(k, "unknownKey", fmt.Sprintf("%q is not a parameter: the body takes croql, limit, offset, afterId, orderBy and withTotal", k))
 			}
 		}
 	} else {
@@ -87,7 +94,7 @@ func (s *Server) params(r *http.Request, res *resource, body bool) (listParams, 
 		}
 		for k, vs := range q {
 			switch k {
-			case "croql", "limit", "offset", "orderBy", "withTotal":
+			case "croql", "limit", "offset", "afterId", "orderBy", "withTotal":
 				if len(vs) > 1 {
 					return listParams{}, invalid(k, "duplicate", k+" is given more than once")
 				}
@@ -132,7 +139,37 @@ func (s *Server) params(r *http.Request, res *resource, body bool) (listParams, 
 		}
 		p.orderBy = terms
 	}
+	if v, ok := raw["afterId"]; ok {
+		return p, p.parseAfterID(v, res)
+	}
 	return p, nil
+}
+
+// parseAfterID reads the afterId parameter v (keyset paging): an id, with the
+// list in its key order (no orderBy, or orderBy of the key field
+// ascending) and no offset.
+func (p *listParams) parseAfterID(v string, res *resource) *httpError {
+	n, ok := digits(v)
+	if !ok {
+		return invalid("afterId", "notDigits", "afterId must be an integer, 0 or more")
+	}
+	if res == nil {
+		return invalid("afterId", "notSupported", "this list takes no afterId")
+	}
+	p.keyField = "id"
+	if _, ok := res.column("id"); !ok {
+		p.keyField = "stringId"
+	}
+	if p.offset > 0 {
+		return invalid("afterId", "notWithOffset", "afterId and offset cannot be combined: afterId starts the page after that id, offset must be 0")
+	}
+	for _, t := range p.orderBy {
+		if t.col.json != p.keyField || t.desc {
+			return invalid("afterId", "notWithOrderBy", fmt.Sprintf("afterId pages in %s order: orderBy must be empty or %q", p.keyField, p.keyField))
+		}
+	}
+	p.afterID, p.keyset = n, true
+	return nil
 }
 
 // digits parses a non-negative decimal integer of ASCII digits only.
@@ -213,29 +250,22 @@ func (s *Server) list(ctxName string, body bool) func(*http.Request) (any, *http
 		if e != nil {
 			return nil, e
 		}
-		where, args, e := s.compile(p, ctxName, params.croql)
-		if e != nil {
-			return nil, e
-		}
 		var q url.Values
 		if !body {
 			q = r.URL.Query()
 		}
-		flt, e := filters(p, ctxName, q, strings.TrimSpace(params.croql) != "")
+		// The page's condition in the forms an engine stops early on,
+		// the total's in the forms fastest over every match.
+		where, args, e := s.listWhere(p, ctxName, res, params.croql, q, lang, compile.Page)
 		if e != nil {
 			return nil, e
 		}
-		extra, extraArgs, e := s.compileParams(p, ctxName, flt.root, len(args))
-		if e != nil {
-			return nil, e
-		}
-		where, args = append(where, extra...), append(args, extraArgs...)
-		if lang != "" {
-			if err := p.Dialect().CheckString(lang); err != nil {
-				return nil, notFound("Language")
+		var totalWhere []string
+		var totalArgs []any
+		if params.withTotal {
+			if totalWhere, totalArgs, e = s.listWhere(p, ctxName, res, params.croql, q, lang, compile.WholeSet); e != nil {
+				return nil, e
 			}
-			args = append(args, lang)
-			where = append(where, res.language+" = "+p.Dialect().Param(len(args), schema.String))
 		}
 		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
 		defer cancel()
@@ -247,8 +277,8 @@ func (s *Server) list(ctxName string, body bool) func(*http.Request) (any, *http
 				return err
 			}
 			if params.withTotal {
-				q := "SELECT COUNT(*) FROM " + res.table + whereClause(where)
-				if err := tx.QueryRowContext(ctx, q, args...).Scan(&total); err != nil {
+				q := "SELECT COUNT(*) FROM " + res.table + whereClause(totalWhere)
+				if err := tx.QueryRowContext(ctx, q, totalArgs...).Scan(&total); err != nil {
 					return fmt.Errorf("server: counting: %w", err)
 				}
 			}
@@ -261,6 +291,33 @@ func (s *Server) list(ctxName string, body bool) func(*http.Request) (any, *http
 	}
 }
 
+// listWhere is the condition of a list request, compiled for purpose:
+// the croql parameter, the filter parameters (q) and the language of a
+// translations list.
+func (s *Server) listWhere(p *Project, ctxName string, res *resource, src string, q url.Values, lang string, purpose compile.Purpose) ([]string, []any, *httpError) {
+	where, args, e := s.compile(p, ctxName, src, purpose)
+	if e != nil {
+		return nil, nil, e
+	}
+	flt, e := filters(p, ctxName, q, strings.TrimSpace(src) != "")
+	if e != nil {
+		return nil, nil, e
+	}
+	extra, extraArgs, e := s.compileParams(p, ctxName, flt.root, len(args), purpose)
+	if e != nil {
+		return nil, nil, e
+	}
+	where, args = append(where, extra...), append(args, extraArgs...)
+	if lang != "" {
+		if err := p.Dialect().CheckString(lang); err != nil {
+			return nil, nil, notFound("Language")
+		}
+		args = append(args, lang)
+		where = append(where, res.language+" = "+p.Dialect().Param(len(args), schema.String))
+	}
+	return where, args, nil
+}
+
 func whereClause(where []string) string {
 	if len(where) == 0 {
 		return ""
@@ -269,8 +326,8 @@ func whereClause(where []string) string {
 }
 
 // compile checks src in the project's environment and compiles it for
-// the project's dialect. A blank src lists every object.
-func (s *Server) compile(p *Project, ctxName, src string) ([]string, []any, *httpError) {
+// the project's dialect and purpose. A blank src lists every object.
+func (s *Server) compile(p *Project, ctxName, src string, purpose compile.Purpose) ([]string, []any, *httpError) {
 	if !utf8.ValidString(src) {
 		at := 0
 		for at < len(src) {
@@ -291,7 +348,7 @@ func (s *Server) compile(p *Project, ctxName, src string) ([]string, []any, *htt
 	if err != nil {
 		return nil, nil, &httpError{status: http.StatusInternalServerError, message: "Internal Server Error"}
 	}
-	c, diags := env.SQLMapped(src, p.Dialect(), s.mapping)
+	c, diags := env.SQLFor(src, p.Dialect(), s.mapping, purpose)
 	if c == nil {
 		// A back end's error (RuleSQL) is over the part of the query
 		// the database cannot take; say which database.
@@ -321,6 +378,12 @@ func (s *Server) page(ctx context.Context, tx *sql.Tx, p *Project, res *resource
 		order = append(order, t.col.sql+dir)
 	}
 	order = append(order, res.key)
+	if params.keyset {
+		// Keyset paging: orderBy is empty or the key, so the page is the
+		// next rows of the key after afterId.
+		args = append(slices.Clip(args), params.afterID)
+		where = append(slices.Clip(where), res.key+" > "+d.Param(len(args), schema.Int))
+	}
 	a := append(append([]any(nil), args...), params.limit, params.offset)
 	q := "SELECT " + res.selectList() + " FROM " + res.table + whereClause(where) +
 		" ORDER BY " + strings.Join(order, ", ") +

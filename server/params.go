@@ -265,10 +265,11 @@ func (p *Project) knowsLanguage(code string) bool {
 	return ok
 }
 
-// compileParams compiles the filters of params in context ctxName; the
-// parameters of the SQL are numbered after base (PostgreSQL's $n).
-// A filter the project's data cannot take is a 400 under its parameter.
-func (s *Server) compileParams(p *Project, ctxName string, params []filterParam, base int) ([]string, []any, *httpError) {
+// compileParams compiles the filters of params in context ctxName for
+// purpose; the parameters of the SQL are numbered after base
+// (PostgreSQL's $n). A filter the project's data cannot take is a 400
+// under its parameter.
+func (s *Server) compileParams(p *Project, ctxName string, params []filterParam, base int, purpose compile.Purpose) ([]string, []any, *httpError) {
 	if len(params) == 0 {
 		return nil, nil, nil
 	}
@@ -279,7 +280,7 @@ func (s *Server) compileParams(p *Project, ctxName string, params []filterParam,
 	var where []string
 	var args []any
 	for _, fp := range params {
-		c, diags := env.SQLMapped(fp.src, p.Dialect(), s.mapping)
+		c, diags := env.SQLFor(fp.src, p.Dialect(), s.mapping, purpose)
 		if c == nil {
 			msg := fp.src
 			if err := diags.Err(); err != nil {

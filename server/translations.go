@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/croql/croql"
+	"github.com/croql/croql/compile"
 	"github.com/croql/croql/schema"
 )
 
@@ -59,47 +60,64 @@ func (s *Server) listTranslations(body bool) func(*http.Request) (any, *httpErro
 		if e != nil {
 			return nil, e
 		}
-		where, args, e := s.compile(p, croql.Translations, params.croql)
-		if e != nil {
-			return nil, e
-		}
 		var q url.Values
 		if !body {
 			q = r.URL.Query()
 		}
-		flt, e := filters(p, croql.Translations, q, strings.TrimSpace(params.croql) != "")
-		if e != nil {
-			return nil, e
-		}
-		extra, extraArgs, e := s.compileParams(p, croql.Translations, flt.root, len(args))
-		if e != nil {
-			return nil, e
-		}
-		where, args = append(where, extra...), append(args, extraArgs...)
 		d := p.Dialect()
 		stringID := res.cols[1].sql
-		if len(flt.strs) > 0 {
-			sw, sargs, e := s.compileParams(p, croql.Strings, flt.strs, len(args))
+		// build is the condition compiled for purpose: the page's in the
+		// forms an engine stops early on, the total's in the forms
+		// fastest over every match.
+		build := func(purpose compile.Purpose) ([]string, []any, *httpError) {
+			where, args, e := s.compile(p, croql.Translations, params.croql, purpose)
 			if e != nil {
+				return nil, nil, e
+			}
+			flt, e := filters(p, croql.Translations, q, strings.TrimSpace(params.croql) != "")
+			if e != nil {
+				return nil, nil, e
+			}
+			extra, extraArgs, e := s.compileParams(p, croql.Translations, flt.root, len(args), purpose)
+			if e != nil {
+				return nil, nil, e
+			}
+			where, args = append(where, extra...), append(args, extraArgs...)
+			if len(flt.strs) > 0 {
+				sw, sargs, e := s.compileParams(p, croql.Strings, flt.strs, len(args), purpose)
+				if e != nil {
+					return nil, nil, e
+				}
+				sres, err := s.resource(d, croql.Strings)
+				if err != nil {
+					return nil, nil, s.internal(r, err)
+				}
+				where = append(where, stringID+" IN (SELECT "+sres.key+" FROM "+sres.table+" WHERE "+strings.Join(sw, " AND ")+")")
+				args = append(args, sargs...)
+			}
+			if len(flt.stringIDs) > 0 {
+				ph := make([]string, len(flt.stringIDs))
+				for i, id := range flt.stringIDs {
+					args = append(args, id)
+					ph[i] = d.Param(len(args), schema.Int)
+				}
+				where = append(where, stringID+" IN ("+strings.Join(ph, ", ")+")")
+			}
+			args = append(args, lang)
+			where = append(where, res.language+" = "+d.Param(len(args), schema.String))
+			return where, args, nil
+		}
+		where, args, e := build(compile.Page)
+		if e != nil {
+			return nil, e
+		}
+		var totalWhere []string
+		var totalArgs []any
+		if params.withTotal {
+			if totalWhere, totalArgs, e = build(compile.WholeSet); e != nil {
 				return nil, e
 			}
-			sres, err := s.resource(d, croql.Strings)
-			if err != nil {
-				return nil, s.internal(r, err)
-			}
-			where = append(where, stringID+" IN (SELECT "+sres.key+" FROM "+sres.table+" WHERE "+strings.Join(sw, " AND ")+")")
-			args = append(args, sargs...)
 		}
-		if len(flt.stringIDs) > 0 {
-			ph := make([]string, len(flt.stringIDs))
-			for i, id := range flt.stringIDs {
-				args = append(args, id)
-				ph[i] = d.Param(len(args), schema.Int)
-			}
-			where = append(where, stringID+" IN ("+strings.Join(ph, ", ")+")")
-		}
-		args = append(args, lang)
-		where = append(where, res.language+" = "+d.Param(len(args), schema.String))
 
 		at, _, _ := s.tableOf("approval")
 		var approvalFK string
@@ -146,16 +164,22 @@ func (s *Server) listTranslations(body bool) func(*http.Request) (any, *httpErro
 				if len(params.orderBy) == 1 && params.orderBy[0].desc {
 					dir = " DESC"
 				}
-				pa := append(slices.Clone(args), params.limit, params.offset)
-				q := "SELECT DISTINCT " + stringID + " FROM " + res.table + whereClause(w) + " ORDER BY 1" + dir +
+				pw, pa := w, slices.Clone(args)
+				if params.keyset {
+					// Keyset paging: the strings after afterId.
+					pa = append(pa, params.afterID)
+					pw = append(slices.Clone(w), stringID+" > "+d.Param(len(pa), schema.Int))
+				}
+				pa = append(pa, params.limit, params.offset)
+				q := "SELECT DISTINCT " + stringID + " FROM " + res.table + whereClause(pw) + " ORDER BY 1" + dir +
 					d.Limit(d.Param(len(pa)-1, schema.Int)) + " OFFSET " + d.Param(len(pa), schema.Int)
 				var err error
 				if page, err = scanIDs(ctx, tx, q, pa); err != nil {
 					return err
 				}
 				if params.withTotal {
-					q := "SELECT COUNT(DISTINCT " + stringID + ") FROM " + res.table + whereClause(w)
-					if err := tx.QueryRowContext(ctx, q, args...).Scan(&total); err != nil {
+					q := "SELECT COUNT(DISTINCT " + stringID + ") FROM " + res.table + whereClause(append(totalWhere, stringID+" IS NOT NULL"))
+					if err := tx.QueryRowContext(ctx, q, totalArgs...).Scan(&total); err != nil {
 						return fmt.Errorf("server: counting: %w", err)
 					}
 				}

@@ -18,11 +18,11 @@ func newSQLCmd(c *cli) *cobra.Command {
 	var (
 		dialect, ctxName, edition, format string
 		usersFile                         string
-		fold                              bool
+		fold, page                        bool
 		limits                            parser.Limits
 	)
 	cmd := &cobra.Command{
-		Use:   "sql [--dialect postgres|sqlite|mysql] [--context C] [--edition E] [--fold] [--users FILE] [--format text|json] [QUERY|-]",
+		Use:   "sql [--dialect postgres|sqlite|mysql] [--context C] [--edition E] [--fold] [--page] [--users FILE] [--format text|json] [QUERY|-]",
 		Short: "Compile a query to a SQL WHERE clause and its arguments",
 		Long: "Compiles the query into a SQL WHERE clause over the reference tables (docs/sql.md) and prints it\n" +
 			"with its arguments: every value is a bound parameter. @user mentions are bound to the ids of --users\n" +
@@ -60,7 +60,11 @@ func newSQLCmd(c *cli) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			s, diags := env.SQL(src, d)
+			purpose := compile.WholeSet
+			if page {
+				purpose = compile.Page
+			}
+			s, diags := env.SQLFor(src, d, compile.DefaultMapping(env.Catalog()), purpose)
 			if usersFile == "" && s != nil && !diags.HasErrors() {
 				if n := userMentions(src); n > 0 {
 					fmt.Fprintf(c.stderr, "warning: %d @user mention(s) compiled to a subselect on the users table, which a planner may run once per row; bind them to ids with --users FILE\n", n)
@@ -101,6 +105,7 @@ func newSQLCmd(c *cli) *cobra.Command {
 	addEditionFlag(cmd, &edition)
 	cmd.Flags().BoolVar(&fold, "fold", false, "make contains case-insensitive (Unicode simple folding)")
 	cmd.Flags().StringVar(&usersFile, "users", "", `user directory binding @user mentions to ids: JSON ({"login": id}, [{"id","login"}] or a project file) or "login id" lines`)
+	cmd.Flags().BoolVar(&page, "page", false, "compile for a page (ORDER BY key LIMIT n): forms the engine can stop early on, instead of the whole-set forms (docs/sql.md, \"Pages and whole sets\")")
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text, or json (dialect, from, key, where, select, args, diagnostics; errors too)")
 	completeFlag(cmd, "format", "text", "json")
 	addLimitFlags(cmd, &limits)

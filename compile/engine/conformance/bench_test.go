@@ -28,16 +28,22 @@ const benchStrings = 100_000
 // benchEnv holds the benchmark project and its databases, built on first
 // use and dropped by TestMain.
 type benchEnv struct {
-	mu  sync.Mutex
-	p   *schema.Project
-	dbs map[string]*engine.DB
+	mu sync.Mutex
+	// strings is the project's size (benchStrings when 0).
+	strings int
+	p       *schema.Project
+	dbs     map[string]*engine.DB
 }
 
 func (e *benchEnv) project() *schema.Project {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.p == nil {
-		e.p = demo.Generate(demo.Options{Strings: benchStrings, Seed: 1})
+		n := e.strings
+		if n == 0 {
+			n = benchStrings
+		}
+		e.p = demo.Generate(demo.Options{Strings: n, Seed: 1})
 	}
 	return e.p
 }
@@ -80,6 +86,7 @@ var bench = &benchEnv{}
 func TestMain(m *testing.M) {
 	code := m.Run()
 	bench.close()
+	benchSized.close()
 	os.Exit(code)
 }
 

@@ -16,9 +16,9 @@ import (
 // dialects are the dialects of the golden files, by directory name.
 var dialects = []compile.Dialect{compile.Postgres{}, compile.SQLite{}, compile.MySQL{}}
 
-// TestGoldenExecutes runs every golden file's SQL, as written in the file,
-// on its engine over the small fixture and the demo project, and compares
-// the ids with the evaluator's.
+// TestGoldenExecutes runs every golden file's SQL (the whole-set and the
+// page files), as written in the file, on its engine over the small
+// fixture and the demo project, and compares the ids with the evaluator's.
 func TestGoldenExecutes(t *testing.T) {
 	cases := map[string]corpus.Case{}
 	for _, c := range goodCases(t) {
@@ -39,6 +39,11 @@ func TestGoldenExecutes(t *testing.T) {
 			db := openLoaded(t, d.Name(), p)
 			files, err := filepath.Glob(filepath.Join(root(t), "testdata", "sql", d.Name(), "*.txt"))
 			require.NoError(t, err)
+			// The page SQL of the cases where it differs (compile.Page).
+			pages, err := filepath.Glob(filepath.Join(root(t), "testdata", "sql", d.Name(), "page", "*.txt"))
+			require.NoError(t, err)
+			require.NotEmpty(t, pages, "no page golden files for %s", d.Name())
+			files = append(files, pages...)
 			require.NotEmpty(t, files, "no golden files for %s", d.Name())
 			m := compile.DefaultMapping(schema.New())
 			for _, f := range files {

@@ -2,6 +2,7 @@ package compile_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/croql/croql"
@@ -157,12 +159,47 @@ func runSQL(t testing.TB, db *engine.DB, q *typecheck.Query) []int64 {
 	t.Helper()
 	// The mapping is built for the query's catalog.
 	m := compile.DefaultMapping(catalogOf(q))
-	s, err := compile.Compile(q, db.Dialect, m)
-	require.NoError(t, err, "query %q", q.Source)
-	ids, err := s.Run(context.Background(), db.SQL)
-	require.NoError(t, err, "query %q\n%s\n%v", q.Source, s.Where, s.Args)
-	return ids
+	var whole []int64
+	for _, purpose := range purposes {
+		s, err := compile.CompileFor(q, db.Dialect, m, purpose)
+		require.NoError(t, err, "query %q", q.Source)
+		ids, err := runPurpose(context.Background(), db, s, purpose)
+		require.NoError(t, err, "query %q (%s)\n%s\n%v", q.Source, purpose, s.Where, s.Args)
+		if purpose == compile.WholeSet {
+			whole = ids
+		} else {
+			assert.Equal(t, whole, ids, "query %q: the %s form selects other rows than the whole-set form\n%s\n%v", q.Source, purpose, s.Where, s.Args)
+		}
+	}
+	return whole
 }
+
+// purposes are the compiler's purposes: the differential tests run both
+// forms of every query.
+var purposes = []compile.Purpose{compile.WholeSet, compile.Page}
+
+// runPurpose runs s as its purpose is meant to run: a WholeSet query as
+// one Select; a Page query as Select too (the form must select the same
+// rows without a limit) and as SelectLimit(testPage), which must give the
+// first of them.
+func runPurpose(ctx context.Context, db *engine.DB, s *compile.SQL, purpose compile.Purpose) ([]int64, error) {
+	ids, err := s.Run(ctx, db.SQL)
+	if err != nil || purpose == compile.WholeSet {
+		return ids, err
+	}
+	q, args := s.SelectLimit(testPage)
+	first, err := compile.RunSelect(ctx, db.SQL, s.Dialect, q, args)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Equal(first, ids[:min(len(ids), testPage)]) {
+		return nil, fmt.Errorf("the first %d rows are %v, but the whole list starts %v", testPage, first, ids[:min(len(ids), testPage)])
+	}
+	return ids, nil
+}
+
+// testPage is the page size of runPurpose.
+const testPage = 3
 
 // catalogOf returns a catalog that holds q's context: the mapping is keyed
 // by object names, which every catalog built by schema.New shares.

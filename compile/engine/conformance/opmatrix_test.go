@@ -225,22 +225,25 @@ func TestOperatorMatrix(t *testing.T) {
 			}
 		}
 		for _, b := range dbs {
-			s, err := compile.Compile(q, b.db.Dialect, m)
-			if err != nil {
-				fails.add(c, "no "+b.name+" SQL for it", err.Error())
-				continue
-			}
-			got, err := s.Run(ctx, b.db.SQL)
-			if err != nil {
-				fails.add(c, "its "+b.name+" SQL fails", fmt.Sprintf("%v\nWHERE %s\nargs %v", err, s.Where, s.Args))
-				continue
-			}
-			if got == nil {
-				got = []int64{}
-			}
-			slices.Sort(got)
-			if want != nil && !slices.Equal(want, got) {
-				fails.add(c, b.name+" disagrees with the reference interpreter", fmt.Sprintf("ids %v, want %v\nWHERE %s\nargs %v", got, want, s.Where, s.Args))
+			for _, purpose := range purposes {
+				name := b.name + " (" + purpose.String() + ")"
+				s, err := compile.CompileFor(q, b.db.Dialect, m, purpose)
+				if err != nil {
+					fails.add(c, "no "+name+" SQL for it", err.Error())
+					continue
+				}
+				got, err := runPurpose(ctx, b.db, s, purpose)
+				if err != nil {
+					fails.add(c, "its "+name+" SQL fails", fmt.Sprintf("%v\nWHERE %s\nargs %v", err, s.Where, s.Args))
+					continue
+				}
+				if got == nil {
+					got = []int64{}
+				}
+				slices.Sort(got)
+				if want != nil && !slices.Equal(want, got) {
+					fails.add(c, name+" disagrees with the reference interpreter", fmt.Sprintf("ids %v, want %v\nWHERE %s\nargs %v", got, want, s.Where, s.Args))
+				}
 			}
 		}
 	}
