@@ -237,6 +237,9 @@ func (s *Server) list(ctxName string, body bool) func(*http.Request) (any, *http
 			args = append(args, lang)
 			where = append(where, res.language+" = "+p.Dialect().Param(len(args), schema.String))
 		}
+		if out, ok, e := s.residentList(r, p, res, params, flt, lang); ok {
+			return out, e
+		}
 		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
 		defer cancel()
 		var page []any

@@ -99,6 +99,10 @@ type Config struct {
 	// connection is closed.
 	MinBodyRate int64
 	BodyGrace   time.Duration
+	// ResidentMaxBytes is the memory the resident snapshots of projects
+	// may take (see BuildResident and docs/serve.md); 0 or negative:
+	// none, every request is answered by the database.
+	ResidentMaxBytes int64
 }
 
 // Server serves the API. It is safe for concurrent use.
@@ -112,6 +116,8 @@ type Server struct {
 	mu   sync.Mutex
 	res  map[string]map[string]*resource // dialect name, context
 	envs map[envKey]*croql.Env
+
+	resident *residents
 }
 
 type envKey struct {
@@ -153,7 +159,7 @@ func New(cfg Config) (*Server, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{cfg: cfg, mux: http.NewServeMux(), mapping: compile.DefaultMapping(schema.New()), log: log,
-		res: map[string]map[string]*resource{}, envs: map[envKey]*croql.Env{}}
+		res: map[string]map[string]*resource{}, envs: map[envKey]*croql.Env{}, resident: newResidents(cfg.ResidentMaxBytes)}
 	// The resources of every dialect in use are built now, so that a bad
 	// mapping fails here rather than on a request.
 	for _, p := range cfg.Storage.Projects() {
