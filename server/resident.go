@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"os"
@@ -393,4 +394,28 @@ func fileSources(s *Storage, err error) func([]string) (*Storage, error) {
 		}
 		return s, nil
 	}
+}
+
+// residentInBackground builds the resident snapshots while the server
+// already answers (from the database until they are ready) and says on
+// logw how many it holds; the channel closes when it is done.
+func residentInBackground(ctx context.Context, s *Server, logw io.Writer) <-chan struct{} {
+	done := make(chan struct{})
+	if s.resident == nil || s.resident.max <= 0 {
+		close(done)
+		return done
+	}
+	go func() {
+		defer close(done)
+		n, err := s.BuildResident(ctx)
+		if err != nil {
+			fmt.Fprintf(logw, "croql serve: resident snapshot: %v; the database answers\n", err)
+			return
+		}
+		s.resident.mu.Lock()
+		used := s.resident.used
+		s.resident.mu.Unlock()
+		fmt.Fprintf(logw, "croql serve: %d project(s) resident in memory (%d MB of --resident-max-bytes %d MB)\n", n, used>>20, s.resident.max>>20)
+	}()
+	return done
 }

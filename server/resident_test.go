@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
@@ -10,7 +11,9 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -154,4 +157,48 @@ func TestResidentDroppedOnWrite(t *testing.T) {
 	n, err := rs.BuildResident(context.Background())
 	require.NoError(t, err)
 	require.Zero(t, n)
+}
+
+// TestRunBuildsResident: croql serve streams a file into its store, then
+// builds the resident snapshot from the file in the background and
+// answers from it, with the same answer as the database's.
+func TestRunBuildsResident(t *testing.T) {
+	file := writeDemo(t)
+	var logb syncBuffer
+	addr, srv, stop := runServer(t, server.RunOptions{Data: []string{file}, Token: token, Log: &logb,
+		Config: server.Config{ResidentMaxBytes: server.DefaultResidentMaxBytes}})
+	defer func() { require.NoError(t, stop()) }()
+	require.Eventually(t, func() bool { return strings.Contains(logb.String(), "resident in memory") }, time.Minute, 10*time.Millisecond)
+	require.Contains(t, logb.String(), "1 project(s) resident")
+	req, err := http.NewRequest(http.MethodGet, "http://"+addr+"/api/v2/projects/1/strings?croql=count%20of%20translations%20%3E%200&limit=3&withTotal=true", nil)
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", body)
+	require.Equal(t, int64(1), server.ResidentServed(srv))
+	p := demo(t)
+	want := evalIDs(t, p, croql.Strings, "", "count of translations > 0")
+	require.Contains(t, string(body), fmt.Sprintf(`"total":%d`, len(want)))
+}
+
+// syncBuffer is a bytes.Buffer safe for one writer and one reader at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }

@@ -27,6 +27,7 @@ func newServeCmd(c *cli) *cobra.Command {
 		dsn, listen, token, tokenFile, dir, edition, ui string
 		maxCost                                         float64
 		maxConns, maxConnsPerClient                     int
+		residentMax                                     int64
 		logRequests                                     bool
 		timeout                                         time.Duration
 		pf                                              = &platformFlags{}
@@ -82,7 +83,7 @@ func newServeCmd(c *cli) *cobra.Command {
 				Data: data, Read: read, Demo: demoProject, DSN: dsn, Dir: dir,
 				Listen: listen, Token: token, TokenFile: tokenFile, Log: c.stderr, LogRequests: logRequests,
 				Config: server.Config{Edition: ed, MaxCost: maxCost, Timeout: timeout,
-					MaxConns: maxConns, MaxConnsPerClient: maxConnsPerClient},
+					MaxConns: maxConns, MaxConnsPerClient: maxConnsPerClient, ResidentMaxBytes: residentMax},
 				Setup: func(s *server.Server) error {
 					s.HandlePublic("/playground/", http.StripPrefix("/playground", web.Handler(ui)))
 					s.HandlePublic("/playground", http.RedirectHandler("/playground/", http.StatusMovedPermanently))
@@ -108,6 +109,7 @@ func newServeCmd(c *cli) *cobra.Command {
 	f.DurationVar(&timeout, "timeout", server.DefaultTimeout, "statement timeout of a request")
 	f.IntVar(&maxConns, "max-conns", server.DefaultMaxConns, "connections open at once (negative: no cap); one more is closed as soon as it is accepted")
 	f.IntVar(&maxConnsPerClient, "max-conns-per-client", server.DefaultMaxConnsPerClient, "connections open at once from one IP address (negative: no cap; behind a proxy every client has the proxy's address)")
+	f.Int64Var(&residentMax, "resident-max-bytes", server.DefaultResidentMaxBytes, "memory for projects held resident, whose lists the evaluator answers (0: the database answers every request)")
 	f.BoolVar(&logRequests, "log-requests", false, "log one line per request on stderr (method, path, status, size, duration; never the query or the token)")
 	f.StringVar(&ui, "playground", web.DefaultDir, "directory of the built playground (web/build.sh), served at /playground")
 	_ = cmd.MarkFlagFilename("data", "json", "ndjson", "jsonl")
