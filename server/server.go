@@ -16,11 +16,13 @@
 // naming it (params.go).
 //
 // Responses and errors have the platform's shapes and field names. The
-// server never evaluates a query itself: it checks the text with the croql
-// facade (every diagnostic becomes a 400 under the key croql), compiles it
-// to SQL with bound parameters (package compile) and runs it on the
-// project's database in a read-only transaction bounded by the request's
-// context. Extensions the platform lacks (POST …/query bodies, orderBy on
+// server checks the text with the croql facade (every diagnostic becomes a
+// 400 under the key croql), compiles it to SQL with bound parameters
+// (package compile) and runs it on the project's database in a read-only
+// transaction bounded by the request's context. A project held in a
+// resident snapshot (Config.ResidentMaxBytes) has its lists without orderBy
+// or filter parameters answered by the evaluator, with the page's rows read
+// from the database by key (resident.go). Extensions the platform lacks (POST …/query bodies, orderBy on
 // any scalar field, withTotal) are listed in docs/serve.md.
 //
 // A [Server] is an http.Handler. Routes can be added with [Server.Handle]
