@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -23,7 +22,6 @@ import (
 	"github.com/croql/croql"
 	"github.com/croql/croql/compile"
 	"github.com/croql/croql/compile/engine"
-	"github.com/croql/croql/demo"
 	"github.com/croql/croql/schema"
 	"github.com/croql/croql/server"
 )
@@ -117,14 +115,8 @@ func CPU(ctx context.Context, o CPUOptions) (*CPUReport, error) {
 	if o.Timeout <= 0 {
 		o.Timeout = server.DefaultTimeout
 	}
-	logf := func(format string, a ...any) {
-		if o.Log != nil {
-			fmt.Fprintf(o.Log, format+"\n", a...)
-		}
-	}
-	logf("generating %d strings (seed %d)", o.Strings, o.Seed)
-	p := demo.Generate(demo.Options{Strings: o.Strings, Seed: o.Seed})
-	pats, err := patterns(o.CorpusDir, p)
+	logf := logger(o.Log)
+	p, pats, err := generate(logf, o.Strings, o.Seed, o.CorpusDir)
 	if err != nil {
 		return nil, err
 	}
@@ -161,14 +153,11 @@ func CPU(ctx context.Context, o CPUOptions) (*CPUReport, error) {
 		rep.Resident, rep.ResidentBytes = true, srv.ResidentBytes(1)
 		logf("resident snapshot: %d MB", rep.ResidentBytes>>20)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0") // loopback only
+	base, stop, err := listen(srv)
 	if err != nil {
 		return nil, err
 	}
-	hs := &http.Server{Handler: srv}
-	go func() { _ = hs.Serve(ln) }()
-	defer hs.Close()
-	base := "http://" + ln.Addr().String()
+	defer stop()
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
 
 	// The database backends' CPU: PostgreSQL's backends of this
