@@ -267,6 +267,13 @@ func (s *Server) list(ctxName string, body bool) func(*http.Request) (any, *http
 				return nil, e
 			}
 		}
+		flt, e := filters(p, ctxName, q, strings.TrimSpace(params.croql) != "")
+		if e != nil {
+			return nil, e
+		}
+		if out, ok, e := s.residentList(r, p, res, params, flt, lang); ok {
+			return out, e
+		}
 		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
 		defer cancel()
 		var page []any

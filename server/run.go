@@ -201,6 +201,8 @@ func Run(ctx context.Context, o RunOptions) (err error) {
 	if o.Ready != nil {
 		o.Ready(ln.Addr().String())
 	}
+	built := residentInBackground(ctx, srv, logw)
+	defer func() { <-built }()
 	grace := o.Grace
 	if grace <= 0 {
 		grace = 30 * time.Second

@@ -16,11 +16,13 @@
 // naming it (params.go).
 //
 // Responses and errors have the platform's shapes and field names. The
-// server never evaluates a query itself: it checks the text with the croql
-// facade (every diagnostic becomes a 400 under the key croql), compiles it
-// to SQL with bound parameters (package compile) and runs it on the
-// project's database in a read-only transaction bounded by the request's
-// context. Extensions the platform lacks (POST …/query bodies, orderBy on
+// server checks the text with the croql facade (every diagnostic becomes a
+// 400 under the key croql), compiles it to SQL with bound parameters
+// (package compile) and runs it on the project's database in a read-only
+// transaction bounded by the request's context. A project held in a
+// resident snapshot (Config.ResidentMaxBytes) has its lists without orderBy
+// or filter parameters answered by the evaluator, with the page's rows read
+// from the database by key (resident.go). Extensions the platform lacks (POST …/query bodies, orderBy on
 // any scalar field, withTotal) are listed in docs/serve.md.
 //
 // A [Server] is an http.Handler. Routes can be added with [Server.Handle]
@@ -121,6 +123,10 @@ type Config struct {
 	CheapCost                float64
 	CheapLane, ExpensiveLane int
 	LaneQueue, MaxPerToken   int
+	// ResidentMaxBytes is the memory the resident snapshots of projects
+	// may take (see BuildResident and docs/serve.md); 0 or negative:
+	// none, every request is answered by the database.
+	ResidentMaxBytes int64
 }
 
 // Server serves the API. It is safe for concurrent use.
@@ -138,6 +144,7 @@ type Server struct {
 	statsCache statsCache
 	lanes      *lanes
 	metrics    *metrics
+	resident   *residents
 }
 
 type envKey struct {
@@ -186,7 +193,7 @@ func New(cfg Config) (*Server, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{cfg: cfg, mux: http.NewServeMux(), mapping: compile.DefaultMapping(schema.New()), log: log,
-		res: map[string]map[string]*resource{}, envs: map[envKey]*croql.Env{}}
+		res: map[string]map[string]*resource{}, envs: map[envKey]*croql.Env{}, resident: newResidents(cfg.ResidentMaxBytes)}
 	// The resources of every dialect in use are built now, so that a bad
 	// mapping fails here rather than on a request.
 	for _, p := range cfg.Storage.Projects() {

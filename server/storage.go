@@ -46,7 +46,15 @@ type Project struct {
 	// project was loaded into, or the SQLite file; Close removes it.
 	// Empty for data the storage did not create.
 	Scratch string
+	// Source, when set, reads the project's objects as they were loaded:
+	// the resident snapshot is built from it (Server.BuildResident).
+	// SourceSize is the size of what it reads (a file's bytes; 0 when
+	// unknown): a source larger than the snapshot budget is not read.
+	Source     func(context.Context) (*schema.Project, error)
+	SourceSize int64
 
+	// version counts the committed writes (WriteTx) to the project.
+	version atomic.Int64
 	db      *sql.DB
 	dialect compile.Dialect
 	// writes counts the committed write transactions (what the server's
@@ -143,6 +151,10 @@ func (s *Storage) tx(ctx context.Context, p *Project, readOnly bool, fn func(*sq
 	if err != nil {
 		_ = tx.Rollback()
 		return err
+	}
+	if !readOnly {
+		// Whether or not the commit succeeds, the data may have changed.
+		defer p.version.Add(1)
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("server: commit: %w", err)
@@ -247,14 +259,14 @@ func LoadSQLite(ctx context.Context, dir string, data ...*schema.Project) (*Stor
 			return d, engine.Load(ctx, db, compile.DefaultMapping(schema.New()), d)
 		}
 	}
-	return loadSQLite(ctx, dir, loads)
+	return dataSources(loadSQLite(ctx, dir, loads))(data)
 }
 
 // LoadSQLiteFiles is LoadSQLite streaming project files (JSON or NDJSON)
 // into the databases as `croql load` does, object by object: memory does
 // not grow with the files.
 func LoadSQLiteFiles(ctx context.Context, dir string, files ...string) (*Storage, error) {
-	return loadSQLite(ctx, dir, fileLoads(files))
+	return fileSources(loadSQLite(ctx, dir, fileLoads(files)))(files)
 }
 
 // loadFunc stores one project in db and returns it (its head at least:
@@ -400,13 +412,13 @@ func LoadServer(ctx context.Context, engineName, dsn string, data ...*schema.Pro
 			return d, engine.Load(ctx, db, compile.DefaultMapping(schema.New()), d)
 		}
 	}
-	return loadServer(ctx, engineName, dsn, loads)
+	return dataSources(loadServer(ctx, engineName, dsn, loads))(data)
 }
 
 // LoadServerFiles is LoadServer streaming project files into the scratch
 // schemas as `croql load` does.
 func LoadServerFiles(ctx context.Context, engineName, dsn string, files ...string) (*Storage, error) {
-	return loadServer(ctx, engineName, dsn, fileLoads(files))
+	return fileSources(loadServer(ctx, engineName, dsn, fileLoads(files)))(files)
 }
 
 func loadServer(ctx context.Context, engineName, dsn string, loads []loadFunc) (_ *Storage, err error) {

@@ -89,14 +89,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.Clients <= 0 || o.Requests <= 0 || o.Duration <= 0 || o.Limit <= 0 {
 		return nil, errors.New("serveload: clients, requests, duration and limit must be positive")
 	}
-	logf := func(format string, a ...any) {
-		if o.Log != nil {
-			fmt.Fprintf(o.Log, format+"\n", a...)
-		}
-	}
-	logf("generating %d strings (seed %d)", o.Strings, o.Seed)
-	p := demo.Generate(demo.Options{Strings: o.Strings, Seed: o.Seed})
-	pats, err := patterns(o.CorpusDir, p)
+	logf := logger(o.Log)
+	p, pats, err := generate(logf, o.Strings, o.Seed, o.CorpusDir)
 	if err != nil {
 		return nil, err
 	}
@@ -123,14 +117,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0") // loopback only
+	base, stop, err := listen(srv)
 	if err != nil {
 		return nil, err
 	}
-	hs := &http.Server{Handler: srv}
-	go func() { _ = hs.Serve(ln) }()
-	defer hs.Close()
-	base := "http://" + ln.Addr().String()
+	defer stop()
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: o.Clients, MaxConnsPerHost: o.Clients}}
 
 	type sample struct {
@@ -219,6 +210,36 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		r.PerPatternP50[pats[i].name] = pct(d, 50)
 	}
 	return r, nil
+}
+
+// logger is Printf to w with a newline, or nothing when w is nil.
+func logger(w io.Writer) func(format string, a ...any) {
+	return func(format string, a ...any) {
+		if w != nil {
+			fmt.Fprintf(w, format+"\n", a...)
+		}
+	}
+}
+
+// generate generates the project and reads the seed patterns with the
+// evaluator's answers.
+func generate(logf func(string, ...any), n int, seed int64, corpusDir string) (*schema.Project, []pattern, error) {
+	logf("generating %d strings (seed %d)", n, seed)
+	p := demo.Generate(demo.Options{Strings: n, Seed: seed})
+	pats, err := patterns(corpusDir, p)
+	return p, pats, err
+}
+
+// listen serves h on a loopback listener and returns its base URL and a
+// function that stops it.
+func listen(h http.Handler) (string, func(), error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0") // loopback only
+	if err != nil {
+		return "", nil, err
+	}
+	hs := &http.Server{Handler: h}
+	go func() { _ = hs.Serve(ln) }()
+	return "http://" + ln.Addr().String(), func() { hs.Close() }, nil
 }
 
 // cpuTime is the user and system CPU time of the process so far.

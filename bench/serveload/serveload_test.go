@@ -2,7 +2,9 @@ package serveload_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -24,4 +26,42 @@ func TestSmallLoad(t *testing.T) {
 	require.Zero(t, r.Mismatches, r.FirstErr)
 	require.Zero(t, r.Errors, r.FirstErr)
 	require.Greater(t, r.Patterns, 30)
+}
+
+// TestCPUSmall measures CPU per request on a small project twice: the
+// second run reuses the cached store.
+func TestCPUSmall(t *testing.T) {
+	cache := t.TempDir()
+	o := serveload.CPUOptions{Engine: "sqlite", Strings: 600, Seed: 3, CacheDir: cache,
+		CorpusDir: filepath.Join("..", "..", "testdata", "corpus"), ResidentMaxBytes: 1 << 30, Direct: true}
+	r, err := serveload.CPU(context.Background(), o)
+	require.NoError(t, err)
+	require.True(t, r.Resident)
+	require.Positive(t, r.ResidentBytes)
+	_, n := r.SumFirst()
+	require.Greater(t, n, 30)
+	for _, row := range r.Rows {
+		require.Empty(t, row.Problem, row.Pattern)
+		require.Positive(t, row.First, row.Pattern)
+		require.Positive(t, row.Total, row.Pattern)
+		require.Positive(t, row.EvalFull, row.Pattern)
+		require.Positive(t, row.SQLCount, row.Pattern)
+	}
+	var out strings.Builder
+	serveload.WriteCPU(&out, r)
+	require.Contains(t, out.String(), "| seed-type |")
+	require.Contains(t, out.String(), "source-string patterns: first pages sum")
+	files, err := os.ReadDir(cache)
+	require.NoError(t, err)
+	require.Len(t, files, 1)
+
+	o.ResidentMaxBytes, o.Direct = 0, false
+	r2, err := serveload.CPU(context.Background(), o)
+	require.NoError(t, err)
+	require.False(t, r2.Resident)
+	require.Len(t, r2.Rows, len(r.Rows))
+	again, err := os.ReadDir(cache)
+	require.NoError(t, err)
+	require.Equal(t, files[0].Name(), again[0].Name())
+	require.Len(t, again, 1)
 }

@@ -30,6 +30,7 @@ func newServeCmd(c *cli) *cobra.Command {
 		maxPageBytes                                    int64
 		cheapLane, expensiveLane, laneQueue, perToken   int
 		adminListen                                     string
+		residentMax                                     int64
 		logRequests                                     bool
 		timeout                                         time.Duration
 		pf                                              = &platformFlags{}
@@ -88,7 +89,8 @@ func newServeCmd(c *cli) *cobra.Command {
 				Config: server.Config{Edition: ed, MaxCost: maxCost, Timeout: timeout,
 					MaxConns: maxConns, MaxConnsPerClient: maxConnsPerClient, MaxPageBytes: maxPageBytes,
 					MaxRequestCost: maxRequestCost, CheapCost: cheapCost, CheapLane: cheapLane,
-					ExpensiveLane: expensiveLane, LaneQueue: laneQueue, MaxPerToken: perToken},
+					ExpensiveLane: expensiveLane, LaneQueue: laneQueue, MaxPerToken: perToken,
+					ResidentMaxBytes: residentMax},
 				Setup: func(s *server.Server) error {
 					s.HandlePublic("/playground/", http.StripPrefix("/playground", web.Handler(ui)))
 					s.HandlePublic("/playground", http.RedirectHandler("/playground/", http.StatusMovedPermanently))
@@ -122,6 +124,7 @@ func newServeCmd(c *cli) *cobra.Command {
 	f.IntVar(&maxConns, "max-conns", server.DefaultMaxConns, "connections open at once (negative: no cap); one more is closed as soon as it is accepted")
 	f.Int64Var(&maxPageBytes, "max-page-bytes", server.DefaultMaxPageBytes, "byte budget of a list answer (negative: none); a page that would pass it is a 400 saying how many objects fit")
 	f.IntVar(&maxConnsPerClient, "max-conns-per-client", server.DefaultMaxConnsPerClient, "connections open at once from one IP address (negative: no cap; behind a proxy every client has the proxy's address)")
+	f.Int64Var(&residentMax, "resident-max-bytes", server.DefaultResidentMaxBytes, "memory for projects held resident, whose lists the evaluator answers (0: the database answers every request)")
 	f.BoolVar(&logRequests, "log-requests", false, "log one line per request on stderr (method, path, status, size, duration; never the query or the token)")
 	f.StringVar(&ui, "playground", web.DefaultDir, "directory of the built playground (web/build.sh), served at /playground")
 	_ = cmd.MarkFlagFilename("data", "json", "ndjson", "jsonl")

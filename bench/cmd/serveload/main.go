@@ -4,6 +4,14 @@
 //
 //	go run ./cmd/serveload -strings 100000 -engine sqlite -clients 32 -requests 4000 -duration 60s
 //	go run ./cmd/serveload -engine postgres -dsn postgres://postgres@127.0.0.1:5432/test?sslmode=disable
+//
+// With -cpu it measures CPU per request instead (server plus database
+// backends) for every source-string seed pattern: the first page,
+// withTotal and offset 50,000, against the compiled SQL run directly and
+// the in-memory evaluator, and prints a Markdown table with the
+// acceptance checks. The loaded store is cached in -cache between runs.
+//
+//	go run ./cmd/serveload -cpu -strings 100000 -engine sqlite
 package main
 
 import (
@@ -13,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"time"
 
@@ -30,7 +39,35 @@ func main() {
 	flag.IntVar(&o.Requests, "requests", 4000, "at most this many requests")
 	flag.DurationVar(&o.Duration, "duration", 60*time.Second, "at most this long")
 	flag.IntVar(&o.Limit, "limit", 100, "page size")
+	cpu := flag.Bool("cpu", false, "measure CPU per request per pattern instead of load")
+	cache, _ := os.UserCacheDir()
+	cacheDir := flag.String("cache", filepath.Join(cache, "croql-serveload"), "with -cpu: directory of the cached SQLite stores (PostgreSQL's are schemas at -dsn)")
+	resident := flag.Int64("resident-max-bytes", 4<<30, "with -cpu: the server's resident snapshot budget (0: the database answers every request)")
+	direct := flag.Bool("direct", true, "with -cpu: also run the compiled SQL directly on the engine")
+	profile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	flag.Parse()
+	if *profile != "" {
+		f, err := os.Create(*profile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "serveload:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	if *cpu {
+		r, err := serveload.CPU(context.Background(), serveload.CPUOptions{Engine: o.Engine, DSN: o.DSN, Strings: o.Strings, Seed: o.Seed,
+			CacheDir: *cacheDir, CorpusDir: o.CorpusDir, ResidentMaxBytes: *resident, Direct: *direct, Log: os.Stderr})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "serveload:", err)
+			os.Exit(1)
+		}
+		serveload.WriteCPU(os.Stdout, r)
+		pprof.StopCPUProfile()
+		return
+	}
 	r, err := serveload.Run(context.Background(), o)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "serveload:", err)

@@ -1,0 +1,551 @@
+package serveload
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/croql/croql"
+	"github.com/croql/croql/compile"
+	"github.com/croql/croql/compile/engine"
+	"github.com/croql/croql/schema"
+	"github.com/croql/croql/server"
+)
+
+// CPUOptions configure a CPU-per-request run (CPU).
+type CPUOptions struct {
+	// Engine is "sqlite" or "postgres" (with DSN); Strings and Seed
+	// select the generated project.
+	Engine, DSN string
+	Strings     int
+	Seed        int64
+	// CacheDir keeps the loaded stores between runs (a SQLite file per
+	// size, seed and schema version; for PostgreSQL, a schema of that
+	// name at DSN). Required.
+	CacheDir string
+	// CorpusDir holds seed_patterns.txt.
+	CorpusDir string
+	// ResidentMaxBytes is the server's resident snapshot budget
+	// (server.Config.ResidentMaxBytes); 0: the database answers all.
+	ResidentMaxBytes int64
+	// Direct also measures the compiled SQL run directly on the engine.
+	Direct bool
+	// Timeout is the server's statement timeout (10 s when 0).
+	Timeout time.Duration
+	// Log receives progress lines.
+	Log io.Writer
+}
+
+// CPURow is one pattern's CPU per request.
+type CPURow struct {
+	// Pattern is the seed pattern's name, Context its context.
+	Pattern, Context string
+	Matches          int
+	// First, Total and Deep are the server's CPU (this process and the
+	// database backends) for the first page (limit=25), the first page
+	// withTotal, and the page at offset 50,000.
+	First, Total, Deep time.Duration
+	// SQLFirst, SQLCount and SQLDeep are the compiled SQL run directly on
+	// the engine (keys only; COUNT(*)), when measured.
+	SQLFirst, SQLCount, SQLDeep time.Duration
+	// EvalFirst is the evaluator's CPU to find the first 25 matches;
+	// EvalFull a full pass over the objects.
+	EvalFirst, EvalFull time.Duration
+	// Problem is the first non-200 answer or error, if any (a 503 among
+	// them).
+	Problem string
+}
+
+// FirstOK is acceptance 1: the first page costs at most max(2 ms, 3×
+// the evaluator's time to find it).
+func (r CPURow) FirstOK() bool {
+	return r.Problem == "" && r.First <= max(2*time.Millisecond, 3*r.EvalFirst)
+}
+
+// WholeOK is acceptance 3: withTotal and offset 50,000 cost at most 5×
+// the evaluator's full pass.
+func (r CPURow) WholeOK() bool {
+	return r.Problem == "" && r.Total <= 5*r.EvalFull && r.Deep <= 5*r.EvalFull
+}
+
+// CPUReport is a CPU-per-request run.
+type CPUReport struct {
+	Engine        string
+	Strings       int
+	Resident      bool
+	ResidentBytes int64
+	Load          time.Duration
+	Rows          []CPURow
+}
+
+// SumFirst is the sum of the source-string patterns' first pages' CPU,
+// and how many there are.
+func (r *CPUReport) SumFirst() (time.Duration, int) {
+	var s time.Duration
+	n := 0
+	for _, x := range r.Rows {
+		if x.Context == croql.Strings {
+			s += x.First
+			n++
+		}
+	}
+	return s, n
+}
+
+// CPU measures CPU per request for every seed pattern (the source
+// strings', the TM's and the translations').
+func CPU(ctx context.Context, o CPUOptions) (*CPUReport, error) {
+	if o.CacheDir == "" || o.Strings <= 0 {
+		return nil, errors.New("serveload: a cache directory and a positive size are needed")
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = server.DefaultTimeout
+	}
+	logf := logger(o.Log)
+	p, pats, err := generate(logf, o.Strings, o.Seed, o.CorpusDir)
+	if err != nil {
+		return nil, err
+	}
+	began := time.Now()
+	dsn, err := cachedStore(ctx, o, p, logf)
+	if err != nil {
+		return nil, err
+	}
+	rep := &CPUReport{Engine: o.Engine, Strings: o.Strings, Load: time.Since(began)}
+	app := fmt.Sprintf("serveload_%d", os.Getpid())
+	serveDSN := dsn
+	if o.Engine == "postgres" {
+		serveDSN = withParam(dsn, "application_name", app)
+	}
+	st, err := server.OpenExisting(ctx, o.Engine, serveDSN, "serveload")
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	proj, _ := st.Project(1)
+	proj.Source = func(context.Context) (*schema.Project, error) { return p, nil }
+	toks := &server.Tokens{}
+	const token = "cpu"
+	if err := toks.Add(token); err != nil {
+		return nil, err
+	}
+	srv, err := server.New(server.Config{Storage: st, Tokens: toks, Now: clock, Timeout: o.Timeout, ResidentMaxBytes: o.ResidentMaxBytes})
+	if err != nil {
+		return nil, err
+	}
+	if n, err := srv.BuildResident(ctx); err != nil {
+		return nil, err
+	} else if n > 0 {
+		rep.Resident, rep.ResidentBytes = true, srv.ResidentBytes(1)
+		logf("resident snapshot: %d MB", rep.ResidentBytes>>20)
+	}
+	base, stop, err := listen(srv)
+	if err != nil {
+		return nil, err
+	}
+	defer stop()
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
+
+	// The database backends' CPU: PostgreSQL's backends of this
+	// process's connections (by application name); SQLite runs in this
+	// process.
+	serverCPU := meter{proc: processCPU}
+	var direct *sql.DB
+	directCPU := meter{proc: processCPU}
+	if o.Engine == "postgres" {
+		medb, err := engine.OpenDSN(ctx, withParam(dsn, "application_name", app+"_monitor"))
+		if err != nil {
+			return nil, err
+		}
+		defer medb.Close()
+		mon := medb.SQL
+		mon.SetMaxOpenConns(1)
+		serverCPU.back = func() time.Duration { return pgBackendCPU(ctx, mon, app) }
+		if o.Direct {
+			dedb, err := engine.OpenDSN(ctx, withParam(dsn, "application_name", app+"_direct"))
+			if err != nil {
+				return nil, err
+			}
+			defer dedb.Close()
+			direct = dedb.SQL
+			direct.SetMaxOpenConns(1)
+			directCPU.back = func() time.Duration { return pgBackendCPU(ctx, mon, app+"_direct") }
+		}
+	} else {
+		if o.Direct {
+			edb, err := engine.OpenDSN(ctx, dsn)
+			if err != nil {
+				return nil, err
+			}
+			defer edb.Close()
+			direct = edb.SQL
+			direct.SetMaxOpenConns(1)
+		}
+	}
+	d, err := compile.DialectByName(o.Engine)
+	if err != nil {
+		return nil, err
+	}
+	mapping := compile.DefaultMapping(schema.New())
+	objsOf := map[string][]any{}
+	for _, name := range []string{croql.Strings, croql.TM, croql.Translations} {
+		c, _ := schema.New().Context(name)
+		objsOf[name] = p.Objects(c)
+	}
+	// The translations list is of one language: the evaluator sees its
+	// translations only.
+	objsOf[croql.Translations] = slices.DeleteFunc(objsOf[croql.Translations], func(o any) bool {
+		tr, ok := o.(*schema.Translation)
+		return ok && tr.Language != "de"
+	})
+	for _, pt := range pats {
+		row := CPURow{Pattern: pt.name, Context: pt.ctx, Matches: len(pt.ids)}
+		req := func(q url.Values) func() error {
+			return func() error {
+				q.Set("croql", pt.query)
+				return fetchStatus(ctx, hc, base+pt.path+"?"+q.Encode(), token)
+			}
+		}
+		var perr error
+		row.First, perr = measure(serverCPU, req(url.Values{"limit": {"25"}}))
+		if perr == nil {
+			row.Total, perr = measure(serverCPU, req(url.Values{"limit": {"25"}, "withTotal": {"true"}}))
+		}
+		if perr == nil {
+			row.Deep, perr = measure(serverCPU, req(url.Values{"limit": {"25"}, "offset": {"50000"}}))
+		}
+		if perr != nil {
+			row.Problem = perr.Error()
+		}
+		objs := objsOf[pt.ctx]
+		env, err := croql.NewEnv(pt.ctx, croql.WithUserIDs(proj.Users), croql.WithClock(clock), croql.WithLanguages(proj.Languages...))
+		if err != nil {
+			return nil, err
+		}
+		q, diags := env.Compile(pt.query)
+		if diags.HasErrors() {
+			return nil, fmt.Errorf("serveload: %s: %v", pt.name, diags)
+		}
+		// The evaluator's CPU is the process's, as the server's is: its
+		// garbage collection included.
+		row.EvalFirst, _ = measure(meter{proc: processCPU}, func() error { return evalPass(ctx, q, objs, 25) })
+		row.EvalFull, _ = measure(meter{proc: processCPU}, func() error { return evalPass(ctx, q, objs, len(objs)+1) })
+		if direct != nil {
+			c, diags := env.SQLMapped(pt.query, d, mapping)
+			if c == nil {
+				return nil, fmt.Errorf("serveload: %s: %v", pt.name, diags)
+			}
+			dcpu := directCPU
+			run := func(query string, args []any) func() error {
+				return func() error {
+					qctx, cancel := context.WithTimeout(ctx, o.Timeout)
+					defer cancel()
+					rows, err := direct.QueryContext(qctx, query, args...)
+					if err != nil {
+						return err
+					}
+					defer rows.Close()
+					for rows.Next() {
+					}
+					return rows.Err()
+				}
+			}
+			first, fargs := c.SelectLimit(25)
+			deepArgs := append(append([]any(nil), c.Args...), int64(25), int64(50000))
+			deep := c.Select() + d.Limit(d.Param(len(deepArgs)-1, schema.Int)) + " OFFSET " + d.Param(len(deepArgs), schema.Int)
+			count := "SELECT COUNT(*) FROM " + c.From + " WHERE " + c.Where
+			var e1, e2, e3 error
+			row.SQLFirst, e1 = measure(dcpu, run(first, fargs))
+			row.SQLCount, e2 = measure(dcpu, run(count, c.Args))
+			row.SQLDeep, e3 = measure(dcpu, run(deep, deepArgs))
+			if err := errors.Join(e1, e2, e3); err != nil && row.Problem == "" {
+				row.Problem = "direct SQL: " + err.Error()
+			}
+		}
+		logf("%-55s first %8s total %8s deep %8s eval %8s/%8s", pt.name, ms(row.First), ms(row.Total), ms(row.Deep), ms(row.EvalFirst), ms(row.EvalFull))
+		rep.Rows = append(rep.Rows, row)
+	}
+	return rep, nil
+}
+
+// evalPass matches objs in order until n matches.
+func evalPass(ctx context.Context, q *croql.Query, objs []any, n int) error {
+	hits := 0
+	for _, o := range objs {
+		ok, err := q.Program().MatchContext(ctx, o)
+		if err != nil {
+			return err
+		}
+		if ok {
+			if hits++; hits >= n {
+				return nil
+			}
+		}
+	}
+	return nil
+}
+
+// meter reads CPU time: the process's own and, when back is set, the
+// database backends'. Reading back runs a query: it is read outside the
+// process's interval so that its own cost is not counted.
+type meter struct {
+	proc, back func() time.Duration
+}
+
+func (m meter) interval(fn func() error) (time.Duration, error) {
+	var b0, b1 time.Duration
+	if m.back != nil {
+		b0 = m.back()
+	}
+	p0 := m.proc()
+	err := fn()
+	p1 := m.proc()
+	if m.back != nil {
+		b1 = m.back()
+	}
+	return p1 - p0 + b1 - b0, err
+}
+
+// measure runs fn once to warm up, then as often as fits in about 50 ms
+// of CPU (at least 5 times, at most 25), and returns the median CPU of a
+// run; a first run over 500 ms is the figure itself.
+func measure(m meter, fn func() error) (time.Duration, error) {
+	one, err := m.interval(fn)
+	if err != nil {
+		return 0, err
+	}
+	n := 25
+	switch {
+	case one > 500*time.Millisecond:
+		// A slow one: its first run is the figure.
+		return one, nil
+	case one > 0:
+		n = int(min(25, max(5, int64(50*time.Millisecond/one))))
+	}
+	runs := make([]time.Duration, n)
+	for i := range runs {
+		if runs[i], err = m.interval(fn); err != nil {
+			return 0, err
+		}
+	}
+	slices.Sort(runs)
+	return runs[n/2], nil
+}
+
+// processCPU is this process's user and system CPU time.
+func processCPU() time.Duration { return rusage(syscall.RUSAGE_SELF) }
+
+func rusage(who int) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(who, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// pgBackendCPU is the CPU time of the PostgreSQL backends whose
+// application name is app, from /proc/PID/schedstat (nanoseconds on a
+// CPU); the server runs on this machine.
+func pgBackendCPU(ctx context.Context, mon *sql.DB, app string) time.Duration {
+	if mon == nil {
+		return 0
+	}
+	rows, err := mon.QueryContext(ctx, "SELECT pid FROM pg_stat_activity WHERE application_name = $1", app)
+	if err != nil {
+		return 0
+	}
+	defer rows.Close()
+	var total time.Duration
+	for rows.Next() {
+		var pid int
+		if rows.Scan(&pid) != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/schedstat")
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(b))
+		if len(f) > 0 {
+			n, _ := strconv.ParseInt(f[0], 10, 64)
+			total += time.Duration(n)
+		}
+	}
+	return total
+}
+
+// fetchStatus GETs u and reads the whole answer; a status other than 200
+// is an error.
+func fetchStatus(ctx context.Context, hc *http.Client, u, token string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("status %d: %.120s", resp.StatusCode, b)
+	}
+	return nil
+}
+
+// withParam adds a key=value parameter to a URL DSN.
+func withParam(dsn, k, v string) string {
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	return dsn + sep + url.QueryEscape(k) + "=" + url.QueryEscape(v)
+}
+
+// storeKey names a cached store: the size, the seed, and a digest of the
+// reference schema's DDL and of the generated data's first strings (a
+// change to either is another store).
+func storeKey(o CPUOptions, p *schema.Project, d compile.Dialect) string {
+	h := sha256.New()
+	for _, s := range compile.DefaultMapping(schema.New()).DDL(d) {
+		io.WriteString(h, s)
+	}
+	head, _ := json.Marshal(p.Strings[:min(20, len(p.Strings))])
+	h.Write(head)
+	fmt.Fprint(h, len(p.Strings), len(p.TMSegments), len(p.GlossaryTerms))
+	return fmt.Sprintf("serveload_n%d_s%d_%s", o.Strings, o.Seed, hex.EncodeToString(h.Sum(nil))[:10])
+}
+
+// cachedStore returns the DSN of the loaded store of p, loading it first
+// when the cache does not have it.
+func cachedStore(ctx context.Context, o CPUOptions, p *schema.Project, logf func(string, ...any)) (string, error) {
+	d, err := compile.DialectByName(o.Engine)
+	if err != nil {
+		return "", err
+	}
+	key := storeKey(o, p, d)
+	m := compile.DefaultMapping(schema.New())
+	switch o.Engine {
+	case "sqlite":
+		if err := os.MkdirAll(o.CacheDir, 0o700); err != nil {
+			return "", fmt.Errorf("serveload: %w", err)
+		}
+		file := filepath.Join(o.CacheDir, key+".db")
+		if _, err := os.Stat(file); err == nil {
+			logf("store: %s (cached)", file)
+			return "file:" + file, nil
+		}
+		tmp := file + ".tmp"
+		_ = os.Remove(tmp)
+		logf("store: loading %s", file)
+		db, err := engine.OpenTarget(ctx, "sqlite", "file:"+tmp, "")
+		if err != nil {
+			return "", err
+		}
+		if err := errors.Join(engine.Load(ctx, db, m, p), db.Close()); err != nil {
+			return "", err
+		}
+		if err := os.Rename(tmp, file); err != nil {
+			return "", fmt.Errorf("serveload: %w", err)
+		}
+		return "file:" + file, nil
+	case "postgres":
+		if o.DSN == "" {
+			return "", errors.New("serveload: postgres needs a DSN")
+		}
+		dsn := withParam(o.DSN, "search_path", key)
+		if edb, err := engine.OpenDSN(ctx, dsn); err == nil {
+			err = compile.CheckLoaded(ctx, edb.SQL, edb.Dialect)
+			edb.Close()
+			if err == nil {
+				logf("store: schema %s (cached)", key)
+				return dsn, nil
+			}
+		}
+		logf("store: loading schema %s", key)
+		db, err := engine.OpenTarget(ctx, "postgres", o.DSN, key)
+		if err != nil {
+			return "", err
+		}
+		if err := errors.Join(engine.Load(ctx, db, m, p), db.Close()); err != nil {
+			return "", err
+		}
+		return dsn, nil
+	}
+	return "", fmt.Errorf("serveload: engine %q: sqlite or postgres", o.Engine)
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.3f ms", float64(d)/1e6) }
+
+// WriteCPU writes the report as a Markdown table with the acceptance
+// checks.
+func WriteCPU(w io.Writer, r *CPUReport) {
+	mode := "database only"
+	if r.Resident {
+		mode = fmt.Sprintf("resident snapshot, %d MB", r.ResidentBytes>>20)
+	}
+	fmt.Fprintf(w, "\n#### %s, %d strings (%s): CPU per request\n\n", r.Engine, r.Strings, mode)
+	fmt.Fprintln(w, "| pattern (context) | matches | first page | withTotal | offset 50,000 | SQL page / count / offset | evaluator first / full | first ≤ max(2 ms, 3× eval) | total, deep ≤ 5× full |")
+	fmt.Fprintln(w, "|---|--:|--:|--:|--:|--:|--:|---|---|")
+	pf := func(ok bool) string {
+		if ok {
+			return "PASS"
+		}
+		return "FAIL"
+	}
+	firstFail, wholeFail, unavailable := 0, 0, 0
+	var worst time.Duration
+	for _, x := range r.Rows {
+		sqlCol := "-"
+		if x.SQLFirst > 0 || x.SQLCount > 0 {
+			sqlCol = fmt.Sprintf("%s / %s / %s", msShort(x.SQLFirst), msShort(x.SQLCount), msShort(x.SQLDeep))
+		}
+		name := x.Pattern
+		if x.Context != croql.Strings {
+			name += " (" + x.Context + ")"
+		}
+		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s / %s | %s | %s |", name, x.Matches,
+			msShort(x.First), msShort(x.Total), msShort(x.Deep), sqlCol, msShort(x.EvalFirst), msShort(x.EvalFull),
+			pf(x.FirstOK()), pf(x.WholeOK()))
+		if x.Problem != "" {
+			fmt.Fprintf(w, " %s", x.Problem)
+		}
+		fmt.Fprintln(w)
+		if strings.Contains(x.Problem, "status 503") {
+			unavailable++
+		}
+		if x.Context != croql.Strings {
+			continue
+		}
+		if !x.FirstOK() {
+			firstFail++
+		}
+		if !x.WholeOK() {
+			wholeFail++
+		}
+		worst = max(worst, x.First)
+	}
+	sum, n := r.SumFirst()
+	fmt.Fprintf(w, "\n%d source-string patterns: first pages sum %s (≤ 60 ms: %s), worst %s (≤ 30 ms: %s); failing: %d first pages, %d totals or deep pages; 503 answers: %d\n",
+		n, msShort(sum), pf(sum <= 60*time.Millisecond), msShort(worst), pf(worst <= 30*time.Millisecond), firstFail, wholeFail, unavailable)
+}
+
+func msShort(d time.Duration) string { return strconv.FormatFloat(float64(d)/1e6, 'f', 3, 64) + " ms" }

@@ -1,0 +1,421 @@
+package server
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/croql/croql"
+	"github.com/croql/croql/schema"
+)
+
+// The resident snapshot: a project that fits Config.ResidentMaxBytes is
+// also held in memory as the evaluator's objects, and a list request
+// without orderBy and without filter parameters finds its matches there:
+// the evaluator (the croql facade's compiled program, under the request's
+// deadline) walks the objects in id order, stops at the end of the page
+// when no total is asked for, and counts every match when one is. The
+// page's rows are then read from the database by their keys and rendered
+// as on the SQL path, so the fields are the database's. The database
+// answers everything else (orderBy, filter parameters, the translations
+// list, a project over the budget or changed since its snapshot).
+
+// DefaultResidentMaxBytes is the resident snapshot budget of `croql serve`
+// (--resident-max-bytes): about 300,000 strings of the demo project.
+const DefaultResidentMaxBytes = 512 << 20
+
+// residentContexts are the lists the snapshot answers: one object per
+// row, keyed by the object's id. The translations list picks one
+// translation per string among the matches (see docs/serve.md), which the
+// database does.
+var residentContexts = []string{croql.Strings, croql.TM, croql.Glossary}
+
+// residents holds the snapshots of a server's projects.
+type residents struct {
+	max int64
+
+	mu    sync.Mutex
+	used  int64
+	snaps map[int64]*snapshot
+	// served counts the requests the snapshots answered.
+	served atomic.Int64
+}
+
+// snapshot is one project's resident objects.
+type snapshot struct {
+	// version is the project's write version the snapshot describes.
+	version int64
+	bytes   int64
+	// objs are the objects of each context in ascending id order; ids
+	// their ids.
+	objs map[string][]any
+	ids  map[string][]int64
+}
+
+func newResidents(max int64) *residents {
+	return &residents{max: max, snaps: map[int64]*snapshot{}}
+}
+
+// get returns p's snapshot when it describes p as it is now.
+func (rs *residents) get(p *Project) *snapshot {
+	if rs == nil || rs.max <= 0 {
+		return nil
+	}
+	rs.mu.Lock()
+	sn := rs.snaps[p.ID]
+	rs.mu.Unlock()
+	if sn == nil || sn.version != p.version.Load() {
+		return nil
+	}
+	return sn
+}
+
+// BuildResident builds the resident snapshot of every project that has a
+// Source and fits the budget left (Config.ResidentMaxBytes), in id order,
+// and reports how many it holds. A project written to since its load is
+// not built: its Source no longer describes it. Requests are answered by
+// the database meanwhile, and for every project left out.
+func (s *Server) BuildResident(ctx context.Context) (int, error) {
+	rs := s.resident
+	if rs == nil || rs.max <= 0 {
+		return 0, nil
+	}
+	n := 0
+	for _, p := range s.cfg.Storage.Projects() {
+		if p.Source == nil {
+			continue
+		}
+		ok, err := rs.build(ctx, p)
+		if err != nil {
+			return n, fmt.Errorf("server: resident snapshot of project %d: %w", p.ID, err)
+		}
+		if ok {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// build reads p's objects and keeps them when they fit.
+func (rs *residents) build(ctx context.Context, p *Project) (bool, error) {
+	version := p.version.Load()
+	if version != 0 || p.SourceSize > rs.max {
+		return false, nil
+	}
+	data, err := p.Source(ctx)
+	if err != nil {
+		return false, err
+	}
+	sn := &snapshot{version: version, objs: map[string][]any{}, ids: map[string][]int64{}}
+	cat := schema.New()
+	for _, name := range residentContexts {
+		c, ok := cat.Context(name)
+		if !ok {
+			return false, fmt.Errorf("no context %q", name)
+		}
+		objs := data.Objects(c)
+		ids := make([]int64, len(objs))
+		for i, o := range objs {
+			ids[i], _ = schema.ObjectID(o)
+		}
+		if !slices.IsSorted(ids) {
+			idx := make([]int, len(objs))
+			for i := range idx {
+				idx[i] = i
+			}
+			slices.SortStableFunc(idx, func(a, b int) int { return cmpInt(ids[a], ids[b]) })
+			so, si := make([]any, len(objs)), make([]int64, len(objs))
+			for i, j := range idx {
+				so[i], si[i] = objs[j], ids[j]
+			}
+			objs, ids = so, si
+		}
+		sn.objs[name], sn.ids[name] = objs, ids
+	}
+	sn.bytes = deepSize(reflect.ValueOf(data), map[uintptr]bool{}) + int64(len(sn.ids[croql.Strings])+len(sn.ids[croql.TM])+len(sn.ids[croql.Glossary]))*32
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if old := rs.snaps[p.ID]; old != nil {
+		rs.used -= old.bytes
+		delete(rs.snaps, p.ID)
+	}
+	if rs.used+sn.bytes > rs.max || p.version.Load() != version {
+		return false, nil
+	}
+	rs.used += sn.bytes
+	rs.snaps[p.ID] = sn
+	return true, nil
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// ResidentBytes reports the estimated memory of project id's resident
+// snapshot (0 when it has none).
+func (s *Server) ResidentBytes(id int64) int64 {
+	p, ok := s.cfg.Storage.Project(id)
+	if !ok {
+		return 0
+	}
+	if sn := s.resident.get(p); sn != nil {
+		return sn.bytes
+	}
+	return 0
+}
+
+// deepSize estimates the bytes v holds: its own size and what its
+// pointers, slices (their capacity), strings and maps reach, each
+// allocation once.
+func deepSize(v reflect.Value, seen map[uintptr]bool) int64 {
+	if !v.IsValid() {
+		return 0
+	}
+	size := int64(v.Type().Size())
+	return size + deepRefs(v, seen)
+}
+
+// deepRefs is what v reaches beyond its own size.
+func deepRefs(v reflect.Value, seen map[uintptr]bool) int64 {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() || seen[v.Pointer()] {
+			return 0
+		}
+		seen[v.Pointer()] = true
+		return deepSize(v.Elem(), seen)
+	case reflect.Interface:
+		if v.IsNil() {
+			return 0
+		}
+		e := v.Elem()
+		if e.Kind() == reflect.Pointer {
+			return deepRefs(e, seen)
+		}
+		return deepSize(e, seen)
+	case reflect.String:
+		n := v.Len()
+		if n == 0 {
+			return 0
+		}
+		p := uintptr(unsafe.Pointer(unsafe.StringData(v.String())))
+		if seen[p] {
+			return 0
+		}
+		seen[p] = true
+		return int64(n)
+	case reflect.Slice:
+		if v.IsNil() || v.Cap() == 0 {
+			return 0
+		}
+		p := v.Pointer()
+		if seen[p] {
+			return 0
+		}
+		seen[p] = true
+		n := int64(v.Cap()) * int64(v.Type().Elem().Size())
+		for i := range v.Len() {
+			n += deepRefs(v.Index(i), seen)
+		}
+		return n
+	case reflect.Array:
+		var n int64
+		for i := range v.Len() {
+			n += deepRefs(v.Index(i), seen)
+		}
+		return n
+	case reflect.Struct:
+		var n int64
+		for i := range v.NumField() {
+			n += deepRefs(v.Field(i), seen)
+		}
+		return n
+	case reflect.Map:
+		if v.IsNil() || seen[v.Pointer()] {
+			return 0
+		}
+		seen[v.Pointer()] = true
+		// Buckets: about the key and value sizes plus a word per entry.
+		t := v.Type()
+		n := int64(v.Len()) * int64(t.Key().Size()+t.Elem().Size()+8)
+		it := v.MapRange()
+		for it.Next() {
+			n += deepRefs(it.Key(), seen) + deepRefs(it.Value(), seen)
+		}
+		return n
+	}
+	return 0
+}
+
+// residentList answers a list request from p's snapshot: ok is false when
+// the database must answer it (no snapshot, orderBy or filter
+// parameters, a list the snapshot does not hold, an evaluation error the
+// database reports in its own words).
+func (s *Server) residentList(r *http.Request, p *Project, res *resource, params listParams, flt listFilters, lang string) (any, bool, *httpError) {
+	if params.keyset || len(params.orderBy) > 0 || lang != "" || len(flt.root) > 0 || len(flt.strs) > 0 || len(flt.stringIDs) > 0 {
+		return nil, false, nil
+	}
+	sn := s.resident.get(p)
+	if sn == nil {
+		return nil, false, nil
+	}
+	objs, ids := sn.objs[res.context], sn.ids[res.context]
+	if objs == nil {
+		return nil, false, nil
+	}
+	var q *croql.Query
+	if strings.TrimSpace(params.croql) != "" {
+		env, err := s.env(p, res.context)
+		if err != nil {
+			return nil, false, s.internal(r, err)
+		}
+		cq, diags := env.Compile(params.croql)
+		if diags.HasErrors() {
+			// s.compile accepted it: the database path reports it.
+			return nil, false, nil
+		}
+		q = cq
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
+	defer cancel()
+	// The page's ids, and the count of every match when a total is asked.
+	end := params.offset + params.limit
+	var page []int64
+	var total int64
+	for i, o := range objs {
+		if q != nil {
+			hit, err := q.Program().MatchContext(ctx, o)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, true, s.dbError(r, ctx, params.croql, ctx.Err())
+				}
+				s.log.LogAttrs(r.Context(), slog.LevelDebug, "resident evaluation failed; the database answers", slog.String("error", err.Error()))
+				return nil, false, nil
+			}
+			if !hit {
+				continue
+			}
+		}
+		if total >= params.offset && total < end {
+			page = append(page, ids[i])
+		}
+		total++
+		if total >= end && !params.withTotal {
+			break
+		}
+	}
+	rows := []any{}
+	err := s.cfg.Storage.ReadTx(ctx, p, func(tx *sql.Tx) error {
+		if len(page) == 0 {
+			return nil
+		}
+		d := p.Dialect()
+		var in strings.Builder
+		args := make([]any, len(page))
+		for i, id := range page {
+			if i > 0 {
+				in.WriteString(", ")
+			}
+			args[i] = id
+			in.WriteString(d.Param(i+1, schema.Int))
+		}
+		var err error
+		rows, err = s.page(ctx, tx, p, res, []string{res.key + " IN (" + in.String() + ")"}, args,
+			listParams{limit: int64(len(page))})
+		return err
+	})
+	if err != nil {
+		return nil, true, s.dbError(r, ctx, params.croql, err)
+	}
+	if len(rows) != len(page) || sn.version != p.version.Load() {
+		// The project changed under the snapshot: the database answers.
+		return nil, false, nil
+	}
+	s.resident.served.Add(1)
+	return listBody(rows, params, total), true, nil
+}
+
+// dataSources sets each project's Source to the data it was loaded from
+// (project i from data[i]).
+func dataSources(s *Storage, err error) func([]*schema.Project) (*Storage, error) {
+	return func(data []*schema.Project) (*Storage, error) {
+		if err != nil {
+			return nil, err
+		}
+		for i, p := range s.Projects() {
+			if i < len(data) {
+				d := data[i]
+				p.Source = func(context.Context) (*schema.Project, error) { return d, nil }
+			}
+		}
+		return s, nil
+	}
+}
+
+// fileSources sets each project's Source to a reading of the file it was
+// streamed from (project i from files[i]).
+func fileSources(s *Storage, err error) func([]string) (*Storage, error) {
+	return func(files []string) (*Storage, error) {
+		if err != nil {
+			return nil, err
+		}
+		for i, p := range s.Projects() {
+			if i >= len(files) {
+				break
+			}
+			name := files[i]
+			if fi, err := os.Stat(name); err == nil {
+				p.SourceSize = fi.Size()
+			}
+			p.Source = func(context.Context) (*schema.Project, error) {
+				f, err := os.Open(name)
+				if err != nil {
+					return nil, fmt.Errorf("server: %w", err)
+				}
+				defer f.Close()
+				return schema.ReadProjectWith(f, schema.ReadOptions{})
+			}
+		}
+		return s, nil
+	}
+}
+
+// residentInBackground builds the resident snapshots while the server
+// already answers (from the database until they are ready) and says on
+// logw how many it holds; the channel closes when it is done.
+func residentInBackground(ctx context.Context, s *Server, logw io.Writer) <-chan struct{} {
+	done := make(chan struct{})
+	if s.resident == nil || s.resident.max <= 0 {
+		close(done)
+		return done
+	}
+	go func() {
+		defer close(done)
+		n, err := s.BuildResident(ctx)
+		if err != nil {
+			fmt.Fprintf(logw, "croql serve: resident snapshot: %v; the database answers\n", err)
+			return
+		}
+		s.resident.mu.Lock()
+		used := s.resident.used
+		s.resident.mu.Unlock()
+		fmt.Fprintf(logw, "croql serve: %d project(s) resident in memory (%d MB of --resident-max-bytes %d MB)\n", n, used>>20, s.resident.max>>20)
+	}()
+	return done
+}
