@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -45,16 +44,8 @@ func TestReadOnlyDatabaseRefusesImports(t *testing.T) {
 			st, err := server.OpenExisting(ctx, eng, readOnlyDSN(t, eng, dsn, name), "demo")
 			require.NoError(t, err)
 			t.Cleanup(func() { assert.NoError(t, st.Close()) })
-			tokens := &server.Tokens{}
-			require.NoError(t, tokens.Add(token))
-			srv, err := server.New(server.Config{Storage: st, Tokens: tokens})
-			require.NoError(t, err)
 			var logged bytes.Buffer
-			p, err := platform.New(ctx, platform.Config{Logger: slog.New(slog.NewTextHandler(&logged, nil))})
-			require.NoError(t, err)
-			p.Register(srv)
-			hs := httptest.NewServer(srv)
-			t.Cleanup(hs.Close)
+			hs, _ := serveStorage(t, st, platform.Config{Logger: slog.New(slog.NewTextHandler(&logged, nil))})
 
 			require.Len(t, listStrings(t, hs.URL, ""), 20, "the lists are served")
 			status, body := uploadFile(t, hs.URL, "/api/v2/projects/1/files", "app.json", `{"a":"Apple"}`, nil)
