@@ -8,6 +8,7 @@ require (
 	cel.dev/cel-go v0.33.2
 	github.com/bytedance/sonic v1.15.5
 	github.com/croql/croql v0.0.0-00010101000000-000000000000
+	github.com/croql/croql/compile/engine v0.0.0-00010101000000-000000000000
 	github.com/croql/croql/server v0.0.0-00010101000000-000000000000
 	github.com/crowdin/crowdin-api-client-go v0.18.0
 	github.com/expr-lang/expr v1.17.8
@@ -26,7 +27,6 @@ require (
 	github.com/bytedance/sonic/loader v0.5.3 // indirect
 	github.com/clipperhouse/uax29/v2 v2.2.0 // indirect
 	github.com/cloudwego/base64x v0.1.6 // indirect
-	github.com/croql/croql/compile/engine v0.0.0-00010101000000-000000000000 // indirect
 	github.com/dustin/go-humanize v1.0.1 // indirect
 	github.com/go-sql-driver/mysql v1.9.3 // indirect
 	github.com/google/uuid v1.6.0 // indirect

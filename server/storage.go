@@ -114,9 +114,10 @@ func (s *Storage) ReadTx(ctx context.Context, p *Project, fn func(*sql.Tx) error
 }
 
 // WriteTx runs fn in a read-write transaction of p's database, committed
-// when fn returns nil and rolled back otherwise.
+// when fn returns nil and rolled back otherwise. An error of a database
+// that refuses writes (a hot standby) wraps ErrReadOnly.
 func (s *Storage) WriteTx(ctx context.Context, p *Project, fn func(*sql.Tx) error) error {
-	return s.tx(ctx, p, false, fn)
+	return readOnly(s.tx(ctx, p, false, fn))
 }
 
 func (s *Storage) tx(ctx context.Context, p *Project, readOnly bool, fn func(*sql.Tx) error) error {

@@ -127,6 +127,22 @@ func failf(status int, format string, args ...any) *importError {
 	return &importError{status: status, msg: fmt.Sprintf(format, args...)}
 }
 
+// importFailure is the answer to a failed import: err itself when it is
+// an *importError, else a storage failure, whose details (the statement,
+// the engine's message) go to the log, not to the client: 503 when the
+// database refuses writes (croql serve on a hot standby), 500 otherwise.
+func (p *Platform) importFailure(project int64, name string, err error) *importError {
+	var ie *importError
+	if errors.As(err, &ie) {
+		return ie
+	}
+	p.log.Error("croql serve: import failed", "project", project, "file", name, "err", err)
+	if errors.Is(err, server.ErrReadOnly) {
+		return failf(http.StatusServiceUnavailable, "The database is read-only (a hot standby or a read replica): imports need croql serve on the primary; nothing was stored")
+	}
+	return failf(http.StatusInternalServerError, "The import could not be stored (nothing was stored); the server's log has the details")
+}
+
 func (p *Platform) importHandler(s *server.Server, translation bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		raw := r.PathValue("projectId")
@@ -163,13 +179,7 @@ func (p *Platform) importHandler(s *server.Server, translation bool) http.Handle
 			res, ierr = p.ImportWith(r.Context(), s.Storage(), proj, p.publicURL(r), up.name, up.data, up.language, opts)
 		}
 		if ierr != nil {
-			var ie *importError
-			if !errors.As(ierr, &ie) {
-				// A storage failure: the details (the statement, the
-				// engine's message) go to the log, not to the client.
-				p.log.Error("croql serve: import failed", "project", id, "file", up.name, "err", ierr)
-				ie = failf(http.StatusInternalServerError, "The import could not be stored (nothing was stored); the server's log has the details")
-			}
+			ie := p.importFailure(id, up.name, ierr)
 			if ie.status == http.StatusPaymentRequired {
 				writeJSON(w, ie.status, map[string]any{"error": map[string]any{"code": ie.status, "message": ie.msg, "subscribeLink": ie.link}})
 				return

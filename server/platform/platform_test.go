@@ -68,6 +68,15 @@ func startServeStorage(t testing.TB, engine string, cfg platform.Config) (*httpt
 	}
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, st.Close()) })
+	hs, p := serveStorage(t, st, cfg)
+	return hs, p, st
+}
+
+// serveStorage runs croql serve's handler on st with the platform side
+// on a loopback listener.
+func serveStorage(t testing.TB, st *server.Storage, cfg platform.Config) (*httptest.Server, *platform.Platform) {
+	t.Helper()
+	ctx := context.Background()
 	tokens := &server.Tokens{}
 	require.NoError(t, tokens.Add(token))
 	srv, err := server.New(server.Config{Storage: st, Tokens: tokens})
@@ -81,7 +90,7 @@ func startServeStorage(t testing.TB, engine string, cfg platform.Config) (*httpt
 	p.Register(srv)
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
-	return hs, p, st
+	return hs, p
 }
 
 // startApp serves a descriptor with one post-import module handled by h.

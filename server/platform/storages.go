@@ -2,7 +2,6 @@ package platform
 
 import (
 	"encoding/json"
-	"errors"
 	"io"
 	"mime"
 	"net/http"
@@ -315,10 +314,6 @@ func (p *Platform) projectOf(s *server.Server, r *http.Request) (*server.Project
 }
 
 func (p *Platform) writeImportError(w http.ResponseWriter, proj *server.Project, name string, err error) {
-	var ie *importError
-	if !errors.As(err, &ie) {
-		p.log.Error("croql serve: import failed", "project", proj.ID, "file", name, "err", err)
-		ie = failf(http.StatusInternalServerError, "The import could not be stored (nothing was stored); the server's log has the details")
-	}
+	ie := p.importFailure(proj.ID, name, err)
 	writeError(w, ie.status, ie.msg)
 }
