@@ -1,6 +1,7 @@
 // Package testdb says which SQL engines a test runs on. SQLite always; the
-// servers, PostgreSQL and MariaDB, when their DSN is set in the environment
-// (CROQL_POSTGRES_DSN, CROQL_MYSQL_DSN). A server that CROQL_REQUIRE_DB lists
+// servers, PostgreSQL, MariaDB and a sharded Vitess keyspace, when their
+// DSN is set in the environment (CROQL_POSTGRES_DSN, CROQL_MYSQL_DSN,
+// CROQL_VITESS_DSN; .ci/vitess.sh starts a Vitess test cluster). A server that CROQL_REQUIRE_DB lists
 // (comma-separated, as .ci/run sets it: postgres,mysql) but whose DSN is not
 // set fails the test, so that CI never skips a database silently; on a
 // developer's machine without one, the test says how to enable it and goes on
@@ -22,11 +23,12 @@ import (
 const (
 	EnvPostgres = "CROQL_POSTGRES_DSN"
 	EnvMySQL    = "CROQL_MYSQL_DSN"
+	EnvVitess   = "CROQL_VITESS_DSN"
 	EnvRequire  = "CROQL_REQUIRE_DB"
 )
 
 // Servers are the server engines, in the order tests run them.
-var servers = [...]struct{ name, env string }{{"postgres", EnvPostgres}, {"mysql", EnvMySQL}}
+var servers = [...]struct{ name, env string }{{"postgres", EnvPostgres}, {"mysql", EnvMySQL}, {"vitess", EnvVitess}}
 
 // Env is the environment variable holding engine's DSN ("" for an engine
 // that needs none, such as sqlite).
@@ -59,6 +61,8 @@ func ExampleDSN(engine string) string {
 		return "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
 	case "mysql":
 		return "root@tcp(127.0.0.1:3306)/test"
+	case "vitess":
+		return "vitess://root@127.0.0.1:33303/croql"
 	}
 	return ""
 }
