@@ -1,6 +1,8 @@
 package compile
 
 import (
+	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -145,4 +147,38 @@ func (m *Mapping) prefixed(prefix string) *Mapping {
 		out.Tables[name] = c
 	}
 	return out
+}
+
+// KeyEq implements Dialect with =, which vtgate reads as a vindex
+// equality: a subquery on an element table placed by its parent's key is
+// then merged into the parent's route and runs on the parent's shard.
+func (Vitess) KeyEq(key, ref string) string { return key + " = " + ref }
+
+// groupedSemiJoin reports whether countGrouped may write a count as a
+// semi-join on grouped elements in dialect d, root telling whether the
+// count is the whole condition. On a sharded engine only then: vtgate
+// v0.24 answers the grouped semi-join wrongly inside a correlated
+// subquery or under NOT (the differential suite's edge queries, and
+// docs/serve.md's reproducer); the count stays a scalar subquery there,
+// which vtgate refuses instead of answering wrongly.
+func groupedSemiJoin(d Dialect, root bool) bool {
+	_, sharded := d.(Sharding)
+	return root || !sharded
+}
+
+// ErrSharded is the error of Compile for a query that a sharded engine
+// would answer wrongly in the form the compiler writes it.
+var ErrSharded = errors.New("compile: not run on a sharded engine, which answers this form wrongly")
+
+// lookupSubquery reports an error for a sharded dialect, where an
+// unresolved @user mention cannot be looked up in the users table by a
+// subquery: vtgate v0.24 evaluates that uncorrelated subquery first and,
+// beside a correlated one in the same condition, drops the whole
+// condition (docs/serve.md, "Vitess"). Resolve mentions to ids first
+// (croql.WithUserIDs), as croql serve does.
+func lookupSubquery(d Dialect) error {
+	if _, sharded := d.(Sharding); sharded {
+		return fmt.Errorf("%w: an @user mention not resolved to a user id (resolve it with croql.WithUserIDs)", ErrSharded)
+	}
+	return nil
 }

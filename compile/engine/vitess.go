@@ -37,9 +37,19 @@ func (vitessBackend) claims(dsn string) bool {
 	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(dsn)), "vitess://")
 }
 
+// pool: go-sql-driver/mysql binds the parameters itself
+// (interpolateParams): vtgate's prepared statements miscount the
+// parameters of some of croql's statements ("expected 0 arguments, got
+// 1"). The values are still escaped by the driver, never spliced in by
+// croql.
 func (vitessBackend) pool(dsn, schema string) (*sql.DB, error) {
-	dsn = strings.TrimSpace(dsn)
-	return mysqlBackend{}.pool("mysql://"+dsn[len("vitess://"):], schema)
+	dsn = "mysql://" + strings.TrimSpace(dsn)[len("vitess://"):]
+	if strings.Contains(dsn, "?") {
+		dsn += "&interpolateParams=true"
+	} else {
+		dsn += "?interpolateParams=true"
+	}
+	return mysqlBackend{}.pool(dsn, schema)
 }
 
 func (vitessBackend) scratch() *scratchSQL {
