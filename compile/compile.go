@@ -810,6 +810,10 @@ func (c *compiler) constant(n *typecheck.Const) {
 			c.param(n.I, schema.Int)
 			return
 		}
+		if err := lookupSubquery(c.d); err != nil {
+			c.failErr(err)
+			return
+		}
 		ut, err := c.m.Table(c.m.cat.UserObj)
 		if err != nil {
 			c.failErr(err)
@@ -1184,6 +1188,9 @@ func (c *compiler) countGrouped(n *typecheck.Compare) bool {
 	}
 	sqlOp := map[ast.Op]string{ast.OpEq: " = ", ast.OpNe: " <> ", ast.OpLt: " < ", ast.OpLe: " <= ", ast.OpGt: " > ", ast.OpGe: " >= "}[op]
 	if sqlOp == "" {
+		return false
+	}
+	if !groupedSemiJoin(c.d, n == c.root) {
 		return false
 	}
 	parent, fk, ok := c.collectionParent(cnt.X, false)

@@ -104,6 +104,7 @@ func (m *Mapping) ddl(d Dialect, keysAfter bool) []ddlStmt {
 			}
 		}
 		out = append(out, ddlStmt{table: t.Name, create: true, sql: "CREATE TABLE " + d.Quote(t.Name) + " (\n  " + strings.Join(defs, ",\n  ") + "\n)" + d.TableOptions()})
+		out = append(out, shardDDL(d, t.Name, shardColumn(ti))...)
 		var done [][]string
 		add := func(unique bool, cols ...string) {
 			if len(cols) == 0 || (len(cols) == 1 && cols[0] == t.Key) {
@@ -139,6 +140,7 @@ func (m *Mapping) ddl(d Dialect, keysAfter bool) []ddlStmt {
 			defs = append(defs, pk)
 		}
 		out = append(out, ddlStmt{table: j.name, create: true, sql: "CREATE TABLE " + d.Quote(j.name) + " (\n  " + strings.Join(defs, ",\n  ") + "\n)" + d.TableOptions()})
+		out = append(out, shardDDL(d, j.name, j.from)...)
 		index(j.name, false, []string{j.to}, nil)
 	}
 	out = append(out, keys...)

@@ -14,11 +14,11 @@ import (
 // generator and the loader ask the dialect for every engine-specific piece
 // of text; nothing else in the package looks at which engine it targets.
 //
-// The implementations are [Postgres], [SQLite] and [MySQL] (MySQL 8 and
-// MariaDB 10.5+). They are small immutable values: use them as
+// The implementations are [Postgres], [SQLite], [MySQL] (MySQL 8 and
+// MariaDB 10.5+) and [Vitess] (a sharded MySQL keyspace). They are small immutable values: use them as
 // compile.Postgres{}.
 type Dialect interface {
-	// Name is "postgres", "sqlite" or "mysql".
+	// Name is "postgres", "sqlite", "mysql" or "vitess".
 	Name() string
 	// Quote quotes an identifier (a table or column name from the Mapping).
 	Quote(ident string) string
@@ -131,7 +131,7 @@ type Setting struct {
 }
 
 // DialectByName returns the dialect named "postgres" (or "postgresql",
-// "pg"), "sqlite" (or "sqlite3") or "mysql" (or "mariadb").
+// "pg"), "sqlite" (or "sqlite3"), "mysql" (or "mariadb") or "vitess".
 func DialectByName(name string) (Dialect, error) {
 	switch strings.ToLower(strings.TrimSpace(name)) {
 	case "postgres", "postgresql", "pg":
@@ -140,8 +140,10 @@ func DialectByName(name string) (Dialect, error) {
 		return SQLite{}, nil
 	case "mysql", "mariadb":
 		return MySQL{}, nil
+	case "vitess":
+		return Vitess{}, nil
 	}
-	return nil, fmt.Errorf("compile: unknown dialect %q (want postgres, sqlite or mysql)", name)
+	return nil, fmt.Errorf("compile: unknown dialect %q (want postgres, sqlite, mysql or vitess)", name)
 }
 
 func quoteWith(ident string, q byte) string {

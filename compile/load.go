@@ -87,6 +87,8 @@ type Loader struct {
 	// restore puts the connection's settings back (SQLite's PRAGMAs).
 	restore []string
 	done    bool
+	// marker is the LoadMarker table's name (with WithTablePrefix's prefix).
+	marker string
 }
 
 // loadSettings sets the connection up for a bulk load (the dialect's
@@ -129,6 +131,7 @@ type loadOptions struct {
 	copy     CopyFunc
 	copyWait func(ctx context.Context, conn *sql.Conn) error
 	unlogged bool
+	prefix   string // WithTablePrefix
 }
 
 // WithUnlogged makes the loader create PostgreSQL tables UNLOGGED: they
@@ -167,6 +170,7 @@ func NewLoader(ctx context.Context, db *sql.DB, d Dialect, m *Mapping, opts ...L
 	if db == nil || d == nil || m == nil {
 		return nil, errors.New("compile: NewLoader needs a database, a dialect and a mapping")
 	}
+	m = m.prefixed(o.prefix)
 	l, err := m.layout()
 	if err != nil {
 		return nil, err
@@ -236,7 +240,7 @@ func NewLoader(ctx context.Context, db *sql.DB, d Dialect, m *Mapping, opts ...L
 	if bl.RawInserts && ld.copyFrom == nil {
 		ld.raw = conn
 	}
-	return &Loader{ctx: ctx, conn: conn, tx: tx, d: d, bulk: bl, unlogged: o.unlogged, m: m, ld: ld, db: db, indexes: indexes, restore: restore}, nil
+	return &Loader{ctx: ctx, conn: conn, tx: tx, d: d, bulk: bl, unlogged: o.unlogged, m: m, ld: ld, db: db, indexes: indexes, restore: restore, marker: o.prefix + LoadMarker}, nil
 }
 
 // Head stores the users, files and branches of p (its objects are left
@@ -334,15 +338,17 @@ func (l *Loader) mark(conn *sql.Conn) error {
 	if l.unlogged && l.bulk.UnloggedTable != "" {
 		create = l.bulk.UnloggedTable
 	}
-	create += d.Quote(LoadMarker) + " (\n  " +
+	create += d.Quote(l.marker) + " (\n  " +
 		d.Quote("id") + " " + d.ColumnType(schema.Int) + " NOT NULL,\n  " +
 		d.Quote("format") + " " + d.ColumnType(schema.Int) + " NOT NULL,\n  " +
 		d.Quote("row_count") + " " + d.ColumnType(schema.Int) + " NOT NULL,\n  " +
 		"PRIMARY KEY (" + d.Quote("id") + ")\n)" + d.TableOptions()
-	if _, err := conn.ExecContext(l.ctx, create); err != nil {
-		return fmt.Errorf("compile: recording the load: %w", err)
+	for _, stmt := range append([]ddlStmt{{sql: create}}, shardDDL(d, l.marker, "id")...) {
+		if _, err := conn.ExecContext(l.ctx, stmt.sql); err != nil {
+			return fmt.Errorf("compile: recording the load: %w", err)
+		}
 	}
-	ins := "INSERT INTO " + d.Quote(LoadMarker) + " (" + d.Quote("id") + ", " + d.Quote("format") + ", " + d.Quote("row_count") + ") VALUES (1, " +
+	ins := "INSERT INTO " + d.Quote(l.marker) + " (" + d.Quote("id") + ", " + d.Quote("format") + ", " + d.Quote("row_count") + ") VALUES (1, " +
 		d.Placeholder(1) + ", " + d.Placeholder(2) + ")"
 	if _, err := conn.ExecContext(l.ctx, ins, int64(LoadFormat), l.ld.rows); err != nil {
 		return fmt.Errorf("compile: recording the load: %w", err)

@@ -111,7 +111,7 @@ func newDiffCmd(c *cli) *cobra.Command {
 	cmd.Flags().StringVar(&format, "format", "text", "output: text (a unified diff of ids) or json")
 	completeFlag(cmd, "format", "text", "json")
 	cmd.Flags().StringVar(&engineName, "engine", "memory", "where the queries run: memory (the evaluator), or "+engineNames+" (compiled to SQL)")
-	completeFlag(cmd, "engine", "memory", "sqlite", "postgres", "mysql")
+	completeFlag(cmd, "engine", "memory", "sqlite", "postgres", "mysql", "vitess")
 	cmd.Flags().StringVar(&dsn, "dsn", "", "data source of --engine postgres or mysql (a scratch schema is created and dropped); optional for sqlite")
 	cmd.Flags().StringVar(&language, "language", "", "only the translations (or glossary terms) of this language code, as the platform's per-language endpoint")
 	cmd.Flags().BoolVar(&strict, "strict", false, "reject unknown members and member names repeated within an object in the data file")

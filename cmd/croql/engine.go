@@ -14,12 +14,13 @@ import (
 
 // engineNames are the values of `croql query --engine` besides the
 // in-memory evaluator.
-const engineNames = "sqlite, postgres, mysql"
+const engineNames = "sqlite, postgres, mysql, vitess"
 
 // runOnEngine runs a checked query on a SQL engine instead of the
 // in-memory evaluator: it opens engine ("sqlite": embedded, in memory, dsn
-// ignored unless given; "postgres" or "mysql": the server at dsn, in a
-// scratch schema or database that is dropped afterwards), creates the
+// ignored unless given; "postgres", "mysql" or "vitess": the server at
+// dsn, in a scratch schema, database or keyspace that is dropped
+// afterwards), creates the
 // reference tables (compile.DefaultMapping), loads p, runs the compiled
 // query and returns the ids of the matching objects in ascending order.
 func runOnEngine(ctx context.Context, engineName, dsn string, p *schema.Project, q *typecheck.Query) (ids []int64, err error) {
@@ -63,8 +64,11 @@ func runAllOnEngine(ctx context.Context, engineName, dsn string, p *schema.Proje
 }
 
 func exampleDSN(engineName string) string {
-	if engineName == "mysql" {
+	switch engineName {
+	case "mysql":
 		return "root@tcp(127.0.0.1:3306)/test"
+	case "vitess":
+		return "vitess://root@127.0.0.1:33303/croql"
 	}
 	return "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
 }

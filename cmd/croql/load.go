@@ -18,7 +18,7 @@ func newLoadCmd(c *cli) *cobra.Command {
 		strict, skipBad             bool
 	)
 	cmd := &cobra.Command{
-		Use:   "load --dsn DSN [--engine sqlite|postgres|mysql] [--schema S] [--strict] [--skip-bad] FILE",
+		Use:   "load --dsn DSN [--engine sqlite|postgres|mysql|vitess] [--schema S] [--strict] [--skip-bad] FILE",
 		Short: "Load a project file into a database: the reference tables of croql sql",
 		Long: "Creates the reference tables (docs/sql.md) in the database DSN names and streams the\n" +
 			"project FILE (JSON or NDJSON, docs/data-format.md; - reads stdin) into them: PostgreSQL\n" +
@@ -26,7 +26,8 @@ func newLoadCmd(c *cli) *cobra.Command {
 			"The load is atomic: it completes or leaves the target as it was, so a retry works\n" +
 			"(SQLite: one transaction; PostgreSQL, MySQL: a scratch schema moved in at the end).\n" +
 			"The tables must not exist. The engine follows from the DSN (postgres://...,\n" +
-			"mysql://user@host:3306/db or user@tcp(host)/db, else a SQLite file) unless --engine says.\n" +
+			"mysql://user@host:3306/db or user@tcp(host)/db, vitess://user@host:port/keyspace, else a SQLite\n" +
+			"file) unless --engine says.\n" +
 			"Exit 0 when loaded, 1 when the data or the database fails, 2 on bad usage.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -72,8 +73,8 @@ func newLoadCmd(c *cli) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&dsn, "dsn", "", "where to load: postgres://..., mysql://user@host:port/db, user@tcp(host:port)/db, or a SQLite file name")
-	cmd.Flags().StringVar(&engineName, "engine", "", "sqlite, postgres or mysql (default: from the DSN)")
-	completeFlag(cmd, "engine", "sqlite", "postgres", "mysql")
+	cmd.Flags().StringVar(&engineName, "engine", "", "sqlite, postgres, mysql or vitess (default: from the DSN)")
+	completeFlag(cmd, "engine", "sqlite", "postgres", "mysql", "vitess")
 	cmd.Flags().StringVar(&schemaName, "schema", "", "PostgreSQL schema or MySQL database to load into, created if missing (default: the DSN's)")
 	cmd.Flags().BoolVar(&strict, "strict", false, "reject unknown members and member names repeated within an object")
 	cmd.Flags().BoolVar(&skipBad, "skip-bad", false, "skip object lines that cannot be read or fail a check, reporting each on stderr")

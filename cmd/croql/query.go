@@ -124,8 +124,8 @@ func newQueryCmd(c *cli) *cobra.Command {
 	addEditionFlag(cmd, &edition)
 	cmd.Flags().BoolVar(&fold, "fold", false, "make contains case-insensitive (Unicode simple folding)")
 	cmd.Flags().StringVar(&engineName, "engine", "memory", "where the query runs: memory (the evaluator), or "+engineNames+" (compiled to SQL)")
-	completeFlag(cmd, "engine", "memory", "sqlite", "postgres", "mysql")
-	cmd.Flags().StringVar(&dsn, "dsn", "", "data source of --engine postgres or mysql (a scratch schema is created and dropped); optional for sqlite")
+	completeFlag(cmd, "engine", "memory", "sqlite", "postgres", "mysql", "vitess")
+	cmd.Flags().StringVar(&dsn, "dsn", "", "data source of --engine postgres, mysql or vitess (a scratch schema is created and dropped); optional for sqlite")
 	cmd.Flags().BoolVar(&strict, "strict", false, "reject unknown members and member names repeated within an object in the data file")
 	cmd.Flags().BoolVar(&skipBad, "skip-bad", false, "skip data lines that cannot be read or fail a check, reporting each on stderr, instead of stopping at the first")
 	_ = cmd.MarkFlagFilename("data", "json", "ndjson", "jsonl")
@@ -394,7 +394,7 @@ func checkEngineFlags(engineName, dsn string) error {
 			return usageErrorf("--dsn needs --engine %s", engineNames)
 		}
 	case "sqlite":
-	case "postgres", "mysql":
+	case "postgres", "mysql", "vitess":
 		if dsn == "" {
 			return usageErrorf("--engine %s needs --dsn (for example %s)", engineName, exampleDSN(engineName))
 		}

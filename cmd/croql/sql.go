@@ -100,7 +100,7 @@ func newSQLCmd(c *cli) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&dialect, "dialect", "postgres", "SQL dialect: postgres, sqlite or mysql (MariaDB)")
-	completeFlag(cmd, "dialect", "postgres", "sqlite", "mysql")
+	completeFlag(cmd, "dialect", "postgres", "sqlite", "mysql", "vitess")
 	addContextFlag(cmd, &ctxName)
 	addEditionFlag(cmd, &edition)
 	cmd.Flags().BoolVar(&fold, "fold", false, "make contains case-insensitive (Unicode simple folding)")

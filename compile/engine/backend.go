@@ -48,12 +48,21 @@ type backend interface {
 // name.
 type scratchSQL struct {
 	create, createIfMissing, drop, list string
+	// pool, when not 0, says the engine cannot make a schema of any
+	// name: the scratch schemas are <database>_scratch1 to
+	// <database>_scratch<pool>, which the server declares, and a run takes
+	// the first one that create succeeds on (Vitess: a sharded keyspace
+	// that CREATE DATABASE brings back empty).
+	pool int
+	// created, when set, runs after create (a format for the quoted
+	// name).
+	created string
 }
 
 // backends lists the engines, in the order their DSN forms are tried:
 // SQLite last, since any other text is a file name.
 func backends() []backend {
-	return []backend{postgresBackend{}, mysqlBackend{}, sqliteBackend{}}
+	return []backend{postgresBackend{}, vitessBackend{}, mysqlBackend{}, sqliteBackend{}}
 }
 
 // backendByName returns the backend of engine (aliases as
@@ -76,6 +85,8 @@ func backendByName(engine string) (backend, error) {
 //
 //   - postgres: a postgres:// or postgresql:// URL, or a key=value string
 //     with host= or dbname=;
+//   - vitess: a vitess://user:password@host:port/keyspace URL, vtgate's
+//     MySQL protocol port (see vitess.go);
 //   - mysql: a mysql://user:password@host:port/db URL (port 3306 when
 //     left out), or go-sql-driver's native user:password@tcp(host:port)/db
 //     and user@unix(/path)/db forms (also after mysql://);

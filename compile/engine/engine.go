@@ -56,7 +56,12 @@ type DB struct {
 	unlogged bool // scratch data: PostgreSQL tables skip the WAL
 	// publish, set by OpenTarget, moves a finished load into its target.
 	publish func(ctx context.Context) error
-	close   func() error
+
+	// prefix names the tables a load builds beside its target's, for an
+	// engine that renames them into place (Vitess); empty elsewhere.
+	prefix string
+
+	close func() error
 }
 
 // Close closes the pool and drops the scratch schema or database.
@@ -69,7 +74,7 @@ func (db *DB) Close() error {
 	return err
 }
 
-// Open opens engine ("sqlite", "postgres" or "mysql"; aliases as
+// Open opens engine ("sqlite", "postgres", "mysql" or "vitess"; aliases as
 // compile.DialectByName takes them) in a scratch schema of its own. dsn
 // is required for postgres and mysql; for sqlite an empty dsn is a
 // private in-memory database.
@@ -95,8 +100,11 @@ func Open(ctx context.Context, engine, dsn string) (*DB, error) {
 
 // exampleDSN is a DSN of engine for messages.
 func exampleDSN(engine string) string {
-	if engine == "mysql" {
+	switch engine {
+	case "mysql":
 		return "mysql://root@127.0.0.1:3306/test"
+	case "vitess":
+		return "vitess://root@127.0.0.1:33303/croql"
 	}
 	return "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
 }
@@ -111,20 +119,27 @@ func openScratch(ctx context.Context, b backend, dsn string) (db *sql.DB, name s
 	if err != nil {
 		return nil, "", nil, err
 	}
-	now := time.Now()
-	name, err = scratchName(now)
-	if err != nil {
-		admin.Close()
-		return nil, "", nil, err
-	}
-	dropLeftovers(ctx, admin, sc.list, sc.drop, d.Quote, now)
 	drop = func() error {
 		return errors.Join(dropScratch(admin, fmt.Sprintf(sc.drop, d.Quote(name))), admin.Close())
 	}
-	if _, err := admin.ExecContext(ctx, fmt.Sprintf(sc.create, d.Quote(name))); err != nil {
-		// A cancelled context may have stopped only the wait for the
-		// answer: the schema may exist all the same.
-		return nil, "", nil, errors.Join(fmt.Errorf("engine: %s: %w", b.name(), err), drop())
+	if sc.pool > 0 {
+		if name, err = takePooled(ctx, b, admin); err != nil {
+			admin.Close()
+			return nil, "", nil, err
+		}
+	} else {
+		now := time.Now()
+		name, err = scratchName(now)
+		if err != nil {
+			admin.Close()
+			return nil, "", nil, err
+		}
+		dropLeftovers(ctx, admin, sc.list, sc.drop, d.Quote, now)
+		if _, err := admin.ExecContext(ctx, fmt.Sprintf(sc.create, d.Quote(name))); err != nil {
+			// A cancelled context may have stopped only the wait for the
+			// answer: the schema may exist all the same.
+			return nil, "", nil, errors.Join(fmt.Errorf("engine: %s: %w", b.name(), err), drop())
+		}
 	}
 	db, err = b.pool(dsn, name)
 	if err != nil {
@@ -322,4 +337,32 @@ func dropLeftovers(ctx context.Context, db *sql.DB, list, drop string, quote fun
 }
 
 // Names lists the engines Open takes.
-func Names() string { return strings.Join([]string{"sqlite", "postgres", "mysql"}, ", ") }
+func Names() string { return strings.Join([]string{"sqlite", "postgres", "mysql", "vitess"}, ", ") }
+
+// takePooled creates the first free scratch schema of an engine whose
+// scratch schemas are a pool (scratchSQL.pool) and returns its name.
+func takePooled(ctx context.Context, b backend, admin *sql.DB) (string, error) {
+	sc, d := b.scratch(), b.dialect()
+	base, err := b.current(ctx, admin)
+	if err != nil {
+		return "", err
+	}
+	var last error
+	for i := 1; i <= sc.pool; i++ {
+		name := base + "_scratch" + strconv.Itoa(i)
+		_, err := admin.ExecContext(ctx, fmt.Sprintf(sc.create, d.Quote(name)))
+		if err == nil && sc.created != "" {
+			if _, err := admin.ExecContext(ctx, fmt.Sprintf(sc.created, d.Quote(name))); err != nil {
+				return "", errors.Join(fmt.Errorf("engine: %s: %w", b.name(), err), dropScratch(admin, fmt.Sprintf(sc.drop, d.Quote(name))))
+			}
+		}
+		if err == nil {
+			return name, nil
+		}
+		if ctx.Err() != nil {
+			return "", fmt.Errorf("engine: %s: %w", b.name(), err)
+		}
+		last = err
+	}
+	return "", fmt.Errorf("engine: %s: no free scratch keyspace %s_scratch1..%d (all in use, or not declared by the cluster): %w", b.name(), base, sc.pool, last)
+}

@@ -21,7 +21,10 @@ import (
 // scratch schema (database) that LoadFile, once rows, keys, indexes and
 // statistics are all there, moves into the target in one step (one
 // transaction of ALTER TABLE ... SET SCHEMA; one RENAME TABLE); a load
-// that fails leaves the target as it was, and Close drops the scratch.
+// that fails leaves the target as it was, and Close drops the scratch. On
+// Vitess it is built in the target keyspace under scratch table names,
+// then renamed into place by one RENAME TABLE, which each shard runs
+// atomically.
 // Close leaves the loaded data in place.
 func OpenTarget(ctx context.Context, engine, dsn, schemaName string) (*DB, error) {
 	b, err := backendByName(engine)
@@ -30,6 +33,9 @@ func OpenTarget(ctx context.Context, engine, dsn, schemaName string) (*DB, error
 	}
 	if dsn == "" {
 		return nil, fmt.Errorf("engine: %s: a load needs a DSN", engine)
+	}
+	if ip, ok := b.(inPlaceTarget); ok {
+		return ip.openTarget(ctx, dsn, schemaName)
 	}
 	sc := b.scratch()
 	if sc == nil {

@@ -1,6 +1,9 @@
 // Package testdb says which SQL engines a test runs on. SQLite always; the
 // servers, PostgreSQL and MariaDB, when their DSN is set in the environment
-// (CROQL_POSTGRES_DSN, CROQL_MYSQL_DSN). A server that CROQL_REQUIRE_DB lists
+// (CROQL_POSTGRES_DSN, CROQL_MYSQL_DSN). A sharded Vitess keyspace
+// (CROQL_VITESS_DSN; .ci/vitess.sh starts a test cluster) is not among
+// the servers every engine test runs on, since Vitess refuses some of the
+// compiled SQL: its tests ask for it by name (Need). A server that CROQL_REQUIRE_DB lists
 // (comma-separated, as .ci/run sets it: postgres,mysql) but whose DSN is not
 // set fails the test, so that CI never skips a database silently; on a
 // developer's machine without one, the test says how to enable it and goes on
@@ -22,6 +25,7 @@ import (
 const (
 	EnvPostgres = "CROQL_POSTGRES_DSN"
 	EnvMySQL    = "CROQL_MYSQL_DSN"
+	EnvVitess   = "CROQL_VITESS_DSN"
 	EnvRequire  = "CROQL_REQUIRE_DB"
 )
 
@@ -35,6 +39,9 @@ func Env(engine string) string {
 		if s.name == engine {
 			return s.env
 		}
+	}
+	if engine == "vitess" {
+		return EnvVitess
 	}
 	return ""
 }
@@ -59,6 +66,8 @@ func ExampleDSN(engine string) string {
 		return "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
 	case "mysql":
 		return "root@tcp(127.0.0.1:3306)/test"
+	case "vitess":
+		return "vitess://root@127.0.0.1:33303/croql"
 	}
 	return ""
 }

@@ -1,0 +1,124 @@
+package compile_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/croql/croql/compile"
+	"github.com/croql/croql/compile/engine"
+	"github.com/croql/croql/internal/testdb"
+	"github.com/croql/croql/schema"
+	"github.com/croql/croql/typecheck"
+)
+
+// TestVitessDifferential runs the differential suite (the conformance
+// corpus, its seed patterns, and the edge queries, with @user mentions
+// resolved to ids and left to the users table) on a 2-shard Vitess
+// keyspace (CROQL_VITESS_DSN; .ci/vitess.sh). Every query is either
+// answered with the evaluator's ids, or refused with an error: by vtgate
+// (a shape its planner does not support, VT12001, or one it fails on),
+// or by the compiler (a shape vtgate answers wrongly, compile.ErrSharded).
+// A wrong answer fails the test. The log counts each outcome, and -v
+// lists the refused queries.
+func TestVitessDifferential(t *testing.T) {
+	testdb.Need(t, "vitess")
+	type query struct {
+		name, src string
+		opts      checkOpts
+	}
+	var qs []query
+	for _, c := range goodCases(t) {
+		qs = append(qs, query{name: c.Name, src: c.Query(), opts: caseOpts(c)})
+	}
+	for i, e := range edgeQueries {
+		qs = append(qs, query{name: fmt.Sprintf("edge-%d", i), src: e.query, opts: checkOpts{context: e.context, fold: e.fold, edition: schema.Enterprise}})
+	}
+	for pname, p := range projects(t) {
+		vt := openLoaded(t, "vitess", p)
+		lite := openLoaded(t, "sqlite", p)
+		t.Run(pname, func(t *testing.T) {
+			var equal, checks int
+			refused := map[string][]string{}
+			run := func(x query, q *typecheck.Query, want []int64, how string) {
+				checks++
+				got, err := tryRunSQL(vt, q)
+				switch {
+				case err != nil:
+					class := refusal(err)
+					refused[class] = append(refused[class], x.name+how)
+				case slices.Equal(got, want):
+					equal++
+				default:
+					t.Errorf("%s%s: %q on vitess: %d ids, want %d (the evaluator's)\n got %v\nwant %v", x.name, how, x.src, len(got), len(want), got, want)
+				}
+			}
+			for _, x := range qs {
+				o := x.opts
+				o.users = p.UserIDs()
+				q, err := tryCheck(x.src, o)
+				if err != nil {
+					// A login the project lacks: vitess must agree with
+					// SQLite (the mention stays unresolved).
+					o.users = nil
+					if q, err = tryCheck(x.src, o); err != nil {
+						continue
+					}
+					want, err := tryRunSQL(lite, q)
+					if err != nil {
+						t.Fatalf("%s on sqlite: %v", x.name, err)
+					}
+					run(x, q, want, " (unresolved mention)")
+					continue
+				}
+				want := evalIDs(t, q, p)
+				run(x, q, want, "")
+				o.users = nil
+				run(x, check(t, x.src, o), want, " (mentions left to the users table)")
+			}
+			var classes []string
+			n := 0
+			for c, l := range refused {
+				classes = append(classes, fmt.Sprintf("%d %s", len(l), c))
+				n += len(l)
+				sort.Strings(l)
+				t.Logf("refused, %s: %s", c, strings.Join(l, ", "))
+			}
+			sort.Strings(classes)
+			t.Logf("vitess, project %s: %d checks, %d equal to the evaluator, %d refused (%s), %d wrong",
+				pname, checks, equal, n, strings.Join(classes, "; "), checks-equal-n)
+		})
+	}
+}
+
+// tryRunSQL compiles q for db's dialect and runs it.
+func tryRunSQL(db *engine.DB, q *typecheck.Query) ([]int64, error) {
+	s, err := compile.Compile(q, db.Dialect, compile.DefaultMapping(catalogOf(q)))
+	if err != nil {
+		return nil, err
+	}
+	return s.Run(context.Background(), db.SQL)
+}
+
+var vtCode = regexp.MustCompile(`VT\d{5}: [^:(]*`)
+
+// refusal names the class of a refused query's error.
+func refusal(err error) string {
+	msg := err.Error()
+	switch {
+	case errors.Is(err, compile.ErrSharded):
+		return "by the compiler (compile.ErrSharded)"
+	case vtCode.MatchString(msg):
+		return "by vtgate, " + strings.TrimSpace(vtCode.FindString(msg))
+	case strings.Contains(msg, "invalid connection"):
+		return "by vtgate, a panic in its planner (connection closed)"
+	case strings.Contains(msg, "missing bind var"), strings.Contains(msg, "syntax error"):
+		return "by vtgate, a statement it rewrote wrongly for the shards (missing bind var, syntax error)"
+	}
+	return "other: " + msg
+}
