@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -145,6 +146,10 @@ func TestPageByteBudget(t *testing.T) {
 			status, body = page(url.Values{"limit": {"1"}, "offset": {"6"}})
 			require.Equal(t, http.StatusBadRequest, status, "%.300s", body)
 			assert.Contains(t, string(body), "the first object of this page alone is larger than the server's page budget")
+			// A single object is not a page: it is answered whole.
+			status, body = getBytes(t, hs, "/api/v2/projects/1/strings/"+strconv.FormatInt(p.Strings[6].ID, 10), nil)
+			require.Equal(t, http.StatusOK, status, "%.300s", body)
+			assert.Greater(t, len(body), 4*mb)
 			// Many small objects: the whole page fits.
 			status, body = page(url.Values{"limit": {"500"}, "offset": {"7"}})
 			require.Equal(t, http.StatusOK, status, "%.300s", body)
