@@ -9,8 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -29,10 +27,7 @@ import (
 // freshDemo is a copy of the demo project of its own, to change.
 func freshDemo(t testing.TB) *schema.Project {
 	t.Helper()
-	f, err := os.Open(filepath.Join(repoRoot(t), "testdata", "demo", "project.json"))
-	require.NoError(t, err)
-	defer f.Close()
-	p, err := schema.ReadProject(f)
+	p, err := readDemo()
 	require.NoError(t, err)
 	return p
 }
