@@ -48,8 +48,11 @@ func repoRoot(t testing.TB) string {
 }
 
 // demoProject is testdata/demo/project.json, what `croql query` reads
-// without --data.
-var demoProject = sync.OnceValues(func() (*schema.Project, error) {
+// without --data, read once and shared.
+var demoProject = sync.OnceValues(readDemo)
+
+// readDemo reads testdata/demo/project.json.
+func readDemo() (*schema.Project, error) {
 	_, file, _, _ := runtime.Caller(0)
 	f, err := os.Open(filepath.Join(filepath.Dir(filepath.Dir(file)), "testdata", "demo", "project.json"))
 	if err != nil {
@@ -57,7 +60,7 @@ var demoProject = sync.OnceValues(func() (*schema.Project, error) {
 	}
 	defer f.Close()
 	return schema.ReadProject(f)
-})
+}
 
 func demo(t testing.TB) *schema.Project {
 	t.Helper()

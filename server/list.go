@@ -407,7 +407,12 @@ func (s *Server) page(ctx context.Context, tx *sql.Tx, p *Project, res *resource
 	for i := range vals {
 		ptrs[i] = &vals[i]
 	}
+	// Stopping early saves nothing on one row; a single object (getOne)
+	// is not a page.
 	budget := pageBytes{max: s.cfg.MaxPageBytes}
+	if params.limit <= 1 {
+		budget.max = 0
+	}
 	for rows.Next() {
 		if err := rows.Scan(ptrs...); err != nil {
 			return nil, fmt.Errorf("server: reading rows: %w", err)

@@ -2,8 +2,9 @@
 // the way the compiled SQL expects a connection to be:
 //
 //   - sqlite: embedded modernc.org/sqlite (in memory by default) with the
-//     croql_fold function registered on a private driver, so that a
-//     case-insensitive contains agrees with the evaluator;
+//     croql_fold and croql_contains functions registered on a private
+//     driver, so that a case-insensitive contains agrees with the
+//     evaluator and a contains takes linear time;
 //   - postgres: pgx's database/sql driver, in a fresh schema with a random
 //     name that Close drops (search_path is set on every connection);
 //   - mysql: go-sql-driver/mysql with the utf8mb4 charset, in a fresh
@@ -218,9 +219,9 @@ type sqliteConnector struct {
 func (c sqliteConnector) Connect(context.Context) (driver.Conn, error) { return c.d.Open(c.dsn) }
 func (c sqliteConnector) Driver() driver.Driver                        { return c.d }
 
-// OpenSQLite opens a SQLite database with croql_fold; an empty dsn is a
-// private in-memory database (one connection, so that it stays one
-// database).
+// OpenSQLite opens a SQLite database with croql_fold and croql_contains;
+// an empty dsn is a private in-memory database (one connection, so that
+// it stays one database).
 func OpenSQLite(dsn string) (*DB, error) {
 	db, err := openSQLitePool(dsn)
 	if err != nil {
