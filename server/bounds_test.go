@@ -66,9 +66,11 @@ func TestHugeContainsEndsAtTheDeadlineSQLite(t *testing.T) {
 
 func testHugeContains(t *testing.T, p *schema.Project, fold bool) {
 	const timeout = 3 * time.Second
-	// No cost budget: this is about the engine's deadline, not about
-	// what the cost model refuses before a query runs.
-	hs := serve(t, "sqlite", server.Config{Timeout: timeout, MaxCost: -1,
+	// No cost budgets (per object or per request): this is about the
+	// engine's deadline, not about what the cost model refuses before a
+	// query runs (TestLongTextContains shows the request budget refusing
+	// such a contains).
+	hs := serve(t, "sqlite", server.Config{Timeout: timeout, MaxCost: -1, MaxRequestCost: -1,
 		Options: []croql.Option{croql.WithFoldContains(fold)}}, p)
 	for _, src := range []string{
 		`text contains "` + strings.Repeat("a", 60000) + `b"`,
