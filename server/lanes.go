@@ -188,13 +188,13 @@ func (s *Server) admit(ctxName string, body bool, next http.Handler) http.Handle
 		defer cancel()
 		l := s.lanes.cheap
 		if p, src, ok := s.admissionQuery(r, ctxName, body); ok {
-			perObject, cost, objects, ok := s.estimate(ctx, p, ctxName, src)
-			if ok && s.cfg.MaxRequestCost > 0 && cost > s.cfg.MaxRequestCost {
+			e, ok := s.estimate(ctx, p, ctxName, src)
+			if ok && s.cfg.MaxRequestCost > 0 && e.cost > s.cfg.MaxRequestCost {
 				s.metrics.rejected(laneExpensive, "too-costly")
-				writeError(w, tooCostly(src, perObject, cost, s.cfg.MaxRequestCost, objects, ctxName))
+				writeError(w, e.tooCostly(src, s.cfg.MaxRequestCost, ctxName))
 				return
 			}
-			if ok && cost > s.lanes.cheapCost {
+			if ok && e.cost > s.lanes.cheapCost {
 				l = s.lanes.expensive
 			}
 		}

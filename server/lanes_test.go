@@ -161,7 +161,8 @@ func gauge(t *testing.T, base, name string) float64 {
 // query answers.
 func TestRequestBudget(t *testing.T) {
 	p := demo(t)
-	src := `count of translations where (text contains "a") > 0`
+	prefix := "is hidden or "
+	src := prefix + `count of translations where (text contains "a") > 0`
 	for _, eng := range engines(t) {
 		t.Run(eng, func(t *testing.T) {
 			hs := serve(t, eng, server.Config{MaxRequestCost: 1000}, p)
@@ -175,6 +176,18 @@ func TestRequestBudget(t *testing.T) {
 			msg := e["message"].(string)
 			assert.Contains(t, msg, "request budget of 1000")
 			assert.Contains(t, msg, fmt.Sprintf("× %d strings", len(p.Strings)), "the estimate names the objects visited")
+			span := e["span"].(map[string]any)
+			assert.Equal(t, float64(len(prefix)), span["start"], "the span is the costly part")
+			assert.Contains(t, e["hint"], "--max-request-cost")
+			// A query over the budget per object gets the facade's
+			// answer, which names that budget.
+			deep := `text = "x"`
+			for range 8 {
+				deep = "count of translations where (" + deep + ") > 0"
+			}
+			status, body = get(t, hs, "/api/v2/projects/1/strings", url.Values{"croql": {deep}})
+			require.Equal(t, http.StatusBadRequest, status)
+			assert.Contains(t, fmt.Sprint(body), "steps per object, over the budget of 1M")
 			// POST bodies are estimated as well.
 			req, err := http.NewRequest(http.MethodPost, hs.URL+"/api/v2/projects/1/strings/query", strings.NewReader(`{"croql":`+strconv.Quote(src)+`}`))
 			require.NoError(t, err)
