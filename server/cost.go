@@ -200,7 +200,6 @@ func (e *requestEstimate) tooCostly(src string, budget float64, ctxName string) 
 	if e.q != nil {
 		if d, over := e.q.CostError(e.model, budget/float64(e.objects)); over {
 			span = d.Span
-			hint += "; " + d.Hint
 		}
 	}
 	d := diag.Errorf(diag.ClassLogic, typecheck.RuleTooCostly, span,
