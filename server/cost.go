@@ -176,38 +176,60 @@ func requestCost(perObject float64, st *projectStats, ctxName string) (cost floa
 	return max(1, perObject) * float64(objects), objects
 }
 
+// requestEstimate is the estimated cost of a list request.
+type requestEstimate struct {
+	// perObject is the query's estimate per object, cost the request's,
+	// objects the objects it may visit.
+	perObject, cost float64
+	objects         int64
+	// q is the checked query (nil for a blank one), model the cost model
+	// it was estimated with.
+	q     *typecheck.Query
+	model typecheck.CostModel
+}
+
 // tooCostly is the 400 of a request over the request budget: a croql
-// diagnostic of rule too-costly over the whole query, naming the estimate
-// and the budget.
-func tooCostly(src string, perObject, cost, budget float64, objects int64, ctxName string) *httpError {
+// diagnostic of rule too-costly naming the estimate and the budget, over
+// the costly part of the query (the part that alone exceeds the budget
+// per object, as the facade's budget check finds it).
+func (e *requestEstimate) tooCostly(src string, budget float64, ctxName string) *httpError {
 	what := map[string]string{croql.Strings: "strings", croql.Translations: "translations",
 		croql.TM: "TM segments", croql.Glossary: "terms"}[ctxName]
-	d := diag.Errorf(diag.ClassLogic, typecheck.RuleTooCostly, diag.Span{Start: 0, End: len(src)},
+	span := diag.Span{Start: 0, End: len(src)}
+	hint := "the request budget bounds the estimate per object times the objects the request may visit (croql serve --max-request-cost); make the query cheaper per object: fewer nested `where`s, shorter `contains` texts"
+	if e.q != nil {
+		if d, over := e.q.CostError(e.model, budget/float64(e.objects)); over {
+			span = d.Span
+		}
+	}
+	d := diag.Errorf(diag.ClassLogic, typecheck.RuleTooCostly, span,
 		"the request is too costly: about %s steps (%s per object × %d %s), over this server's request budget of %s",
-		typecheck.Approx(cost), typecheck.Approx(perObject), objects, what, typecheck.Approx(budget)).
-		WithHint("the request budget bounds the estimate per object times the objects the request may visit (croql serve --max-request-cost); make the query cheaper per object: fewer nested `where`s, shorter `contains` texts")
+		typecheck.Approx(e.cost), typecheck.Approx(e.perObject), e.objects, what, typecheck.Approx(budget)).
+		WithHint("%s", hint)
 	return croqlError(src, diag.List{d})
 }
 
 // estimate is the cost of a list request on p: its query's estimate per
-// object under the project's cost model, and the request cost. ok is
-// false when the query has errors (the handler reports them).
-func (s *Server) estimate(ctx context.Context, p *Project, ctxName, src string) (perObject, cost float64, objects int64, ok bool) {
+// object under the project's cost model, times the objects it may visit.
+// ok is false when the query has errors, the facade's budget per object
+// included (the handler reports them).
+func (s *Server) estimate(ctx context.Context, p *Project, ctxName, src string) (e *requestEstimate, ok bool) {
 	st := s.stats(ctx, p)
-	if strings.TrimSpace(src) == "" {
-		cost, objects = requestCost(0, st, ctxName)
-		return 0, cost, objects, true
+	e = &requestEstimate{}
+	if strings.TrimSpace(src) != "" {
+		env, err := s.env(p, ctxName)
+		if err != nil {
+			return nil, false
+		}
+		q, _ := env.Check(src)
+		if q == nil {
+			return nil, false
+		}
+		e.q, e.model = q, env.CostModel()
+		e.perObject = q.Cost(e.model)
 	}
-	env, err := s.env(p, ctxName)
-	if err != nil {
-		return 0, 0, 0, false
-	}
-	perObject, diags := env.Cost(src)
-	if diags.HasErrors() {
-		return 0, 0, 0, false
-	}
-	cost, objects = requestCost(perObject, st, ctxName)
-	return perObject, cost, objects, true
+	e.cost, e.objects = requestCost(e.perObject, st, ctxName)
+	return e, true
 }
 
 // statsTimeout bounds reading a project's statistics.

@@ -105,7 +105,7 @@ func TestStatsAfterWrite(t *testing.T) {
 	s, p, _ := scaledStats(t, 1)
 	ctx := context.Background()
 	src := `text contains "abc"`
-	before, _, _, ok := s.estimate(ctx, p, croql.Strings, src)
+	before, ok := s.estimate(ctx, p, croql.Strings, src)
 	require.True(t, ok)
 	require.NoError(t, s.cfg.Storage.WriteTx(ctx, p, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `UPDATE "strings" SET "text" = ? WHERE "id" = (SELECT MIN("id") FROM "strings")`, strings.Repeat("x", 1<<20))
@@ -113,7 +113,7 @@ func TestStatsAfterWrite(t *testing.T) {
 	}))
 	// They are read again in the background.
 	require.Eventually(t, func() bool {
-		after, _, _, ok := s.estimate(ctx, p, croql.Strings, src)
-		return ok && after > 100*before
+		after, ok := s.estimate(ctx, p, croql.Strings, src)
+		return ok && after.perObject > 100*before.perObject
 	}, 10*time.Second, 5*time.Millisecond, "one 1 MiB text raises the average length of the project's texts")
 }

@@ -187,19 +187,32 @@ func (s *Server) admit(ctxName string, body bool, next http.Handler) http.Handle
 		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
 		defer cancel()
 		l := s.lanes.cheap
-		if p, src, ok := s.admissionQuery(r, ctxName, body); ok {
-			perObject, cost, objects, ok := s.estimate(ctx, p, ctxName, src)
-			if ok && s.cfg.MaxRequestCost > 0 && cost > s.cfg.MaxRequestCost {
+		p, src, ok, bodyErr := s.admissionQuery(r, ctxName, body)
+		if bodyErr != nil {
+			// The handler answers an unreadable body with a 400 before
+			// any query: no lane (the body's failed read may have
+			// ended the request's context already).
+			next.ServeHTTP(w, r)
+			return
+		}
+		if ok {
+			e, ok := s.estimate(ctx, p, ctxName, src)
+			if ok && s.cfg.MaxRequestCost > 0 && e.cost > s.cfg.MaxRequestCost {
 				s.metrics.rejected(laneExpensive, "too-costly")
-				writeError(w, tooCostly(src, perObject, cost, s.cfg.MaxRequestCost, objects, ctxName))
+				writeError(w, e.tooCostly(src, s.cfg.MaxRequestCost, ctxName))
 				return
 			}
-			if ok && cost > s.lanes.cheapCost {
+			if ok && e.cost > s.lanes.cheapCost {
 				l = s.lanes.expensive
 			}
 		}
 		tok := sha256.Sum256([]byte(bearer(r)))
 		release, err := l.acquire(ctx, tok)
+		if err != nil && r.Context().Err() != nil {
+			// The client went away while waiting: nobody reads the answer.
+			writeError(w, &httpError{status: 499, message: "Client Closed Request"})
+			return
+		}
 		if err != nil {
 			status, reason := http.StatusServiceUnavailable, "full"
 			msg := "the server is busy with " + l.name + " requests; try again later"
@@ -230,17 +243,17 @@ func bearer(r *http.Request) string {
 // without answering it: false when the project is not one the token may
 // read or the parameters cannot be read (the handler answers those). A
 // POST body is read whole (at most Config.MaxBody bytes) and put back for
-// the handler.
-func (s *Server) admissionQuery(r *http.Request, ctxName string, body bool) (*Project, string, bool) {
+// the handler; bodyErr is the error of a body that could not be read.
+func (s *Server) admissionQuery(r *http.Request, ctxName string, body bool) (p *Project, src string, ok bool, bodyErr error) {
 	param := map[string]string{croql.Strings: "projectId", croql.Translations: "projectId",
 		croql.TM: "tmId", croql.Glossary: "glossaryId"}[ctxName]
 	p, e := s.project(r, param, "")
 	if e != nil {
-		return nil, "", false
+		return nil, "", false, nil
 	}
 	if !body {
 		q := r.URL.Query()
-		return p, q.Get("croql"), len(q["croql"]) <= 1
+		return p, q.Get("croql"), len(q["croql"]) <= 1, nil
 	}
 	b, err := io.ReadAll(io.LimitReader(r.Body, s.cfg.MaxBody+1))
 	rest := r.Body
@@ -249,13 +262,13 @@ func (s *Server) admissionQuery(r *http.Request, ctxName string, body bool) (*Pr
 		io.Closer
 	}{io.MultiReader(bytes.NewReader(b), rest), rest}
 	if err != nil {
-		return nil, "", false
+		return nil, "", false, err
 	}
 	var obj struct {
 		Croql string `json:"croql"`
 	}
 	if json.Unmarshal(b, &obj) != nil {
-		return nil, "", false
+		return nil, "", false, nil
 	}
-	return p, obj.Croql, true
+	return p, obj.Croql, true, nil
 }

@@ -331,6 +331,9 @@ func (w *statusWriter) WriteHeader(code int) {
 	w.ResponseWriter.WriteHeader(code)
 }
 
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
 func (w *statusWriter) Write(b []byte) (int, error) {
 	if w.status == 0 {
 		w.status = http.StatusOK
@@ -416,7 +419,11 @@ func (s *Server) env(p *Project, ctxName string) (*croql.Env, error) {
 	if e := s.envs[k]; e != nil {
 		return e, nil
 	}
-	delete(s.envs, envKey{p.ID, ctxName, st.writes - 1})
+	for old := range s.envs { // built with older statistics
+		if old.project == p.ID && old.context == ctxName {
+			delete(s.envs, old)
+		}
+	}
 	opts := []croql.Option{croql.WithEdition(s.cfg.Edition), croql.WithUserIDs(p.Users),
 		croql.WithClock(s.cfg.Now), croql.WithLocation(s.cfg.Location), croql.WithMaxCost(s.cfg.MaxCost),
 		croql.WithCostModel(st.costModel())}
