@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -73,6 +74,14 @@ func TestCheapRequestsBesideExpensive(t *testing.T) {
 	if raceDetector {
 		t.Skip("a latency bound under the race detector measures the detector: run without -race")
 	}
+	// A latency bound measures the machine as much as the server: beside
+	// other test packages (go test runs two at a time) or other work on
+	// a 2-CPU machine, the scheduler alone delays a request by more than
+	// the bound. It runs where nothing else does: .ci/run's "fairness"
+	// section sets CROQL_LATENCY_TESTS=1 and runs it alone.
+	if os.Getenv("CROQL_LATENCY_TESTS") == "" {
+		t.Skip("a latency bound: set CROQL_LATENCY_TESTS=1 and run it alone (.ci/run does, in its fairness section)")
+	}
 	p := heavyProject(40, 400)
 	for _, eng := range engines(t) {
 		t.Run(eng, func(t *testing.T) {
@@ -108,10 +117,14 @@ func TestCheapRequestsBesideExpensive(t *testing.T) {
 			var answered atomic.Int32
 			for range 32 {
 				wg.Add(1)
+				// Each keeps one expensive request in flight until the
+				// end: one that answers is sent again at once.
 				go func() {
 					defer wg.Done()
-					if _, err := getAs(ctx, heavy, "heavy"); err == nil {
-						answered.Add(1)
+					for ctx.Err() == nil {
+						if _, err := getAs(ctx, heavy, "heavy"); err == nil {
+							answered.Add(1)
+						}
 					}
 				}()
 			}
@@ -123,8 +136,9 @@ func TestCheapRequestsBesideExpensive(t *testing.T) {
 			t.Logf("%s: 100 cheap requests beside 32 expensive: median %v, p99 %v, max %v; expensive answered meanwhile: %d",
 				eng, median, p99, worst, answered.Load())
 			assert.Equal(t, 1.0, gauge(t, hs.URL, `croql_lane_running{lane="expensive"}`), "an expensive request still runs")
-			assert.Zero(t, answered.Load(), "the expensive requests are all still in flight")
-			assert.Equal(t, 31.0, gauge(t, hs.URL, `croql_lane_queued{lane="expensive"}`), "31 expensive requests still wait")
+			// An expensive request that answered was sent again at once:
+			// the lane stays full (a resend may be between the two).
+			assert.GreaterOrEqual(t, gauge(t, hs.URL, `croql_lane_queued{lane="expensive"}`), 30.0, "the expensive requests still wait")
 			assert.NotContains(t, metricsText(t, hs.URL), "croql_lane_refused_total", "no request was refused")
 			if eng == "mysql" {
 				// A request on MariaDB takes several round trips to
