@@ -5,9 +5,10 @@
 #
 #   sudo bench/scaleout/pg-replicas.sh      # as root; about a minute
 #
-# 1. croql load of the 2,000-string demo into the primary; the seed
-#    patterns on the primary and on the standby, ids compared with the
-#    evaluator's (seedcheck).
+# 1. croql load of the 2,000-string demo into the primary (and how many of
+#    its translations belong to several strings); the seed patterns on the
+#    primary and on the standby, ids compared with the evaluator's
+#    (seedcheck).
 # 2. croql serve --dsn on the standby: the read endpoints, and what an
 #    upload (a write) answers there.
 # 3. The logical replica: the load's schema copied (pg_dump --schema-only;
@@ -43,6 +44,10 @@ newcluster $logical "$lp"
 log "croql load into the primary, schema mirror"
 "$work/croql" load --dsn "$(dsn "$pp")" --schema mirror "$work/demo1.json"
 caughtup "$sp" "$pp"
+log "translations that belong to more than one string"
+sql "$pp" -c "SELECT count(*) FILTER (WHERE n > 1) || ' of ' || count(*) || ' translations ('
+	|| round(100.0 * count(*) FILTER (WHERE n > 1) / count(*), 1) || '%) belong to more than one string, up to ' || max(n)
+	FROM (SELECT translation_id, count(*) AS n FROM mirror.string_translations GROUP BY translation_id) AS t"
 
 log "seed patterns: primary, then the streaming standby"
 "$work/seedcheck" -corpus "$repo/testdata/corpus" -data "$work/demo1.json" -runs 3 \
