@@ -68,9 +68,13 @@ get() { # get PATH: status and the first 100 bytes
 for p in /api/v2/projects /api/v2/projects/1 '/api/v2/projects/1/strings?croql=count%20of%20translations%20%3E%200&limit=2' \
 	/api/v2/projects/1/strings/1 '/api/v2/projects/1/languages/de/translations?limit=2' '/api/v2/projects/1/files?limit=2' \
 	'/api/v2/projects/1/labels?limit=2' /api/v2/projects/1/languages/progress '/api/v2/tms/1/segments?limit=2' \
-	'/api/v2/glossaries/1/terms?limit=2' '/api/v2/projects/1/strings?croql=count%20of%20translations%20%3E%200&withTotal=true&limit=1'; do
+	'/api/v2/glossaries/1/terms?limit=2' '/api/v2/projects/1/strings?croql=count%20of%20translations%20%3E%200&withTotal=true&limit=1' \
+	/api/v2/tms /api/v2/glossaries /api/v2/projects/1/languages/de/progress /api/v2/projects/1/files/1/languages/progress; do
 	get "$p"
 done
+out=$(curl -sS -w '\n%{http_code}' -H 'Authorization: Bearer t' -H 'Content-Type: application/json' -d '{"croql":"count of comments > 0","limit":2,"withTotal":true}' \
+	"$base/api/v2/projects/1/strings/query")
+printf '%s POST /api/v2/projects/1/strings/query  %.100s\n' "${out##*$'\n'}" "${out%$'\n'*}"
 log "an upload (a write) on the standby"
 printf '{"intro":"First.","title":"Hi"}' >"$work/intro.json"
 curl -sS -w '\n%{http_code}\n' -H 'Authorization: Bearer t' -F "file=@$work/intro.json" "$base/api/v2/projects/1/files"
