@@ -5,9 +5,10 @@
 #
 #   sudo bench/scaleout/pg-replicas.sh      # as root; about a minute
 #
-# 1. croql load of the 2,000-string demo into the primary; the seed
-#    patterns on the primary and on the standby, ids compared with the
-#    evaluator's (seedcheck).
+# 1. croql load of the 2,000-string demo into the primary (and how many of
+#    its translations belong to several strings); the seed patterns on the
+#    primary and on the standby, ids compared with the evaluator's
+#    (seedcheck).
 # 2. croql serve --dsn on the standby: the read endpoints, and what an
 #    upload (a write) answers there.
 # 3. The logical replica: the load's schema copied (pg_dump --schema-only;
@@ -43,6 +44,10 @@ newcluster $logical "$lp"
 log "croql load into the primary, schema mirror"
 "$work/croql" load --dsn "$(dsn "$pp")" --schema mirror "$work/demo1.json"
 caughtup "$sp" "$pp"
+log "translations that belong to more than one string"
+sql "$pp" -c "SELECT count(*) FILTER (WHERE n > 1) || ' of ' || count(*) || ' translations ('
+	|| round(100.0 * count(*) FILTER (WHERE n > 1) / count(*), 1) || '%) belong to more than one string, up to ' || max(n)
+	FROM (SELECT translation_id, count(*) AS n FROM mirror.string_translations GROUP BY translation_id) AS t"
 
 log "seed patterns: primary, then the streaming standby"
 "$work/seedcheck" -corpus "$repo/testdata/corpus" -data "$work/demo1.json" -runs 3 \
@@ -63,9 +68,13 @@ get() { # get PATH: status and the first 100 bytes
 for p in /api/v2/projects /api/v2/projects/1 '/api/v2/projects/1/strings?croql=count%20of%20translations%20%3E%200&limit=2' \
 	/api/v2/projects/1/strings/1 '/api/v2/projects/1/languages/de/translations?limit=2' '/api/v2/projects/1/files?limit=2' \
 	'/api/v2/projects/1/labels?limit=2' /api/v2/projects/1/languages/progress '/api/v2/tms/1/segments?limit=2' \
-	'/api/v2/glossaries/1/terms?limit=2' '/api/v2/projects/1/strings?croql=count%20of%20translations%20%3E%200&withTotal=true&limit=1'; do
+	'/api/v2/glossaries/1/terms?limit=2' '/api/v2/projects/1/strings?croql=count%20of%20translations%20%3E%200&withTotal=true&limit=1' \
+	/api/v2/tms /api/v2/glossaries /api/v2/projects/1/languages/de/progress /api/v2/projects/1/files/1/languages/progress; do
 	get "$p"
 done
+out=$(curl -sS -w '\n%{http_code}' -H 'Authorization: Bearer t' -H 'Content-Type: application/json' -d '{"croql":"count of comments > 0","limit":2,"withTotal":true}' \
+	"$base/api/v2/projects/1/strings/query")
+printf '%s POST /api/v2/projects/1/strings/query  %.100s\n' "${out##*$'\n'}" "${out%$'\n'*}"
 log "an upload (a write) on the standby"
 printf '{"intro":"First.","title":"Hi"}' >"$work/intro.json"
 curl -sS -w '\n%{http_code}\n' -H 'Authorization: Bearer t' -F "file=@$work/intro.json" "$base/api/v2/projects/1/files"

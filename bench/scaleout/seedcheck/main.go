@@ -12,8 +12,9 @@
 //
 // On PostgreSQL, -params collate binds string parameters as
 // ($n::text COLLATE "C") and -params plain as $n::text, instead of the
-// dialect's own form (-params croql); -explain NAME prints EXPLAIN VERBOSE
-// of the pattern NAME instead of running the patterns.
+// dialect's own form (-params croql); -params plain,collate runs both,
+// alternating run by run. -explain NAME prints EXPLAIN VERBOSE of the
+// pattern NAME instead of running the patterns.
 package main
 
 import (
@@ -65,7 +66,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	dir := fs.String("corpus", filepath.Join("..", "testdata", "corpus"), "directory of seed_patterns.txt")
 	runs := fs.Int("runs", 3, "runs of each pattern; the fastest counts")
 	verbose := fs.Bool("v", false, "print every pattern")
-	params := fs.String("params", "croql", "PostgreSQL string parameters: croql (the dialect's form), collate or plain")
+	params := fs.String("params", "croql", "PostgreSQL string parameters: croql (the dialect's form), collate or plain; a comma-separated list runs each, alternating")
 	explain := fs.String("explain", "", "print EXPLAIN VERBOSE of this pattern instead of running the patterns")
 	var dsns dsnList
 	fs.Var(&dsns, "dsn", "database to check, in the reference schema (repeatable)")
@@ -75,8 +76,10 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if *data == "" || len(dsns) == 0 || *runs < 1 {
 		return errors.New("usage: seedcheck -data project.json -dsn DSN [-dsn DSN ...] [-runs N] [-v] [-params croql|collate|plain] [-explain NAME]")
 	}
-	if *params != "croql" && *params != "collate" && *params != "plain" {
-		return fmt.Errorf("-params: croql, collate or plain, not %q", *params)
+	for _, form := range strings.Split(*params, ",") {
+		if form != "croql" && form != "collate" && form != "plain" {
+			return fmt.Errorf("-params: croql, collate or plain (or a comma-separated list), not %q", form)
+		}
 	}
 	f, err := os.Open(*data)
 	if err != nil {
@@ -155,54 +158,65 @@ func patterns(dir string, p *schema.Project) ([]pattern, error) {
 	return out, nil
 }
 
-// check runs every pattern on dsn and prints the summary line.
+// check runs every pattern on dsn, in each form of params (a
+// comma-separated list: croql, collate, plain), and prints a summary line
+// per form. The forms' runs of a pattern alternate, so that a change in
+// the machine's load falls on all of them alike.
 func check(ctx context.Context, dsn string, pats []pattern, runs int, params string, verbose bool, out io.Writer) (bool, error) {
 	db, err := engine.OpenDSN(ctx, dsn)
 	if err != nil {
 		return false, err
 	}
 	defer db.Close()
-	d := dialect(db.Dialect, params)
+	forms := strings.Split(params, ",")
 	m := compile.DefaultMapping(schema.New())
-	equal := 0
-	var total time.Duration
+	equal := make([]int, len(forms))
+	total := make([]time.Duration, len(forms))
 	for _, pt := range pats {
-		s, err := compile.Compile(pt.q.Checked(), d, m)
-		if err != nil {
-			return false, fmt.Errorf("%s: %w", pt.name, err)
+		stmts := make([]*compile.SQL, len(forms))
+		for f, form := range forms {
+			if stmts[f], err = compile.Compile(pt.q.Checked(), dialect(db.Dialect, form), m); err != nil {
+				return false, fmt.Errorf("%s: %w", pt.name, err)
+			}
 		}
-		var best time.Duration
-		var got []int64
+		best := make([]time.Duration, len(forms))
+		status := make([]string, len(forms))
 		for i := range runs {
-			start := time.Now()
-			got, err = s.Run(ctx, db.SQL)
-			d := time.Since(start)
-			if err != nil {
-				break
-			}
-			if i == 0 || d < best {
-				best = d
+			for f, s := range stmts {
+				if status[f] != "" {
+					continue
+				}
+				start := time.Now()
+				got, err := s.Run(ctx, db.SQL)
+				d := time.Since(start)
+				switch {
+				case err != nil:
+					status[f] = "error: " + err.Error()
+				case !slices.Equal(got, pt.ids):
+					status[f] = fmt.Sprintf("DIFFERENT: %d ids, the evaluator %d", len(got), len(pt.ids))
+				case i == 0 || d < best[f]:
+					best[f] = d
+				}
 			}
 		}
-		total += best
-		same := err == nil && slices.Equal(got, pt.ids)
-		if same {
-			equal++
-		}
-		if verbose || !same {
-			status := "equal"
-			switch {
-			case err != nil:
-				status = "error: " + err.Error()
-			case !same:
-				status = fmt.Sprintf("DIFFERENT: %d ids, the evaluator %d", len(got), len(pt.ids))
+		for f := range forms {
+			total[f] += best[f]
+			if status[f] == "" {
+				equal[f]++
+				status[f] = "equal"
 			}
-			fmt.Fprintf(out, "  %-55s %8.2f ms  %d ids  %s\n", pt.name, ms(best), len(pt.ids), status)
+			if verbose || status[f] != "equal" {
+				fmt.Fprintf(out, "  %-55s %8.2f ms  %d ids  %s (-params %s)\n", pt.name, ms(best[f]), len(pt.ids), status[f], forms[f])
+			}
 		}
 	}
-	fmt.Fprintf(out, "%s: %d/%d seed patterns equal to the evaluator, engine time %.1f ms (fastest of %d runs each, summed; -params %s)\n",
-		redact(dsn), equal, len(pats), ms(total), runs, params)
-	return equal == len(pats), nil
+	ok := true
+	for f, form := range forms {
+		fmt.Fprintf(out, "%s: %d/%d seed patterns equal to the evaluator, engine time %.1f ms (fastest of %d runs each, summed; -params %s)\n",
+			redact(dsn), equal[f], len(pats), ms(total[f]), runs, form)
+		ok = ok && equal[f] == len(pats)
+	}
+	return ok, nil
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
@@ -217,7 +231,8 @@ func redact(dsn string) string {
 	return dsn
 }
 
-// explainPattern prints EXPLAIN VERBOSE of the pattern name on dsn.
+// explainPattern prints EXPLAIN VERBOSE of the pattern name on dsn, in
+// each form of params.
 func explainPattern(ctx context.Context, dsn string, pats []pattern, name, params string, out io.Writer) error {
 	i := slices.IndexFunc(pats, func(p pattern) bool { return p.name == name })
 	if i < 0 {
@@ -228,13 +243,24 @@ func explainPattern(ctx context.Context, dsn string, pats []pattern, name, param
 		return err
 	}
 	defer db.Close()
-	s, err := compile.Compile(pats[i].q.Checked(), dialect(db.Dialect, params), compile.DefaultMapping(schema.New()))
-	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+	for _, form := range strings.Split(params, ",") {
+		s, err := compile.Compile(pats[i].q.Checked(), dialect(db.Dialect, form), compile.DefaultMapping(schema.New()))
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		fmt.Fprintf(out, "-- %s, -params %s\n", name, form)
+		if err := explainSQL(ctx, db, s, out); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
 	}
+	return nil
+}
+
+// explainSQL prints EXPLAIN VERBOSE of s.
+func explainSQL(ctx context.Context, db *engine.DB, s *compile.SQL, out io.Writer) error {
 	rows, err := db.SQL.QueryContext(ctx, "EXPLAIN (VERBOSE, COSTS OFF) "+s.Select(), s.Args...)
 	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
