@@ -135,6 +135,7 @@ func Run(ctx context.Context, o RunOptions) (err error) {
 	}
 	var st *Storage
 	what := ""
+	existing := false // serving the data at the DSN: nothing to remove
 	switch {
 	case o.DSN == "":
 		if len(files) > 0 {
@@ -161,6 +162,7 @@ func Run(ctx context.Context, o RunOptions) (err error) {
 		default:
 			st, err = OpenExisting(ctx, eng, o.DSN, "")
 			what = eng + " (the data at the DSN)"
+			existing = true
 		}
 	}
 	if err != nil {
@@ -219,7 +221,11 @@ func Run(ctx context.Context, o RunOptions) (err error) {
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}
-	fmt.Fprintln(logw, "croql serve: stopped; removing the scratch data")
+	if existing {
+		fmt.Fprintln(logw, "croql serve: stopped; the data at the DSN is left as it was")
+	} else {
+		fmt.Fprintln(logw, "croql serve: stopped; removing the scratch data")
+	}
 	return err
 }
 

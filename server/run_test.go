@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -306,4 +308,41 @@ func TestUnreachableDatabaseIs503(t *testing.T) {
 	code, body := get(t, hs, "/api/v2/projects/1/strings", url.Values{"croql": {"is hidden"}})
 	require.Equal(t, http.StatusServiceUnavailable, code, "%v", body)
 	require.Contains(t, fmt.Sprint(body), "the database is unavailable")
+}
+
+// TestRunStoppedMessage: on shutdown croql serve says it removes the
+// scratch data only when it made some; data it was given at --dsn stays.
+func TestRunStoppedMessage(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "loaded.db")
+	db, err := engine.OpenSQLite("file:" + name)
+	require.NoError(t, err)
+	require.NoError(t, engine.Load(context.Background(), db, compile.DefaultMapping(schema.New()), demo(t)))
+	require.NoError(t, db.Close())
+	for _, c := range []struct {
+		o    server.RunOptions
+		want string
+	}{
+		{server.RunOptions{DSN: "file:" + name}, "croql serve: stopped; the data at the DSN is left as it was\n"},
+		{server.RunOptions{Data: []string{writeDemo(t)}, Dir: t.TempDir()}, "croql serve: stopped; removing the scratch data\n"},
+	} {
+		var log strings.Builder
+		c.o.Token, c.o.Log = token, &syncWriter{w: &log}
+		_, _, stop := runServer(t, c.o)
+		require.NoError(t, stop())
+		require.True(t, strings.HasSuffix(log.String(), c.want), "the log ends %q:\n%s", c.want, log.String())
+		_, err := os.Stat(name)
+		require.NoError(t, err, "the SQLite file at the DSN is still there")
+	}
+}
+
+// syncWriter serialises the writes of Run's goroutines to w.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }
