@@ -237,7 +237,7 @@ func (s *Server) list(ctxName string, body bool) func(*http.Request) (any, *http
 			args = append(args, lang)
 			where = append(where, res.language+" = "+p.Dialect().Param(len(args), schema.String))
 		}
-		if out, ok, e := s.residentList(r, p, res, params, flt, lang); ok {
+		if out, ok, e := s.residentList(r, p, res, params, flt, lang, where, args); ok {
 			return out, e
 		}
 		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
