@@ -435,15 +435,16 @@ func residentInBackground(ctx context.Context, s *Server, logw io.Writer) <-chan
 // indexed reports whether the database finds the rows of where through an
 // index on the list's table rather than by reading it in key order: a few
 // rows that the evaluator would have to look for among all the objects.
-// Only SQLite's plan is read (EXPLAIN QUERY PLAN: SEARCH on the root
-// alias); on the other engines the evaluator goes on.
+// Only SQLite's plan is read (EXPLAIN QUERY PLAN): the root alias searched
+// through an index (not by rowid from a subquery's list) and no table
+// scanned anywhere; on the other engines the evaluator goes on.
 func (s *Server) indexed(ctx context.Context, p *Project, res *resource, where []string, args []any) bool {
 	d := p.Dialect()
 	if d.Name() != "sqlite" || len(where) == 0 {
 		return false
 	}
 	q := "EXPLAIN QUERY PLAN SELECT " + res.key + " FROM " + res.table + whereClause(where) + " ORDER BY " + res.key
-	found := false
+	found, scans := false, false
 	err := s.cfg.Storage.ReadTx(ctx, p, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, q, args...)
 		if err != nil {
@@ -456,11 +457,16 @@ func (s *Server) indexed(ctx context.Context, p *Project, res *resource, where [
 			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
 				return err
 			}
-			if parent == 0 && strings.HasPrefix(detail, "SEARCH "+alias+" ") {
+			switch {
+			case strings.HasPrefix(detail, "SCAN "):
+				// A table read whole, the list's or a subquery's.
+				scans = true
+			case parent == 0 && (strings.HasPrefix(detail, "SEARCH "+alias+" USING INDEX ") ||
+				strings.HasPrefix(detail, "SEARCH "+alias+" USING COVERING INDEX ")):
 				found = true
 			}
 		}
 		return rows.Err()
 	})
-	return err == nil && found
+	return err == nil && found && !scans
 }

@@ -218,6 +218,8 @@ func TestResidentIndexedFirstPage(t *testing.T) {
 		{`identifier = "no-such-key"`, true, true},
 		{`text contains "no-such-text"`, false, true},
 		{`count of translations > 0`, false, true},
+		// By rowid from a list the subquery builds by a scan: the evaluator.
+		{`count of translations where (text = "no-such-text") > 0`, false, true},
 	} {
 		q := url.Values{"croql": {c.query}, "limit": {"25"}}
 		if c.total {
