@@ -43,7 +43,7 @@ var residentContexts = []string{croql.Strings, croql.TM, croql.Glossary}
 // DefaultResidentPageVisits is how many objects the evaluator checks for
 // a first page without a total before it asks whether the database can
 // find the page by an index (see residentList).
-const DefaultResidentPageVisits = 100_000
+const DefaultResidentPageVisits = 20_000
 
 // residents holds the snapshots of a server's projects.
 type residents struct {
