@@ -31,7 +31,8 @@ import (
 // list, a project over the budget or changed since its snapshot).
 
 // DefaultResidentMaxBytes is the resident snapshot budget of `croql serve`
-// (--resident-max-bytes): about 300,000 strings of the demo project.
+// (--resident-max-bytes): about 190,000 strings of the demo project read
+// from a file (the process's peak is about twice the snapshot).
 const DefaultResidentMaxBytes = 512 << 20
 
 // residentContexts are the lists the snapshot answers: one object per
