@@ -271,7 +271,7 @@ func (s *Server) list(ctxName string, body bool) func(*http.Request) (any, *http
 		if e != nil {
 			return nil, e
 		}
-		if out, ok, e := s.residentList(r, p, res, params, flt, lang); ok {
+		if out, ok, e := s.residentList(r, p, res, params, flt, lang, where, args); ok {
 			return out, e
 		}
 		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)

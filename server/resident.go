@@ -31,7 +31,8 @@ import (
 // list, a project over the budget or changed since its snapshot).
 
 // DefaultResidentMaxBytes is the resident snapshot budget of `croql serve`
-// (--resident-max-bytes): about 300,000 strings of the demo project.
+// (--resident-max-bytes): about 190,000 strings of the demo project read
+// from a file (the process's peak is about twice the snapshot).
 const DefaultResidentMaxBytes = 512 << 20
 
 // residentContexts are the lists the snapshot answers: one object per
@@ -40,9 +41,16 @@ const DefaultResidentMaxBytes = 512 << 20
 // database does.
 var residentContexts = []string{croql.Strings, croql.TM, croql.Glossary}
 
+// DefaultResidentPageVisits is how many objects the evaluator checks for
+// a first page without a total before it asks whether the database can
+// find the page by an index (see residentList).
+const DefaultResidentPageVisits = 20_000
+
 // residents holds the snapshots of a server's projects.
 type residents struct {
 	max int64
+	// pageVisits is DefaultResidentPageVisits but in tests.
+	pageVisits int
 
 	mu    sync.Mutex
 	used  int64
@@ -63,7 +71,7 @@ type snapshot struct {
 }
 
 func newResidents(max int64) *residents {
-	return &residents{max: max, snaps: map[int64]*snapshot{}}
+	return &residents{max: max, pageVisits: DefaultResidentPageVisits, snaps: map[int64]*snapshot{}}
 }
 
 // get returns p's snapshot when it describes p as it is now.
@@ -266,8 +274,10 @@ func deepRefs(v reflect.Value, seen map[uintptr]bool) int64 {
 // residentList answers a list request from p's snapshot: ok is false when
 // the database must answer it (no snapshot, orderBy or filter
 // parameters, a list the snapshot does not hold, an evaluation error the
-// database reports in its own words).
-func (s *Server) residentList(r *http.Request, p *Project, res *resource, params listParams, flt listFilters, lang string) (any, bool, *httpError) {
+// database reports in its own words, a first page the evaluator has not
+// found in its first pageVisits objects and the database finds by an
+// index). where and args are the request's compiled condition.
+func (s *Server) residentList(r *http.Request, p *Project, res *resource, params listParams, flt listFilters, lang string, where []string, args []any) (any, bool, *httpError) {
 	if params.keyset || len(params.orderBy) > 0 || lang != "" || len(flt.root) > 0 || len(flt.strs) > 0 || len(flt.stringIDs) > 0 {
 		return nil, false, nil
 	}
@@ -299,6 +309,9 @@ func (s *Server) residentList(r *http.Request, p *Project, res *resource, params
 	var page []int64
 	var total int64
 	for i, o := range objs {
+		if i == s.resident.pageVisits && total < end && !params.withTotal && params.offset == 0 && s.indexed(ctx, p, res, where, args) {
+			return nil, false, nil
+		}
 		if q != nil {
 			hit, err := q.Program().MatchContext(ctx, o)
 			if err != nil {
@@ -418,4 +431,43 @@ func residentInBackground(ctx context.Context, s *Server, logw io.Writer) <-chan
 		fmt.Fprintf(logw, "croql serve: %d project(s) resident in memory (%d MB of --resident-max-bytes %d MB)\n", n, used>>20, s.resident.max>>20)
 	}()
 	return done
+}
+
+// indexed reports whether the database finds the rows of where through an
+// index on the list's table rather than by reading it in key order: a few
+// rows that the evaluator would have to look for among all the objects.
+// Only SQLite's plan is read (EXPLAIN QUERY PLAN): the root alias searched
+// through an index (not by rowid from a subquery's list) and no table
+// scanned anywhere; on the other engines the evaluator goes on.
+func (s *Server) indexed(ctx context.Context, p *Project, res *resource, where []string, args []any) bool {
+	d := p.Dialect()
+	if d.Name() != "sqlite" || len(where) == 0 {
+		return false
+	}
+	q := "EXPLAIN QUERY PLAN SELECT " + res.key + " FROM " + res.table + whereClause(where) + " ORDER BY " + res.key
+	found, scans := false, false
+	err := s.cfg.Storage.ReadTx(ctx, p, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id, parent, unused int64
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				return err
+			}
+			switch {
+			case strings.HasPrefix(detail, "SCAN "):
+				// A table read whole, the list's or a subquery's.
+				scans = true
+			case parent == 0 && (strings.HasPrefix(detail, "SEARCH "+alias+" USING INDEX ") ||
+				strings.HasPrefix(detail, "SEARCH "+alias+" USING COVERING INDEX ")):
+				found = true
+			}
+		}
+		return rows.Err()
+	})
+	return err == nil && found && !scans
 }

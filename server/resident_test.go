@@ -202,3 +202,41 @@ func (b *syncBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.b.String()
 }
+
+// TestResidentIndexedFirstPage: a first page the evaluator has not found
+// within its visits goes to SQLite when the plan finds it by an index,
+// and stays with the evaluator otherwise; the answers are the same.
+func TestResidentIndexedFirstPage(t *testing.T) {
+	res, db, rs, _ := residentPair(t, "sqlite")
+	server.SetResidentPageVisits(rs, 10)
+	for _, c := range []struct {
+		query    string
+		total    bool
+		resident bool
+	}{
+		{`identifier = "no-such-key"`, false, false},
+		{`identifier = "no-such-key"`, true, true},
+		{`text contains "no-such-text"`, false, true},
+		{`count of translations > 0`, false, true},
+		// By rowid from a list the subquery builds by a scan: the evaluator.
+		{`count of translations where (text = "no-such-text") > 0`, false, true},
+	} {
+		q := url.Values{"croql": {c.query}, "limit": {"25"}}
+		if c.total {
+			q.Set("withTotal", "true")
+		}
+		u := "/api/v2/projects/1/strings?" + q.Encode()
+		before := server.ResidentServed(rs)
+		ws, wb := raw(t, db, http.MethodGet, u, "")
+		gs, gb := raw(t, res, http.MethodGet, u, "")
+		require.Equal(t, http.StatusOK, gs, gb)
+		require.Equal(t, ws, gs)
+		require.Equal(t, wb, gb)
+		served := server.ResidentServed(rs) - before
+		if c.resident {
+			require.Equal(t, int64(1), served, "%s from the snapshot", u)
+		} else {
+			require.Zero(t, served, "%s from the database", u)
+		}
+	}
+}

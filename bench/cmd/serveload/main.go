@@ -44,6 +44,7 @@ func main() {
 	cacheDir := flag.String("cache", filepath.Join(cache, "croql-serveload"), "with -cpu: directory of the cached SQLite stores (PostgreSQL's are schemas at -dsn)")
 	resident := flag.Int64("resident-max-bytes", 4<<30, "with -cpu: the server's resident snapshot budget (0: the database answers every request)")
 	direct := flag.Bool("direct", true, "with -cpu: also run the compiled SQL directly on the engine")
+	firstOnly := flag.Bool("first-only", false, "with -cpu: measure the first pages only")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	flag.Parse()
 	if *profile != "" {
@@ -59,7 +60,7 @@ func main() {
 	}
 	if *cpu {
 		r, err := serveload.CPU(context.Background(), serveload.CPUOptions{Engine: o.Engine, DSN: o.DSN, Strings: o.Strings, Seed: o.Seed,
-			CacheDir: *cacheDir, CorpusDir: o.CorpusDir, ResidentMaxBytes: *resident, Direct: *direct, Log: os.Stderr})
+			CacheDir: *cacheDir, CorpusDir: o.CorpusDir, ResidentMaxBytes: *resident, Direct: *direct, FirstOnly: *firstOnly, Log: os.Stderr})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "serveload:", err)
 			os.Exit(1)
