@@ -263,7 +263,10 @@ func (p *Platform) ImportWith(ctx context.Context, st *server.Storage, proj *ser
 	if err != nil {
 		return nil, failf(http.StatusBadRequest, "%v", err)
 	}
-	parsed, err := parser.Parse(data)
+	parsed, err := parseFile(parser, data, p.cfg.MaxFileStrings)
+	if errors.Is(err, errTooManyStrings) {
+		return nil, tooManyStrings(p.cfg.MaxFileStrings)
+	}
 	if err != nil {
 		return nil, failf(http.StatusBadRequest, "The file %s could not be parsed: %v", name, err)
 	}
@@ -311,6 +314,8 @@ func (p *Platform) ImportWith(ctx context.Context, st *server.Storage, proj *ser
 		}
 		if answered == nil {
 			res.NotModified = true
+		} else if p.cfg.MaxFileStrings > 0 && len(answered) > p.cfg.MaxFileStrings {
+			return nil, tooManyStrings(p.cfg.MaxFileStrings)
 		} else {
 			out = answered
 		}
