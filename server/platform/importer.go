@@ -293,19 +293,27 @@ func (p *Platform) ImportWith(ctx context.Context, st *server.Storage, proj *ser
 		// Empty for a source file (seed 2.3), one for a translation upload.
 		TargetLanguages: []postimport.Language{},
 	}
+	app, mod, found := p.selectModule(name, data)
+	// The strings stored: a source file's are built one at a time as they
+	// are written (a large file is not held twice), unless a module is
+	// sent them first.
+	var out uploadStrings
 	var stored []storedString
 	if language == "" {
-		job.Strings = sourceStrings(name, parsed)
+		out = parsedStrings{file: name, parsed: parsed}
+		if found {
+			job.Strings = sourceStrings(name, parsed)
+			out = stringSlice(job.Strings)
+		}
 	} else {
 		job.TargetLanguages = []postimport.Language{languageObject(language)}
 		if stored, err = db.strings(ctx, st, fileID); err != nil {
 			return nil, err
 		}
 		job.Strings = translationStrings(stored, parsed, language)
+		out = stringSlice(job.Strings)
 	}
 	res := &ImportResult{FileID: fileID, Name: name, Type: parser.Type(), Language: language}
-	out := job.Strings
-	app, mod, found := p.selectModule(name, data)
 	if found {
 		res.Module = app.Identifier + "/" + mod.Key
 		answered, err := p.runJob(ctx, app, mod, job, data, publicURL, org)
@@ -317,14 +325,14 @@ func (p *Platform) ImportWith(ctx context.Context, st *server.Storage, proj *ser
 		} else if p.cfg.MaxFileStrings > 0 && len(answered) > p.cfg.MaxFileStrings {
 			return nil, tooManyStrings(p.cfg.MaxFileStrings)
 		} else {
-			out = answered
+			out = stringSlice(answered)
 		}
 	}
 	if language == "" {
-		res.Strings = len(out)
+		res.Strings = out.Len()
 		res.FileID, res.Update, err = db.replaceFile(ctx, st, fileID, existing, name, parser.Type(), out, opt, p.cfg.Now())
 	} else {
-		res.Strings, err = db.storeTranslations(ctx, st, fileID, name, out, language, p.cfg.Now())
+		res.Strings, err = db.storeTranslations(ctx, st, fileID, name, out.(stringSlice), language, p.cfg.Now())
 	}
 	if err != nil {
 		return nil, err
@@ -350,17 +358,46 @@ func uniqID(file, identifier string, seq int) string {
 
 func sourceStrings(file string, parsed []Parsed) []postimport.String {
 	out := make([]postimport.String, len(parsed))
-	for i, ps := range parsed {
-		s := postimport.String{UniqID: uniqID(file, ps.Identifier, i+1), Identifier: ps.Identifier, Context: ps.Context}
-		if ps.Plural != nil {
-			s.HasPlurals, s.Text = true, postimport.PluralText(ps.Plural)
-		} else {
-			s.Text = postimport.PlainText(ps.Text)
-		}
-		out[i] = s
+	for i := range parsed {
+		out[i] = sourceString(file, parsed, i)
 	}
 	return out
 }
+
+// sourceString is the i-th string of a parsed source file, as a job
+// carries it.
+func sourceString(file string, parsed []Parsed, i int) postimport.String {
+	ps := &parsed[i]
+	s := postimport.String{UniqID: uniqID(file, ps.Identifier, i+1), Identifier: ps.Identifier, Context: ps.Context}
+	if ps.Plural != nil {
+		s.HasPlurals, s.Text = true, postimport.PluralText(ps.Plural)
+	} else {
+		s.Text = postimport.PlainText(ps.Text)
+	}
+	return s
+}
+
+// uploadStrings are the strings an upload stores, by index.
+type uploadStrings interface {
+	Len() int
+	At(i int) postimport.String
+}
+
+// stringSlice are strings held whole: a job's or a module's answer.
+type stringSlice []postimport.String
+
+func (s stringSlice) Len() int                   { return len(s) }
+func (s stringSlice) At(i int) postimport.String { return s[i] }
+
+// parsedStrings are a parsed source file's strings, each built when it
+// is read: about a third of the memory of the strings held whole.
+type parsedStrings struct {
+	file   string
+	parsed []Parsed
+}
+
+func (p parsedStrings) Len() int                   { return len(p.parsed) }
+func (p parsedStrings) At(i int) postimport.String { return sourceString(p.file, p.parsed, i) }
 
 // translationStrings are the file's stored source strings, each with the
 // uploaded translation into language when the file has its key.
