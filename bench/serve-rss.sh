@@ -7,6 +7,7 @@
 set -eu
 n="${1:-100000}"
 top="$(cd "$(dirname "$0")/.." && pwd)"
+. "$top/bench/serve-lib.sh"
 dir="$(mktemp -d)"
 trap 'kill "$pid" 2>/dev/null || true; rm -rf "$dir"' EXIT
 pid=""
@@ -19,14 +20,7 @@ load_kb="$(cat "$dir/load.kb")"
 
 "$dir/croql" serve --data "$dir/p.ndjson" --dir "$dir/serve" --token t --listen 127.0.0.1:0 2> "$dir/serve.log" &
 pid=$!
-i=0
-until grep -q 'api/v2/projects' "$dir/serve.log"; do
-	i=$((i + 1))
-	if [ "$i" -gt 1200 ] || ! kill -0 "$pid" 2>/dev/null; then
-		echo "croql serve did not start:"; cat "$dir/serve.log"; exit 1
-	fi
-	sleep 0.5
-done
+wait_serve "$dir/serve.log" "$pid"
 serve_kb="$(awk '/^VmHWM/ {print $2}' "/proc/$pid/status")"
 kill "$pid"; wait "$pid" 2>/dev/null || true; pid=""
 

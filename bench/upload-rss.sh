@@ -12,6 +12,7 @@ set -eu
 n="${1:-1300000}"
 [ $# -gt 0 ] && shift
 top="$(cd "$(dirname "$0")/.." && pwd)"
+. "$top/bench/serve-lib.sh"
 dir="$(mktemp -d)"
 pid=""
 trap 'if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; fi; rm -rf "$dir"' EXIT
@@ -21,14 +22,7 @@ echo "upload: $n keys, $(wc -c < "$dir/big.json") bytes of JSON"
 
 "$dir/croql" serve --token t --listen 127.0.0.1:0 --dir "$dir/serve" "$@" 2> "$dir/serve.log" &
 pid=$!
-i=0
-until grep -q 'api/v2/projects' "$dir/serve.log"; do
-	i=$((i + 1))
-	if [ "$i" -gt 1200 ] || ! kill -0 "$pid" 2>/dev/null; then
-		echo "croql serve did not start:"; cat "$dir/serve.log"; exit 1
-	fi
-	sleep 0.5
-done
+wait_serve "$dir/serve.log" "$pid"
 base="$(sed -n 's|.*\(http://[^ ]*\)/api/v2/projects.*|\1|p' "$dir/serve.log" | head -n 1)"
 cpu() { awk '{ print $14 + $15 }' "/proc/$pid/stat"; }
 hwm() { awk '/^VmHWM/ { print $2 }' "/proc/$pid/status"; }
