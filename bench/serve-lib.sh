@@ -5,7 +5,7 @@
 # it ends first.
 wait_serve() {
 	i=0
-	until grep -q 'api/v2/projects' "$1"; do
+	until grep -qs 'api/v2/projects' "$1"; do
 		i=$((i + 1))
 		if [ "$i" -gt 1200 ] || ! kill -0 "$2" 2>/dev/null; then
 			echo "croql serve did not start:"; cat "$1"; exit 1

@@ -7,7 +7,8 @@
 # --max-file-strings 2000000). Prints the answer's status, the server's
 # peak RSS before and after the upload (VmHWM from /proc/PID/status), and
 # the CPU time the server spent on the upload (utime+stime from
-# /proc/PID/stat).
+# /proc/PID/stat). With UPLOAD=translations the file is uploaded as a
+# source file first, then measured as a translation upload into uk.
 set -eu
 n="${1:-1300000}"
 [ $# -gt 0 ] && shift
@@ -26,9 +27,18 @@ wait_serve "$dir/serve.log" "$pid"
 base="$(sed -n 's|.*\(http://[^ ]*\)/api/v2/projects.*|\1|p' "$dir/serve.log" | head -n 1)"
 cpu() { awk '{ print $14 + $15 }' "/proc/$pid/stat"; }
 hwm() { awk '/^VmHWM/ { print $2 }' "/proc/$pid/status"; }
+upload() { # upload PATH: sends the file to PATH, prints the answer's status
+	curl -s -o "$dir/answer.json" -w '%{http_code}' -H 'Authorization: Bearer t' \
+		-H 'Crowdin-API-FileName: big.json' --data-binary @"$dir/big.json" "$base$1"
+}
+path=/api/v2/projects/1/files
+if [ "${UPLOAD:-}" = translations ]; then
+	echo "source upload first: $(upload "$path")"
+	path=/api/v2/projects/1/translations?languageId=uk
+	echo 5 > "/proc/$pid/clear_refs" # resets VmHWM to the current RSS
+fi
 before_kb="$(hwm)"; before_cpu="$(cpu)"
-status="$(curl -s -o "$dir/answer.json" -w '%{http_code}' -H 'Authorization: Bearer t' \
-	-H 'Crowdin-API-FileName: big.json' --data-binary @"$dir/big.json" "$base/api/v2/projects/1/files")"
+status="$(upload "$path")"
 after_kb="$(hwm)"; after_cpu="$(cpu)"
 tick="$(getconf CLK_TCK)"
 echo "answer: $status $(head -c 300 "$dir/answer.json")"

@@ -294,11 +294,9 @@ func (p *Platform) ImportWith(ctx context.Context, st *server.Storage, proj *ser
 		TargetLanguages: []postimport.Language{},
 	}
 	app, mod, found := p.selectModule(name, data)
-	// The strings stored: a source file's are built one at a time as they
-	// are written (a large file is not held twice), unless a module is
-	// sent them first.
+	// The strings stored are built one at a time as they are written (a
+	// large file is not held twice), unless a module is sent them first.
 	var out uploadStrings
-	var stored []storedString
 	if language == "" {
 		out = parsedStrings{file: name, parsed: parsed}
 		if found {
@@ -307,11 +305,14 @@ func (p *Platform) ImportWith(ctx context.Context, st *server.Storage, proj *ser
 		}
 	} else {
 		job.TargetLanguages = []postimport.Language{languageObject(language)}
-		if stored, err = db.strings(ctx, st, fileID); err != nil {
-			return nil, err
+		if found {
+			stored, err := db.strings(ctx, st, fileID)
+			if err != nil {
+				return nil, err
+			}
+			job.Strings = translationStrings(stored, parsed, language)
+			out = stringSlice(job.Strings)
 		}
-		job.Strings = translationStrings(stored, parsed, language)
-		out = stringSlice(job.Strings)
 	}
 	res := &ImportResult{FileID: fileID, Name: name, Type: parser.Type(), Language: language}
 	if found {
@@ -332,7 +333,13 @@ func (p *Platform) ImportWith(ctx context.Context, st *server.Storage, proj *ser
 		res.Strings = out.Len()
 		res.FileID, res.Update, err = db.replaceFile(ctx, st, fileID, existing, name, parser.Type(), out, opt, p.cfg.Now())
 	} else {
-		res.Strings, err = db.storeTranslations(ctx, st, fileID, name, out.(stringSlice), language, p.cfg.Now())
+		// Without a module, the strings are the file's as the write
+		// transaction reads them, each with its uploaded translation.
+		answer := func([]storedString) uploadStrings { return out }
+		if out == nil {
+			answer = func(stored []storedString) uploadStrings { return newTranslationList(stored, parsed, language) }
+		}
+		res.Strings, err = db.storeTranslations(ctx, st, fileID, name, answer, language, p.cfg.Now())
 	}
 	if err != nil {
 		return nil, err
@@ -402,35 +409,59 @@ func (p parsedStrings) At(i int) postimport.String { return sourceString(p.file,
 // translationStrings are the file's stored source strings, each with the
 // uploaded translation into language when the file has its key.
 func translationStrings(stored []storedString, parsed []Parsed, language string) []postimport.String {
-	byKey := map[string]Parsed{}
-	for _, ps := range parsed {
-		byKey[ps.Identifier] = ps
-	}
-	out := make([]postimport.String, len(stored))
-	for i, ss := range stored {
-		s := postimport.String{UniqID: ss.uniqID, Identifier: ss.identifier, Context: ss.context, MaxLength: ss.maxLength}
-		if ss.plural {
-			s.HasPlurals, s.Text = true, postimport.PluralText(map[string]string{"other": ss.text})
-		} else {
-			s.Text = postimport.PlainText(ss.text)
-		}
-		if ps, ok := byKey[ss.identifier]; ok && (ps.Plural != nil) == ss.plural {
-			t := postimport.Translation{Status: postimport.PlainStatus(postimport.StatusTranslated)}
-			if ss.plural {
-				t.Text = postimport.PluralText(ps.Plural)
-				st := map[string]string{}
-				for k := range ps.Plural {
-					st[k] = postimport.StatusTranslated
-				}
-				t.Status = &postimport.Status{Plural: st}
-			} else {
-				t.Text = postimport.PlainText(ps.Text)
-			}
-			s.Translations = map[string]postimport.Translation{language: t}
-		}
-		out[i] = s
+	l := newTranslationList(stored, parsed, language)
+	out := make([]postimport.String, l.Len())
+	for i := range out {
+		out[i] = l.At(i)
 	}
 	return out
+}
+
+// translationList are the strings of a translation upload (as
+// translationStrings has them), each built when it is read.
+type translationList struct {
+	stored   []storedString
+	parsed   []Parsed
+	byKey    map[string]int // the index in parsed of the last string of a key
+	language string
+}
+
+func newTranslationList(stored []storedString, parsed []Parsed, language string) translationList {
+	byKey := make(map[string]int, len(parsed))
+	for i := range parsed {
+		byKey[parsed[i].Identifier] = i
+	}
+	return translationList{stored: stored, parsed: parsed, byKey: byKey, language: language}
+}
+
+func (l translationList) Len() int { return len(l.stored) }
+
+func (l translationList) At(i int) postimport.String {
+	ss := &l.stored[i]
+	s := postimport.String{UniqID: ss.uniqID, Identifier: ss.identifier, Context: ss.context, MaxLength: ss.maxLength}
+	if ss.plural {
+		s.HasPlurals, s.Text = true, postimport.PluralText(map[string]string{"other": ss.text})
+	} else {
+		s.Text = postimport.PlainText(ss.text)
+	}
+	k, ok := l.byKey[ss.identifier]
+	if !ok || (l.parsed[k].Plural != nil) != ss.plural {
+		return s
+	}
+	ps := &l.parsed[k]
+	t := postimport.Translation{Status: postimport.PlainStatus(postimport.StatusTranslated)}
+	if ss.plural {
+		t.Text = postimport.PluralText(ps.Plural)
+		st := map[string]string{}
+		for k := range ps.Plural {
+			st[k] = postimport.StatusTranslated
+		}
+		t.Status = &postimport.Status{Plural: st}
+	} else {
+		t.Text = postimport.PlainText(ps.Text)
+	}
+	s.Translations = map[string]postimport.Translation{l.language: t}
+	return s
 }
 
 // runJob sends the job to the module and returns the strings it answers

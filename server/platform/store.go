@@ -915,14 +915,14 @@ func (w *writer) updateIn(ctx context.Context, tx *sql.Tx, table string, cols []
 }
 
 // storeTranslations stores the translations into lang of a translation
-// upload's answer: for each answered string that matches a string of the
-// file (by uniqId, else by identifier; the strings are read again after
-// the file is locked, so an update that ran meanwhile is seen) and
-// carries a translation into lang, the stored translations of lang are
-// replaced (removed with their votes and approvals, not only unlinked
-// from the string). Strings the answer adds or drops do not change the
+// upload's answer, answer(the file's strings): for each answered string
+// that matches a string of the file (by uniqId, else by identifier; the
+// strings are read again after the file is locked, so an update that ran
+// meanwhile is seen) and carries a translation into lang, the stored
+// translations of lang are replaced (removed with their votes and
+// approvals, not only unlinked from the string). Strings the answer adds or drops do not change the
 // source (a translation upload never does).
-func (w *writer) storeTranslations(ctx context.Context, st *server.Storage, fileID int64, name string, strs []postimport.String, lang string, now time.Time) (int, error) {
+func (w *writer) storeTranslations(ctx context.Context, st *server.Storage, fileID int64, name string, answer func([]storedString) uploadStrings, lang string, now time.Time) (int, error) {
 	t, err := w.tables()
 	if err != nil {
 		return 0, err
@@ -947,8 +947,9 @@ func (w *writer) storeTranslations(ctx context.Context, st *server.Storage, file
 			return err
 		}
 		done := map[int64]bool{}
-		for i := range strs {
-			s := &strs[i]
+		strs := answer(stored)
+		for i := range strs.Len() {
+			s := strs.At(i)
 			tr, ok := s.Translations[lang]
 			if !ok {
 				continue
