@@ -9,6 +9,7 @@
 set -eu
 n="${1:-100000}"
 top="$(cd "$(dirname "$0")/.." && pwd)"
+. "$top/bench/serve-lib.sh"
 dir="$(mktemp -d)"
 trap 'kill "$pid" 2>/dev/null || true; rm -rf "$dir"' EXIT
 pid=""
@@ -19,21 +20,15 @@ echo "project: $n strings, $(du -m "$dir/p.ndjson" | cut -f1) MB of NDJSON"
 /usr/bin/time -f %M -o "$dir/load.kb" "$dir/croql" load --dsn "$dir/p.db" "$dir/p.ndjson" 2>/dev/null
 load_kb="$(cat "$dir/load.kb")"
 
-# serve_peak ARGS...: croql serve's peak RSS in kB once it listens, and,
-# with the resident snapshot, once the snapshot is built (its status line).
+# serve_peak PATTERN ARGS...: croql serve's peak RSS in kB once its log
+# has PATTERN: once it listens, or, with the resident snapshot, once the
+# snapshot is built (its status line).
 serve_peak() {
 	wait_for="$1"; shift
 	rm -rf "$dir/serve"
 	"$dir/croql" serve --data "$dir/p.ndjson" --dir "$dir/serve" --token t --listen 127.0.0.1:0 "$@" 2> "$dir/serve.log" &
 	pid=$!
-	i=0
-	until grep -q "$wait_for" "$dir/serve.log"; do
-		i=$((i + 1))
-		if [ "$i" -gt 1200 ] || ! kill -0 "$pid" 2>/dev/null; then
-			echo "croql serve did not start:"; cat "$dir/serve.log"; exit 1
-		fi
-		sleep 0.5
-	done
+	wait_serve "$dir/serve.log" "$pid" "$wait_for"
 	awk '/^VmHWM/ {print $2}' "/proc/$pid/status"
 	kill "$pid"; wait "$pid" 2>/dev/null || true; pid=""
 }

@@ -11,7 +11,10 @@
 // would exceed the length budget (DefaultMaxURL) is split when the query is
 // an `or` chain: each batch is a request of its own and the answers are
 // merged by id, which is exact because `a or b` matches what either
-// matches. docs/serve.md says why the client does not wrap
+// matches. A page croql serve refuses as larger than its byte budget
+// (--max-page-bytes, a 400 pageTooLarge) is asked again, by All and the
+// typed lists, with the smaller limit the answer advises (PageFit).
+// docs/serve.md says why the client does not wrap
 // github.com/crowdin/crowdin-api-client-go.
 package client
 
@@ -23,6 +26,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -359,7 +363,9 @@ func mapError(status int, body []byte, src string) error {
 // All fetches every object of ep matching src, page by page (500 per
 // page), in id order. A query whose GET would exceed the URL budget is
 // split at its top-level `or`s into batches that fit; the batches' answers
-// are merged by id.
+// are merged by id. A page croql serve refuses as over its byte budget
+// (--max-page-bytes) is asked again with the smaller limit the answer
+// advises (see PageFit); one object alone over the budget is an error.
 func (c *Client) All(ctx context.Context, ep Endpoint, src string) ([]json.RawMessage, error) {
 	if err := c.Lint(ep, src); err != nil {
 		return nil, err
@@ -376,8 +382,8 @@ func (c *Client) All(ctx context.Context, ep Endpoint, src string) ([]json.RawMe
 	}
 	byID := map[int64]json.RawMessage{}
 	for _, b := range batches {
-		for off := int64(0); ; off += MaxLimit {
-			p, err := c.List(ctx, ep, b, ListOptions{Limit: MaxLimit, Offset: off})
+		for off := int64(0); ; {
+			p, limit, err := c.fittedPage(ctx, ep, b, off)
 			if err != nil {
 				return nil, err
 			}
@@ -388,9 +394,10 @@ func (c *Client) All(ctx context.Context, ep Endpoint, src string) ([]json.RawMe
 				}
 				byID[id] = d
 			}
-			if len(p.Data) < MaxLimit {
+			if int64(len(p.Data)) < limit {
 				break
 			}
+			off += int64(len(p.Data))
 		}
 	}
 	ids := make([]int64, 0, len(byID))
@@ -403,6 +410,50 @@ func (c *Client) All(ctx context.Context, ep Endpoint, src string) ([]json.RawMe
 		out[i] = byID[id]
 	}
 	return out, nil
+}
+
+// fittedPage fetches the page of src at offset off with the largest
+// limit (MaxLimit), and, while croql serve answers that the page is over
+// its byte budget (a 400 pageTooLarge under the key limit), again with
+// the smaller limit the answer advises. It returns the page and the limit
+// it was fetched with. A page whose first object alone is over the
+// budget stays an error: the server's *APIError.
+func (c *Client) fittedPage(ctx context.Context, ep Endpoint, src string, off int64) (*Page, int64, error) {
+	limit := int64(MaxLimit)
+	for {
+		p, err := c.List(ctx, ep, src, ListOptions{Limit: limit, Offset: off})
+		if err == nil {
+			return p, limit, nil
+		}
+		fit, ok := PageFit(err)
+		if !ok || fit >= limit {
+			return nil, 0, err
+		}
+		limit = fit
+	}
+}
+
+// pageFitRE finds the advice in croql serve's pageTooLarge message.
+var pageFitRE = regexp.MustCompile(`ask for limit=([0-9]+) or less`)
+
+// PageFit reports whether err is croql serve's answer to a page over its
+// byte budget (--max-page-bytes) that names a smaller limit that fits,
+// and that limit. A page whose first object alone is over the budget
+// names none: PageFit reports false.
+func PageFit(err error) (int64, bool) {
+	var ae *APIError
+	if !errors.As(err, &ae) || ae.Status != http.StatusBadRequest || ae.Key != "limit" || ae.Code != "pageTooLarge" {
+		return 0, false
+	}
+	m := pageFitRE.FindStringSubmatch(ae.Message)
+	if m == nil {
+		return 0, false
+	}
+	n, perr := strconv.ParseInt(m[1], 10, 64)
+	if perr != nil || n <= 0 {
+		return 0, false
+	}
+	return n, true
 }
 
 func idOf(d json.RawMessage, key string) (int64, error) {

@@ -32,7 +32,7 @@ type platformFlags struct {
 	jobTimeout    time.Duration
 	// The upload quotas (platform.Config's fields of the same names).
 	maxFileBytes, maxProjectBytes int64
-	maxUploads                    int
+	maxUploads, maxFileStrings    int
 }
 
 func (pf *platformFlags) addFlags(cmd *cobra.Command) {
@@ -47,6 +47,7 @@ func (pf *platformFlags) addFlags(cmd *cobra.Command) {
 	f.StringVar(&pf.adminFile, "admin-token-file", "", "file of admin tokens, one per line (# comments and blank lines skipped)")
 	f.DurationVar(&pf.jobTimeout, "job-timeout", platform.DefaultJobTimeout, "how long a post-import module may take")
 	f.Int64Var(&pf.maxFileBytes, "max-file-bytes", platform.DefaultMaxFileBytes, "per-file upload quota, in bytes: a larger file is answered 413")
+	f.IntVar(&pf.maxFileStrings, "max-file-strings", platform.DefaultMaxFileStrings, "per-file upload quota, in strings: a file with more (or a module's answer with more) is answered 413 and not stored (negative: none)")
 	f.Int64Var(&pf.maxProjectBytes, "max-project-bytes", platform.DefaultMaxProjectBytes, "per-project quota, in bytes of source and translation texts: an upload that would pass it is answered 413 and not stored (negative: none)")
 	f.IntVar(&pf.maxUploads, "max-concurrent-uploads", platform.DefaultMaxConcurrentUploads, "uploads parsed and stored at once (after their bodies have arrived): one more waits up to 2 s, then is answered 429 with Retry-After")
 	_ = cmd.MarkFlagFilename("subscriptions", "json")
@@ -92,7 +93,7 @@ func (pf *platformFlags) adminTokens(read *server.Tokens) (*server.Tokens, error
 // platform's routes to s.
 func (pf *platformFlags) setup(ctx context.Context, s *server.Server, log io.Writer) error {
 	cfg := platform.Config{Apps: pf.apps, PublicURL: pf.publicURL, JobTimeout: pf.jobTimeout, JobType: pf.jobType,
-		MaxFileBytes: pf.maxFileBytes, MaxProjectBytes: pf.maxProjectBytes, MaxConcurrentUploads: pf.maxUploads,
+		MaxFileBytes: pf.maxFileBytes, MaxFileStrings: pf.maxFileStrings, MaxProjectBytes: pf.maxProjectBytes, MaxConcurrentUploads: pf.maxUploads,
 		Logger: slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 	if len(pf.clientIDs) > len(pf.apps) || len(pf.clientSecrets) > len(pf.apps) {
 		return fmt.Errorf("croql serve: %d --app-client-id and %d --app-client-secret for %d --app (the n-th belongs to the n-th --app)",

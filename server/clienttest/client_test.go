@@ -27,7 +27,8 @@ const token = "client-test"
 
 func clock() time.Time { return time.Date(2024, 6, 15, 12, 0, 0, 0, time.UTC) }
 
-var demoProject = sync.OnceValues(func() (*schema.Project, error) {
+// readDemo reads a fresh copy of the demo project.
+func readDemo() (*schema.Project, error) {
 	_, file, _, _ := runtime.Caller(0)
 	f, err := os.Open(filepath.Join(filepath.Dir(filepath.Dir(filepath.Dir(file))), "testdata", "demo", "project.json"))
 	if err != nil {
@@ -35,23 +36,33 @@ var demoProject = sync.OnceValues(func() (*schema.Project, error) {
 	}
 	defer f.Close()
 	return schema.ReadProject(f)
-})
+}
+
+var demoProject = sync.OnceValues(readDemo)
 
 // serve starts croql serve's handler over the demo project on loopback.
 func serve(t testing.TB) (*httptest.Server, *schema.Project) {
 	t.Helper()
 	p, err := demoProject()
 	require.NoError(t, err)
+	return serveProject(t, server.Config{}, p), p
+}
+
+// serveProject starts croql serve's handler over p on loopback, with
+// cfg's limits.
+func serveProject(t testing.TB, cfg server.Config, p *schema.Project) *httptest.Server {
+	t.Helper()
 	st, err := server.LoadSQLite(context.Background(), t.TempDir(), p)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, st.Close()) })
 	toks := &server.Tokens{}
 	require.NoError(t, toks.Add(token))
-	srv, err := server.New(server.Config{Storage: st, Tokens: toks, Now: clock})
+	cfg.Storage, cfg.Tokens, cfg.Now = st, toks, clock
+	srv, err := server.New(cfg)
 	require.NoError(t, err)
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
-	return hs, p
+	return hs
 }
 
 // recorder counts the requests and keeps their URLs.

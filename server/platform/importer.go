@@ -273,7 +273,10 @@ func (p *Platform) ImportWith(ctx context.Context, st *server.Storage, proj *ser
 	if err != nil {
 		return nil, failf(http.StatusBadRequest, "%v", err)
 	}
-	parsed, err := parser.Parse(data)
+	parsed, err := parseFile(parser, data, p.cfg.MaxFileStrings)
+	if errors.Is(err, errTooManyStrings) {
+		return nil, tooManyStrings(p.cfg.MaxFileStrings)
+	}
 	if err != nil {
 		return nil, failf(http.StatusBadRequest, "The file %s could not be parsed: %v", name, err)
 	}
@@ -300,19 +303,28 @@ func (p *Platform) ImportWith(ctx context.Context, st *server.Storage, proj *ser
 		// Empty for a source file (seed 2.3), one for a translation upload.
 		TargetLanguages: []postimport.Language{},
 	}
-	var stored []storedString
+	app, mod, found := p.selectModule(name, data)
+	// The strings stored are built one at a time as they are written (a
+	// large file is not held twice), unless a module is sent them first.
+	var out uploadStrings
 	if language == "" {
-		job.Strings = sourceStrings(name, parsed)
+		out = parsedStrings{file: name, parsed: parsed}
+		if found {
+			job.Strings = sourceStrings(name, parsed)
+			out = stringSlice(job.Strings)
+		}
 	} else {
 		job.TargetLanguages = []postimport.Language{languageObject(language)}
-		if stored, err = db.strings(ctx, st, fileID); err != nil {
-			return nil, err
+		if found {
+			stored, err := db.strings(ctx, st, fileID)
+			if err != nil {
+				return nil, err
+			}
+			job.Strings = translationStrings(stored, parsed, language)
+			out = stringSlice(job.Strings)
 		}
-		job.Strings = translationStrings(stored, parsed, language)
 	}
 	res := &ImportResult{FileID: fileID, Name: name, Type: parser.Type(), Language: language}
-	out := job.Strings
-	app, mod, found := p.selectModule(name, data)
 	if found {
 		res.Module = app.Identifier + "/" + mod.Key
 		answered, err := p.runJob(ctx, app, mod, job, data, publicURL, org)
@@ -321,15 +333,23 @@ func (p *Platform) ImportWith(ctx context.Context, st *server.Storage, proj *ser
 		}
 		if answered == nil {
 			res.NotModified = true
+		} else if p.cfg.MaxFileStrings > 0 && len(answered) > p.cfg.MaxFileStrings {
+			return nil, tooManyStrings(p.cfg.MaxFileStrings)
 		} else {
-			out = answered
+			out = stringSlice(answered)
 		}
 	}
 	if language == "" {
-		res.Strings = len(out)
+		res.Strings = out.Len()
 		res.FileID, res.Update, err = db.replaceFile(ctx, st, fileID, existing, name, parser.Type(), out, opt, p.cfg.Now())
 	} else {
-		res.Strings, err = db.storeTranslations(ctx, st, fileID, name, out, language, p.cfg.Now())
+		// Without a module, the strings are the file's as the write
+		// transaction reads them, each with its uploaded translation.
+		answer := func([]storedString) uploadStrings { return out }
+		if out == nil {
+			answer = func(stored []storedString) uploadStrings { return newTranslationList(stored, parsed, language) }
+		}
+		res.Strings, err = db.storeTranslations(ctx, st, fileID, name, answer, language, p.cfg.Now())
 	}
 	if err != nil {
 		return nil, err
@@ -355,50 +375,103 @@ func uniqID(file, identifier string, seq int) string {
 
 func sourceStrings(file string, parsed []Parsed) []postimport.String {
 	out := make([]postimport.String, len(parsed))
-	for i, ps := range parsed {
-		s := postimport.String{UniqID: uniqID(file, ps.Identifier, i+1), Identifier: ps.Identifier, Context: ps.Context}
-		if ps.Plural != nil {
-			s.HasPlurals, s.Text = true, postimport.PluralText(ps.Plural)
-		} else {
-			s.Text = postimport.PlainText(ps.Text)
-		}
-		out[i] = s
+	for i := range parsed {
+		out[i] = sourceString(file, parsed, i)
 	}
 	return out
 }
 
+// sourceString is the i-th string of a parsed source file, as a job
+// carries it.
+func sourceString(file string, parsed []Parsed, i int) postimport.String {
+	ps := &parsed[i]
+	s := postimport.String{UniqID: uniqID(file, ps.Identifier, i+1), Identifier: ps.Identifier, Context: ps.Context}
+	if ps.Plural != nil {
+		s.HasPlurals, s.Text = true, postimport.PluralText(ps.Plural)
+	} else {
+		s.Text = postimport.PlainText(ps.Text)
+	}
+	return s
+}
+
+// uploadStrings are the strings an upload stores, by index.
+type uploadStrings interface {
+	Len() int
+	At(i int) postimport.String
+}
+
+// stringSlice are strings held whole: a job's or a module's answer.
+type stringSlice []postimport.String
+
+func (s stringSlice) Len() int                   { return len(s) }
+func (s stringSlice) At(i int) postimport.String { return s[i] }
+
+// parsedStrings are a parsed source file's strings, each built when it
+// is read: about a third of the memory of the strings held whole.
+type parsedStrings struct {
+	file   string
+	parsed []Parsed
+}
+
+func (p parsedStrings) Len() int                   { return len(p.parsed) }
+func (p parsedStrings) At(i int) postimport.String { return sourceString(p.file, p.parsed, i) }
+
 // translationStrings are the file's stored source strings, each with the
 // uploaded translation into language when the file has its key.
 func translationStrings(stored []storedString, parsed []Parsed, language string) []postimport.String {
-	byKey := map[string]Parsed{}
-	for _, ps := range parsed {
-		byKey[ps.Identifier] = ps
-	}
-	out := make([]postimport.String, len(stored))
-	for i, ss := range stored {
-		s := postimport.String{UniqID: ss.uniqID, Identifier: ss.identifier, Context: ss.context, MaxLength: ss.maxLength}
-		if ss.plural {
-			s.HasPlurals, s.Text = true, postimport.PluralText(map[string]string{"other": ss.text})
-		} else {
-			s.Text = postimport.PlainText(ss.text)
-		}
-		if ps, ok := byKey[ss.identifier]; ok && (ps.Plural != nil) == ss.plural {
-			t := postimport.Translation{Status: postimport.PlainStatus(postimport.StatusTranslated)}
-			if ss.plural {
-				t.Text = postimport.PluralText(ps.Plural)
-				st := map[string]string{}
-				for k := range ps.Plural {
-					st[k] = postimport.StatusTranslated
-				}
-				t.Status = &postimport.Status{Plural: st}
-			} else {
-				t.Text = postimport.PlainText(ps.Text)
-			}
-			s.Translations = map[string]postimport.Translation{language: t}
-		}
-		out[i] = s
+	l := newTranslationList(stored, parsed, language)
+	out := make([]postimport.String, l.Len())
+	for i := range out {
+		out[i] = l.At(i)
 	}
 	return out
+}
+
+// translationList are the strings of a translation upload (as
+// translationStrings has them), each built when it is read.
+type translationList struct {
+	stored   []storedString
+	parsed   []Parsed
+	byKey    map[string]int // the index in parsed of the last string of a key
+	language string
+}
+
+func newTranslationList(stored []storedString, parsed []Parsed, language string) translationList {
+	byKey := make(map[string]int, len(parsed))
+	for i := range parsed {
+		byKey[parsed[i].Identifier] = i
+	}
+	return translationList{stored: stored, parsed: parsed, byKey: byKey, language: language}
+}
+
+func (l translationList) Len() int { return len(l.stored) }
+
+func (l translationList) At(i int) postimport.String {
+	ss := &l.stored[i]
+	s := postimport.String{UniqID: ss.uniqID, Identifier: ss.identifier, Context: ss.context, MaxLength: ss.maxLength}
+	if ss.plural {
+		s.HasPlurals, s.Text = true, postimport.PluralText(map[string]string{"other": ss.text})
+	} else {
+		s.Text = postimport.PlainText(ss.text)
+	}
+	k, ok := l.byKey[ss.identifier]
+	if !ok || (l.parsed[k].Plural != nil) != ss.plural {
+		return s
+	}
+	ps := &l.parsed[k]
+	t := postimport.Translation{Status: postimport.PlainStatus(postimport.StatusTranslated)}
+	if ss.plural {
+		t.Text = postimport.PluralText(ps.Plural)
+		st := map[string]string{}
+		for k := range ps.Plural {
+			st[k] = postimport.StatusTranslated
+		}
+		t.Status = &postimport.Status{Plural: st}
+	} else {
+		t.Text = postimport.PlainText(ps.Text)
+	}
+	s.Translations = map[string]postimport.Translation{l.language: t}
+	return s
 }
 
 // runJob sends the job to the module and returns the strings it answers

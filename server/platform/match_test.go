@@ -23,6 +23,6 @@ func TestMatchStrings(t *testing.T) {
 		{Identifier: "a", UniqID: "app::2"},                 // no a left: new
 		{Identifier: "b", UniqID: "app::3"},
 	}
-	require.Equal(t, []int{-1, 1, 0, -1, 2}, matchStrings(stored, strs))
-	require.Equal(t, []int{-1}, matchStrings(nil, strs[:1]))
+	require.Equal(t, []int{-1, 1, 0, -1, 2}, matchStrings(stored, stringSlice(strs)))
+	require.Equal(t, []int{-1}, matchStrings(nil, stringSlice(strs[:1])))
 }

@@ -66,7 +66,35 @@ func (JSONParser) Match(name string, _ []byte) bool {
 }
 
 // Parse reads the file.
-func (JSONParser) Parse(data []byte) ([]Parsed, error) {
+func (JSONParser) Parse(data []byte) ([]Parsed, error) { return JSONParser{}.parseAtMost(data, 0) }
+
+// errTooManyStrings stops a parse at the per-file strings quota.
+var errTooManyStrings = errors.New("the file holds more strings than the per-file quota")
+
+// limitedParser is a Parser that stops reading a file once it has read
+// more than max strings (max > 0), with errTooManyStrings: the strings
+// of a file over the quota are never all held in memory.
+type limitedParser interface {
+	parseAtMost(data []byte, max int) ([]Parsed, error)
+}
+
+// parseFile reads data with p, failing with errTooManyStrings when it
+// holds more than max strings (no bound when max <= 0).
+func parseFile(p Parser, data []byte, max int) ([]Parsed, error) {
+	var out []Parsed
+	var err error
+	if lp, ok := p.(limitedParser); ok {
+		out, err = lp.parseAtMost(data, max)
+	} else {
+		out, err = p.Parse(data)
+	}
+	if err == nil && max > 0 && len(out) > max {
+		return nil, errTooManyStrings
+	}
+	return out, err
+}
+
+func (JSONParser) parseAtMost(data []byte, max int) ([]Parsed, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	tok, err := dec.Token()
@@ -77,7 +105,7 @@ func (JSONParser) Parse(data []byte) ([]Parsed, error) {
 		return nil, fmt.Errorf("json: the file must be an object of keys and texts, it starts with %v", tok)
 	}
 	var out []Parsed
-	if err := parseJSONObject(dec, "", &out); err != nil {
+	if err := parseJSONObject(dec, "", &out, max); err != nil {
 		return nil, err
 	}
 	if _, err := dec.Token(); err != io.EOF {
@@ -88,9 +116,13 @@ func (JSONParser) Parse(data []byte) ([]Parsed, error) {
 
 var pluralCategories = map[string]bool{"zero": true, "one": true, "two": true, "few": true, "many": true, "other": true}
 
-// parseJSONObject reads the members of an object whose '{' was read.
-func parseJSONObject(dec *json.Decoder, prefix string, out *[]Parsed) error {
+// parseJSONObject reads the members of an object whose '{' was read;
+// with errTooManyStrings once out holds more than max strings (max > 0).
+func parseJSONObject(dec *json.Decoder, prefix string, out *[]Parsed, max int) error {
 	for dec.More() {
+		if max > 0 && len(*out) > max {
+			return errTooManyStrings
+		}
 		tok, err := dec.Token()
 		if err != nil {
 			return fmt.Errorf("json: %w", err)
@@ -125,7 +157,7 @@ func parseJSONObject(dec *json.Decoder, prefix string, out *[]Parsed) error {
 			if _, err := sub.Token(); err != nil {
 				return fmt.Errorf("json: key %q: %w", key, err)
 			}
-			if err := parseJSONObject(sub, key, out); err != nil {
+			if err := parseJSONObject(sub, key, out, max); err != nil {
 				return err
 			}
 		default:
@@ -179,10 +211,19 @@ type androidResources struct {
 
 // Parse reads the file (strings first, then plurals, each in file order).
 func (AndroidParser) Parse(data []byte) ([]Parsed, error) {
+	return AndroidParser{}.parseAtMost(data, 0)
+}
+
+// parseAtMost stops once the document is read when it holds more than
+// max elements (max > 0), before their texts are resolved.
+func (AndroidParser) parseAtMost(data []byte, max int) ([]Parsed, error) {
 	var res androidResources
 	dec := xml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&res); err != nil {
 		return nil, fmt.Errorf("android xml: %w", err)
+	}
+	if max > 0 && len(res.Strings)+len(res.Plurals) > max {
+		return nil, errTooManyStrings
 	}
 	var out []Parsed
 	for _, s := range res.Strings {

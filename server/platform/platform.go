@@ -102,6 +102,11 @@ type Config struct {
 	// MaxFileBytes is the per-file quota: an uploaded file larger than
 	// this is answered 413 (DefaultMaxFileBytes).
 	MaxFileBytes int64
+	// MaxFileStrings is the per-file strings quota: an upload of a file
+	// with more strings, or whose module answers more, is answered 413
+	// and not stored (DefaultMaxFileStrings when 0, negative: none). The
+	// JSON parser stops reading at the quota.
+	MaxFileStrings int
 	// MaxProjectBytes is the per-project quota: an upload after which
 	// the project's texts (source strings and translations) would hold
 	// more bytes is answered 413 and not stored (DefaultMaxProjectBytes
@@ -188,6 +193,9 @@ func New(ctx context.Context, cfg Config) (*Platform, error) {
 	}
 	if cfg.MaxStringsURLBytes <= 0 {
 		cfg.MaxStringsURLBytes = DefaultMaxStringsURLBytes
+	}
+	if cfg.MaxFileStrings == 0 {
+		cfg.MaxFileStrings = DefaultMaxFileStrings
 	}
 	if cfg.MaxProjectBytes == 0 {
 		cfg.MaxProjectBytes = DefaultMaxProjectBytes

@@ -14,6 +14,10 @@ const (
 	// DefaultMaxProjectBytes bounds the text a project stores: the bytes
 	// of its source strings' and translations' texts after an upload.
 	DefaultMaxProjectBytes = 1 << 30
+	// DefaultMaxFileStrings bounds the strings of one uploaded file: an
+	// upload's memory grows with its strings (about 500 bytes each at
+	// the peak, docs/app-contract.md), not with its bytes.
+	DefaultMaxFileStrings = 500_000
 	// DefaultMaxConcurrentUploads bounds the uploads parsed, sent to
 	// apps and stored at once; one more waits up to 2 s for a slot, then
 	// is answered 429.
@@ -48,6 +52,12 @@ func (p *Platform) uploadSlot(w http.ResponseWriter, r *http.Request) (release f
 // fileTooLarge is the answer to an upload over the per-file quota.
 func fileTooLarge(max int64) *importError {
 	return failf(http.StatusRequestEntityTooLarge, "The file is larger than the per-file quota of %d bytes (--max-file-bytes)", max)
+}
+
+// tooManyStrings is the answer to an upload (or a module's answer to
+// it) of more strings than the per-file strings quota.
+func tooManyStrings(max int) *importError {
+	return failf(http.StatusRequestEntityTooLarge, "The file holds more than %d strings, over the per-file quota of %d strings (--max-file-strings); nothing was stored", max, max)
 }
 
 // checkProjectBytes fails the write transaction tx with a 413 naming the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -111,4 +112,50 @@ func TestConcurrentUploadsQuota(t *testing.T) {
 	assert.Equal(t, []int{http.StatusCreated, http.StatusCreated}, statuses)
 	status, body := uploadFile(t, base.URL, "/api/v2/projects/1/files", "third.json", `{"fast":"x"}`, nil)
 	assert.Equal(t, http.StatusCreated, status, string(body))
+}
+
+// TestFileStringsQuota: a file with more strings than the per-file
+// strings quota (JSON, nested keys included, or Android XML), as a source
+// or a translation upload, or a module's answer with more, is refused
+// with a 413 that names the quota, and nothing of it is stored.
+func TestFileStringsQuota(t *testing.T) {
+	h, err := postimport.NewHandler(postimport.ProcessorFunc(func(_ context.Context, job *postimport.Job) ([]postimport.String, error) {
+		out := slices.Clone(job.Strings)
+		for i := range 3 {
+			out = append(out, postimport.String{UniqID: "added::" + strconv.Itoa(i), Identifier: "added." + strconv.Itoa(i), Text: postimport.PlainText("added")})
+		}
+		return out, nil
+	}), postimport.Config{})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = h.Close() })
+	app := startApp(t, "grow", &postimport.SignaturePatterns{FileName: `^grow\.json$`}, h)
+	for _, engine := range testdb.Engines(t) {
+		t.Run(engine, func(t *testing.T) {
+			base, _ := startServeOn(t, engine, platform.Config{MaxFileStrings: 3, Apps: []string{app.URL}})
+			const quota = "over the per-file quota of 3 strings (--max-file-strings); nothing was stored"
+			status, body := uploadFile(t, base.URL, "/api/v2/projects/1/files", "one.json", `{"a":"1","b":"2","c":"3"}`, nil)
+			require.Equal(t, http.StatusCreated, status, string(body))
+			for _, up := range []struct{ path, name, content string }{
+				{"/api/v2/projects/1/files", "four.json", `{"a":"1","b":"2","c":"3","d":"4"}`},
+				// The parser stops at the quota: what follows is not read.
+				{"/api/v2/projects/1/files", "stops.json", `{"a":"1","b":"2","c":"3","d":"4","e":not JSON`},
+				{"/api/v2/projects/1/files", "nested.json", `{"a":"1","n":{"b":"2","m":{"c":"3","d":"4"}}}`},
+				{"/api/v2/projects/1/files", "one.json", `{"a":"1","b":"2","c":"3","d":"4"}`},
+				{"/api/v2/projects/1/files", "four.xml", `<resources><string name="a">1</string><string name="b">2</string>` +
+					`<plurals name="c"><item quantity="other">3</item></plurals><string name="d">4</string></resources>`},
+				{"/api/v2/projects/1/translations", "one.json", `{"a":"1","b":"2","c":"3","d":"4"}`},
+				{"/api/v2/projects/1/files", "grow.json", `{"a":"1"}`}, // the module answers 4
+			} {
+				var fields map[string]string
+				if strings.HasSuffix(up.path, "translations") {
+					fields = map[string]string{"languageId": "uk"}
+				}
+				status, body = uploadFile(t, base.URL, up.path, up.name, up.content, fields)
+				assert.Equal(t, http.StatusRequestEntityTooLarge, status, "%s: %s", up.name, body)
+				assert.Contains(t, string(body), "The file holds more than 3 strings, "+quota, up.name)
+			}
+			assert.Equal(t, []string{`a="1"`, `b="2"`, `c="3"`}, listStrings(t, base.URL, ""), "nothing of a refused upload is stored")
+			assert.Equal(t, 0, countTranslations(t, base.URL, "uk"))
+		})
+	}
 }

@@ -294,7 +294,7 @@ func (w *writer) tableNamed(parent *compile.Table, field string) (string, bool) 
 // changed, opt says what happens to its translations and approvals;
 // stored strings nobody matched are removed with everything that hangs
 // on them; the others are inserted with new ids.
-func (w *writer) replaceFile(ctx context.Context, st *server.Storage, fileID int64, existing bool, name, typ string, strs []postimport.String, opt UpdateOption, now time.Time) (int64, *FileUpdate, error) {
+func (w *writer) replaceFile(ctx context.Context, st *server.Storage, fileID int64, existing bool, name, typ string, strs uploadStrings, opt UpdateOption, now time.Time) (int64, *FileUpdate, error) {
 	t, err := w.tables()
 	if err != nil {
 		return 0, nil, err
@@ -356,8 +356,9 @@ func (w *writer) replaceFile(ctx context.Context, st *server.Storage, fileID int
 		if err := w.changedTexts(ctx, tx, t, stored, match, strs, opt); err != nil {
 			return err
 		}
-		for i := range strs {
-			s := &strs[i]
+		for i := range strs.Len() {
+			str := strs.At(i)
+			s := &str
 			if match[i] < 0 {
 				if err := w.insertString(ctx, tx, t, g, s, fileID, now); err != nil {
 					return err
@@ -407,8 +408,14 @@ func (w *writer) lockFile(ctx context.Context, tx *sql.Tx, t *tables, fileID int
 // serve gives a stored string, "hash::position"), then the first stored
 // string left with the same identifier, in id order. A stored string is
 // matched at most once.
-func matchStrings(stored []storedString, strs []postimport.String) []int {
-	match := make([]int, len(strs))
+func matchStrings(stored []storedString, strs uploadStrings) []int {
+	match := make([]int, strs.Len())
+	for i := range match {
+		match[i] = -1
+	}
+	if len(stored) == 0 {
+		return match
+	}
 	taken := make([]bool, len(stored))
 	byUniq := make(map[string]int, len(stored))
 	byKey := make(map[string][]int, len(stored))
@@ -416,16 +423,17 @@ func matchStrings(stored []storedString, strs []postimport.String) []int {
 		byUniq[s.uniqID] = j
 		byKey[s.identifier] = append(byKey[s.identifier], j)
 	}
-	for i, s := range strs {
-		match[i] = -1
+	for i := range match {
+		s := strs.At(i)
 		if j, ok := byUniq[s.UniqID]; ok && !taken[j] && stored[j].identifier == s.Identifier {
 			match[i], taken[j] = j, true
 		}
 	}
-	for i, s := range strs {
+	for i := range match {
 		if match[i] >= 0 {
 			continue
 		}
+		s := strs.At(i)
 		for _, j := range byKey[s.Identifier] {
 			if !taken[j] {
 				match[i], taken[j] = j, true
@@ -459,14 +467,15 @@ func sourceText(s *postimport.String) (typ, text string) {
 // and always when a string becomes plural or stops being one, as its
 // plural forms no longer fit), kept without approvals, or kept with
 // them; kept translations are marked "source changed after translation".
-func (w *writer) changedTexts(ctx context.Context, tx *sql.Tx, t *tables, stored []storedString, match []int, strs []postimport.String, opt UpdateOption) error {
+func (w *writer) changedTexts(ctx context.Context, tx *sql.Tx, t *tables, stored []storedString, match []int, strs uploadStrings, opt UpdateOption) error {
 	var clear, keep, keepAll []int64
 	for i, j := range match {
 		if j < 0 {
 			continue
 		}
 		ss := &stored[j]
-		typ, text := sourceText(&strs[i])
+		s := strs.At(i)
+		typ, text := sourceText(&s)
 		if typ == ss.typ && text == ss.text {
 			continue
 		}
@@ -906,14 +915,14 @@ func (w *writer) updateIn(ctx context.Context, tx *sql.Tx, table string, cols []
 }
 
 // storeTranslations stores the translations into lang of a translation
-// upload's answer: for each answered string that matches a string of the
-// file (by uniqId, else by identifier; the strings are read again after
-// the file is locked, so an update that ran meanwhile is seen) and
-// carries a translation into lang, the stored translations of lang are
-// replaced (removed with their votes and approvals, not only unlinked
-// from the string). Strings the answer adds or drops do not change the
+// upload's answer, answer(the file's strings): for each answered string
+// that matches a string of the file (by uniqId, else by identifier; the
+// strings are read again after the file is locked, so an update that ran
+// meanwhile is seen) and carries a translation into lang, the stored
+// translations of lang are replaced (removed with their votes and
+// approvals, not only unlinked from the string). Strings the answer adds or drops do not change the
 // source (a translation upload never does).
-func (w *writer) storeTranslations(ctx context.Context, st *server.Storage, fileID int64, name string, strs []postimport.String, lang string, now time.Time) (int, error) {
+func (w *writer) storeTranslations(ctx context.Context, st *server.Storage, fileID int64, name string, answer func([]storedString) uploadStrings, lang string, now time.Time) (int, error) {
 	t, err := w.tables()
 	if err != nil {
 		return 0, err
@@ -938,8 +947,9 @@ func (w *writer) storeTranslations(ctx context.Context, st *server.Storage, file
 			return err
 		}
 		done := map[int64]bool{}
-		for i := range strs {
-			s := &strs[i]
+		strs := answer(stored)
+		for i := range strs.Len() {
+			s := strs.At(i)
 			tr, ok := s.Translations[lang]
 			if !ok {
 				continue
