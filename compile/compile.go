@@ -327,6 +327,9 @@ func (c *compiler) pred(n typecheck.Node, strict bool) {
 			return
 		}
 		if e, ok := x.(*typecheck.Exists); ok {
+			if c.antiJoin(e) {
+				return
+			}
 			c.w("NOT ")
 			c.exists(e, true)
 			return
