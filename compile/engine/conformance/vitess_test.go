@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -154,6 +155,7 @@ func BenchmarkVitessSeedPatterns(b *testing.B) {
 	type pattern struct {
 		name string
 		stmt map[string]*compile.SQL
+		took map[string]time.Duration // of the first run
 	}
 	var patterns []pattern
 	refused := 0
@@ -166,13 +168,15 @@ func BenchmarkVitessSeedPatterns(b *testing.B) {
 		q, err := tryCheck(c.Query(), o)
 		require.NoError(b, err, c.Name)
 		want := evalIDs(b, q, p)
-		pt := pattern{name: c.Name, stmt: map[string]*compile.SQL{}}
+		pt := pattern{name: c.Name, stmt: map[string]*compile.SQL{}, took: map[string]time.Duration{}}
 		ok := true
 		for e, db := range dbs {
 			s, err := compile.Compile(q, db.Dialect, compile.DefaultMapping(catalogOf(q)))
 			if err == nil {
 				var got []int64
+				start := time.Now()
 				if got, err = s.Run(ctx, db.SQL); err == nil {
+					pt.took[e] = time.Since(start)
 					require.Equal(b, want, got, "%s on %s", c.Name, e)
 				}
 			}
@@ -189,6 +193,12 @@ func BenchmarkVitessSeedPatterns(b *testing.B) {
 			continue
 		}
 		patterns = append(patterns, pt)
+	}
+	// The patterns Vitess spends most time on, from their first run.
+	slow := slices.Clone(patterns)
+	slices.SortFunc(slow, func(x, y pattern) int { return int(y.took["vitess"] - x.took["vitess"]) })
+	for _, pt := range slow[:min(5, len(slow))] {
+		b.Logf("%s: vitess %v, mariadb %v", pt.name, pt.took["vitess"].Round(time.Millisecond), pt.took["mysql"].Round(time.Millisecond))
 	}
 	for _, e := range []string{"mysql", "vitess"} {
 		b.Run(e, func(b *testing.B) {
