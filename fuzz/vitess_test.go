@@ -8,7 +8,6 @@ import (
 
 	"github.com/croql/croql/compile"
 	"github.com/croql/croql/fuzz"
-	"github.com/croql/croql/internal/corpus"
 	"github.com/croql/croql/internal/testdb"
 )
 
@@ -21,19 +20,8 @@ import (
 // scratch keyspaces of its own, and a cluster has eight.
 func FuzzSQLVitess(f *testing.F) {
 	testdb.Need(f, "vitess")
-	seedCorpus(f, func(c corpus.Case) {
-		f.Add(c.Query(), ctxByte(c), c.Edition() == "enterprise", uint8(len(c.Name)))
-	})
 	const nData = 2
-	var data []*loaded
-	for i := range nData {
-		l, err := load(context.Background(), []string{"vitess"}, project(int64(i)))
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Cleanup(func() { _ = l.Close() })
-		data = append(data, l)
-	}
+	data := sqlFuzzData(f, "vitess", nData)
 	envs := newFuzzEnvs(f)
 	f.Fuzz(func(t *testing.T, src string, ctx uint8, enterprise bool, which uint8) {
 		q, diags := envs.env(ctx, enterprise).Check(src)
