@@ -78,7 +78,15 @@ func (s *Server) listTranslations(body bool) func(*http.Request) (any, *httpErro
 		where, args = append(where, extra...), append(args, extraArgs...)
 		d := p.Dialect()
 		stringID := res.cols[1].sql
-		if len(flt.strs) > 0 {
+		sharded := isSharded(d)
+		var strWhere []string // sharded: the string filters, run apart
+		var strArgs []any
+		if len(flt.strs) > 0 && sharded {
+			var e *httpError
+			if strWhere, strArgs, e = s.compileParams(p, croql.Strings, flt.strs, 0); e != nil {
+				return nil, e
+			}
+		} else if len(flt.strs) > 0 {
 			sw, sargs, e := s.compileParams(p, croql.Strings, flt.strs, len(args))
 			if e != nil {
 				return nil, e
@@ -90,7 +98,7 @@ func (s *Server) listTranslations(body bool) func(*http.Request) (any, *httpErro
 			where = append(where, stringID+" IN (SELECT "+sres.key+" FROM "+sres.table+" WHERE "+strings.Join(sw, " AND ")+")")
 			args = append(args, sargs...)
 		}
-		if len(flt.stringIDs) > 0 {
+		if len(flt.stringIDs) > 0 && !sharded {
 			ph := make([]string, len(flt.stringIDs))
 			for i, id := range flt.stringIDs {
 				args = append(args, id)
@@ -126,6 +134,11 @@ func (s *Server) listTranslations(body bool) func(*http.Request) (any, *httpErro
 			}
 			return "NULL"
 		}
+		if sharded {
+			// Read with the key in stringId's place: shardedRows puts
+			// each row's string in (see vitess.go).
+			stringID = res.key
+		}
 		sel := "SELECT " + strings.Join([]string{res.key, stringID, col("text"), col("pluralCategoryName"), col("userId"),
 			col("updatedAt"), approvals, added}, ", ") + " FROM " + res.table
 		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
@@ -139,6 +152,18 @@ func (s *Server) listTranslations(body bool) func(*http.Request) (any, *httpErro
 		var total int64
 		types := map[int64]string{}
 		err = s.cfg.Storage.ReadTx(ctx, p, func(tx *sql.Tx) error {
+			if sharded {
+				var err error
+				rows, total, err = s.shardedRows(ctx, tx, d, sel+whereClause(where), args, shardedPage{
+					strWhere: strWhere, strArgs: strArgs, stringIDs: flt.stringIDs,
+					paged: inStringOrder, desc: len(params.orderBy) == 1 && params.orderBy[0].desc,
+					limit: params.limit, offset: params.offset,
+				})
+				if err != nil {
+					return err
+				}
+				return s.stringTypes(ctx, tx, p, rows, types)
+			}
 			w, a := where, args
 			if inStringOrder {
 				w = append(slices.Clone(where), stringID+" IS NOT NULL")
