@@ -301,15 +301,8 @@ func (s *Server) stringTypes(ctx context.Context, tx *sql.Tx, p *Project, rows [
 	}
 	d := p.Dialect()
 	for len(ids) > 0 {
-		n := min(len(ids), MaxLimit)
-		ph := make([]string, n)
-		args := make([]any, n)
-		for i, id := range ids[:n] {
-			args[i] = id
-			ph[i] = d.Param(i+1, schema.Int)
-		}
-		ids = ids[n:]
-		rs, err := tx.QueryContext(ctx, "SELECT "+res.key+", "+typeCol+" FROM "+res.table+" WHERE "+res.key+" IN ("+strings.Join(ph, ", ")+")", args...)
+		ph, args := inChunk(d, &ids)
+		rs, err := tx.QueryContext(ctx, "SELECT "+res.key+", "+typeCol+" FROM "+res.table+" WHERE "+res.key+" IN ("+ph+")", args...)
 		if err != nil {
 			return fmt.Errorf("server: string types: %w", err)
 		}

@@ -64,15 +64,8 @@ func (s *Server) shardedRows(ctx context.Context, tx *sql.Tx, d compile.Dialect,
 		ids[i] = r.id
 	}
 	for len(ids) > 0 {
-		n := min(len(ids), MaxLimit)
-		ph := make([]string, n)
-		a := make([]any, n)
-		for i, id := range ids[:n] {
-			a[i] = id
-			ph[i] = d.Param(i+1, schema.Int)
-		}
-		ids = ids[n:]
-		rs, err := tx.QueryContext(ctx, res.links+strings.Join(ph, ", ")+")", a...)
+		ph, a := inChunk(d, &ids)
+		rs, err := tx.QueryContext(ctx, res.links+ph+")", a...)
 		if err != nil {
 			return nil, 0, fmt.Errorf("server: query: %w", err)
 		}
@@ -152,4 +145,18 @@ func (s *Server) shardedRows(ctx context.Context, tx *sql.Tx, d compile.Dialect,
 		}
 	}
 	return page, total, nil
+}
+
+// inChunk takes up to MaxLimit ids from the front of *ids: their
+// placeholders, comma-separated, for an IN list, and their arguments.
+func inChunk(d compile.Dialect, ids *[]int64) (string, []any) {
+	n := min(len(*ids), MaxLimit)
+	ph := make([]string, n)
+	args := make([]any, n)
+	for i, id := range (*ids)[:n] {
+		args[i] = id
+		ph[i] = d.Param(i+1, schema.Int)
+	}
+	*ids = (*ids)[n:]
+	return strings.Join(ph, ", "), args
 }
