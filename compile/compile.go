@@ -349,7 +349,9 @@ func (c *compiler) pred(n typecheck.Node, strict bool) {
 			c.fail("unknown logical operator %s", n.Op)
 		}
 	case *typecheck.Compare:
-		c.compare(n, strict)
+		if !c.memberExists(n, strict) {
+			c.compare(n, strict)
+		}
 	case *typecheck.Between:
 		c.w("(")
 		c.value(n.X)
@@ -359,7 +361,9 @@ func (c *compiler) pred(n typecheck.Node, strict bool) {
 		c.value(n.Hi)
 		c.w(")")
 	case *typecheck.Contains:
-		c.contains(n)
+		if !c.memberExists(n, strict) {
+			c.contains(n)
+		}
 	case *typecheck.Filter:
 		if n.Kind != ast.With {
 			c.fail("a `where` collection is not a condition")

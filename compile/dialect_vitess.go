@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/croql/croql/ast"
+	"github.com/croql/croql/schema"
 	"github.com/croql/croql/typecheck"
 )
 
@@ -242,5 +244,73 @@ func (c *compiler) topLevel() bool {
 			return false
 		}
 	}
+	return true
+}
+
+// memberExists writes, for a sharded dialect, a comparison or contains of
+// a referenced object's field with a constant (`name of branch =
+// "main"`, `title of file contains "x"`) as EXISTS over that object's
+// row, and reports whether it did:
+//
+//	EXISTS (SELECT 1 FROM branches AS a WHERE a.id = t0.branch_id AND a.name = ?)
+//
+// vtgate runs no correlated scalar subquery, which is how the field reads
+// elsewhere. Only where NULL means false (not strict), and only for the
+// operators that are false on NULL (=, <, <=, >, >=, contains): there a
+// missing object and a NULL field leave both forms false.
+func (c *compiler) memberExists(n typecheck.Node, strict bool) bool {
+	if _, sharded := c.d.(Sharding); !sharded || strict {
+		return false
+	}
+	var m *typecheck.Member
+	var other typecheck.Node
+	var write func(field, val string) string
+	switch n := n.(type) {
+	case *typecheck.Compare:
+		op := map[ast.Op]string{ast.OpEq: " = ", ast.OpLt: " < ", ast.OpLe: " <= ", ast.OpGt: " > ", ast.OpGe: " >= "}[n.Op]
+		if op == "" || n.Operand == schema.Bool {
+			return false
+		}
+		if x, ok := n.X.(*typecheck.Member); ok {
+			m, other = x, n.Y
+			write = func(field, val string) string { return "(" + field + op + val + ")" }
+		} else if y, ok := n.Y.(*typecheck.Member); ok {
+			m, other = y, n.X
+			write = func(field, val string) string { return "(" + val + op + field + ")" }
+		}
+	case *typecheck.Contains:
+		fold := func(x string) string {
+			if n.Fold {
+				return c.d.Fold(x)
+			}
+			return x
+		}
+		if x, ok := n.X.(*typecheck.Member); ok {
+			m, other = x, n.Sub
+			write = func(field, val string) string { return "(" + c.d.Contains(fold(field), fold(val)) + ")" }
+		} else if y, ok := n.Sub.(*typecheck.Member); ok {
+			m, other = y, n.X
+			write = func(field, val string) string { return "(" + c.d.Contains(fold(val), fold(field)) + ")" }
+		}
+	}
+	if m == nil {
+		return false
+	}
+	if k, ok := other.(*typecheck.Const); !ok || k.Unresolved {
+		return false
+	}
+	obj := m.X.Type().Obj
+	if obj == nil {
+		return false
+	}
+	t, err := c.m.Table(obj)
+	if err != nil || t.Key == "" || t.Columns[m.F.Name] == "" || t.Columns[m.F.Name] == t.Key {
+		return false
+	}
+	a := c.alias()
+	ref := c.sub(func() { c.ref(m.X) })
+	field := c.sub(func() { c.field(binding{alias: a, obj: obj, tab: t}, m.F) })
+	val := c.sub(func() { c.value(other) })
+	c.w("EXISTS (SELECT 1 FROM ", c.q(t.Name), " AS ", a, " WHERE ", c.d.KeyEq(a+"."+c.q(t.Key), ref), " AND ", write(field, val), ")")
 	return true
 }
