@@ -72,7 +72,7 @@ start() {
 	mkdir -p "$VITESS_DATA/vt"
 	# utf8mb4 on the server: emoji are refused otherwise. Each keyspace
 	# shard is a tablet with its own connection pools to the one mysqld.
-	printf '[mysqld]\ncharacter_set_server=utf8mb4\ncollation_server=utf8mb4_bin\nmax_connections=4000\n' >"$VITESS_DATA/extra.cnf"
+	printf '[mysqld]\nbind-address=127.0.0.1\ncharacter_set_server=utf8mb4\ncollation_server=utf8mb4_bin\nmax_connections=4000\n' >"$VITESS_DATA/extra.cnf"
 	# The keyspace and its scratch keyspaces (compile/engine/vitess.go),
 	# 2 shards each.
 	local keyspaces=croql shards=2 i ks
@@ -84,8 +84,9 @@ start() {
 		echo '{"sharded": true}' >"$VITESS_DATA/schema/$ks/vschema.json"
 	done
 	chown -R nobody:nogroup "$VITESS_DATA"
-	# vttestserver refuses to run as root.
-	setpriv --reuid=nobody --regid=nogroup --clear-groups --reset-env \
+	# vttestserver refuses to run as root. It runs in a process group of
+	# its own (setsid), with vtcombo and mysqld, which stop kills whole.
+	setsid setpriv --reuid=nobody --regid=nogroup --clear-groups --reset-env \
 		env VTROOT="$VITESS_CACHE" VTDATAROOT="$VITESS_DATA" HOME="$VITESS_DATA" \
 		PATH=/usr/sbin:/usr/bin:/bin \
 		"$VITESS_CACHE/bin/vttestserver" \
@@ -118,10 +119,13 @@ stop() {
 	[ -f "$VITESS_DATA/pid" ] || { echo "vitess: not started here"; return 0; }
 	local pid
 	pid="$(cat "$VITESS_DATA/pid")"
+	# vttestserver stops vtcombo and mysqld on SIGTERM; the group is killed
+	# too, for children it would leave behind.
 	if kill -0 "$pid" 2>/dev/null; then
 		kill "$pid"
 		for _ in $(seq 1 30); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
 	fi
+	kill -- -"$pid" 2>/dev/null || true
 	rm -f "$VITESS_DATA/pid"
 	echo "vitess: stopped"
 }

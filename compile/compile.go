@@ -365,6 +365,9 @@ func (c *compiler) pred(n typecheck.Node, strict bool) {
 			return
 		}
 		if e, ok := x.(*typecheck.Exists); ok {
+			if c.antiJoin(e) {
+				return
+			}
 			c.w("NOT ")
 			c.exists(e, true)
 			return
@@ -384,7 +387,9 @@ func (c *compiler) pred(n typecheck.Node, strict bool) {
 			c.fail("unknown logical operator %s", n.Op)
 		}
 	case *typecheck.Compare:
-		c.compare(n, strict)
+		if !c.memberExists(n, strict) {
+			c.compare(n, strict)
+		}
 	case *typecheck.Between:
 		c.w("(")
 		c.value(n.X)
@@ -394,7 +399,9 @@ func (c *compiler) pred(n typecheck.Node, strict bool) {
 		c.value(n.Hi)
 		c.w(")")
 	case *typecheck.Contains:
-		c.contains(n)
+		if !c.memberExists(n, strict) {
+			c.contains(n)
+		}
 	case *typecheck.Filter:
 		if n.Kind != ast.With {
 			c.fail("a `where` collection is not a condition")

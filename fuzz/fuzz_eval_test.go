@@ -51,24 +51,31 @@ func FuzzEval(f *testing.F) {
 	})
 }
 
-// FuzzSQL: a query that checks clean compiles for every dialect with one
-// placeholder per argument, and on embedded SQLite selects the objects
-// the evaluator matches. The data is one of a few generated projects,
-// loaded once per fuzzing process.
-func FuzzSQL(f *testing.F) {
+// sqlFuzzData adds the corpus to f's seeds, as FuzzSQL takes them, and
+// loads n generated projects into engine, closed when f ends.
+func sqlFuzzData(f *testing.F, engine string, n int) []*loaded {
 	seedCorpus(f, func(c corpus.Case) {
 		f.Add(c.Query(), ctxByte(c), c.Edition() == "enterprise", uint8(len(c.Name)))
 	})
-	const nData = 8
 	var data []*loaded
-	for i := range nData {
-		l, err := load(context.Background(), []string{"sqlite"}, project(int64(i)))
+	for i := range n {
+		l, err := load(context.Background(), []string{engine}, project(int64(i)))
 		if err != nil {
 			f.Fatal(err)
 		}
 		f.Cleanup(func() { _ = l.Close() })
 		data = append(data, l)
 	}
+	return data
+}
+
+// FuzzSQL: a query that checks clean compiles for every dialect with one
+// placeholder per argument, and on embedded SQLite selects the objects
+// the evaluator matches. The data is one of a few generated projects,
+// loaded once per fuzzing process.
+func FuzzSQL(f *testing.F) {
+	const nData = 8
+	data := sqlFuzzData(f, "sqlite", nData)
 	envs := newFuzzEnvs(f)
 	f.Fuzz(func(t *testing.T, src string, ctx uint8, enterprise bool, which uint8) {
 		q, diags := envs.env(ctx, enterprise).Check(src)

@@ -51,6 +51,9 @@ type resource struct {
 	records *recordsQuery
 	// render builds the response object of one row (values in cols order).
 	render func(p *Project, v []any) map[string]any
+	// links (translations) selects translation id, string id and the
+	// string's is-duplicate of the ids in the IN list appended to it.
+	links string
 }
 
 type recordsQuery struct {
@@ -201,6 +204,7 @@ func (b *resBuilder) build(ctxName string) (*resource, error) {
 			d := b.d
 			stringID = "(SELECT j." + d.Quote(ch.From) + " FROM " + d.Quote(ch.Through) + " AS j JOIN " + d.Quote(strTab.Name) + " AS s ON s." + d.Quote(strTab.Key) + " = j." + d.Quote(ch.From) +
 				" WHERE j." + d.Quote(ch.To) + " = " + r.key + " ORDER BY s." + d.Quote(b.col(st, "IsDuplicate")) + ", j." + d.Quote(ch.From) + d.Limit("1") + ")"
+			r.links = "SELECT j." + d.Quote(ch.To) + ", j." + d.Quote(ch.From) + ", s." + d.Quote(b.col(st, "IsDuplicate")) + " FROM " + d.Quote(ch.Through) + " AS j JOIN " + d.Quote(strTab.Name) + " AS s ON s." + d.Quote(strTab.Key) + " = j." + d.Quote(ch.From) + " WHERE j." + d.Quote(ch.To) + " IN ("
 		} else {
 			stringID = "NULL"
 		}

@@ -66,15 +66,24 @@ func (s *Server) listTranslations(body bool) func(*http.Request) (any, *httpErro
 		}
 		d := p.Dialect()
 		stringID := res.cols[1].sql
+		sharded := isSharded(d)
+		flt, e := filters(p, croql.Translations, q, strings.TrimSpace(params.croql) != "")
+		if e != nil {
+			return nil, e
+		}
+		var strWhere []string // sharded: the string filters, run apart
+		var strArgs []any
+		if len(flt.strs) > 0 && sharded {
+			if strWhere, strArgs, e = s.compileParams(p, croql.Strings, flt.strs, 0, compile.Page); e != nil {
+				return nil, e
+			}
+		}
 		// build is the condition compiled for purpose: the page's in the
 		// forms an engine stops early on, the total's in the forms
-		// fastest over every match.
+		// fastest over every match. On a sharded engine the string
+		// filters and ids are applied apart (shardedRows).
 		build := func(purpose compile.Purpose) ([]string, []any, *httpError) {
 			where, args, e := s.compile(p, croql.Translations, params.croql, purpose)
-			if e != nil {
-				return nil, nil, e
-			}
-			flt, e := filters(p, croql.Translations, q, strings.TrimSpace(params.croql) != "")
 			if e != nil {
 				return nil, nil, e
 			}
@@ -83,7 +92,7 @@ func (s *Server) listTranslations(body bool) func(*http.Request) (any, *httpErro
 				return nil, nil, e
 			}
 			where, args = append(where, extra...), append(args, extraArgs...)
-			if len(flt.strs) > 0 {
+			if len(flt.strs) > 0 && !sharded {
 				sw, sargs, e := s.compileParams(p, croql.Strings, flt.strs, len(args), purpose)
 				if e != nil {
 					return nil, nil, e
@@ -95,7 +104,7 @@ func (s *Server) listTranslations(body bool) func(*http.Request) (any, *httpErro
 				where = append(where, stringID+" IN (SELECT "+sres.key+" FROM "+sres.table+" WHERE "+strings.Join(sw, " AND ")+")")
 				args = append(args, sargs...)
 			}
-			if len(flt.stringIDs) > 0 {
+			if len(flt.stringIDs) > 0 && !sharded {
 				ph := make([]string, len(flt.stringIDs))
 				for i, id := range flt.stringIDs {
 					args = append(args, id)
@@ -113,7 +122,7 @@ func (s *Server) listTranslations(body bool) func(*http.Request) (any, *httpErro
 		}
 		var totalWhere []string
 		var totalArgs []any
-		if params.withTotal {
+		if params.withTotal && !sharded {
 			if totalWhere, totalArgs, e = build(compile.WholeSet); e != nil {
 				return nil, e
 			}
@@ -144,6 +153,11 @@ func (s *Server) listTranslations(body bool) func(*http.Request) (any, *httpErro
 			}
 			return "NULL"
 		}
+		if sharded {
+			// Read with the key in stringId's place: shardedRows puts
+			// each row's string in (see vitess.go).
+			stringID = res.key
+		}
 		sel := "SELECT " + strings.Join([]string{res.key, stringID, col("text"), col("pluralCategoryName"), col("userId"),
 			col("updatedAt"), approvals, added}, ", ") + " FROM " + res.table
 		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
@@ -157,6 +171,18 @@ func (s *Server) listTranslations(body bool) func(*http.Request) (any, *httpErro
 		var total int64
 		types := map[int64]string{}
 		err = s.cfg.Storage.ReadTx(ctx, p, func(tx *sql.Tx) error {
+			if sharded {
+				var err error
+				rows, total, err = s.shardedRows(ctx, tx, d, sel+whereClause(where), args, shardedPage{
+					strWhere: strWhere, strArgs: strArgs, stringIDs: flt.stringIDs,
+					paged: inStringOrder, desc: len(params.orderBy) == 1 && params.orderBy[0].desc,
+					limit: params.limit, offset: params.offset,
+				})
+				if err != nil {
+					return err
+				}
+				return s.stringTypes(ctx, tx, p, rows, types)
+			}
 			w, a := where, args
 			if inStringOrder {
 				w = append(slices.Clone(where), stringID+" IS NOT NULL")
@@ -316,15 +342,8 @@ func (s *Server) stringTypes(ctx context.Context, tx *sql.Tx, p *Project, rows [
 	}
 	d := p.Dialect()
 	for len(ids) > 0 {
-		n := min(len(ids), MaxLimit)
-		ph := make([]string, n)
-		args := make([]any, n)
-		for i, id := range ids[:n] {
-			args[i] = id
-			ph[i] = d.Param(i+1, schema.Int)
-		}
-		ids = ids[n:]
-		rs, err := tx.QueryContext(ctx, "SELECT "+res.key+", "+typeCol+" FROM "+res.table+" WHERE "+res.key+" IN ("+strings.Join(ph, ", ")+")", args...)
+		ph, args := inChunk(d, &ids)
+		rs, err := tx.QueryContext(ctx, "SELECT "+res.key+", "+typeCol+" FROM "+res.table+" WHERE "+res.key+" IN ("+ph+")", args...)
 		if err != nil {
 			return fmt.Errorf("server: string types: %w", err)
 		}

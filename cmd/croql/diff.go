@@ -25,7 +25,7 @@ func newDiffCmd(c *cli) *cobra.Command {
 		strict, skipBad          bool
 	)
 	cmd := &cobra.Command{
-		Use:   "diff [--data FILE] [--context C] [--language L] [--format text|json] [--engine memory|sqlite|postgres|mysql] [--dsn DSN] OLD NEW",
+		Use:   "diff [--data FILE] [--context C] [--language L] [--format text|json] [--engine memory|sqlite|postgres|mysql|vitess] [--dsn DSN] OLD NEW",
 		Short: "Show what changing a filter does: the objects only OLD matches and only NEW matches",
 		Long: "Runs the queries OLD and NEW over the objects of a context (of the project file, or the\n" +
 			"built-in demo project) and prints, like a unified diff, the objects only OLD matches\n" +

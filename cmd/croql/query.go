@@ -35,7 +35,7 @@ func newQueryCmd(c *cli) *cobra.Command {
 		maxCost                                                    float64
 	)
 	cmd := &cobra.Command{
-		Use:   "query [--context C] [--data FILE] [--ids] [--now T] [--tz Z] [--language L] [--edition E] [--fold] [--engine memory|sqlite|postgres|mysql] [--dsn DSN] [--fields F,...] [--exit-status] [QUERY|-]",
+		Use:   "query [--context C] [--data FILE] [--ids] [--now T] [--tz Z] [--language L] [--edition E] [--fold] [--engine memory|sqlite|postgres|mysql|vitess] [--dsn DSN] [--fields F,...] [--exit-status] [QUERY|-]",
 		Short: "Run a query over a project file (or the demo project); print the matches as NDJSON or ids",
 		Long: "Runs the query over the objects of a context and prints the matching ones as NDJSON\n" +
 			"(with --language de, only the translations or glossary terms in German, as the\n" +

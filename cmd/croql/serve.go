@@ -106,7 +106,7 @@ func newServeCmd(c *cli) *cobra.Command {
 	pf.addFlags(cmd)
 	f := cmd.Flags()
 	f.StringArrayVar(&data, "data", nil, "project file, JSON or NDJSON (repeatable; project i gets id i)")
-	f.StringVar(&dsn, "dsn", "", "PostgreSQL (postgres://…) or MySQL/MariaDB (user@tcp(host:3306)/db) server to run the queries on")
+	f.StringVar(&dsn, "dsn", "", "PostgreSQL (postgres://…), MySQL/MariaDB (user@tcp(host:3306)/db) or Vitess (vitess://user@host:port/keyspace) server to run the queries on")
 	f.StringVar(&listen, "listen", server.DefaultListen, "address to listen on")
 	f.StringVar(&token, "token", "", "bearer token that may read every project (default $CROQL_TOKEN)")
 	f.StringVar(&tokenFile, "token-file", "", "file of tokens with the projects each may read: `TOKEN 1,3` or `TOKEN *` per line")

@@ -22,7 +22,7 @@ func newSQLCmd(c *cli) *cobra.Command {
 		limits                            parser.Limits
 	)
 	cmd := &cobra.Command{
-		Use:   "sql [--dialect postgres|sqlite|mysql] [--context C] [--edition E] [--fold] [--page] [--users FILE] [--format text|json] [QUERY|-]",
+		Use:   "sql [--dialect postgres|sqlite|mysql|vitess] [--context C] [--edition E] [--fold] [--page] [--users FILE] [--format text|json] [QUERY|-]",
 		Short: "Compile a query to a SQL WHERE clause and its arguments",
 		Long: "Compiles the query into a SQL WHERE clause over the reference tables (docs/sql.md) and prints it\n" +
 			"with its arguments: every value is a bound parameter. @user mentions are bound to the ids of --users\n" +
@@ -99,7 +99,7 @@ func newSQLCmd(c *cli) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&dialect, "dialect", "postgres", "SQL dialect: postgres, sqlite or mysql (MariaDB)")
+	cmd.Flags().StringVar(&dialect, "dialect", "postgres", "SQL dialect: postgres, sqlite, mysql (MariaDB) or vitess (a sharded keyspace)")
 	completeFlag(cmd, "dialect", "postgres", "sqlite", "mysql", "vitess")
 	addContextFlag(cmd, &ctxName)
 	addEditionFlag(cmd, &edition)

@@ -69,15 +69,13 @@ func (vitessBackend) publish(context.Context, *sql.DB, string, string, bool, []s
 	return errors.New("engine: vitess: a lasting load goes through OpenTarget's in-keyspace swap")
 }
 
+// current is the keyspace, which vtgate answers as the database.
 func (vitessBackend) current(ctx context.Context, admin *sql.DB) (string, error) {
-	var s sql.NullString
-	if err := admin.QueryRowContext(ctx, "SELECT DATABASE()").Scan(&s); err != nil {
-		return "", fmt.Errorf("engine: vitess: %w", err)
+	ks, err := mysqlBackend{}.current(ctx, admin)
+	if err != nil {
+		return "", fmt.Errorf("engine: vitess (a keyspace: vitess://user@host:port/keyspace): %w", err)
 	}
-	if !s.Valid || s.String == "" {
-		return "", errors.New("engine: vitess: the DSN names no keyspace: write vitess://user@host:port/keyspace")
-	}
-	return s.String, nil
+	return ks, nil
 }
 
 // classify: vtgate answers with MySQL error numbers, and its own timeout

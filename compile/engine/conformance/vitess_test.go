@@ -4,14 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/croql/croql/compile"
 	"github.com/croql/croql/compile/engine"
+	"github.com/croql/croql/demo"
+	"github.com/croql/croql/internal/corpus"
 	"github.com/croql/croql/internal/testdb"
 	"github.com/croql/croql/schema"
 	"github.com/croql/croql/typecheck"
@@ -121,4 +127,90 @@ func refusal(err error) string {
 		return "by vtgate, a statement it rewrote wrongly for the shards (missing bind var, syntax error)"
 	}
 	return "other: " + msg
+}
+
+// BenchmarkVitessSeedPatterns times the seed patterns
+// (testdata/corpus/seed_patterns.txt) on a 2-shard Vitess keyspace
+// against one MariaDB, in one run, over a generated 2,000-string project:
+// one iteration runs every pattern that Vitess answers once, on each
+// engine (the patterns Vitess refuses are left out of both and counted).
+// It needs CROQL_VITESS_DSN and CROQL_MYSQL_DSN:
+//
+//	go test ./compile/engine/conformance -run '^$' -bench VitessSeedPatterns -benchtime 5x
+func BenchmarkVitessSeedPatterns(b *testing.B) {
+	testdb.Need(b, "vitess")
+	testdb.Need(b, "mysql")
+	ctx := context.Background()
+	p := demo.Generate(demo.Options{Strings: 2000, Seed: 1})
+	dbs := map[string]*engine.DB{}
+	for _, e := range []string{"mysql", "vitess"} {
+		db, err := engine.Open(ctx, e, dsnOf(e))
+		require.NoError(b, err)
+		b.Cleanup(func() { _ = db.Close() })
+		require.NoError(b, engine.Load(ctx, db, compile.DefaultMapping(schema.New()), p))
+		dbs[e] = db
+	}
+	cases, err := corpus.LoadFile(filepath.Join(root(b), "testdata", "corpus", "seed_patterns.txt"))
+	require.NoError(b, err)
+	type pattern struct {
+		name string
+		stmt map[string]*compile.SQL
+		took map[string]time.Duration // of the first run
+	}
+	var patterns []pattern
+	refused := 0
+	for _, c := range corpus.Good(cases) {
+		if !strings.HasPrefix(c.Name, "seed-") {
+			continue
+		}
+		o := caseOpts(c)
+		o.users = p.UserIDs()
+		q, err := tryCheck(c.Query(), o)
+		require.NoError(b, err, c.Name)
+		want := evalIDs(b, q, p)
+		pt := pattern{name: c.Name, stmt: map[string]*compile.SQL{}, took: map[string]time.Duration{}}
+		ok := true
+		for e, db := range dbs {
+			s, err := compile.Compile(q, db.Dialect, compile.DefaultMapping(catalogOf(q)))
+			if err == nil {
+				var got []int64
+				start := time.Now()
+				if got, err = s.Run(ctx, db.SQL); err == nil {
+					pt.took[e] = time.Since(start)
+					require.Equal(b, want, got, "%s on %s", c.Name, e)
+				}
+			}
+			if err != nil {
+				require.Equal(b, "vitess", e, "%s: %v", c.Name, err)
+				ok = false
+				continue
+			}
+			pt.stmt[e] = s
+		}
+		if !ok {
+			refused++
+			b.Logf("refused by vitess: %s", c.Name)
+			continue
+		}
+		patterns = append(patterns, pt)
+	}
+	// The patterns Vitess spends most time on, from their first run.
+	slow := slices.Clone(patterns)
+	slices.SortFunc(slow, func(x, y pattern) int { return int(y.took["vitess"] - x.took["vitess"]) })
+	for _, pt := range slow[:min(5, len(slow))] {
+		b.Logf("%s: vitess %v, mariadb %v", pt.name, pt.took["vitess"].Round(time.Millisecond), pt.took["mysql"].Round(time.Millisecond))
+	}
+	for _, e := range []string{"mysql", "vitess"} {
+		b.Run(e, func(b *testing.B) {
+			for b.Loop() {
+				for _, pt := range patterns {
+					if _, err := pt.stmt[e].Run(ctx, dbs[e].SQL); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(float64(len(patterns)), "patterns")
+			b.ReportMetric(float64(refused), "refused-by-vitess")
+		})
+	}
 }

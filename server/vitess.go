@@ -1,0 +1,162 @@
+package server
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/croql/croql"
+	"github.com/croql/croql/compile"
+	"github.com/croql/croql/schema"
+)
+
+// isSharded reports whether d is the dialect of a sharded engine
+// (compile.Sharding: Vitess), whose router runs no correlated scalar
+// subquery: the translations list's stringId is then chosen in Go
+// (shardedRows) instead of by the subquery of the resource's column.
+func isSharded(d compile.Dialect) bool {
+	_, ok := d.(compile.Sharding)
+	return ok
+}
+
+// shardedPage is what shardedRows filters and pages by: the string filters
+// of the list (a WHERE on the strings table and its arguments), the
+// stringIds parameter, and, in string order, the page of strings.
+type shardedPage struct {
+	strWhere  []string
+	strArgs   []any
+	stringIDs []int64
+	// paged: the page is limit strings from offset, in string order
+	// (descending with desc); otherwise every row is returned.
+	paged, desc   bool
+	limit, offset int64
+}
+
+// shardedRows is the translations list on a sharded engine: query reads
+// every matching translation (with its key in stringId's place), then each
+// gets its string as the resource's stringId column would choose it (the
+// master among the strings that list it, the lowest id among equals),
+// from the join table. The rows come back ordered by string, then id, with
+// the number of strings they belong to.
+func (s *Server) shardedRows(ctx context.Context, tx *sql.Tx, d compile.Dialect, query string, args []any, pg shardedPage) ([]trRow, int64, error) {
+	res, err := s.resource(d, croql.Translations)
+	if err != nil {
+		return nil, 0, err
+	}
+	if res.links == "" {
+		return nil, 0, errors.New("server: the mapping links no strings to translations")
+	}
+	rows, err := readTranslations(ctx, tx, query, args, &pageBytes{}) // every match: the page is chosen after; writeBody bounds the answer
+	if err != nil {
+		return nil, 0, err
+	}
+	type choice struct {
+		id  int64
+		dup bool
+	}
+	best := map[int64]choice{}
+	ids := make([]int64, len(rows))
+	for i, r := range rows {
+		ids[i] = r.id
+	}
+	for len(ids) > 0 {
+		ph, a := inChunk(d, &ids)
+		rs, err := tx.QueryContext(ctx, res.links+ph+")", a...)
+		if err != nil {
+			return nil, 0, fmt.Errorf("server: query: %w", err)
+		}
+		for rs.Next() {
+			var tid, sid int64
+			var dup bool
+			if err := rs.Scan(&tid, &sid, &dup); err != nil {
+				rs.Close()
+				return nil, 0, fmt.Errorf("server: reading rows: %w", err)
+			}
+			c, seen := best[tid]
+			if !seen || !dup && c.dup || dup == c.dup && sid < c.id {
+				best[tid] = choice{sid, dup}
+			}
+		}
+		err = rs.Err()
+		rs.Close()
+		if err != nil {
+			return nil, 0, fmt.Errorf("server: reading rows: %w", err)
+		}
+	}
+	var keep map[int64]bool // the strings the string filters keep
+	if len(pg.strWhere) > 0 {
+		sres, err := s.resource(d, croql.Strings)
+		if err != nil {
+			return nil, 0, err
+		}
+		kept, err := scanIDs(ctx, tx, "SELECT "+sres.key+" FROM "+sres.table+whereClause(pg.strWhere), pg.strArgs)
+		if err != nil {
+			return nil, 0, err
+		}
+		keep = map[int64]bool{}
+		for _, id := range kept {
+			keep[id] = true
+		}
+	}
+	if len(pg.stringIDs) > 0 {
+		only := map[int64]bool{}
+		for _, id := range pg.stringIDs {
+			if keep == nil || keep[id] {
+				only[id] = true
+			}
+		}
+		keep = only
+	}
+	out := rows[:0]
+	for _, r := range rows {
+		c, ok := best[r.id]
+		if !ok || keep != nil && !keep[c.id] {
+			continue
+		}
+		r.stringID = c.id
+		out = append(out, r)
+	}
+	slices.SortFunc(out, func(x, y trRow) int { return cmp.Or(cmp.Compare(x.stringID, y.stringID), cmp.Compare(x.id, y.id)) })
+	var strs []int64
+	for i, r := range out {
+		if i == 0 || r.stringID != out[i-1].stringID {
+			strs = append(strs, r.stringID)
+		}
+	}
+	total := int64(len(strs))
+	if !pg.paged {
+		return out, total, nil
+	}
+	if pg.desc {
+		slices.Reverse(strs)
+	}
+	onPage := map[int64]bool{}
+	for _, id := range strs[min(pg.offset, total):min(pg.offset+pg.limit, total)] {
+		onPage[id] = true
+	}
+	page := out[:0]
+	for _, r := range out {
+		if onPage[r.stringID] {
+			page = append(page, r)
+		}
+	}
+	return page, total, nil
+}
+
+// inChunk takes up to MaxLimit ids from the front of *ids: their
+// placeholders, comma-separated, for an IN list, and their arguments.
+func inChunk(d compile.Dialect, ids *[]int64) (string, []any) {
+	n := min(len(*ids), MaxLimit)
+	ph := make([]string, n)
+	args := make([]any, n)
+	for i, id := range (*ids)[:n] {
+		args[i] = id
+		ph[i] = d.Param(i+1, schema.Int)
+	}
+	*ids = (*ids)[n:]
+	return strings.Join(ph, ", "), args
+}
