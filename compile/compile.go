@@ -892,9 +892,7 @@ func (c *compiler) with(n *typecheck.Filter, strict bool) {
 		if !strict && c.semiJoin(n, n.X, n) {
 			return
 		}
-		c.w("EXISTS (SELECT 1")
-		c.fromWhere(n.X, n)
-		c.endExists()
+		c.existsOver(n, n.X, n)
 	case schema.Record, schema.User:
 		obj := n.Elem
 		t, err := c.m.Table(obj)
@@ -1133,9 +1131,75 @@ func (c *compiler) exists(n *typecheck.Exists, strict bool) {
 	if !strict && c.semiJoin(n, n.X, nil) {
 		return
 	}
+	c.existsOver(n, n.X, nil)
+}
+
+// existsOver writes n, "some element of coll (that with's predicate
+// keeps)", as a correlated EXISTS; for a page, behind its guard where it
+// has one (see guarded):
+//
+//	(EXISTS (SELECT 1 FROM elements WHERE P LIMIT 1) AND EXISTS (SELECT 1 FROM elements WHERE fk = parent.key AND P LIMIT 1))
+func (c *compiler) existsOver(n, coll typecheck.Node, with *typecheck.Filter) {
+	guard := c.guarded(n, coll, with)
+	if guard {
+		c.w("(EXISTS (SELECT 1")
+		c.elements(coll, with, false)
+		c.endExists()
+		c.w(" AND ")
+	}
 	c.w("EXISTS (SELECT 1")
-	c.fromWhere(n.X, nil)
+	c.fromWhere(coll, with)
 	c.endExists()
+	if guard {
+		c.w(")")
+	}
+}
+
+// guarded reports whether, for a page, n ("some element of coll matches")
+// gets a guard: the same EXISTS without the link to the parent, which
+// holds whenever n holds for some parent. It reads no outer row, so the
+// engines evaluate it once (SQLite before the loop over the rows,
+// PostgreSQL as an InitPlan): where some element matches it stops at the
+// first one, and where none does the whole query is empty at once,
+// instead of testing every row (a page with no match reads every row).
+// Only uncorrelated filtered collections have one, and only the root
+// condition and the collections whose filters hold no further
+// collection, so that the text grows at most fourfold: a nested one's
+// inner guard is what makes the outer guard cheap.
+func (c *compiler) guarded(n, coll typecheck.Node, with *typecheck.Filter) bool {
+	_, where := coll.(*typecheck.Filter)
+	if c.purpose != Page || (with == nil && !where) || correlated(coll, with) {
+		return false
+	}
+	return n == c.root || !quantifies(coll, with)
+}
+
+// quantifies reports whether the predicates of coll's where filters or of
+// with hold a collection or an object reference of their own (count,
+// some element, with).
+func quantifies(coll typecheck.Node, with *typecheck.Filter) bool {
+	var preds []typecheck.Node
+	if with != nil {
+		preds = append(preds, with.Pred)
+	}
+	for x := coll; ; {
+		f, ok := x.(*typecheck.Filter)
+		if !ok {
+			break
+		}
+		preds = append(preds, f.Pred)
+		x = f.X
+	}
+	found := false
+	for _, p := range preds {
+		typecheck.Inspect(p, func(n typecheck.Node) {
+			switch n.(type) {
+			case *typecheck.Exists, *typecheck.Count, *typecheck.Filter:
+				found = true
+			}
+		})
+	}
+	return found
 }
 
 // endExists closes an EXISTS over a collection's elements. For a page it
