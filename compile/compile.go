@@ -134,17 +134,26 @@ func CompileFor(q *typecheck.Query, d Dialect, m *Mapping, p Purpose) (*SQL, err
 		}
 	}
 	core, scopes := typecheck.CoreOf(q)
-	c := &compiler{d: d, m: m, scopes: make([]binding, max(scopes, 1)), root: core, purpose: p}
-	alias := c.alias()
-	c.scopes[0] = binding{alias: alias, obj: q.Context.Root, tab: root}
-	c.pred(core, false)
-	if c.err != nil {
-		return nil, c.err
+	var c *compiler
+	var where string
+	var args []any
+	for _, noGuard := range []bool{false, true} {
+		c = &compiler{d: d, m: m, scopes: make([]binding, max(scopes, 1)), root: core, purpose: p, noGuard: noGuard}
+		c.scopes[0] = binding{alias: c.alias(), obj: q.Context.Root, tab: root}
+		c.pred(core, false)
+		if c.err != nil {
+			return nil, c.err
+		}
+		where, args = c.finish(c.b.String())
+		if c.err != nil {
+			return nil, c.err
+		}
+		if len(args) <= d.MaxParams() || !c.guards {
+			break
+		}
+		// The guards repeat their values: try without them.
 	}
-	where, args := c.finish(c.b.String())
-	if c.err != nil {
-		return nil, c.err
-	}
+	alias := c.scopes[0].alias
 	if len(args) > d.MaxParams() {
 		return nil, diag.At(core.Span(), fmt.Errorf("compile: the query has %d values, more than the %d parameters one %s statement may have: %w",
 			len(args), d.MaxParams(), d.Name(), ErrTooManyParams))
@@ -181,8 +190,11 @@ type compiler struct {
 	// spanned: err has the span of the node it is about (see at).
 	spanned bool
 	// purpose decides between whole-set and page forms (semiJoin,
-	// countGrouped).
+	// countGrouped, guarded).
 	purpose Purpose
+	// noGuard leaves the guards of a page out; guards says some were
+	// written.
+	noGuard, guards bool
 }
 
 // maxDepth bounds the recursion; the parser's limits keep real queries far
@@ -1142,6 +1154,7 @@ func (c *compiler) exists(n *typecheck.Exists, strict bool) {
 func (c *compiler) existsOver(n, coll typecheck.Node, with *typecheck.Filter) {
 	guard := c.guarded(n, coll, with)
 	if guard {
+		c.guards = true
 		c.w("(EXISTS (SELECT 1")
 		c.elements(coll, with, false)
 		c.endExists()
@@ -1165,10 +1178,12 @@ func (c *compiler) existsOver(n, coll typecheck.Node, with *typecheck.Filter) {
 // Only uncorrelated filtered collections have one, and only the root
 // condition and the collections whose filters hold no further
 // collection, so that the text grows at most fourfold: a nested one's
-// inner guard is what makes the outer guard cheap.
+// inner guard is what makes the outer guard cheap. A page whose guards
+// would take it over the dialect's parameter limit is compiled without
+// them.
 func (c *compiler) guarded(n, coll typecheck.Node, with *typecheck.Filter) bool {
 	_, where := coll.(*typecheck.Filter)
-	if c.purpose != Page || (with == nil && !where) || correlated(coll, with) {
+	if c.purpose != Page || c.noGuard || (with == nil && !where) || correlated(coll, with) {
 		return false
 	}
 	return n == c.root || !quantifies(coll, with)
