@@ -904,7 +904,7 @@ func (c *compiler) with(n *typecheck.Filter, strict bool) {
 		if !strict && c.semiJoin(n, n.X, n) {
 			return
 		}
-		c.existsOver(n, n.X, n)
+		c.existsOver(n, n.X, n, strict)
 	case schema.Record, schema.User:
 		obj := n.Elem
 		t, err := c.m.Table(obj)
@@ -1143,7 +1143,7 @@ func (c *compiler) exists(n *typecheck.Exists, strict bool) {
 	if !strict && c.semiJoin(n, n.X, nil) {
 		return
 	}
-	c.existsOver(n, n.X, nil)
+	c.existsOver(n, n.X, nil, strict)
 }
 
 // existsOver writes n, "some element of coll (that with's predicate
@@ -1151,8 +1151,8 @@ func (c *compiler) exists(n *typecheck.Exists, strict bool) {
 // has one (see guarded):
 //
 //	(EXISTS (SELECT 1 FROM elements WHERE P LIMIT 1) AND EXISTS (SELECT 1 FROM elements WHERE fk = parent.key AND P LIMIT 1))
-func (c *compiler) existsOver(n, coll typecheck.Node, with *typecheck.Filter) {
-	guard := c.guarded(n, coll, with)
+func (c *compiler) existsOver(n, coll typecheck.Node, with *typecheck.Filter, strict bool) {
+	guard := !strict && c.guarded(n, coll, with)
 	if guard {
 		c.guards = true
 		c.w("(EXISTS (SELECT 1")
@@ -1175,7 +1175,9 @@ func (c *compiler) existsOver(n, coll typecheck.Node, with *typecheck.Filter) {
 // PostgreSQL as an InitPlan): where some element matches it stops at the
 // first one, and where none does the whole query is empty at once,
 // instead of testing every row (a page with no match reads every row).
-// Only uncorrelated filtered collections have one, and only the root
+// Only where NULL means false (not strict: no guard under a negation,
+// where a guard that fails makes every row match and buys nothing), only
+// uncorrelated filtered collections, and only the root
 // condition and the collections whose filters hold no further
 // collection, so that the text grows at most fourfold: a nested one's
 // inner guard is what makes the outer guard cheap. A page whose guards
