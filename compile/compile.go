@@ -1103,20 +1103,8 @@ func (c *compiler) semiJoin(n, coll typecheck.Node, with *typecheck.Filter) bool
 // with read a scope outside the element (`translations with (text =
 // identifier)`).
 func correlated(coll typecheck.Node, with *typecheck.Filter) bool {
-	var preds []*typecheck.Filter
-	if with != nil {
-		preds = append(preds, with)
-	}
-	for x := coll; ; {
-		f, ok := x.(*typecheck.Filter)
-		if !ok {
-			break
-		}
-		preds = append(preds, f)
-		x = f.X
-	}
 	outer := false
-	for _, f := range preds {
+	for _, f := range filtersOf(coll, with) {
 		typecheck.Inspect(f.Pred, func(n typecheck.Node) {
 			if fl, ok := n.(*typecheck.Field); ok && fl.Scope < f.Scope {
 				outer = true
@@ -1124,6 +1112,22 @@ func correlated(coll typecheck.Node, with *typecheck.Filter) bool {
 		})
 	}
 	return outer
+}
+
+// filtersOf is with (when not nil) and the where filters of coll.
+func filtersOf(coll typecheck.Node, with *typecheck.Filter) []*typecheck.Filter {
+	var out []*typecheck.Filter
+	if with != nil {
+		out = append(out, with)
+	}
+	for x := coll; ; {
+		f, ok := x.(*typecheck.Filter)
+		if !ok {
+			return out
+		}
+		out = append(out, f)
+		x = f.X
+	}
 }
 
 // semiJoinIn tells whether dialect d runs "some element matches P" faster
@@ -1195,21 +1199,9 @@ func (c *compiler) guarded(n, coll typecheck.Node, with *typecheck.Filter) bool 
 // with hold a collection or an object reference of their own (count,
 // some element, with).
 func quantifies(coll typecheck.Node, with *typecheck.Filter) bool {
-	var preds []typecheck.Node
-	if with != nil {
-		preds = append(preds, with.Pred)
-	}
-	for x := coll; ; {
-		f, ok := x.(*typecheck.Filter)
-		if !ok {
-			break
-		}
-		preds = append(preds, f.Pred)
-		x = f.X
-	}
 	found := false
-	for _, p := range preds {
-		typecheck.Inspect(p, func(n typecheck.Node) {
+	for _, f := range filtersOf(coll, with) {
+		typecheck.Inspect(f.Pred, func(n typecheck.Node) {
 			switch n.(type) {
 			case *typecheck.Exists, *typecheck.Count, *typecheck.Filter:
 				found = true
