@@ -141,18 +141,25 @@ func (l *loaded) run(ctx context.Context, q *typecheck.Query, ref bool) ([]resul
 		if _, lite := db.Dialect.(compile.SQLite); !lite && !foldSafe {
 			continue // lower() folds a few runes otherwise (docs/sql.md)
 		}
-		s, err := compile.Compile(q, db.Dialect, l.m)
-		if errors.Is(err, compile.ErrUnrepresentable) {
-			continue // a value this engine cannot hold: a documented refusal
+		// Both forms: for a whole set and for a page (compile.Purpose).
+		for _, purpose := range []compile.Purpose{compile.WholeSet, compile.Page} {
+			name := db.Dialect.Name()
+			if purpose == compile.Page {
+				name += " page"
+			}
+			s, err := compile.CompileFor(q, db.Dialect, l.m, purpose)
+			if errors.Is(err, compile.ErrUnrepresentable) {
+				break // a value this engine cannot hold: a documented refusal
+			}
+			if err != nil {
+				return nil, fmt.Errorf("compile for %s: %w", name, err)
+			}
+			ids, err := s.Run(ctx, db.SQL)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w\n%s\nargs %v", name, err, s.Where, s.Args)
+			}
+			out = append(out, result{name, ids})
 		}
-		if err != nil {
-			return nil, fmt.Errorf("compile for %s: %w", db.Dialect.Name(), err)
-		}
-		ids, err := s.Run(ctx, db.SQL)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w\n%s\nargs %v", db.Dialect.Name(), err, s.Where, s.Args)
-		}
-		out = append(out, result{db.Dialect.Name(), ids})
 	}
 	return out, nil
 }
