@@ -79,16 +79,22 @@ func raw(t *testing.T, hs *httptest.Server, method, path, body string) (int, str
 func TestResidentAnswersAsTheDatabase(t *testing.T) {
 	cases, err := corpus.LoadFile(filepath.Join(repoRoot(t), "testdata", "corpus", "seed_patterns.txt"))
 	require.NoError(t, err)
-	paths := map[string]string{croql.Strings: "/api/v2/projects/1/strings", croql.TM: "/api/v2/tms/1/segments", croql.Glossary: "/api/v2/glossaries/1/terms"}
+	paths := map[string]string{croql.Strings: "/api/v2/projects/1/strings", croql.TM: "/api/v2/tms/1/segments", croql.Glossary: "/api/v2/glossaries/1/terms",
+		croql.Translations: "/api/v2/projects/1/languages/de/translations"}
 	type query struct{ path, src string }
 	// Queries with errors: the same 400 either way.
 	bad := []string{"count of translations >", "id > 0"}
-	queries := []query{{paths[croql.Strings], ""}, {paths[croql.TM], ""}, {paths[croql.Glossary], ""},
+	queries := []query{{paths[croql.Strings], ""}, {paths[croql.TM], ""}, {paths[croql.Glossary], ""}, {paths[croql.Translations], ""},
 		{paths[croql.Strings], bad[0]}, {paths[croql.Strings], bad[1]}}
 	for _, c := range cases {
 		if path, ok := paths[c.Context()]; ok && !c.Has("diag") && c.Edition() != "enterprise" {
 			queries = append(queries, query{path, c.Query()})
 		}
+	}
+	// The translations list: its strings from the snapshot, its choice
+	// of translation per string the database's.
+	for _, src := range []string{`count of approvals > 0`, `count of votes where (is up) > 0 or user = @user:"alice"`, `text contains "e"`, `pluralForm = "other"`} {
+		queries = append(queries, query{paths[croql.Translations], src})
 	}
 	require.Greater(t, len(queries), 40)
 	for _, engine := range engines(t) {
@@ -130,6 +136,19 @@ func TestResidentAnswersAsTheDatabase(t *testing.T) {
 			require.Equal(t, ws, gs)
 			require.Equal(t, wb, gb)
 			require.Equal(t, served, server.ResidentServed(rs))
+			// The translations list in descending string order: the
+			// snapshot's, with the same answer.
+			for _, u := range []string{paths[croql.Translations] + "?orderBy=stringId%20desc&limit=9&offset=3&withTotal=true",
+				paths[croql.Translations] + "?orderBy=stringId%20desc&limit=9&croql=" + url.QueryEscape(`count of approvals > 0`)} {
+				served := server.ResidentServed(rs)
+				ws, wb := raw(t, db, http.MethodGet, u, "")
+				gs, gb := raw(t, res, http.MethodGet, u, "")
+				require.Equal(t, http.StatusOK, gs, gb)
+				require.Contains(t, gb, `"stringId"`)
+				require.Equal(t, ws, gs)
+				require.Equal(t, wb, gb, u)
+				require.Equal(t, served+1, server.ResidentServed(rs), u)
+			}
 		})
 	}
 }
@@ -220,6 +239,13 @@ func TestResidentIndexedFirstPage(t *testing.T) {
 		{`count of translations > 0`, false, true},
 		// By rowid from a list the subquery builds by a scan: the evaluator.
 		{`count of translations where (text = "no-such-text") > 0`, false, true},
+		// Nobody approved as alice: the page's EXISTS forms read the
+		// strings in order, the whole-set IN forms start from alice's
+		// approvals by their index, and the database answers by those.
+		{`count of translations where (count of approvals where (user = @user:"alice") > 0) > 0`, false, false},
+		// Erin approved a few strings, fewer than a page among the first
+		// visits: the same, with a page that is not empty.
+		{`count of translations where (count of approvals where (user = @user:"erin") > 0) > 0`, false, false},
 	} {
 		q := url.Values{"croql": {c.query}, "limit": {"25"}}
 		if c.total {
@@ -232,6 +258,9 @@ func TestResidentIndexedFirstPage(t *testing.T) {
 		require.Equal(t, http.StatusOK, gs, gb)
 		require.Equal(t, ws, gs)
 		require.Equal(t, wb, gb)
+		if strings.Contains(c.query, "erin") {
+			require.Contains(t, gb, `"data":[{`)
+		}
 		served := server.ResidentServed(rs) - before
 		if c.resident {
 			require.Equal(t, int64(1), served, "%s from the snapshot", u)
