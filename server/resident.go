@@ -125,6 +125,20 @@ func residentTranslations(data *schema.Project) map[string][]trEntry {
 	return out
 }
 
+// residentQuery compiles src for the evaluator in context ctxName (nil
+// for an empty query); ok is false when it has errors.
+func (s *Server) residentQuery(p *Project, ctxName, src string) (*croql.Query, bool, error) {
+	if strings.TrimSpace(src) == "" {
+		return nil, true, nil
+	}
+	env, err := s.env(p, ctxName)
+	if err != nil {
+		return nil, false, err
+	}
+	q, diags := env.Compile(src)
+	return q, !diags.HasErrors(), nil
+}
+
 // residentTranslationPage finds the strings of a translations list page
 // (in string order, ascending or descending) and their total from p's
 // snapshot: the strings that have a translation in lang that the query
@@ -138,17 +152,9 @@ func (s *Server) residentTranslationPage(ctx context.Context, p *Project, params
 	if sn = s.resident.get(p); sn == nil || sn.trs == nil {
 		return nil, 0, nil, false
 	}
-	var q *croql.Query
-	if strings.TrimSpace(params.croql) != "" {
-		env, err := s.env(p, croql.Translations)
-		if err != nil {
-			return nil, 0, nil, false
-		}
-		cq, diags := env.Compile(params.croql)
-		if diags.HasErrors() {
-			return nil, 0, nil, false
-		}
-		q = cq
+	q, ok, err := s.residentQuery(p, croql.Translations, params.croql)
+	if err != nil || !ok {
+		return nil, 0, nil, false
 	}
 	es := sn.trs[lang]
 	end := params.offset + params.limit
@@ -411,18 +417,13 @@ func (s *Server) residentList(r *http.Request, p *Project, res *resource, params
 	if objs == nil {
 		return nil, false, nil
 	}
-	var q *croql.Query
-	if strings.TrimSpace(params.croql) != "" {
-		env, err := s.env(p, res.context)
-		if err != nil {
-			return nil, false, s.internal(r, err)
-		}
-		cq, diags := env.Compile(params.croql)
-		if diags.HasErrors() {
-			// s.compile accepted it: the database path reports it.
-			return nil, false, nil
-		}
-		q = cq
+	q, ok, err := s.residentQuery(p, res.context, params.croql)
+	if err != nil {
+		return nil, false, s.internal(r, err)
+	}
+	if !ok {
+		// s.compile accepted it: the database path reports it.
+		return nil, false, nil
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
 	defer cancel()
@@ -461,7 +462,7 @@ func (s *Server) residentList(r *http.Request, p *Project, res *resource, params
 		}
 	}
 	rows := []any{}
-	err := s.cfg.Storage.ReadTx(ctx, p, func(tx *sql.Tx) error {
+	err = s.cfg.Storage.ReadTx(ctx, p, func(tx *sql.Tx) error {
 		if len(page) == 0 {
 			return nil
 		}
