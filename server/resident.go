@@ -142,19 +142,21 @@ func (s *Server) residentQuery(p *Project, ctxName, src string) (*croql.Query, b
 // residentTranslationPage finds the strings of a translations list page
 // (in string order, ascending or descending) and their total from p's
 // snapshot: the strings that have a translation in lang that the query
-// keeps. ok is false when the database must find them (no snapshot,
+// keeps; tids are the translations in lang filed under the page's
+// strings (the rows the database reads are among them). ok is false
+// when the database must find them (no snapshot,
 // keyset paging, filter parameters, an evaluation error). The page's
 // translations and the choice among them are the database's either way.
-func (s *Server) residentTranslationPage(ctx context.Context, p *Project, params listParams, flt listFilters, lang string, desc bool) (page []int64, total int64, sn *snapshot, ok bool) {
+func (s *Server) residentTranslationPage(ctx context.Context, p *Project, params listParams, flt listFilters, lang string, desc bool) (page, tids []int64, total int64, sn *snapshot, ok bool) {
 	if params.keyset || len(flt.root) > 0 || len(flt.strs) > 0 || len(flt.stringIDs) > 0 {
-		return nil, 0, nil, false
+		return nil, nil, 0, nil, false
 	}
 	if sn = s.resident.get(p); sn == nil || sn.trs == nil {
-		return nil, 0, nil, false
+		return nil, nil, 0, nil, false
 	}
 	q, ok, err := s.residentQuery(p, croql.Translations, params.croql)
 	if err != nil || !ok {
-		return nil, 0, nil, false
+		return nil, nil, 0, nil, false
 	}
 	es := sn.trs[lang]
 	end := params.offset + params.limit
@@ -170,7 +172,7 @@ func (s *Server) residentTranslationPage(ctx context.Context, p *Project, params
 		if q != nil {
 			hit, err := q.Program().MatchContext(ctx, e.obj)
 			if err != nil {
-				return nil, 0, nil, false
+				return nil, nil, 0, nil, false
 			}
 			if !hit {
 				continue
@@ -185,7 +187,13 @@ func (s *Server) residentTranslationPage(ctx context.Context, p *Project, params
 			break
 		}
 	}
-	return page, n, sn, true
+	for _, sid := range page {
+		i, _ := slices.BinarySearchFunc(es, sid, func(e trEntry, sid int64) int { return cmpInt(e.stringID, sid) })
+		for ; i < len(es) && es[i].stringID == sid; i++ {
+			tids = append(tids, es[i].id)
+		}
+	}
+	return page, tids, n, sn, true
 }
 
 func newResidents(max int64) *residents {

@@ -167,10 +167,11 @@ func (s *Server) listTranslations(body bool) func(*http.Request) (any, *httpErro
 		}
 		resident := false
 		var types map[int64]string
+		var tids []int64
 		read := func(fromSnapshot bool) error {
 			rows, page, total, resident, types = nil, nil, 0, false, map[int64]string{}
 			if inStringOrder && fromSnapshot {
-				page, total, sn, resident = s.residentTranslationPage(ctx, p, params, flt, lang, desc)
+				page, tids, total, sn, resident = s.residentTranslationPage(ctx, p, params, flt, lang, desc)
 			}
 			return s.cfg.Storage.ReadTx(ctx, p, func(tx *sql.Tx) error {
 				w, a := where, args
@@ -211,6 +212,15 @@ func (s *Server) listTranslations(body bool) func(*http.Request) (any, *httpErro
 						ph[i] = d.Param(len(a), schema.Int)
 					}
 					w = append(w, stringID+" IN ("+strings.Join(ph, ", ")+")")
+					if resident {
+						// By key: the string id is a subquery per row.
+						ph = make([]string, len(tids))
+						for i, id := range tids {
+							a = append(a, id)
+							ph[i] = d.Param(len(a), schema.Int)
+						}
+						w = append(w, res.key+" IN ("+strings.Join(ph, ", ")+")")
+					}
 				}
 				var err error
 				// In string order the rows come in the page's order and
