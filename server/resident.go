@@ -26,9 +26,11 @@ import (
 // deadline) walks the objects in id order, stops at the end of the page
 // when no total is asked for, and counts every match when one is. The
 // page's rows are then read from the database by their keys and rendered
-// as on the SQL path, so the fields are the database's. The database
-// answers everything else (orderBy, filter parameters, the translations
-// list, a project over the budget or changed since its snapshot).
+// as on the SQL path, so the fields are the database's. The translations
+// list finds its page's strings and its total there, and the database
+// reads and picks their translations (residentTranslationPage). The
+// database answers everything else (orderBy, filter parameters, afterId,
+// a project over the budget or changed since its snapshot).
 
 // DefaultResidentMaxBytes is the resident snapshot budget of `croql serve`
 // (--resident-max-bytes): about 190,000 strings of the demo project read
@@ -38,7 +40,7 @@ const DefaultResidentMaxBytes = 512 << 20
 // residentContexts are the lists the snapshot answers: one object per
 // row, keyed by the object's id. The translations list picks one
 // translation per string among the matches (see docs/serve.md), which the
-// database does.
+// database does: the snapshot holds its translations apart (snapshot.trs).
 var residentContexts = []string{croql.Strings, croql.TM, croql.Glossary}
 
 // DefaultResidentPageVisits is how many objects the evaluator checks for
