@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +21,7 @@ import (
 	"github.com/croql/croql"
 	demodata "github.com/croql/croql/demo"
 	"github.com/croql/croql/internal/corpus"
+	"github.com/croql/croql/schema"
 	"github.com/croql/croql/server"
 )
 
@@ -27,8 +29,13 @@ import (
 // snapshot and from the database alone.
 func residentPair(t *testing.T, engine string) (resident, db *httptest.Server, rs *server.Server, st *server.Storage) {
 	t.Helper()
+	return residentPairOf(t, engine, demodata.Generate(demodata.Options{Strings: 1500, Seed: 7}))
+}
+
+// residentPairOf is residentPair over project p.
+func residentPairOf(t *testing.T, engine string, p *schema.Project) (resident, db *httptest.Server, rs *server.Server, st *server.Storage) {
+	t.Helper()
 	ctx := context.Background()
-	p := demodata.Generate(demodata.Options{Strings: 1500, Seed: 7})
 	var err error
 	if engine == "sqlite" {
 		st, err = server.LoadSQLite(ctx, t.TempDir(), p)
@@ -267,5 +274,52 @@ func TestResidentIndexedFirstPage(t *testing.T) {
 		} else {
 			require.Zero(t, served, "%s from the database", u)
 		}
+	}
+}
+
+// TestResidentTranslationsFiledAsTheDatabase: a translation that a
+// duplicate string lists before its master is filed under the master in
+// the snapshot, as the database's stringId files it, though the loader
+// meets it first in the duplicate.
+func TestResidentTranslationsFiledAsTheDatabase(t *testing.T) {
+	p := demodata.Generate(demodata.Options{Strings: 200, Seed: 7})
+	hasDe := func(s *schema.SourceString) bool {
+		return slices.ContainsFunc(s.Translations, func(tr schema.Translation) bool { return tr.Language == "de" })
+	}
+	// x without a German translation before y, a master with one.
+	xi, yi := -1, -1
+	for i := range p.Strings {
+		s := &p.Strings[i]
+		if xi < 0 && !hasDe(s) && len(s.Translations) == 0 {
+			xi = i
+		} else if xi >= 0 && !s.IsDuplicate && hasDe(s) {
+			yi = i
+			break
+		}
+	}
+	require.True(t, xi >= 0 && yi >= 0)
+	x, y := &p.Strings[xi], &p.Strings[yi]
+	require.Less(t, x.ID, y.ID)
+	var tr schema.Translation
+	for _, c := range y.Translations {
+		if c.Language == "de" {
+			tr = c
+			break
+		}
+	}
+	x.IsDuplicate = true
+	x.Translations = []schema.Translation{tr}
+	res, db, rs, _ := residentPairOf(t, "sqlite", p)
+	for _, u := range []string{"/api/v2/projects/1/languages/de/translations?limit=500&withTotal=true",
+		"/api/v2/projects/1/languages/de/translations?limit=3&croql=" + url.QueryEscape(`text = "`+tr.Text+`"`)} {
+		served := server.ResidentServed(rs)
+		ws, wb := raw(t, db, http.MethodGet, u, "")
+		gs, gb := raw(t, res, http.MethodGet, u, "")
+		require.Equal(t, http.StatusOK, gs, gb)
+		require.Equal(t, ws, gs)
+		require.Equal(t, wb, gb, u)
+		require.Contains(t, gb, fmt.Sprintf(`"stringId":%d`, y.ID))
+		require.NotContains(t, gb, fmt.Sprintf(`"stringId":%d,`, x.ID))
+		require.Equal(t, served+1, server.ResidentServed(rs), u)
 	}
 }
