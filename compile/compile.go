@@ -195,6 +195,10 @@ type compiler struct {
 	// noGuard leaves the guards of a page out; guards says some were
 	// written.
 	noGuard, guards bool
+	// subRoot is the whole condition of the elements of a semi-join
+	// written as IN (no link to the parent row, one predicate): a
+	// semi-join there may be an IN too, as at the root.
+	subRoot typecheck.Node
 }
 
 // maxDepth bounds the recursion; the parser's limits keep real queries far
@@ -1025,6 +1029,16 @@ func (c *compiler) elements(coll typecheck.Node, with *typecheck.Filter, link bo
 		}
 	}
 	b := binding{alias: a, obj: elemObj, tab: et}
+	saved := c.subRoot
+	defer func() { c.subRoot = saved }()
+	c.subRoot = nil
+	switch {
+	case link:
+	case len(filters) == 1 && with == nil:
+		c.subRoot = filters[0].Pred
+	case len(filters) == 0 && with != nil:
+		c.subRoot = with.Pred
+	}
 	for i := len(filters) - 1; i >= 0; i-- {
 		cond()
 		c.bindPred(filters[i].Scope, b, filters[i].Pred)
@@ -1093,7 +1107,7 @@ func (c *compiler) compare(n *typecheck.Compare, strict bool) {
 // a NULL key and no match.
 func (c *compiler) semiJoin(n, coll typecheck.Node, with *typecheck.Filter) bool {
 	_, where := coll.(*typecheck.Filter)
-	if c.purpose == Page || !semiJoinIn(c.d) || n != c.root || (with == nil && !where) || correlated(coll, with) {
+	if c.purpose == Page || !semiJoinIn(c.d) || (n != c.root && n != c.subRoot) || (with == nil && !where) || correlated(coll, with) {
 		// Beside another condition the IN reads every element however few
 		// rows that condition leaves, an unfiltered IN reads every element,
 		// and a correlated one runs per parent row without the link to

@@ -271,7 +271,9 @@ func (s *Server) list(ctxName string, body bool) func(*http.Request) (any, *http
 		if e != nil {
 			return nil, e
 		}
-		if out, ok, e := s.residentList(r, p, res, params, flt, lang, where, args); ok {
+		if out, ok, e := s.residentList(r, p, res, params, flt, lang, where, args, func() ([]string, []any, *httpError) {
+			return s.listWhere(p, ctxName, res, params.croql, q, lang, compile.WholeSet)
+		}); ok {
 			return out, e
 		}
 		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)

@@ -26,9 +26,11 @@ import (
 // deadline) walks the objects in id order, stops at the end of the page
 // when no total is asked for, and counts every match when one is. The
 // page's rows are then read from the database by their keys and rendered
-// as on the SQL path, so the fields are the database's. The database
-// answers everything else (orderBy, filter parameters, the translations
-// list, a project over the budget or changed since its snapshot).
+// as on the SQL path, so the fields are the database's. The translations
+// list finds its page's strings and its total there, and the database
+// reads and picks their translations (residentTranslationPage). The
+// database answers everything else (orderBy, filter parameters, afterId,
+// a project over the budget or changed since its snapshot).
 
 // DefaultResidentMaxBytes is the resident snapshot budget of `croql serve`
 // (--resident-max-bytes): about 190,000 strings of the demo project read
@@ -38,7 +40,7 @@ const DefaultResidentMaxBytes = 512 << 20
 // residentContexts are the lists the snapshot answers: one object per
 // row, keyed by the object's id. The translations list picks one
 // translation per string among the matches (see docs/serve.md), which the
-// database does.
+// database does: the snapshot holds its translations apart (snapshot.trs).
 var residentContexts = []string{croql.Strings, croql.TM, croql.Glossary}
 
 // DefaultResidentPageVisits is how many objects the evaluator checks for
@@ -68,6 +70,132 @@ type snapshot struct {
 	// their ids.
 	objs map[string][]any
 	ids  map[string][]int64
+	// trs are the translations of each language, as the database holds
+	// them, for the translations list (residentTranslationPage).
+	trs map[string][]trEntry
+}
+
+// trEntry is a translation with the string the translations list files
+// it under, as the database's stringId does: among the strings that list
+// it, a master before a duplicate, then the lowest id.
+type trEntry struct {
+	obj      any // *schema.Translation
+	stringID int64
+	id       int64
+}
+
+// residentTranslations sorts data's translations by language, each
+// language's in string id then translation id order. A translation
+// listed by several strings is the first one listed, as the loader
+// stores it.
+func residentTranslations(data *schema.Project) map[string][]trEntry {
+	type owner struct {
+		dup bool
+		id  int64
+		obj *schema.Translation
+	}
+	owners := map[int64]owner{}
+	var order []int64
+	for i := range data.Strings {
+		st := &data.Strings[i]
+		for j := range st.Translations {
+			t := &st.Translations[j]
+			o, ok := owners[t.ID]
+			switch {
+			case !ok:
+				owners[t.ID] = owner{st.IsDuplicate, st.ID, t}
+				order = append(order, t.ID)
+			case o.dup && !st.IsDuplicate, o.dup == st.IsDuplicate && st.ID < o.id:
+				o.dup, o.id = st.IsDuplicate, st.ID
+				owners[t.ID] = o
+			}
+		}
+	}
+	out := map[string][]trEntry{}
+	for _, id := range order {
+		o := owners[id]
+		out[o.obj.Language] = append(out[o.obj.Language], trEntry{obj: o.obj, stringID: o.id, id: id})
+	}
+	for _, es := range out {
+		slices.SortFunc(es, func(a, b trEntry) int {
+			if c := cmpInt(a.stringID, b.stringID); c != 0 {
+				return c
+			}
+			return cmpInt(a.id, b.id)
+		})
+	}
+	return out
+}
+
+// residentQuery compiles src for the evaluator in context ctxName (nil
+// for an empty query); ok is false when it has errors.
+func (s *Server) residentQuery(p *Project, ctxName, src string) (*croql.Query, bool, error) {
+	if strings.TrimSpace(src) == "" {
+		return nil, true, nil
+	}
+	env, err := s.env(p, ctxName)
+	if err != nil {
+		return nil, false, err
+	}
+	q, diags := env.Compile(src)
+	return q, !diags.HasErrors(), nil
+}
+
+// residentTranslationPage finds the strings of a translations list page
+// (in string order, ascending or descending) and their total from p's
+// snapshot: the strings that have a translation in lang that the query
+// keeps; tids are the translations in lang filed under the page's
+// strings (the rows the database reads are among them). ok is false
+// when the database must find them (no snapshot,
+// keyset paging, filter parameters, an evaluation error). The page's
+// translations and the choice among them are the database's either way.
+func (s *Server) residentTranslationPage(ctx context.Context, p *Project, params listParams, flt listFilters, lang string, desc bool) (page, tids []int64, total int64, sn *snapshot, ok bool) {
+	if params.keyset || len(flt.root) > 0 || len(flt.strs) > 0 || len(flt.stringIDs) > 0 {
+		return nil, nil, 0, nil, false
+	}
+	if sn = s.resident.get(p); sn == nil || sn.trs == nil {
+		return nil, nil, 0, nil, false
+	}
+	q, ok, err := s.residentQuery(p, croql.Translations, params.croql)
+	if err != nil || !ok {
+		return nil, nil, 0, nil, false
+	}
+	es := sn.trs[lang]
+	end := params.offset + params.limit
+	var n, last int64
+	for i := range es {
+		e := &es[i]
+		if desc {
+			e = &es[len(es)-1-i]
+		}
+		if n > 0 && e.stringID == last {
+			continue // the string is in already
+		}
+		if q != nil {
+			hit, err := q.Program().MatchContext(ctx, e.obj)
+			if err != nil {
+				return nil, nil, 0, nil, false
+			}
+			if !hit {
+				continue
+			}
+		}
+		if n >= params.offset && n < end {
+			page = append(page, e.stringID)
+		}
+		n++
+		last = e.stringID
+		if n >= end && !params.withTotal {
+			break
+		}
+	}
+	for _, sid := range page {
+		i, _ := slices.BinarySearchFunc(es, sid, func(e trEntry, sid int64) int { return cmpInt(e.stringID, sid) })
+		for ; i < len(es) && es[i].stringID == sid; i++ {
+			tids = append(tids, es[i].id)
+		}
+	}
+	return page, tids, n, sn, true
 }
 
 func newResidents(max int64) *residents {
@@ -150,7 +278,12 @@ func (rs *residents) build(ctx context.Context, p *Project) (bool, error) {
 		}
 		sn.objs[name], sn.ids[name] = objs, ids
 	}
-	sn.bytes = deepSize(reflect.ValueOf(data), map[uintptr]bool{}) + int64(len(sn.ids[croql.Strings])+len(sn.ids[croql.TM])+len(sn.ids[croql.Glossary]))*32
+	sn.trs = residentTranslations(data)
+	ntr := 0
+	for _, es := range sn.trs {
+		ntr += len(es)
+	}
+	sn.bytes = deepSize(reflect.ValueOf(data), map[uintptr]bool{}) + int64(len(sn.ids[croql.Strings])+len(sn.ids[croql.TM])+len(sn.ids[croql.Glossary]))*32 + int64(ntr)*int64(unsafe.Sizeof(trEntry{}))
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	if old := rs.snaps[p.ID]; old != nil {
@@ -277,7 +410,12 @@ func deepRefs(v reflect.Value, seen map[uintptr]bool) int64 {
 // database reports in its own words, a first page the evaluator has not
 // found in its first pageVisits objects and the database finds by an
 // index). where and args are the request's compiled condition.
-func (s *Server) residentList(r *http.Request, p *Project, res *resource, params listParams, flt listFilters, lang string, where []string, args []any) (any, bool, *httpError) {
+//
+// whole compiles the condition in its whole-set forms: when the page's
+// forms are read in key order and the whole-set forms by index searches
+// alone (an IN from a user's few approvals), the database answers the
+// first page with those.
+func (s *Server) residentList(r *http.Request, p *Project, res *resource, params listParams, flt listFilters, lang string, where []string, args []any, whole func() ([]string, []any, *httpError)) (any, bool, *httpError) {
 	if params.keyset || len(params.orderBy) > 0 || lang != "" || len(flt.root) > 0 || len(flt.strs) > 0 || len(flt.stringIDs) > 0 {
 		return nil, false, nil
 	}
@@ -289,18 +427,13 @@ func (s *Server) residentList(r *http.Request, p *Project, res *resource, params
 	if objs == nil {
 		return nil, false, nil
 	}
-	var q *croql.Query
-	if strings.TrimSpace(params.croql) != "" {
-		env, err := s.env(p, res.context)
-		if err != nil {
-			return nil, false, s.internal(r, err)
-		}
-		cq, diags := env.Compile(params.croql)
-		if diags.HasErrors() {
-			// s.compile accepted it: the database path reports it.
-			return nil, false, nil
-		}
-		q = cq
+	q, ok, err := s.residentQuery(p, res.context, params.croql)
+	if err != nil {
+		return nil, false, s.internal(r, err)
+	}
+	if !ok {
+		// s.compile accepted it: the database path reports it.
+		return nil, false, nil
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
 	defer cancel()
@@ -309,8 +442,13 @@ func (s *Server) residentList(r *http.Request, p *Project, res *resource, params
 	var page []int64
 	var total int64
 	for i, o := range objs {
-		if i == s.resident.pageVisits && total < end && !params.withTotal && params.offset == 0 && s.indexed(ctx, p, res, where, args) {
-			return nil, false, nil
+		if i == s.resident.pageVisits && total < end && !params.withTotal && params.offset == 0 {
+			if s.indexed(ctx, p, res, where, args) {
+				return nil, false, nil
+			}
+			if out, ok, e := s.indexedWhole(ctx, r, p, res, params, where, whole); ok {
+				return out, true, e
+			}
 		}
 		if q != nil {
 			hit, err := q.Program().MatchContext(ctx, o)
@@ -334,7 +472,7 @@ func (s *Server) residentList(r *http.Request, p *Project, res *resource, params
 		}
 	}
 	rows := []any{}
-	err := s.cfg.Storage.ReadTx(ctx, p, func(tx *sql.Tx) error {
+	err = s.cfg.Storage.ReadTx(ctx, p, func(tx *sql.Tx) error {
 		if len(page) == 0 {
 			return nil
 		}
@@ -433,12 +571,36 @@ func residentInBackground(ctx context.Context, s *Server, logw io.Writer) <-chan
 	return done
 }
 
+// indexedWhole answers a first page from the database by the whole-set
+// forms of its condition when they differ from the page's where and
+// SQLite's plan of them finds the rows by index searches alone; ok is
+// false otherwise.
+func (s *Server) indexedWhole(ctx context.Context, r *http.Request, p *Project, res *resource, params listParams, where []string, whole func() ([]string, []any, *httpError)) (any, bool, *httpError) {
+	if whole == nil || p.Dialect().Name() != "sqlite" {
+		return nil, false, nil
+	}
+	ww, wargs, e := whole()
+	if e != nil || slices.Equal(ww, where) || !s.indexed(ctx, p, res, ww, wargs) {
+		return nil, false, nil
+	}
+	var rows []any
+	err := s.cfg.Storage.ReadTx(ctx, p, func(tx *sql.Tx) error {
+		var err error
+		rows, err = s.page(ctx, tx, p, res, ww, wargs, params)
+		return err
+	})
+	if err != nil {
+		return nil, true, s.dbError(r, ctx, params.croql, err)
+	}
+	return listBody(rows, params, 0), true, nil
+}
+
 // indexed reports whether the database finds the rows of where through an
 // index on the list's table rather than by reading it in key order: a few
 // rows that the evaluator would have to look for among all the objects.
 // Only SQLite's plan is read (EXPLAIN QUERY PLAN): the root alias searched
-// through an index (not by rowid from a subquery's list) and no table
-// scanned anywhere; on the other engines the evaluator goes on.
+// through an index, or by rowid from a subquery's list, and no table
+// scanned anywhere (a list built by index searches only); on the other engines the evaluator goes on.
 func (s *Server) indexed(ctx context.Context, p *Project, res *resource, where []string, args []any) bool {
 	d := p.Dialect()
 	if d.Name() != "sqlite" || len(where) == 0 {
@@ -463,7 +625,8 @@ func (s *Server) indexed(ctx context.Context, p *Project, res *resource, where [
 				// A table read whole, the list's or a subquery's.
 				scans = true
 			case parent == 0 && (strings.HasPrefix(detail, "SEARCH "+alias+" USING INDEX ") ||
-				strings.HasPrefix(detail, "SEARCH "+alias+" USING COVERING INDEX ")):
+				strings.HasPrefix(detail, "SEARCH "+alias+" USING COVERING INDEX ") ||
+				strings.HasPrefix(detail, "SEARCH "+alias+" USING INTEGER PRIMARY KEY (rowid=?)")):
 				found = true
 			}
 		}

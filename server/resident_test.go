@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +21,7 @@ import (
 	"github.com/croql/croql"
 	demodata "github.com/croql/croql/demo"
 	"github.com/croql/croql/internal/corpus"
+	"github.com/croql/croql/schema"
 	"github.com/croql/croql/server"
 )
 
@@ -27,8 +29,13 @@ import (
 // snapshot and from the database alone.
 func residentPair(t *testing.T, engine string) (resident, db *httptest.Server, rs *server.Server, st *server.Storage) {
 	t.Helper()
+	return residentPairOf(t, engine, demodata.Generate(demodata.Options{Strings: 1500, Seed: 7}))
+}
+
+// residentPairOf is residentPair over project p.
+func residentPairOf(t *testing.T, engine string, p *schema.Project) (resident, db *httptest.Server, rs *server.Server, st *server.Storage) {
+	t.Helper()
 	ctx := context.Background()
-	p := demodata.Generate(demodata.Options{Strings: 1500, Seed: 7})
 	var err error
 	if engine == "sqlite" {
 		st, err = server.LoadSQLite(ctx, t.TempDir(), p)
@@ -79,16 +86,22 @@ func raw(t *testing.T, hs *httptest.Server, method, path, body string) (int, str
 func TestResidentAnswersAsTheDatabase(t *testing.T) {
 	cases, err := corpus.LoadFile(filepath.Join(repoRoot(t), "testdata", "corpus", "seed_patterns.txt"))
 	require.NoError(t, err)
-	paths := map[string]string{croql.Strings: "/api/v2/projects/1/strings", croql.TM: "/api/v2/tms/1/segments", croql.Glossary: "/api/v2/glossaries/1/terms"}
+	paths := map[string]string{croql.Strings: "/api/v2/projects/1/strings", croql.TM: "/api/v2/tms/1/segments", croql.Glossary: "/api/v2/glossaries/1/terms",
+		croql.Translations: "/api/v2/projects/1/languages/de/translations"}
 	type query struct{ path, src string }
 	// Queries with errors: the same 400 either way.
 	bad := []string{"count of translations >", "id > 0"}
-	queries := []query{{paths[croql.Strings], ""}, {paths[croql.TM], ""}, {paths[croql.Glossary], ""},
+	queries := []query{{paths[croql.Strings], ""}, {paths[croql.TM], ""}, {paths[croql.Glossary], ""}, {paths[croql.Translations], ""},
 		{paths[croql.Strings], bad[0]}, {paths[croql.Strings], bad[1]}}
 	for _, c := range cases {
 		if path, ok := paths[c.Context()]; ok && !c.Has("diag") && c.Edition() != "enterprise" {
 			queries = append(queries, query{path, c.Query()})
 		}
+	}
+	// The translations list: its strings from the snapshot, its choice
+	// of translation per string the database's.
+	for _, src := range []string{`count of approvals > 0`, `count of votes where (is up) > 0 or user = @user:"alice"`, `text contains "e"`, `pluralForm = "other"`} {
+		queries = append(queries, query{paths[croql.Translations], src})
 	}
 	require.Greater(t, len(queries), 40)
 	for _, engine := range engines(t) {
@@ -130,6 +143,19 @@ func TestResidentAnswersAsTheDatabase(t *testing.T) {
 			require.Equal(t, ws, gs)
 			require.Equal(t, wb, gb)
 			require.Equal(t, served, server.ResidentServed(rs))
+			// The translations list in descending string order: the
+			// snapshot's, with the same answer.
+			for _, u := range []string{paths[croql.Translations] + "?orderBy=stringId%20desc&limit=9&offset=3&withTotal=true",
+				paths[croql.Translations] + "?orderBy=stringId%20desc&limit=9&croql=" + url.QueryEscape(`count of approvals > 0`)} {
+				served := server.ResidentServed(rs)
+				ws, wb := raw(t, db, http.MethodGet, u, "")
+				gs, gb := raw(t, res, http.MethodGet, u, "")
+				require.Equal(t, http.StatusOK, gs, gb)
+				require.Contains(t, gb, `"stringId"`)
+				require.Equal(t, ws, gs)
+				require.Equal(t, wb, gb, u)
+				require.Equal(t, served+1, server.ResidentServed(rs), u)
+			}
 		})
 	}
 }
@@ -220,6 +246,13 @@ func TestResidentIndexedFirstPage(t *testing.T) {
 		{`count of translations > 0`, false, true},
 		// By rowid from a list the subquery builds by a scan: the evaluator.
 		{`count of translations where (text = "no-such-text") > 0`, false, true},
+		// Nobody approved as alice: the page's EXISTS forms read the
+		// strings in order, the whole-set IN forms start from alice's
+		// approvals by their index, and the database answers by those.
+		{`count of translations where (count of approvals where (user = @user:"alice") > 0) > 0`, false, false},
+		// Erin approved a few strings, fewer than a page among the first
+		// visits: the same, with a page that is not empty.
+		{`count of translations where (count of approvals where (user = @user:"erin") > 0) > 0`, false, false},
 	} {
 		q := url.Values{"croql": {c.query}, "limit": {"25"}}
 		if c.total {
@@ -232,11 +265,61 @@ func TestResidentIndexedFirstPage(t *testing.T) {
 		require.Equal(t, http.StatusOK, gs, gb)
 		require.Equal(t, ws, gs)
 		require.Equal(t, wb, gb)
+		if strings.Contains(c.query, "erin") {
+			require.Contains(t, gb, `"data":[{`)
+		}
 		served := server.ResidentServed(rs) - before
 		if c.resident {
 			require.Equal(t, int64(1), served, "%s from the snapshot", u)
 		} else {
 			require.Zero(t, served, "%s from the database", u)
 		}
+	}
+}
+
+// TestResidentTranslationsFiledAsTheDatabase: a translation that a
+// duplicate string lists before its master is filed under the master in
+// the snapshot, as the database's stringId files it, though the loader
+// meets it first in the duplicate.
+func TestResidentTranslationsFiledAsTheDatabase(t *testing.T) {
+	p := demodata.Generate(demodata.Options{Strings: 200, Seed: 7})
+	hasDe := func(s *schema.SourceString) bool {
+		return slices.ContainsFunc(s.Translations, func(tr schema.Translation) bool { return tr.Language == "de" })
+	}
+	// x without a German translation before y, a master with one.
+	xi, yi := -1, -1
+	for i := range p.Strings {
+		s := &p.Strings[i]
+		if xi < 0 && !hasDe(s) && len(s.Translations) == 0 {
+			xi = i
+		} else if xi >= 0 && !s.IsDuplicate && hasDe(s) {
+			yi = i
+			break
+		}
+	}
+	require.True(t, xi >= 0 && yi >= 0)
+	x, y := &p.Strings[xi], &p.Strings[yi]
+	require.Less(t, x.ID, y.ID)
+	var tr schema.Translation
+	for _, c := range y.Translations {
+		if c.Language == "de" {
+			tr = c
+			break
+		}
+	}
+	x.IsDuplicate = true
+	x.Translations = []schema.Translation{tr}
+	res, db, rs, _ := residentPairOf(t, "sqlite", p)
+	for _, u := range []string{"/api/v2/projects/1/languages/de/translations?limit=500&withTotal=true",
+		"/api/v2/projects/1/languages/de/translations?limit=3&croql=" + url.QueryEscape(`text = "`+tr.Text+`"`)} {
+		served := server.ResidentServed(rs)
+		ws, wb := raw(t, db, http.MethodGet, u, "")
+		gs, gb := raw(t, res, http.MethodGet, u, "")
+		require.Equal(t, http.StatusOK, gs, gb)
+		require.Equal(t, ws, gs)
+		require.Equal(t, wb, gb, u)
+		require.Contains(t, gb, fmt.Sprintf(`"stringId":%d`, y.ID))
+		require.NotContains(t, gb, fmt.Sprintf(`"stringId":%d,`, x.ID))
+		require.Equal(t, served+1, server.ResidentServed(rs), u)
 	}
 }

@@ -169,75 +169,108 @@ func (s *Server) listTranslations(body bool) func(*http.Request) (any, *httpErro
 		var rows []trRow
 		var page []int64
 		var total int64
-		types := map[int64]string{}
-		err = s.cfg.Storage.ReadTx(ctx, p, func(tx *sql.Tx) error {
-			if sharded {
+		desc := len(params.orderBy) == 1 && params.orderBy[0].desc
+		// The page's strings and the total from the resident snapshot
+		// when there is one; the translations read below either way.
+		var sn *snapshot
+		resident := false
+		var types map[int64]string
+		var tids []int64
+		read := func(fromSnapshot bool) error {
+			rows, page, total, resident, types = nil, nil, 0, false, map[int64]string{}
+			if inStringOrder && fromSnapshot && !sharded {
+				page, tids, total, sn, resident = s.residentTranslationPage(ctx, p, params, flt, lang, desc)
+			}
+			return s.cfg.Storage.ReadTx(ctx, p, func(tx *sql.Tx) error {
+				if sharded {
+					var err error
+					rows, total, err = s.shardedRows(ctx, tx, d, sel+whereClause(where), args, shardedPage{
+						strWhere: strWhere, strArgs: strArgs, stringIDs: flt.stringIDs,
+						paged: inStringOrder, desc: desc,
+						limit: params.limit, offset: params.offset,
+						keyset: params.keyset, afterID: params.afterID,
+					})
+					if err != nil {
+						return err
+					}
+					return s.stringTypes(ctx, tx, p, rows, types)
+				}
+				w, a := where, args
+				if inStringOrder {
+					w = append(slices.Clone(where), stringID+" IS NOT NULL")
+					dir := ""
+					if desc {
+						dir = " DESC"
+					}
+					pw, pa := w, slices.Clone(args)
+					if params.keyset {
+						// Keyset paging: the strings after afterId.
+						pa = append(pa, params.afterID)
+						pw = append(slices.Clone(w), stringID+" > "+d.Param(len(pa), schema.Int))
+					}
+					pa = append(pa, params.limit, params.offset)
+					q := "SELECT DISTINCT " + stringID + " FROM " + res.table + whereClause(pw) + " ORDER BY 1" + dir +
+						d.Limit(d.Param(len(pa)-1, schema.Int)) + " OFFSET " + d.Param(len(pa), schema.Int)
+					if !resident { // else from the snapshot
+						var err error
+						if page, err = scanIDs(ctx, tx, q, pa); err != nil {
+							return err
+						}
+					}
+					if params.withTotal && !resident {
+						q := "SELECT COUNT(DISTINCT " + stringID + ") FROM " + res.table + whereClause(append(totalWhere, stringID+" IS NOT NULL"))
+						if err := tx.QueryRowContext(ctx, q, totalArgs...).Scan(&total); err != nil {
+							return fmt.Errorf("server: counting: %w", err)
+						}
+					}
+					if len(page) == 0 {
+						return nil
+					}
+					a = slices.Clone(args)
+					ph := make([]string, len(page))
+					for i, id := range page {
+						a = append(a, id)
+						ph[i] = d.Param(len(a), schema.Int)
+					}
+					w = append(w, stringID+" IN ("+strings.Join(ph, ", ")+")")
+					if resident {
+						// By key: the string id is a subquery per row.
+						ph = make([]string, len(tids))
+						for i, id := range tids {
+							a = append(a, id)
+							ph[i] = d.Param(len(a), schema.Int)
+						}
+						w = append(w, res.key+" IN ("+strings.Join(ph, ", ")+")")
+					}
+				}
 				var err error
-				rows, total, err = s.shardedRows(ctx, tx, d, sel+whereClause(where), args, shardedPage{
-					strWhere: strWhere, strArgs: strArgs, stringIDs: flt.stringIDs,
-					paged: inStringOrder, desc: len(params.orderBy) == 1 && params.orderBy[0].desc,
-					limit: params.limit, offset: params.offset,
-				})
-				if err != nil {
+				// In string order the rows come in the page's order and
+				// stop once their texts pass the page's byte budget; in
+				// another, every string's rows are needed to order them.
+				order, budget := " ORDER BY 2, 1", pageBytes{}
+				if inStringOrder {
+					budget.max = s.cfg.MaxPageBytes
+					if len(params.orderBy) == 1 && params.orderBy[0].desc {
+						order = " ORDER BY 2 DESC, 1"
+					}
+				}
+				if rows, err = readTranslations(ctx, tx, sel+whereClause(w)+order, a, &budget); err != nil {
 					return err
 				}
 				return s.stringTypes(ctx, tx, p, rows, types)
-			}
-			w, a := where, args
-			if inStringOrder {
-				w = append(slices.Clone(where), stringID+" IS NOT NULL")
-				dir := ""
-				if len(params.orderBy) == 1 && params.orderBy[0].desc {
-					dir = " DESC"
-				}
-				pw, pa := w, slices.Clone(args)
-				if params.keyset {
-					// Keyset paging: the strings after afterId.
-					pa = append(pa, params.afterID)
-					pw = append(slices.Clone(w), stringID+" > "+d.Param(len(pa), schema.Int))
-				}
-				pa = append(pa, params.limit, params.offset)
-				q := "SELECT DISTINCT " + stringID + " FROM " + res.table + whereClause(pw) + " ORDER BY 1" + dir +
-					d.Limit(d.Param(len(pa)-1, schema.Int)) + " OFFSET " + d.Param(len(pa), schema.Int)
-				var err error
-				if page, err = scanIDs(ctx, tx, q, pa); err != nil {
-					return err
-				}
-				if params.withTotal {
-					q := "SELECT COUNT(DISTINCT " + stringID + ") FROM " + res.table + whereClause(append(totalWhere, stringID+" IS NOT NULL"))
-					if err := tx.QueryRowContext(ctx, q, totalArgs...).Scan(&total); err != nil {
-						return fmt.Errorf("server: counting: %w", err)
-					}
-				}
-				if len(page) == 0 {
-					return nil
-				}
-				a = slices.Clone(args)
-				ph := make([]string, len(page))
-				for i, id := range page {
-					a = append(a, id)
-					ph[i] = d.Param(len(a), schema.Int)
-				}
-				w = append(w, stringID+" IN ("+strings.Join(ph, ", ")+")")
-			}
-			var err error
-			// In string order the rows come in the page's order and
-			// stop once their texts pass the page's byte budget; in
-			// another, every string's rows are needed to order them.
-			order, budget := " ORDER BY 2, 1", pageBytes{}
-			if inStringOrder {
-				budget.max = s.cfg.MaxPageBytes
-				if len(params.orderBy) == 1 && params.orderBy[0].desc {
-					order = " ORDER BY 2 DESC, 1"
-				}
-			}
-			if rows, err = readTranslations(ctx, tx, sel+whereClause(w)+order, a, &budget); err != nil {
-				return err
-			}
-			return s.stringTypes(ctx, tx, p, rows, types)
-		})
+			})
+		}
+		err = read(true)
+		if err == nil && resident && sn.version != p.version.Load() {
+			// The project changed under the snapshot: the database
+			// answers (the snapshot is gone now).
+			err = read(false)
+		}
 		if err != nil {
 			return nil, s.dbError(r, ctx, params.croql, err)
+		}
+		if resident {
+			s.resident.served.Add(1)
 		}
 		objs := groupTranslations(p, rows, types)
 		sortObjects(objs, params.orderBy, "stringId")

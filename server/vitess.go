@@ -34,6 +34,9 @@ type shardedPage struct {
 	// (descending with desc); otherwise every row is returned.
 	paged, desc   bool
 	limit, offset int64
+	// keyset: only the strings after afterID (the afterId parameter).
+	keyset  bool
+	afterID int64
 }
 
 // shardedRows is the translations list on a sharded engine: query reads
@@ -131,11 +134,16 @@ func (s *Server) shardedRows(ctx context.Context, tx *sql.Tx, d compile.Dialect,
 	if !pg.paged {
 		return out, total, nil
 	}
+	if pg.keyset {
+		// The total stays every match's, as in the other engines.
+		strs = slices.DeleteFunc(strs, func(id int64) bool { return id <= pg.afterID })
+	}
 	if pg.desc {
 		slices.Reverse(strs)
 	}
 	onPage := map[int64]bool{}
-	for _, id := range strs[min(pg.offset, total):min(pg.offset+pg.limit, total)] {
+	n := int64(len(strs))
+	for _, id := range strs[min(pg.offset, n):min(pg.offset+pg.limit, n)] {
 		onPage[id] = true
 	}
 	page := out[:0]

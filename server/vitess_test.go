@@ -40,6 +40,9 @@ func TestVitessServed(t *testing.T) {
 		"/api/v2/projects/1/languages/de/translations?orderBy=text&limit=5",
 		"/api/v2/projects/1/languages/fr/translations?stringIds=1,2,3",
 		"/api/v2/projects/1/languages/de/translations?fileId=5",
+		"/api/v2/projects/1/strings?afterId=5&limit=4",
+		"/api/v2/projects/1/languages/de/translations?afterId=3&limit=3&withTotal=true",
+		"/api/v2/projects/1/languages/fr/translations?afterId=2&stringIds=1,2,3,4",
 	} {
 		u, err := url.Parse(path)
 		require.NoError(t, err)

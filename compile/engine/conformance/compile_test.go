@@ -219,7 +219,7 @@ func TestDDLIndexes(t *testing.T) {
 		for _, idx := range []string{"comments_string_id_idx", "votes_translation_id_idx", "approvals_translation_id_idx",
 			"languages_summary_string_id_idx", "tm_records_segment_id_idx", "strings_file_id_idx", "strings_branch_id_idx",
 			"string_translations_translation_id_idx", "string_labels_label_id_idx", "strings_identifier_idx",
-			"strings_added_idx", "translations_language_idx", "users_login_idx"} {
+			"strings_added_idx", "translations_language_idx", "users_login_idx", "approvals_user_id_idx"} {
 			assert.Contains(t, ddl, d.Quote(idx), "%s lacks %s", d.Name(), idx)
 		}
 	}
@@ -241,6 +241,9 @@ func TestExplainUsesIndexes(t *testing.T) {
 		// As the whole condition, SQLite reads the filtered elements once
 		// (IN) and PostgreSQL probes by the foreign key.
 		{"tm", `count of records where (usageCount > 0) > 0`, "tm_records_segment_id_idx|LIST SUBQUERY"},
+		// Approved by a user: SQLite's nested IN starts from the user's
+		// approvals.
+		{"strings", `count of translations where (count of approvals where (user = @user:"alice") > 0) > 0`, "approvals_user_id_idx"},
 	}
 	for _, name := range engines(t) {
 		if name == "mysql" {
