@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -325,24 +324,12 @@ func TestRunStoppedMessage(t *testing.T) {
 		{server.RunOptions{DSN: "file:" + name}, "croql serve: stopped; the data at the DSN is left as it was\n"},
 		{server.RunOptions{Data: []string{writeDemo(t)}, Dir: t.TempDir()}, "croql serve: stopped; removing the scratch data\n"},
 	} {
-		var log strings.Builder
-		c.o.Token, c.o.Log = token, &syncWriter{w: &log}
+		var log syncBuffer
+		c.o.Token, c.o.Log = token, &log
 		_, _, stop := runServer(t, c.o)
 		require.NoError(t, stop())
 		require.True(t, strings.HasSuffix(log.String(), c.want), "the log ends %q:\n%s", c.want, log.String())
 		_, err := os.Stat(name)
 		require.NoError(t, err, "the SQLite file at the DSN is still there")
 	}
-}
-
-// syncWriter serialises the writes of Run's goroutines to w.
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
 }
