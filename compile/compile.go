@@ -133,6 +133,7 @@ func CompileFor(q *typecheck.Query, d Dialect, m *Mapping, p Purpose) (*SQL, err
 			return nil, fmt.Errorf("compile: table of the %s context: %w", q.Context.Name, err)
 		}
 	}
+	p = shardedPurpose(d, p)
 	core, scopes := typecheck.CoreOf(q)
 	var c *compiler
 	var where string

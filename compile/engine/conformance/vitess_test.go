@@ -52,16 +52,21 @@ func TestVitessDifferential(t *testing.T) {
 			var equal, checks int
 			refused := map[string][]string{}
 			run := func(x query, q *typecheck.Query, want []int64, how string) {
-				checks++
-				got, err := tryRunSQL(vt, q)
-				switch {
-				case err != nil:
-					class := refusal(err)
-					refused[class] = append(refused[class], x.name+how)
-				case slices.Equal(got, want):
-					equal++
-				default:
-					t.Errorf("%s%s: %q on vitess: %d ids, want %d (the evaluator's)\n got %v\nwant %v", x.name, how, x.src, len(got), len(want), got, want)
+				for _, purpose := range purposes {
+					checks++
+					name := x.name + how + " (" + purpose.String() + ")"
+					got, first, err := tryRunSQL(vt, q, purpose)
+					switch {
+					case err != nil:
+						class := refusal(err)
+						refused[class] = append(refused[class], name)
+					case !slices.Equal(got, want):
+						t.Errorf("%s: %q on vitess: %d ids, want %d (the evaluator's)\n got %v\nwant %v", name, x.src, len(got), len(want), got, want)
+					case first != nil && !slices.Equal(first, want[:min(len(want), testPage)]):
+						t.Errorf("%s: %q on vitess: the first page is %v, want %v", name, x.src, first, want[:min(len(want), testPage)])
+					default:
+						equal++
+					}
 				}
 			}
 			for _, x := range qs {
@@ -75,7 +80,7 @@ func TestVitessDifferential(t *testing.T) {
 					if q, err = tryCheck(x.src, o); err != nil {
 						continue
 					}
-					want, err := tryRunSQL(lite, q)
+					want, _, err := tryRunSQL(lite, q, compile.WholeSet)
 					if err != nil {
 						t.Fatalf("%s on sqlite: %v", x.name, err)
 					}
@@ -102,13 +107,23 @@ func TestVitessDifferential(t *testing.T) {
 	}
 }
 
-// tryRunSQL compiles q for db's dialect and runs it.
-func tryRunSQL(db *engine.DB, q *typecheck.Query) ([]int64, error) {
-	s, err := compile.Compile(q, db.Dialect, compile.DefaultMapping(catalogOf(q)))
+// tryRunSQL compiles q for db's dialect and purpose and runs it: the
+// whole list, and for the Page purpose also its first testPage rows
+// (SelectLimit), which must be the whole list's first.
+func tryRunSQL(db *engine.DB, q *typecheck.Query, purpose compile.Purpose) (ids, first []int64, err error) {
+	ctx := context.Background()
+	s, err := compile.CompileFor(q, db.Dialect, compile.DefaultMapping(catalogOf(q)), purpose)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return s.Run(context.Background(), db.SQL)
+	if ids, err = s.Run(ctx, db.SQL); err != nil || purpose != compile.Page {
+		return ids, nil, err
+	}
+	sq, args := s.SelectLimit(testPage)
+	if first, err = compile.RunSelect(ctx, db.SQL, s.Dialect, sq, args); err == nil && first == nil {
+		first = []int64{}
+	}
+	return ids, first, err
 }
 
 var vtCode = regexp.MustCompile(`VT\d{5}: [^:(]*`)
