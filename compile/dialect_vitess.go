@@ -202,8 +202,8 @@ func lookupSubquery(d Dialect) error {
 	return nil
 }
 
-// antiJoin writes "no element of C" for a sharded dialect as an
-// uncorrelated anti-join,
+// antiJoin writes "no element of C" for a sharded dialect as uncorrelated
+// anti-joins,
 //
 //	NOT COALESCE(parent.key IN (SELECT fk FROM elements WHERE ...), FALSE)
 //
@@ -211,43 +211,129 @@ func lookupSubquery(d Dialect) error {
 // but EXISTS, so it refuses NOT EXISTS over a join (string_translations
 // JOIN translations), and runs this form on the shards. COALESCE keeps the
 // answer TRUE or FALSE when fk holds a NULL. It is written only in the
-// condition on the root row itself, for elements whose predicates neither
-// read an outer scope nor hold a subquery of their own; elsewhere the
-// differential suite finds vtgate answering it wrongly (an OR of two
-// EXISTS in the IN's subquery is dropped: the seed pattern
-// seed-no-approved-or-voted-in-language; inside a correlated EXISTS the
-// anti-join is lost: edge query 58), and it stays NOT EXISTS.
+// condition on the root row itself, for elements whose predicates read no
+// outer scope: inside a correlated EXISTS vtgate loses the anti-join (edge
+// query 58). vtgate drops an OR that holds a subquery inside the IN's
+// subquery and answers wrongly (the seed pattern
+// seed-no-approved-or-voted-in-language, `... where (language = "de" and
+// (count of approvals > 0 or count of votes > 0)) = 0`), so the predicate
+// of the outermost where is first split into its disjuncts (see
+// disjuncts): "no element matches A or B" is "no element matches A" and
+// "no element matches B", one anti-join each, whose predicates hold no OR
+// (nor NOT, nor xor) over a subquery. Where that cannot be had, it stays
+// NOT EXISTS.
 func (c *compiler) antiJoin(e *typecheck.Exists) bool {
-	if _, sharded := c.d.(Sharding); !sharded || !c.topLevel() || correlated(e.X, nil) || nested(e.X) {
+	if _, sharded := c.d.(Sharding); !sharded || !c.topLevel() || correlated(e.X, nil) {
 		return false
 	}
-	parent, fk, ok := c.collectionParent(e.X, false)
-	if !ok {
-		return false
+	pieces := []typecheck.Node{e.X}
+	if f, ok := e.X.(*typecheck.Filter); ok && f.Kind == ast.Where {
+		ds := disjuncts(f.Pred, maxAntiJoins)
+		if ds == nil {
+			return false
+		}
+		pieces = pieces[:0]
+		for _, d := range ds {
+			cp := *f
+			cp.Pred = d
+			pieces = append(pieces, &cp)
+		}
 	}
-	c.w("NOT COALESCE(", parent, " IN (SELECT ", fk)
-	c.elements(e.X, nil, false)
-	c.w("), ", c.d.Bool(false), ")")
+	for _, p := range pieces {
+		if branchesOverSubquery(p) {
+			return false
+		}
+	}
+	if len(pieces) > 1 {
+		c.w("(")
+	}
+	for i, p := range pieces {
+		if i > 0 {
+			c.w(" AND ")
+		}
+		parent, fk, ok := c.collectionParent(p, false)
+		if !ok {
+			// The same for every piece: only the first can fail.
+			return false
+		}
+		c.w("NOT COALESCE(", parent, " IN (SELECT ", fk)
+		c.elements(p, nil, false)
+		c.w("), ", c.d.Bool(false), ")")
+	}
+	if len(pieces) > 1 {
+		c.w(")")
+	}
 	return true
 }
 
-// nested reports whether the predicates of coll's where filters hold a
-// subquery: another collection, or a field of a referenced object.
-func nested(coll typecheck.Node) bool {
-	found := false
-	for x := coll; ; {
-		f, ok := x.(*typecheck.Filter)
-		if !ok {
-			break
+// maxAntiJoins bounds the anti-joins one "no element matches P" is split
+// into (see disjuncts).
+const maxAntiJoins = 8
+
+// disjuncts returns P's disjunctive pieces, at most limit of them (nil if
+// there would be more): A or B gives the pieces of A and of B, A and B
+// each piece of A with each piece of B, anything else itself. P holds
+// exactly where one of its pieces holds: AND distributes over OR in
+// SQL's three-valued logic as in CroQL's.
+func disjuncts(n typecheck.Node, limit int) []typecheck.Node {
+	l, ok := n.(*typecheck.Logic)
+	if !ok || (l.Op != ast.OpOr && l.Op != ast.OpAnd) {
+		return []typecheck.Node{n}
+	}
+	x := disjuncts(l.X, limit)
+	y := disjuncts(l.Y, limit)
+	if x == nil || y == nil {
+		return nil
+	}
+	if l.Op == ast.OpOr {
+		if len(x)+len(y) > limit {
+			return nil
 		}
+		return append(x, y...)
+	}
+	if len(x) == 1 && len(y) == 1 {
+		return []typecheck.Node{n}
+	}
+	if len(x)*len(y) > limit {
+		return nil
+	}
+	out := make([]typecheck.Node, 0, len(x)*len(y))
+	for _, a := range x {
+		for _, b := range y {
+			out = append(out, &typecheck.Logic{Op: ast.OpAnd, X: a, Y: b, Sp: l.Sp})
+		}
+	}
+	return out
+}
+
+// branchesOverSubquery reports whether the predicates of coll's where
+// filters hold an or, a xor or a not over a subquery (another
+// collection, or a field of a referenced object).
+func branchesOverSubquery(coll typecheck.Node) bool {
+	found := false
+	for _, f := range filtersOf(coll, nil) {
 		typecheck.Inspect(f.Pred, func(n typecheck.Node) {
-			switch n.(type) {
-			case *typecheck.Exists, *typecheck.Count, *typecheck.Filter, *typecheck.Member:
-				found = true
+			switch n := n.(type) {
+			case *typecheck.Logic:
+				found = found || (n.Op != ast.OpAnd && holdsSubquery(n))
+			case *typecheck.Not:
+				found = found || holdsSubquery(n)
 			}
 		})
-		x = f.X
 	}
+	return found
+}
+
+// holdsSubquery reports whether n holds another collection or a field of
+// a referenced object.
+func holdsSubquery(n typecheck.Node) bool {
+	found := false
+	typecheck.Inspect(n, func(n typecheck.Node) {
+		switch n.(type) {
+		case *typecheck.Exists, *typecheck.Count, *typecheck.Filter, *typecheck.Member:
+			found = true
+		}
+	})
 	return found
 }
 
