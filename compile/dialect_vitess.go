@@ -363,6 +363,9 @@ func (c *compiler) memberExists(n typecheck.Node, strict bool) bool {
 	if _, sharded := c.d.(Sharding); !sharded || strict {
 		return false
 	}
+	if c.mentionExists(n) {
+		return true
+	}
 	var m *typecheck.Member
 	var other typecheck.Node
 	var write func(field, val string) string
@@ -413,5 +416,47 @@ func (c *compiler) memberExists(n typecheck.Node, strict bool) bool {
 	field := c.sub(func() { c.field(binding{alias: a, obj: obj, tab: t}, m.F) })
 	val := c.sub(func() { c.value(other) })
 	c.w("EXISTS (SELECT 1 FROM ", c.q(t.Name), " AS ", a, " WHERE ", c.d.KeyEq(a+"."+c.q(t.Key), ref), " AND ", write(field, val), ")")
+	return true
+}
+
+// mentionExists writes, for memberExists, `x = @user:"login"` with a
+// mention not resolved to an id as EXISTS over the user's row,
+//
+//	EXISTS (SELECT 1 FROM users AS a WHERE a.id = t0.user_id AND a.login = ?)
+//
+// and reports whether it did: elsewhere the mention is looked up by an
+// uncorrelated subquery, which vtgate answers wrongly beside a correlated
+// one (see lookupSubquery). Only where NULL means false, and only for an
+// x that is never absent: = is null-safe, so an absent x equals the
+// mention of a login no user has.
+func (c *compiler) mentionExists(n typecheck.Node) bool {
+	cmp, ok := n.(*typecheck.Compare)
+	if !ok || cmp.Op != ast.OpEq {
+		return false
+	}
+	x, k := cmp.X, cmp.Y
+	if kc, ok := x.(*typecheck.Const); ok {
+		x, k = k, kc
+	}
+	kc, ok := k.(*typecheck.Const)
+	if !ok || !kc.Unresolved || kc.T.Kind != schema.User {
+		return false
+	}
+	if _, ok := x.(*typecheck.Const); ok || typecheck.Nullable(x) {
+		return false
+	}
+	ut, err := c.m.Table(c.m.cat.UserObj)
+	if err != nil {
+		return false
+	}
+	login, id := ut.Columns["login"], ut.Columns["id"]
+	if login == "" || id == "" {
+		return false
+	}
+	a := c.alias()
+	ref := c.sub(func() { c.value(x) })
+	c.w("EXISTS (SELECT 1 FROM ", c.q(ut.Name), " AS ", a, " WHERE ", c.d.KeyEq(a+"."+c.q(id), ref), " AND ", a, ".", c.q(login), " = ")
+	c.param(kc.S, schema.String)
+	c.w(")")
 	return true
 }
