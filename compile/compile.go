@@ -928,6 +928,9 @@ func (c *compiler) with(n *typecheck.Filter, strict bool) {
 			c.fail("table %s of %s has no key", t.Name, obj.Name)
 			return
 		}
+		if c.objectIn(n, t) {
+			return
+		}
 		a := c.alias()
 		c.w("EXISTS (SELECT 1 FROM ", c.q(t.Name), " AS ", a, " WHERE ", c.d.KeyEq(a+"."+c.q(t.Key), c.sub(func() { c.ref(n.X) })), " AND ")
 		c.bindPred(n.Scope, binding{alias: a, obj: obj, tab: t}, n.Pred)

@@ -472,3 +472,25 @@ func (c *compiler) mentionExists(n typecheck.Node) bool {
 	c.w(")")
 	return true
 }
+
+// objectIn writes, for a sharded dialect, `X with (P)` on a referenced
+// object X (table t) as an uncorrelated semi-join on t, which is TRUE or
+// FALSE, and reports whether it did:
+//
+//	COALESCE(t1.user_id IN (SELECT a.id FROM users AS a WHERE P), FALSE)
+//
+// where the EXISTS over X's row is refused under NOT and rewritten wrongly
+// by vtgate inside another EXISTS (the differential suite's edge
+// queries). Only when P reads X's fields alone: no outer scope, no
+// subquery.
+func (c *compiler) objectIn(n *typecheck.Filter, t *Table) bool {
+	if _, sharded := c.d.(Sharding); !sharded || correlated(n.X, n) || holdsSubquery(n.Pred) {
+		return false
+	}
+	a := c.alias()
+	ref := c.sub(func() { c.ref(n.X) })
+	c.w("COALESCE(", ref, " IN (SELECT ", a, ".", c.q(t.Key), " FROM ", c.q(t.Name), " AS ", a, " WHERE ")
+	c.bindPred(n.Scope, binding{alias: a, obj: n.Elem, tab: t}, n.Pred)
+	c.w("), ", c.d.Bool(false), ")")
+	return true
+}

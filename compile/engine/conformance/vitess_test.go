@@ -112,9 +112,10 @@ func TestVitessDifferential(t *testing.T) {
 
 // vitessQueries are the shapes the Vitess dialect writes in forms of its
 // own (uncorrelated anti-joins split by disjunct, a referenced object's
-// field as a semi-join, an unresolved mention as EXISTS), each beside the
-// conditions vtgate has been seen to drop or mis-route them with: an OR
-// with a correlated subquery, a negation, a nesting in another subquery.
+// field and `with` on a referenced object as semi-joins, an unresolved
+// mention as EXISTS), each beside the conditions vtgate has been seen to
+// drop or mis-route them with: an OR with a correlated subquery, a
+// negation, a nesting in another subquery.
 var vitessQueries = []struct{ context, query string }{
 	{"strings", `name of branch = "main" or count of comments > 0`},
 	{"strings", `not (name of file > "b") or translations with (language = "de")`},
@@ -133,6 +134,10 @@ var vitessQueries = []struct{ context, query string }{
 	{"strings", `comments with (user = @user:"bob") and not (name of branch = "main")`},
 	{"translations", `user = @user:"alice" or count of votes where (user = @user:"bob") > 0`},
 	{"translations", `not (login of user = "bob") or count of approvals > 0`},
+	{"strings", `not (file with (title = "App")) or count of comments > 0`},
+	{"strings", `translations with (user with (login = "bob") or count of votes > 0)`},
+	{"strings", `comments with (not (user with (id > 2)))`},
+	{"strings", `count of translations where (user with (login = "bob")) = 0 and branch with (name = "main")`},
 }
 
 // tryRunSQL compiles q for db's dialect and purpose and runs it: the
