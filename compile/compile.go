@@ -400,7 +400,7 @@ func (c *compiler) pred(n typecheck.Node, strict bool) {
 			c.fail("unknown logical operator %s", n.Op)
 		}
 	case *typecheck.Compare:
-		if !c.memberExists(n, strict) {
+		if !c.memberIn(n) {
 			c.compare(n, strict)
 		}
 	case *typecheck.Between:
@@ -412,7 +412,7 @@ func (c *compiler) pred(n typecheck.Node, strict bool) {
 		c.value(n.Hi)
 		c.w(")")
 	case *typecheck.Contains:
-		if !c.memberExists(n, strict) {
+		if !c.memberIn(n) {
 			c.contains(n)
 		}
 	case *typecheck.Filter:

@@ -191,10 +191,12 @@ var ErrSharded = errors.New("compile: not run on a sharded engine, which answers
 
 // lookupSubquery reports an error for a sharded dialect, where an
 // unresolved @user mention cannot be looked up in the users table by a
-// subquery: vtgate v0.24 evaluates that uncorrelated subquery first and,
-// beside a correlated one in the same condition, drops the whole
-// condition (docs/serve.md, "Vitess"). Resolve mentions to ids first
-// (croql.WithUserIDs), as croql serve does.
+// scalar subquery: vtgate v0.24 evaluates that uncorrelated subquery first
+// and, beside a correlated one in the same condition, drops the whole
+// condition (docs/serve.md, "Vitess"). Where it means the same, a
+// comparison with the mention is a semi-join instead (mentionIn); for the
+// rest, resolve mentions to ids first (croql.WithUserIDs), as croql serve
+// does.
 func lookupSubquery(d Dialect) error {
 	if _, sharded := d.(Sharding); sharded {
 		return fmt.Errorf("%w: an @user mention not resolved to a user id (resolve it with croql.WithUserIDs)", ErrSharded)
@@ -348,7 +350,7 @@ func (c *compiler) topLevel() bool {
 	return true
 }
 
-// memberExists writes, for a sharded dialect, a comparison or contains of
+// memberIn writes, for a sharded dialect, a comparison or contains of
 // a referenced object's field with a constant (`name of branch =
 // "main"`, `title of file contains "x"`) as an uncorrelated semi-join on
 // that object's table, which is TRUE or FALSE, and reports whether it did:
@@ -366,11 +368,11 @@ func (c *compiler) topLevel() bool {
 // the constant is never absent, and the ordering operators and contains
 // are false on an absent operand, so a missing object and an absent
 // field leave it false.
-func (c *compiler) memberExists(n typecheck.Node, strict bool) bool {
+func (c *compiler) memberIn(n typecheck.Node) bool {
 	if _, sharded := c.d.(Sharding); !sharded {
 		return false
 	}
-	if !strict && c.mentionExists(n) {
+	if c.mentionIn(n) {
 		return true
 	}
 	var m *typecheck.Member
@@ -431,19 +433,21 @@ func (c *compiler) memberExists(n typecheck.Node, strict bool) bool {
 	return true
 }
 
-// mentionExists writes, for memberExists, `x = @user:"login"` with a
-// mention not resolved to an id as EXISTS over the user's row,
+// mentionIn writes, for memberIn, `x = @user:"login"` with a
+// mention not resolved to an id as an uncorrelated semi-join on the
+// users table, TRUE or FALSE,
 //
-//	EXISTS (SELECT 1 FROM users AS a WHERE a.id = t0.user_id AND a.login = ?)
+//	COALESCE(t1.user_id IN (SELECT a.id FROM users AS a WHERE a.login = ?), FALSE)
 //
-// and reports whether it did: elsewhere the mention is looked up by an
-// uncorrelated subquery, which vtgate answers wrongly beside a correlated
-// one (see lookupSubquery). Only where NULL means false, and only for an
-// x that is never absent: = is null-safe, so an absent x equals the
-// mention of a login no user has.
-func (c *compiler) mentionExists(n typecheck.Node) bool {
+// and `x != @user:"login"` as NOT of it, and reports whether it did:
+// elsewhere the mention is looked up by an uncorrelated scalar subquery,
+// which vtgate answers wrongly beside a correlated one (see
+// lookupSubquery), and an EXISTS over the user's row is refused under NOT.
+// Only for an x that is never absent: = is null-safe, so an absent x
+// equals the mention of a login no user has.
+func (c *compiler) mentionIn(n typecheck.Node) bool {
 	cmp, ok := n.(*typecheck.Compare)
-	if !ok || cmp.Op != ast.OpEq {
+	if !ok || (cmp.Op != ast.OpEq && cmp.Op != ast.OpNe) {
 		return false
 	}
 	x, k := cmp.X, cmp.Y
@@ -467,9 +471,12 @@ func (c *compiler) mentionExists(n typecheck.Node) bool {
 	}
 	a := c.alias()
 	ref := c.sub(func() { c.value(x) })
-	c.w("EXISTS (SELECT 1 FROM ", c.q(ut.Name), " AS ", a, " WHERE ", c.d.KeyEq(a+"."+c.q(id), ref), " AND ", a, ".", c.q(login), " = ")
+	if cmp.Op == ast.OpNe {
+		c.w("NOT ")
+	}
+	c.w("COALESCE(", ref, " IN (SELECT ", a, ".", c.q(id), " FROM ", c.q(ut.Name), " AS ", a, " WHERE ", a, ".", c.q(login), " = ")
 	c.param(kc.S, schema.String)
-	c.w(")")
+	c.w("), ", c.d.Bool(false), ")")
 	return true
 }
 

@@ -112,10 +112,10 @@ func TestVitessDifferential(t *testing.T) {
 
 // vitessQueries are the shapes the Vitess dialect writes in forms of its
 // own (uncorrelated anti-joins split by disjunct, a referenced object's
-// field and `with` on a referenced object as semi-joins, an unresolved
-// mention as EXISTS), each beside the conditions vtgate has been seen to
-// drop or mis-route them with: an OR with a correlated subquery, a
-// negation, a nesting in another subquery.
+// field, `with` on a referenced object and an unresolved mention as
+// semi-joins), each beside the conditions vtgate has been seen to drop or
+// mis-route them with: an OR with a correlated subquery, a negation, a
+// nesting in another subquery.
 var vitessQueries = []struct{ context, query string }{
 	{"strings", `name of branch = "main" or count of comments > 0`},
 	{"strings", `not (name of file > "b") or translations with (language = "de")`},
@@ -138,6 +138,9 @@ var vitessQueries = []struct{ context, query string }{
 	{"strings", `translations with (user with (login = "bob") or count of votes > 0)`},
 	{"strings", `comments with (not (user with (id > 2)))`},
 	{"strings", `count of translations where (user with (login = "bob")) = 0 and branch with (name = "main")`},
+	{"strings", `comments with (user != @user:"alice" or count of translations > 1)`},
+	{"strings", `count of comments where (not (user = @user:"alice")) = 0 or count of translations > 0`},
+	{"translations", `count of votes where (user != @user:"bob") > 0 or user = @user:"alice"`},
 }
 
 // tryRunSQL compiles q for db's dialect and purpose and runs it: the
