@@ -133,6 +133,7 @@ func CompileFor(q *typecheck.Query, d Dialect, m *Mapping, p Purpose) (*SQL, err
 			return nil, fmt.Errorf("compile: table of the %s context: %w", q.Context.Name, err)
 		}
 	}
+	p = shardedPurpose(d, p)
 	core, scopes := typecheck.CoreOf(q)
 	var c *compiler
 	var where string
@@ -403,7 +404,7 @@ func (c *compiler) pred(n typecheck.Node, strict bool) {
 			c.fail("unknown logical operator %s", n.Op)
 		}
 	case *typecheck.Compare:
-		if !c.memberExists(n, strict) {
+		if !c.memberIn(n) {
 			c.compare(n, strict)
 		}
 	case *typecheck.Between:
@@ -415,7 +416,7 @@ func (c *compiler) pred(n typecheck.Node, strict bool) {
 		c.value(n.Hi)
 		c.w(")")
 	case *typecheck.Contains:
-		if !c.memberExists(n, strict) {
+		if !c.memberIn(n) {
 			c.contains(n)
 		}
 	case *typecheck.Filter:
@@ -929,6 +930,9 @@ func (c *compiler) with(n *typecheck.Filter, strict bool) {
 		}
 		if t.Key == "" {
 			c.fail("table %s of %s has no key", t.Name, obj.Name)
+			return
+		}
+		if c.objectIn(n, t) {
 			return
 		}
 		a := c.alias()
