@@ -288,7 +288,9 @@ func TestAtomicLoadServers(t *testing.T) {
 			require.NoError(t, err)
 			admin, err := b.pool(dsn, "")
 			require.NoError(t, err)
-			defer admin.Close()
+			// Closed after the drop below: cleanups run last first (a
+			// deferred Close ran before them and left the schema behind).
+			t.Cleanup(func() { admin.Close() })
 			name, err := scratchName(time.Now())
 			require.NoError(t, err)
 			name = "croqltest_atomic_" + name[len(ScratchPrefix):]
