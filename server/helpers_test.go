@@ -230,3 +230,18 @@ func httptestServer(t testing.TB, h http.Handler) *httptest.Server {
 	t.Cleanup(hs.Close)
 	return hs
 }
+
+// listPath is the list endpoint of context ctx in the demo project (lang:
+// the translations list's language).
+func listPath(ctx, lang string) string {
+	switch ctx {
+	case croql.Translations:
+		return "/api/v2/projects/1/languages/" + lang + "/translations"
+	case croql.TM:
+		return "/api/v2/tms/1/segments"
+	case croql.Glossary:
+		return "/api/v2/glossaries/1/terms"
+	default:
+		return "/api/v2/projects/1/strings"
+	}
+}

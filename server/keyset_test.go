@@ -78,16 +78,11 @@ func TestAfterIDPagesEveryList(t *testing.T) {
 			for i, c := range cases {
 				t.Run(c.name, func(t *testing.T) {
 					limit := []int{7, 25, 97}[i%3]
-					path, lang := "/api/v2/projects/1/strings", ""
-					switch c.ctx {
-					case croql.Translations:
+					lang := ""
+					if c.ctx == croql.Translations {
 						lang = p.TargetLanguages[i%len(p.TargetLanguages)]
-						path = "/api/v2/projects/1/languages/" + lang + "/translations"
-					case croql.TM:
-						path = "/api/v2/tms/1/segments"
-					case croql.Glossary:
-						path = "/api/v2/glossaries/1/terms"
 					}
+					path := listPath(c.ctx, lang)
 					want := evalIDs(t, p, c.ctx, lang, c.query)
 					byGet := func(q url.Values) (int, map[string]any) { return get(t, hs, path, q) }
 					assert.Equal(t, want, keysetIDs(t, byGet, c.ctx, c.query, limit), "GET %s", path)

@@ -256,25 +256,33 @@ func (s *Server) list(ctxName string, body bool) func(*http.Request) (any, *http
 		}
 		// The page's condition in the forms an engine stops early on,
 		// the total's in the forms fastest over every match.
-		where, args, e := s.listWhere(p, ctxName, res, params.croql, q, lang, compile.Page)
+		where, args, e := s.compile(p, ctxName, params.croql, compile.Page)
 		if e != nil {
 			return nil, e
-		}
-		var totalWhere []string
-		var totalArgs []any
-		if params.withTotal {
-			if totalWhere, totalArgs, e = s.listWhere(p, ctxName, res, params.croql, q, lang, compile.WholeSet); e != nil {
-				return nil, e
-			}
 		}
 		flt, e := filters(p, ctxName, q, strings.TrimSpace(params.croql) != "")
 		if e != nil {
 			return nil, e
 		}
-		if out, ok, e := s.residentList(r, p, res, params, flt, lang, where, args, func() ([]string, []any, *httpError) {
-			return s.listWhere(p, ctxName, res, params.croql, q, lang, compile.WholeSet)
-		}); ok {
+		if where, args, e = s.listParamsWhere(p, ctxName, res, where, args, flt, lang, compile.Page); e != nil {
+			return nil, e
+		}
+		wholeSet := func() ([]string, []any, *httpError) {
+			where, args, e := s.compile(p, ctxName, params.croql, compile.WholeSet)
+			if e != nil {
+				return nil, nil, e
+			}
+			return s.listParamsWhere(p, ctxName, res, where, args, flt, lang, compile.WholeSet)
+		}
+		if out, ok, e := s.residentList(r, p, res, params, flt, lang, where, args, wholeSet); ok {
 			return out, e
+		}
+		var totalWhere []string
+		var totalArgs []any
+		if params.withTotal {
+			if totalWhere, totalArgs, e = wholeSet(); e != nil {
+				return nil, e
+			}
 		}
 		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
 		defer cancel()
@@ -300,18 +308,10 @@ func (s *Server) list(ctxName string, body bool) func(*http.Request) (any, *http
 	}
 }
 
-// listWhere is the condition of a list request, compiled for purpose:
-// the croql parameter, the filter parameters (q) and the language of a
-// translations list.
-func (s *Server) listWhere(p *Project, ctxName string, res *resource, src string, q url.Values, lang string, purpose compile.Purpose) ([]string, []any, *httpError) {
-	where, args, e := s.compile(p, ctxName, src, purpose)
-	if e != nil {
-		return nil, nil, e
-	}
-	flt, e := filters(p, ctxName, q, strings.TrimSpace(src) != "")
-	if e != nil {
-		return nil, nil, e
-	}
+// listParamsWhere adds to the croql parameter's condition (where, args)
+// those of the filter parameters (flt) and of the language of a
+// translations list, compiled for purpose.
+func (s *Server) listParamsWhere(p *Project, ctxName string, res *resource, where []string, args []any, flt listFilters, lang string, purpose compile.Purpose) ([]string, []any, *httpError) {
 	extra, extraArgs, e := s.compileParams(p, ctxName, flt.root, len(args), purpose)
 	if e != nil {
 		return nil, nil, e

@@ -86,8 +86,10 @@ func raw(t *testing.T, hs *httptest.Server, method, path, body string) (int, str
 func TestResidentAnswersAsTheDatabase(t *testing.T) {
 	cases, err := corpus.LoadFile(filepath.Join(repoRoot(t), "testdata", "corpus", "seed_patterns.txt"))
 	require.NoError(t, err)
-	paths := map[string]string{croql.Strings: "/api/v2/projects/1/strings", croql.TM: "/api/v2/tms/1/segments", croql.Glossary: "/api/v2/glossaries/1/terms",
-		croql.Translations: "/api/v2/projects/1/languages/de/translations"}
+	paths := map[string]string{}
+	for _, ctx := range []string{croql.Strings, croql.TM, croql.Glossary, croql.Translations} {
+		paths[ctx] = listPath(ctx, "de")
+	}
 	type query struct{ path, src string }
 	// Queries with errors: the same 400 either way.
 	bad := []string{"count of translations >", "id > 0"}

@@ -55,21 +55,13 @@ func TestSeedPatternsServed(t *testing.T) {
 			for i, c := range cases {
 				t.Run(c.name, func(t *testing.T) {
 					limit := []int{7, 25, 500}[i%3]
-					switch c.ctx {
-					case croql.Translations:
-						for _, lang := range p.TargetLanguages {
-							got := allIDs(t, hs, "/api/v2/projects/1/languages/"+lang+"/translations", c.ctx, c.query, limit)
-							require.Equal(t, evalIDs(t, p, c.ctx, lang, c.query), got, "%s %s", lang, c.query)
-						}
-					case croql.TM:
-						got := allIDs(t, hs, "/api/v2/tms/1/segments", c.ctx, c.query, limit)
-						require.Equal(t, evalIDs(t, p, c.ctx, "", c.query), got)
-					case croql.Glossary:
-						got := allIDs(t, hs, "/api/v2/glossaries/1/terms", c.ctx, c.query, limit)
-						require.Equal(t, evalIDs(t, p, c.ctx, "", c.query), got)
-					default:
-						got := allIDs(t, hs, "/api/v2/projects/1/strings", c.ctx, c.query, limit)
-						require.Equal(t, evalIDs(t, p, c.ctx, "", c.query), got)
+					langs := []string{""}
+					if c.ctx == croql.Translations {
+						langs = p.TargetLanguages
+					}
+					for _, lang := range langs {
+						got := allIDs(t, hs, listPath(c.ctx, lang), c.ctx, c.query, limit)
+						require.Equal(t, evalIDs(t, p, c.ctx, lang, c.query), got, "%s %s", lang, c.query)
 					}
 				})
 			}

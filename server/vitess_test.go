@@ -51,28 +51,24 @@ func TestVitessServed(t *testing.T) {
 		assert.Equal(t, ls, vs, path)
 		assert.Equal(t, lb, vb, path)
 	}
-	lists := map[string]string{croql.Strings: "/api/v2/projects/1/strings", croql.TM: "/api/v2/tms/1/segments", croql.Glossary: "/api/v2/glossaries/1/terms"}
 	served := 0
 	for i, c := range seedCases(t) {
 		limit := []int{7, 25, 500}[i%3]
-		paths, langs := []string{lists[c.ctx]}, []string{""}
+		langs := []string{""}
 		if c.ctx == croql.Translations {
-			paths, langs = nil, nil
-			for _, lang := range p.TargetLanguages {
-				paths = append(paths, "/api/v2/projects/1/languages/"+lang+"/translations")
-				langs = append(langs, lang)
-			}
+			langs = p.TargetLanguages
 		}
-		for j, path := range paths {
+		for _, lang := range langs {
+			path := listPath(c.ctx, lang)
 			// The first page is served; the ids are allIDs' (every page).
 			status, body := get(t, vt, path, url.Values{"croql": {c.query}, "limit": {itoa(limit)}})
-			if !assert.Equal(t, http.StatusOK, status, "%s %s: %q refused: %s", c.name, langs[j], c.query, body) {
+			if !assert.Equal(t, http.StatusOK, status, "%s %s: %q refused: %s", c.name, lang, c.query, body) {
 				continue
 			}
 			served++
 			got := allIDs(t, vt, path, c.ctx, c.query, limit)
 			slices.Sort(got)
-			assert.Equal(t, evalIDs(t, p, c.ctx, langs[j], c.query), got, "%s %s: %q", c.name, langs[j], c.query)
+			assert.Equal(t, evalIDs(t, p, c.ctx, lang, c.query), got, "%s %s: %q", c.name, lang, c.query)
 		}
 	}
 	t.Logf("vitess: %d seed pattern lists served with the evaluator's ids", served)
