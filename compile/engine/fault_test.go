@@ -304,15 +304,10 @@ func TestAtomicLoadServers(t *testing.T) {
 			}
 			var scratch []string // the scratch schemas of this test's loads
 			load := func(file string) error {
-				db, err := OpenTarget(ctx, eng, dsn, name)
-				require.NoError(t, err)
-				require.NotEmpty(t, db.Schema)
-				scratch = append(scratch, db.Schema)
-				f, err := os.Open(file)
-				require.NoError(t, err)
-				defer f.Close()
-				_, err = LoadFile(ctx, db, f, schema.ReadOptions{}, nil)
-				return errors.Join(err, db.Close())
+				sch, err := loadFileInto(t, eng, dsn, name, file)
+				require.NotEmpty(t, sch)
+				scratch = append(scratch, sch)
+				return err
 			}
 			require.ErrorContains(t, load(projectFile(t, 300, true)), "line ")
 			assert.False(t, exists(name), "no target schema left behind")
@@ -337,4 +332,17 @@ func TestAtomicLoadServers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// loadFileInto loads file into target at dsn (OpenTarget, LoadFile) and
+// returns the schema the load built in, and the load's error.
+func loadFileInto(t *testing.T, eng, dsn, target, file string) (string, error) {
+	t.Helper()
+	db, err := OpenTarget(context.Background(), eng, dsn, target)
+	require.NoError(t, err)
+	f, err := os.Open(file)
+	require.NoError(t, err)
+	defer f.Close()
+	_, err = LoadFile(context.Background(), db, f, schema.ReadOptions{}, nil)
+	return db.Schema, errors.Join(err, db.Close())
 }

@@ -2,8 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
-	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -57,13 +55,8 @@ func TestVitessLoad(t *testing.T) {
 		return out
 	}
 	load := func(file string) error {
-		db, err := OpenTarget(ctx, "vitess", dsn, ks.Schema)
-		require.NoError(t, err)
-		f, err := os.Open(file)
-		require.NoError(t, err)
-		defer f.Close()
-		_, err = LoadFile(ctx, db, f, schema.ReadOptions{}, nil)
-		return errors.Join(err, db.Close())
+		_, err := loadFileInto(t, "vitess", dsn, ks.Schema, file)
+		return err
 	}
 	require.ErrorContains(t, load(projectFile(t, 300, true)), "line ")
 	assert.Equal(t, []string{"mine"}, tables(), "the keyspace is as it was")
