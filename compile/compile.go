@@ -52,6 +52,12 @@ type SQL struct {
 	Table, Alias string
 	// Dialect is the dialect the text is written in.
 	Dialect Dialect
+
+	// q and m are the query and mapping, kept for a sharded dialect
+	// (Sharding), whose engine may refuse the statement: Run and RunLimit
+	// then ask the coordinator (see coordinator.go).
+	q *typecheck.Query
+	m *Mapping
 }
 
 // Select is the full query returning the keys of the matching rows in
@@ -135,6 +141,21 @@ func CompileFor(q *typecheck.Query, d Dialect, m *Mapping, p Purpose) (*SQL, err
 	}
 	p = shardedPurpose(d, p)
 	core, scopes := typecheck.CoreOf(q)
+	s, err := compileCore(q, core, scopes, d, m, p, root)
+	if err != nil {
+		return nil, err
+	}
+	if _, sharded := d.(Sharding); sharded {
+		// For the coordinator, when the engine refuses the statement.
+		s.q, s.m = q, m
+	}
+	return s, nil
+}
+
+// compileCore writes core, the condition on the root row of q's context
+// (its core tree, or a part of it), with scopes scopes, for dialect d,
+// mapping m and purpose p; root is the context's table.
+func compileCore(q *typecheck.Query, core typecheck.Node, scopes int, d Dialect, m *Mapping, p Purpose, root *Table) (*SQL, error) {
 	var c *compiler
 	var where string
 	var args []any

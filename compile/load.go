@@ -1039,12 +1039,13 @@ func (ld *loader) insert(table string, cols []string, n int) string {
 
 // Run compiles q and runs it on db, returning the keys (ids) of the
 // matching root objects in ascending order.
+//
+// On a sharded engine ([Sharding]) a query the engine refuses, or that
+// the compiler will not send there ([ErrSharded]), is answered by the
+// coordinator (see [Exec]).
 func Run(ctx context.Context, db *sql.DB, d Dialect, m *Mapping, q *typecheck.Query) ([]int64, error) {
-	s, err := Compile(q, d, m)
-	if err != nil {
-		return nil, err
-	}
-	return s.Run(ctx, db)
+	ids, _, err := Exec(ctx, db, d, m, q, WholeSet, 0)
+	return ids, err
 }
 
 // Run runs the compiled query's Select on db, under ctx: the driver
@@ -1055,8 +1056,12 @@ func Run(ctx context.Context, db *sql.DB, d Dialect, m *Mapping, q *typecheck.Qu
 // time left; on MariaDB the statement runs on a connection whose
 // max_statement_time is the time left (reset afterwards), and on MySQL the
 // SELECT carries the MAX_EXECUTION_TIME optimizer hint.
+//
+// On a sharded engine, a statement the engine refuses (a shape vtgate
+// does not plan) is answered by the coordinator instead (see [Exec]).
 func (s *SQL) Run(ctx context.Context, db *sql.DB) ([]int64, error) {
-	return runSelect(ctx, db, s.Dialect, s.Select(), s.Args)
+	ids, _, err := s.exec(ctx, db, 0)
+	return ids, err
 }
 
 // RunSelect runs query, a SELECT whose first column is an int64 id,

@@ -12,12 +12,12 @@ import (
 )
 
 // FuzzSQLVitess is FuzzSQL on a 2-shard Vitess keyspace (CROQL_VITESS_DSN;
-// .ci/vitess.sh): a query that checks clean either selects the objects
-// the evaluator matches, or is refused with an error, by the compiler
-// (compile.ErrSharded: a shape vtgate answers wrongly) or by vtgate (a
-// shape its planner does not support). A wrong answer is a finding. Run
-// it with -parallel 1: each fuzzing process loads its projects into
-// scratch keyspaces of its own, and a cluster has eight.
+// .ci/vitess.sh): a query that checks clean selects the objects the
+// evaluator matches, whether vtgate answers it or the coordinator does
+// (compile.Exec: a shape vtgate refuses, or that the compiler will not
+// send because vtgate answers it wrongly). An error or a wrong answer is
+// a finding. Run it with -parallel 1: each fuzzing process loads its
+// projects into scratch keyspaces of its own, and a cluster has eight.
 func FuzzSQLVitess(f *testing.F) {
 	testdb.Need(f, "vitess")
 	const nData = 2
@@ -37,19 +37,20 @@ func FuzzSQLVitess(f *testing.F) {
 			t.Fatalf("%q: eval: %v", src, err)
 		}
 		db := l.dbs[0]
-		s, err := compile.Compile(q, db.Dialect, l.m)
-		if errors.Is(err, compile.ErrUnrepresentable) || errors.Is(err, compile.ErrSharded) {
-			return // a documented refusal
+		got, coordinated, err := compile.Exec(context.Background(), db.SQL, db.Dialect, l.m, q, compile.WholeSet, 0)
+		if errors.Is(err, compile.ErrUnrepresentable) {
+			return // a value the engine cannot hold (docs/sql.md)
 		}
 		if err != nil {
-			t.Fatalf("%q: compile for vitess: %v", src, err)
-		}
-		got, err := s.Run(context.Background(), db.SQL)
-		if err != nil {
-			return // refused by vtgate
+			t.Fatalf("%q on vitess: %v", src, err)
 		}
 		if !slices.Equal(got, want) {
-			t.Fatalf("%q over project %d: vitess %v, eval %v\n%s\nargs %v\n%s", src, int(which)%nData, got, want, s.Where, s.Args, fuzz.Data{P: l.p})
+			s, _ := compile.Compile(q, db.Dialect, l.m)
+			where := "(the compiler refused it)"
+			if s != nil {
+				where = s.Where
+			}
+			t.Fatalf("%q over project %d: vitess %v (coordinator: %v), eval %v\n%s\n%s", src, int(which)%nData, got, coordinated, want, where, fuzz.Data{P: l.p})
 		}
 	})
 }

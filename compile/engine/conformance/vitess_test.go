@@ -26,12 +26,13 @@ import (
 // TestVitessDifferential runs the differential suite (the conformance
 // corpus, its seed patterns, and the edge queries, with @user mentions
 // resolved to ids and left to the users table) on a 2-shard Vitess
-// keyspace (CROQL_VITESS_DSN; .ci/vitess.sh). Every query is either
-// answered with the evaluator's ids, or refused with an error: by vtgate
-// (a shape its planner does not support, VT12001, or one it fails on),
-// or by the compiler (a shape vtgate answers wrongly, compile.ErrSharded).
-// A wrong answer fails the test. The log counts each outcome, and -v
-// lists the refused queries.
+// keyspace (CROQL_VITESS_DSN; .ci/vitess.sh), each query as a whole set
+// and as a first page. Every answer must be the evaluator's ids, whether
+// vtgate answers it or the coordinator does (compile.Exec: a shape vtgate
+// refuses, or one the compiler will not send because vtgate answers it
+// wrongly, compile.ErrSharded). An error or a wrong answer fails the
+// test. The log counts who answered, and -v lists the queries the
+// coordinator answered, by the reason vtgate did not.
 func TestVitessDifferential(t *testing.T) {
 	testdb.Need(t, "vitess")
 	type query struct {
@@ -52,23 +53,29 @@ func TestVitessDifferential(t *testing.T) {
 		vt := openLoaded(t, "vitess", p)
 		lite := openLoaded(t, "sqlite", p)
 		t.Run(pname, func(t *testing.T) {
-			var equal, checks int
-			refused := map[string][]string{}
+			var byVtgate, byCoordinator, checks, failed int
+			why := map[string][]string{}
 			run := func(x query, q *typecheck.Query, want []int64, how string) {
 				for _, purpose := range purposes {
 					checks++
 					name := x.name + how + " (" + purpose.String() + ")"
-					got, first, err := tryRunSQL(vt, q, purpose)
+					got, first, coordinated, err := execVitess(vt, q, purpose)
 					switch {
 					case err != nil:
-						class := refusal(err)
-						refused[class] = append(refused[class], name)
+						failed++
+						t.Errorf("%s: %q on vitess: %v", name, x.src, err)
 					case !slices.Equal(got, want):
+						failed++
 						t.Errorf("%s: %q on vitess: %d ids, want %d (the evaluator's)\n got %v\nwant %v", name, x.src, len(got), len(want), got, want)
 					case first != nil && !slices.Equal(first, want[:min(len(want), testPage)]):
+						failed++
 						t.Errorf("%s: %q on vitess: the first page is %v, want %v", name, x.src, first, want[:min(len(want), testPage)])
+					case coordinated:
+						byCoordinator++
+						class := vitessRefusal(vt, q, purpose)
+						why[class] = append(why[class], name)
 					default:
-						equal++
+						byVtgate++
 					}
 				}
 			}
@@ -96,18 +103,40 @@ func TestVitessDifferential(t *testing.T) {
 				run(x, check(t, x.src, o), want, " (mentions left to the users table)")
 			}
 			var classes []string
-			n := 0
-			for c, l := range refused {
+			for c, l := range why {
 				classes = append(classes, fmt.Sprintf("%d %s", len(l), c))
-				n += len(l)
 				sort.Strings(l)
-				t.Logf("refused, %s: %s", c, strings.Join(l, ", "))
+				t.Logf("by the coordinator, %s: %s", c, strings.Join(l, ", "))
 			}
 			sort.Strings(classes)
-			t.Logf("vitess, project %s: %d checks, %d equal to the evaluator, %d refused (%s), %d wrong",
-				pname, checks, equal, n, strings.Join(classes, "; "), checks-equal-n)
+			t.Logf("vitess, project %s: %d checks, %d equal to the evaluator (%d answered by vtgate, %d by the coordinator: %s), %d wrong or failed",
+				pname, checks, byVtgate+byCoordinator, byVtgate, byCoordinator, strings.Join(classes, "; "), failed)
 		})
 	}
+}
+
+// execVitess runs q on db for purpose p with compile.Exec: the whole
+// list, and for the Page purpose also its first testPage rows, which must
+// be the whole list's first. coordinated tells whether the coordinator
+// answered either.
+func execVitess(db *engine.DB, q *typecheck.Query, p compile.Purpose) (ids, first []int64, coordinated bool, err error) {
+	ctx := context.Background()
+	m := compile.DefaultMapping(catalogOf(q))
+	if ids, coordinated, err = compile.Exec(ctx, db.SQL, db.Dialect, m, q, p, 0); err != nil || p != compile.Page {
+		return ids, nil, coordinated, err
+	}
+	first, c2, err := compile.Exec(ctx, db.SQL, db.Dialect, m, q, p, testPage)
+	return ids, first, coordinated || c2, err
+}
+
+// vitessRefusal names why vtgate did not answer q for purpose p: the
+// compiler's refusal, or vtgate's error on the statement.
+func vitessRefusal(db *engine.DB, q *typecheck.Query, p compile.Purpose) string {
+	_, _, err := tryRunSQL(db, q, p)
+	if err == nil {
+		return "vtgate answered on a second try"
+	}
+	return refusal(err)
 }
 
 // vitessQueries are the shapes the Vitess dialect writes in forms of its
@@ -143,16 +172,17 @@ var vitessQueries = []struct{ context, query string }{
 	{"translations", `count of votes where (user != @user:"bob") > 0 or user = @user:"alice"`},
 }
 
-// tryRunSQL compiles q for db's dialect and purpose and runs it: the
-// whole list, and for the Page purpose also its first testPage rows
-// (SelectLimit), which must be the whole list's first.
+// tryRunSQL compiles q for db's dialect and purpose and runs its
+// statement as it is, without the coordinator: the whole list, and for
+// the Page purpose also its first testPage rows (SelectLimit), which
+// must be the whole list's first.
 func tryRunSQL(db *engine.DB, q *typecheck.Query, purpose compile.Purpose) (ids, first []int64, err error) {
 	ctx := context.Background()
 	s, err := compile.CompileFor(q, db.Dialect, compile.DefaultMapping(catalogOf(q)), purpose)
 	if err != nil {
 		return nil, nil, err
 	}
-	if ids, err = s.Run(ctx, db.SQL); err != nil || purpose != compile.Page {
+	if ids, err = compile.RunSelect(ctx, db.SQL, s.Dialect, s.Select(), s.Args); err != nil || purpose != compile.Page {
 		return ids, nil, err
 	}
 	sq, args := s.SelectLimit(testPage)
@@ -263,5 +293,62 @@ func BenchmarkVitessSeedPatterns(b *testing.B) {
 			b.ReportMetric(float64(len(patterns)), "patterns")
 			b.ReportMetric(float64(refused), "refused-by-vitess")
 		})
+	}
+}
+
+// TestCoordinatorDifferential proves the coordinator (compile.Coordinate,
+// what answers on Vitess the forms vtgate refuses) on every available
+// engine: every good corpus query and edge query, as a whole set and as
+// a first page, selects the evaluator's ids.
+func TestCoordinatorDifferential(t *testing.T) {
+	type query struct {
+		name, src string
+		opts      checkOpts
+	}
+	var qs []query
+	for _, c := range goodCases(t) {
+		qs = append(qs, query{name: c.Name, src: c.Query(), opts: caseOpts(c)})
+	}
+	for i, e := range edgeQueries {
+		qs = append(qs, query{name: fmt.Sprintf("edge-%d", i), src: e.query, opts: checkOpts{context: e.context, fold: e.fold, edition: schema.Enterprise}})
+	}
+	for i, e := range vitessQueries {
+		qs = append(qs, query{name: fmt.Sprintf("vitess-%d", i), src: e.query, opts: checkOpts{context: e.context, edition: schema.Enterprise}})
+	}
+	ctx := context.Background()
+	for pname, p := range projects(t) {
+		for _, e := range engines(t) {
+			if e == "vitess" {
+				continue // TestVitessDifferential
+			}
+			db := openLoaded(t, e, p)
+			t.Run(pname+"/"+e, func(t *testing.T) {
+				n := 0
+				for _, x := range qs {
+					o := x.opts
+					o.users = p.UserIDs()
+					q, err := tryCheck(x.src, o)
+					if err != nil {
+						continue // a login the project lacks
+					}
+					want := evalIDs(t, q, p)
+					for _, users := range []bool{true, false} {
+						if !users {
+							o.users = nil
+							q = check(t, x.src, o)
+						}
+						m := compile.DefaultMapping(catalogOf(q))
+						got, err := compile.Coordinate(ctx, db.SQL, db.Dialect, m, q, 0)
+						require.NoError(t, err, "%s: %q", x.name, x.src)
+						require.Equal(t, want, got, "%s: %q (mentions resolved: %v)", x.name, x.src, users)
+						first, err := compile.Coordinate(ctx, db.SQL, db.Dialect, m, q, testPage)
+						require.NoError(t, err, "%s: %q", x.name, x.src)
+						require.Equal(t, want[:min(len(want), testPage)], first, "%s: %q: the first page", x.name, x.src)
+						n++
+					}
+				}
+				t.Logf("coordinator on %s, project %s: %d queries equal to the evaluator", e, pname, n)
+			})
+		}
 	}
 }

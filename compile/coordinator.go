@@ -1,0 +1,304 @@
+package compile
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/croql/croql/ast"
+	"github.com/croql/croql/eval"
+	"github.com/croql/croql/schema"
+	"github.com/croql/croql/typecheck"
+)
+
+// The coordinator: on a sharded engine (a [Sharding] dialect), a query
+// whose SQL the engine refuses, or which the compiler will not send there
+// because the engine answers its form wrongly ([ErrSharded]), is answered
+// by croql itself, as a distributed engine's coordinator answers what it
+// cannot push down to the shards:
+//
+//  1. the prefilter, the conjuncts of the condition that read only the
+//     root row's own columns (no subquery, no referenced object, no
+//     unresolved mention), selects the candidates on the shards; with no
+//     such conjunct every root row is a candidate;
+//  2. the candidates are read back by key, a chunk at a time, with the
+//     collections the query reaches ([ReadObjects]), and the users table
+//     ([ReadUsers]);
+//  3. the evaluator (package eval) keeps the candidates that match.
+//
+// Every statement sent is a plain one the engine routes by key: the
+// prefilter's scan with column conditions, and `key IN (...)` lookups. The
+// prefilter selects a superset of the matches: a conjunct left out is
+// read as TRUE, and a condition holds only where all its conjuncts do. The
+// answer is the evaluator's by construction; its cost is reading the
+// candidates (docs/serve.md, "Vitess").
+
+// coordinatorChunk is how many candidates the coordinator reads and
+// evaluates at a time.
+const coordinatorChunk = 500
+
+// coordinator answers one checked query at croql's side of a sharded
+// engine.
+type coordinator struct {
+	q   *typecheck.Query
+	d   Dialect
+	m   *Mapping
+	pre *SQL
+}
+
+// newCoordinator prepares the coordinator's answer to q: the prefilter
+// compiled for d.
+func newCoordinator(q *typecheck.Query, d Dialect, m *Mapping) (*coordinator, error) {
+	root, err := m.Table(q.Context.Root)
+	if err != nil {
+		return nil, err
+	}
+	core, scopes := typecheck.CoreOf(q)
+	var kept []typecheck.Node
+	for _, c := range conjuncts(core, nil) {
+		if rowOnly(c) {
+			kept = append(kept, c)
+		}
+	}
+	var pre *SQL
+	if len(kept) == 0 {
+		alias := "t0"
+		pre = &SQL{
+			Where:   d.Bool(true),
+			From:    d.Quote(root.Name) + " AS " + alias,
+			Key:     alias + "." + d.Quote(root.Key),
+			Table:   root.Name,
+			Alias:   alias,
+			Dialect: d,
+		}
+	} else {
+		n := kept[0]
+		for _, k := range kept[1:] {
+			n = &typecheck.Logic{Op: ast.OpAnd, X: n, Y: k, Sp: k.Span()}
+		}
+		if pre, err = compileCore(q, n, scopes, d, m, WholeSet, root); err != nil {
+			return nil, fmt.Errorf("compile: the coordinator's prefilter: %w", err)
+		}
+	}
+	return &coordinator{q: q, d: d, m: m, pre: pre}, nil
+}
+
+// conjuncts appends the conjuncts of n (A and B gives those of A and of
+// B) to out.
+func conjuncts(n typecheck.Node, out []typecheck.Node) []typecheck.Node {
+	if l, ok := n.(*typecheck.Logic); ok && l.Op == ast.OpAnd {
+		return conjuncts(l.Y, conjuncts(l.X, out))
+	}
+	return append(out, n)
+}
+
+// rowOnly reports whether n reads the root row's own columns alone: no
+// collection, no referenced object's field, no mention to look up.
+func rowOnly(n typecheck.Node) bool {
+	if holdsSubquery(n) {
+		return false
+	}
+	ok := true
+	typecheck.Inspect(n, func(n typecheck.Node) {
+		if k, isConst := n.(*typecheck.Const); isConst && k.Unresolved {
+			ok = false
+		}
+	})
+	return ok
+}
+
+// run answers the query: the keys of the matches in ascending order, at
+// most limit of them (all when limit <= 0).
+func (co *coordinator) run(ctx context.Context, db *sql.DB, limit int) ([]int64, error) {
+	cands, err := runSelect(ctx, db, co.d, co.pre.Select(), co.pre.Args)
+	if err != nil {
+		return nil, fmt.Errorf("compile: the coordinator's prefilter: %w", err)
+	}
+	var opts []eval.Option
+	if usesUsers(co.q) {
+		users, err := ReadUsers(ctx, db, co.d, co.m)
+		if err != nil {
+			return nil, fmt.Errorf("compile: the coordinator: %w", err)
+		}
+		opts = append(opts, eval.WithUserRefs(users...))
+	}
+	prog, err := eval.Compile(co.q, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("compile: the coordinator: %w", err)
+	}
+	want := reached(co.q)
+	ids := []int64{}
+	for chunk := range slices.Chunk(cands, coordinatorChunk) {
+		objs, err := ReadObjects(ctx, db, co.d, co.m, co.q.Context, chunk, want)
+		if err != nil {
+			return nil, fmt.Errorf("compile: the coordinator: %w", err)
+		}
+		for _, o := range objs {
+			ok, err := prog.MatchContext(ctx, o)
+			if err != nil {
+				return nil, fmt.Errorf("compile: the coordinator: %w", err)
+			}
+			if !ok {
+				continue
+			}
+			id, ok := schema.ObjectID(o)
+			if !ok {
+				return nil, fmt.Errorf("compile: the coordinator: a %T without an id", o)
+			}
+			ids = append(ids, id)
+			if limit > 0 && len(ids) >= limit {
+				return ids, nil
+			}
+		}
+	}
+	return ids, nil
+}
+
+// usesUsers reports whether evaluating q reads the users table: a login,
+// or a mention of a login not resolved to an id.
+func usesUsers(q *typecheck.Query) bool {
+	found := false
+	inspectBoth(q, func(n typecheck.Node) {
+		switch n := n.(type) {
+		case *typecheck.Const:
+			found = found || (n.Unresolved && n.T.Kind == schema.User)
+		case *typecheck.Member:
+			found = found || n.X.Type().Kind == schema.User
+		}
+	})
+	return found
+}
+
+// reached returns the collections q reads, for ReadObjects: a
+// collection field of an object is read when q names that field.
+func reached(q *typecheck.Query) func(*schema.Object, *schema.Field) bool {
+	names := map[*schema.Field]bool{}
+	inspectBoth(q, func(n typecheck.Node) {
+		switch n := n.(type) {
+		case *typecheck.Field:
+			names[n.F] = true
+		case *typecheck.Member:
+			names[n.F] = true
+		}
+	})
+	return func(_ *schema.Object, f *schema.Field) bool { return names[f] }
+}
+
+// inspectBoth calls f on every node of q's tree and of its core tree
+// (where derived fields are spelled out).
+func inspectBoth(q *typecheck.Query, f func(typecheck.Node)) {
+	typecheck.Inspect(q.Root, f)
+	if core, _ := typecheck.CoreOf(q); core != nil {
+		typecheck.Inspect(core, f)
+	}
+}
+
+// refusal is an error of a sharded engine refusing a statement: vtgate's
+// VTxxxxx errors (a shape its planner does not support), a statement it
+// rewrote wrongly for the shards (a missing bind variable, a syntax error
+// in the rewritten text), and a connection it closed when its planner
+// panicked.
+var refusal = regexp.MustCompile(`VT\d{5}|missing bind var|syntax error|invalid connection`)
+
+// refused reports whether err is a sharded dialect's engine refusing a
+// statement, which the coordinator answers instead (see refusal).
+func refused(d Dialect, err error) bool {
+	if _, sharded := d.(Sharding); !sharded || err == nil {
+		return false
+	}
+	if errors.Is(err, ErrSharded) || errors.Is(err, driver.ErrBadConn) {
+		return true
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	return refusal.MatchString(err.Error()) || strings.Contains(err.Error(), "bad connection")
+}
+
+// Exec runs q on db and returns the keys of its matches in ascending
+// order, at most limit of them (all when limit <= 0): the SQL compiled for
+// purpose p (Page, with limit, reads the first rows of SelectLimit).
+// On a sharded engine ([Sharding]) a query the engine refuses, or that
+// the compiler will not send there ([ErrSharded]), is answered by the
+// coordinator (see the package documentation's "coordinator"), and
+// coordinated is true.
+func Exec(ctx context.Context, db *sql.DB, d Dialect, m *Mapping, q *typecheck.Query, p Purpose, limit int) (ids []int64, coordinated bool, err error) {
+	s, err := CompileFor(q, d, m, p)
+	if err != nil {
+		if !refused(d, err) {
+			return nil, false, err
+		}
+		co, cerr := newCoordinator(q, d, m)
+		if cerr != nil {
+			return nil, false, errors.Join(err, cerr)
+		}
+		ids, err = co.run(ctx, db, limit)
+		return ids, true, err
+	}
+	return s.exec(ctx, db, limit)
+}
+
+// exec runs s (Select, or SelectLimit for limit > 0), and on a refusal
+// of a sharded engine the coordinator.
+func (s *SQL) exec(ctx context.Context, db *sql.DB, limit int) ([]int64, bool, error) {
+	query, args := s.Select(), s.Args
+	if limit > 0 {
+		query, args = s.SelectLimit(limit)
+	}
+	ids, err := runSelect(ctx, db, s.Dialect, query, args)
+	if err == nil || s.q == nil || !refused(s.Dialect, err) {
+		return ids, false, err
+	}
+	co, cerr := newCoordinator(s.q, s.Dialect, s.m)
+	if cerr != nil {
+		return nil, false, errors.Join(err, cerr)
+	}
+	ids, err = co.run(ctx, db, limit)
+	return ids, true, err
+}
+
+// RunLimit is Run for the first limit matches (SelectLimit); on a
+// sharded engine a statement it refuses is answered by the coordinator.
+func (s *SQL) RunLimit(ctx context.Context, db *sql.DB, limit int) ([]int64, error) {
+	if limit <= 0 {
+		return []int64{}, nil
+	}
+	ids, _, err := s.exec(ctx, db, limit)
+	return ids, err
+}
+
+// ReadObjects and ReadUsers: placeholders until compile/read.go lands.
+func ReadObjects(ctx context.Context, db *sql.DB, d Dialect, m *Mapping, c *schema.Context, ids []int64, want func(obj *schema.Object, f *schema.Field) bool) ([]any, error) {
+	return nil, errors.New("not yet")
+}
+
+func ReadUsers(ctx context.Context, db *sql.DB, d Dialect, m *Mapping) ([]schema.UserRef, error) {
+	return nil, errors.New("not yet")
+}
+
+// Coordinate answers q on db as the coordinator does on a sharded engine,
+// on any engine: the prefilter's candidates, read back and matched by the
+// evaluator. It returns the keys of the matches in ascending order, at
+// most limit of them (all when limit <= 0). Exec and Run call it for what
+// a sharded engine refuses; it is exported for tools and for the
+// differential suite, which proves it on every engine.
+func Coordinate(ctx context.Context, db *sql.DB, d Dialect, m *Mapping, q *typecheck.Query, limit int) ([]int64, error) {
+	switch {
+	case q == nil || q.Root == nil || q.Context == nil:
+		return nil, errors.New("compile: no checked query")
+	case q.Diags.HasErrors():
+		return nil, fmt.Errorf("compile: the query has errors: %v", q.Diags[0].Message)
+	case d == nil || m == nil || db == nil:
+		return nil, errors.New("compile: Coordinate needs a database, a dialect and a mapping")
+	}
+	co, err := newCoordinator(q, d, m)
+	if err != nil {
+		return nil, err
+	}
+	return co.run(ctx, db, limit)
+}
