@@ -67,7 +67,7 @@ func newCoordinator(q *typecheck.Query, d Dialect, m *Mapping) (*coordinator, er
 	}
 	var pre *SQL
 	if len(kept) == 0 {
-		alias := "t0"
+		alias := rootAlias
 		pre = &SQL{
 			Where:   d.Bool(true),
 			From:    d.Quote(root.Name) + " AS " + alias,
@@ -205,9 +205,12 @@ func inspectBoth(q *typecheck.Query, f func(typecheck.Node)) {
 // panicked.
 var refusal = regexp.MustCompile(`VT\d{5}|missing bind var|syntax error|invalid connection`)
 
-// refused reports whether err is a sharded dialect's engine refusing a
-// statement, which the coordinator answers instead (see refusal).
-func refused(d Dialect, err error) bool {
+// Refused reports whether err, from compiling or running a statement for
+// dialect d, is a sharded engine refusing it (or the compiler refusing a
+// form the engine answers wrongly, ErrSharded): the coordinator answers
+// such a query instead (Exec, Coordinate). It is false for every other
+// dialect and error, a timeout or a cancellation included.
+func Refused(d Dialect, err error) bool {
 	if _, sharded := d.(Sharding); !sharded || err == nil {
 		return false
 	}
@@ -230,7 +233,7 @@ func refused(d Dialect, err error) bool {
 func Exec(ctx context.Context, db *sql.DB, d Dialect, m *Mapping, q *typecheck.Query, p Purpose, limit int) (ids []int64, coordinated bool, err error) {
 	s, err := CompileFor(q, d, m, p)
 	if err != nil {
-		if !refused(d, err) {
+		if !Refused(d, err) {
 			return nil, false, err
 		}
 		co, cerr := newCoordinator(q, d, m)
@@ -251,7 +254,7 @@ func (s *SQL) exec(ctx context.Context, db *sql.DB, limit int) ([]int64, bool, e
 		query, args = s.SelectLimit(limit)
 	}
 	ids, err := runSelect(ctx, db, s.Dialect, query, args)
-	if err == nil || s.q == nil || !refused(s.Dialect, err) {
+	if err == nil || s.q == nil || !Refused(s.Dialect, err) {
 		return ids, false, err
 	}
 	co, cerr := newCoordinator(s.q, s.Dialect, s.m)
@@ -270,15 +273,6 @@ func (s *SQL) RunLimit(ctx context.Context, db *sql.DB, limit int) ([]int64, err
 	}
 	ids, _, err := s.exec(ctx, db, limit)
 	return ids, err
-}
-
-// ReadObjects and ReadUsers: placeholders until compile/read.go lands.
-func ReadObjects(ctx context.Context, db *sql.DB, d Dialect, m *Mapping, c *schema.Context, ids []int64, want func(obj *schema.Object, f *schema.Field) bool) ([]any, error) {
-	return nil, errors.New("not yet")
-}
-
-func ReadUsers(ctx context.Context, db *sql.DB, d Dialect, m *Mapping) ([]schema.UserRef, error) {
-	return nil, errors.New("not yet")
 }
 
 // Coordinate answers q on db as the coordinator does on a sharded engine,
@@ -302,3 +296,59 @@ func Coordinate(ctx context.Context, db *sql.DB, d Dialect, m *Mapping, q *typec
 	}
 	return co.run(ctx, db, limit)
 }
+
+// KeyIn is a compiled condition selecting exactly the root objects of
+// context c whose keys are ids: `t0.id IN (?, ...)` (FALSE for no ids),
+// with the alias and columns CompileFor writes, so that a service can put
+// the coordinator's answer where a compiled query's Where goes. It fails
+// with ErrTooManyParams when ids has more values than one statement of d
+// may hold.
+func KeyIn(d Dialect, m *Mapping, c *schema.Context, ids []int64) (*SQL, error) {
+	if d == nil || m == nil || c == nil {
+		return nil, errors.New("compile: KeyIn needs a dialect, a mapping and a context")
+	}
+	root, err := m.Table(c.Root)
+	if err != nil {
+		return nil, err
+	}
+	if root.Key == "" {
+		return nil, fmt.Errorf("compile: table %s of the %s context has no key", root.Name, c.Name)
+	}
+	for _, id := range []string{root.Name, root.Key} {
+		if err := checkIdent(id); err != nil {
+			return nil, fmt.Errorf("compile: table of the %s context: %w", c.Name, err)
+		}
+	}
+	if len(ids) > d.MaxParams() {
+		return nil, fmt.Errorf("compile: %d keys, more than the %d parameters one %s statement may have: %w", len(ids), d.MaxParams(), d.Name(), ErrTooManyParams)
+	}
+	alias := rootAlias
+	s := &SQL{
+		From:    d.Quote(root.Name) + " AS " + alias,
+		Key:     alias + "." + d.Quote(root.Key),
+		Table:   root.Name,
+		Alias:   alias,
+		Dialect: d,
+	}
+	if len(ids) == 0 {
+		s.Where = d.Bool(false)
+		return s, nil
+	}
+	var b strings.Builder
+	b.WriteString(s.Key + " IN (")
+	s.Args = make([]any, len(ids))
+	for i, id := range ids {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		s.Args[i] = id
+		b.WriteString(d.Param(i+1, schema.Int))
+	}
+	b.WriteString(")")
+	s.Where = b.String()
+	return s, nil
+}
+
+// rootAlias is the root row's alias in every compiled condition: the
+// compiler's first alias (compiler.alias).
+const rootAlias = "t0"
