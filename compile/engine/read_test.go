@@ -215,6 +215,27 @@ func TestReadObjectsErrors(t *testing.T) {
 	require.ErrorContains(t, err, "reading string_labels: string_id")
 }
 
+// TestReadObjectsOrdinal: the elements of a foreign-key collection come
+// in the order of their OrdinalColumn, not in the order of the rows.
+func TestReadObjectsOrdinal(t *testing.T) {
+	cat := schema.New()
+	m := compile.DefaultMapping(cat)
+	p := demo.Default()
+	db := openRead(t, "sqlite", m, p)
+	c, _ := cat.Context(schema.CtxStrings)
+	i := slices.IndexFunc(p.Strings, func(s schema.SourceString) bool { return len(s.LanguagesSummary) >= 3 })
+	require.GreaterOrEqual(t, i, 0)
+	s := p.Strings[i]
+	_, err := db.SQL.ExecContext(context.Background(), `UPDATE languages_summary SET ordinal = -1 - ordinal WHERE string_id = ?`, s.ID)
+	require.NoError(t, err)
+	got, err := compile.ReadObjects(context.Background(), db.SQL, db.Dialect, m, c, []int64{s.ID}, nil)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	want := slices.Clone(s.LanguagesSummary)
+	slices.Reverse(want)
+	assert.Equal(t, want, got[0].(*schema.SourceString).LanguagesSummary)
+}
+
 // twoParams is a dialect that binds at most two parameters a statement.
 type twoParams struct{ compile.Dialect }
 
