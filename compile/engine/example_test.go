@@ -101,3 +101,36 @@ func ExampleClassify() {
 	fmt.Println(class)
 	// Output: unavailable
 }
+
+// ReadObjects reads objects back from a database into the Go types the
+// evaluator runs on: here a string with its translation and its vote.
+func ExampleLoadFile_readObjects() {
+	ctx := context.Background()
+	db, err := engine.OpenSQLite("")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer db.Close()
+	data := `{"kind":"user","id":11,"login":"alice"}
+{"kind":"string","id":1,"type":"plain","text":"Pay now","added":"2024-01-01 10:00:00","translations":[{"id":7,"language":"de","text":"Jetzt zahlen","user":11,"added":"2024-01-02 10:00:00","updated":"2024-01-02 10:00:00","votes":[{"mark":"up","user":11,"added":"2024-01-03 10:00:00"}]}]}
+`
+	if _, err := engine.LoadFile(ctx, db, strings.NewReader(data), schema.ReadOptions{}, nil); err != nil {
+		fmt.Println(err)
+		return
+	}
+	cat := schema.New()
+	c, _ := cat.Context("strings")
+	objs, err := compile.ReadObjects(ctx, db.SQL, db.Dialect, compile.DefaultMapping(cat), c, []int64{1, 2}, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, o := range objs {
+		s := o.(*schema.SourceString)
+		tr := s.Translations[0]
+		fmt.Println(s.ID, s.Text, "/", tr.Language, tr.Text, "/", tr.Votes[0].Mark, "by", tr.Votes[0].User)
+	}
+	// Output:
+	// 1 Pay now / de Jetzt zahlen / up by 11
+}
