@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -120,14 +121,16 @@ func (co *coordinator) run(ctx context.Context, db *sql.DB, limit int) ([]int64,
 		return nil, fmt.Errorf("compile: the coordinator's prefilter: %w", err)
 	}
 	var opts []eval.Option
-	if usesUsers(co.q) {
+	q := co.q
+	if usesUsers(q) {
 		users, err := ReadUsers(ctx, db, co.d, co.m)
 		if err != nil {
 			return nil, fmt.Errorf("compile: the coordinator: %w", err)
 		}
 		opts = append(opts, eval.WithUserRefs(users...))
+		q = resolveMentions(q, users)
 	}
-	prog, err := eval.Compile(co.q, opts...)
+	prog, err := eval.Compile(q, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("compile: the coordinator: %w", err)
 	}
@@ -159,15 +162,18 @@ func (co *coordinator) run(ctx context.Context, db *sql.DB, limit int) ([]int64,
 	return ids, nil
 }
 
-// usesUsers reports whether evaluating q reads the users table: a login,
-// or a mention of a login not resolved to an id.
+// usesUsers reports whether evaluating q reads the users table: a
+// user's field (`login of user`, `user with (...)`), or a mention of a
+// login not resolved to an id.
 func usesUsers(q *typecheck.Query) bool {
 	found := false
 	inspectBoth(q, func(n typecheck.Node) {
 		switch n := n.(type) {
 		case *typecheck.Const:
-			found = found || (n.Unresolved && n.T.Kind == schema.User)
+			found = found || n.Unresolved
 		case *typecheck.Member:
+			found = found || n.X.Type().Kind == schema.User
+		case *typecheck.Filter:
 			found = found || n.X.Type().Kind == schema.User
 		}
 	})
@@ -352,3 +358,104 @@ func KeyIn(d Dialect, m *Mapping, c *schema.Context, ids []int64) (*SQL, error) 
 // rootAlias is the root row's alias in every compiled condition: the
 // compiler's first alias (compiler.alias).
 const rootAlias = "t0"
+
+// resolveMentions returns q with every @user mention not resolved to an
+// id (Const.Unresolved) resolved against users, as the SQL's lookup in
+// the users table resolves it. A login no user has is absent in SQL (the
+// lookup finds no row); users compare only with = and !=, which are
+// null-safe, so such a mention becomes an id no user has, one for every
+// such login: it equals another unknown login's mention and nothing
+// else, as absent equals absent and nothing else.
+func resolveMentions(q *typecheck.Query, users []schema.UserRef) *typecheck.Query {
+	core, scopes := typecheck.CoreOf(q)
+	ids := make(map[string]int64, len(users))
+	taken := make(map[int64]bool, len(users))
+	for _, u := range users {
+		ids[u.Login] = u.ID
+		taken[u.ID] = true
+	}
+	none := int64(math.MinInt64)
+	for taken[none] {
+		none++
+	}
+	cp := *q
+	cp.Core = mapConsts(core, func(k *typecheck.Const) *typecheck.Const {
+		if !k.Unresolved {
+			return k
+		}
+		id, ok := ids[k.S]
+		if !ok {
+			id = none
+		}
+		return &typecheck.Const{T: k.T, I: id, Sp: k.Sp}
+	})
+	cp.CoreScopes = scopes
+	return &cp
+}
+
+// mapConsts returns a copy of the core tree n with every constant k
+// replaced by f(k).
+func mapConsts(n typecheck.Node, f func(*typecheck.Const) *typecheck.Const) typecheck.Node {
+	m := func(x typecheck.Node) typecheck.Node { return mapConsts(x, f) }
+	switch n := n.(type) {
+	case *typecheck.Const:
+		return f(n)
+	case *typecheck.Member:
+		c := *n
+		c.X = m(n.X)
+		return &c
+	case *typecheck.Count:
+		c := *n
+		c.X = m(n.X)
+		return &c
+	case *typecheck.Filter:
+		c := *n
+		c.X, c.Pred = m(n.X), m(n.Pred)
+		return &c
+	case *typecheck.Not:
+		c := *n
+		c.X = m(n.X)
+		return &c
+	case *typecheck.Logic:
+		c := *n
+		c.X, c.Y = m(n.X), m(n.Y)
+		return &c
+	case *typecheck.Arith:
+		c := *n
+		c.X, c.Y = m(n.X), m(n.Y)
+		return &c
+	case *typecheck.Neg:
+		c := *n
+		c.X = m(n.X)
+		return &c
+	case *typecheck.Compare:
+		c := *n
+		c.X, c.Y = m(n.X), m(n.Y)
+		return &c
+	case *typecheck.Between:
+		c := *n
+		c.X, c.Lo, c.Hi = m(n.X), m(n.Lo), m(n.Hi)
+		return &c
+	case *typecheck.Contains:
+		c := *n
+		c.X, c.Sub = m(n.X), m(n.Sub)
+		return &c
+	case *typecheck.If:
+		c := *n
+		c.Cond, c.Then, c.Else = m(n.Cond), m(n.Then), m(n.Else)
+		return &c
+	case *typecheck.ToFloat:
+		c := *n
+		c.X = m(n.X)
+		return &c
+	case *typecheck.IsSet:
+		c := *n
+		c.X = m(n.X)
+		return &c
+	case *typecheck.Exists:
+		c := *n
+		c.X = m(n.X)
+		return &c
+	}
+	return n
+}
