@@ -65,6 +65,10 @@ type httpError struct {
 	// validation, when set, is the body of a 400.
 	validation []ValidationError
 	message    string
+	// refused: a sharded engine refused the query's statement (or the
+	// compiler refused to send it there); the coordinator answers the
+	// request again (Server.coordinatedOnRefusal).
+	refused bool
 }
 
 func (e *httpError) Error() string { return strconv.Itoa(e.status) + " " + e.message }

@@ -256,7 +256,7 @@ func (s *Server) list(ctxName string, body bool) func(*http.Request) (any, *http
 		}
 		// The page's condition in the forms an engine stops early on,
 		// the total's in the forms fastest over every match.
-		where, args, e := s.compile(p, ctxName, params.croql, compile.Page)
+		where, args, e := s.compile(r, p, ctxName, params.croql, compile.Page)
 		if e != nil {
 			return nil, e
 		}
@@ -268,7 +268,7 @@ func (s *Server) list(ctxName string, body bool) func(*http.Request) (any, *http
 			return nil, e
 		}
 		wholeSet := func() ([]string, []any, *httpError) {
-			where, args, e := s.compile(p, ctxName, params.croql, compile.WholeSet)
+			where, args, e := s.compile(r, p, ctxName, params.croql, compile.WholeSet)
 			if e != nil {
 				return nil, nil, e
 			}
@@ -302,7 +302,7 @@ func (s *Server) list(ctxName string, body bool) func(*http.Request) (any, *http
 			return nil
 		})
 		if err != nil {
-			return nil, s.dbError(r, ctx, params.croql, err)
+			return nil, s.dbErrorOn(p, r, ctx, params.croql, err)
 		}
 		return listBody(page, params, total), nil
 	}
@@ -335,8 +335,12 @@ func whereClause(where []string) string {
 }
 
 // compile checks src in the project's environment and compiles it for
-// the project's dialect and purpose. A blank src lists every object.
-func (s *Server) compile(p *Project, ctxName, src string, purpose compile.Purpose) ([]string, []any, *httpError) {
+// the project's dialect and purpose. A blank src lists every object. On a
+// sharded engine, a form the compiler will not send there is refused
+// (httpError.refused), and a request the coordinator answers
+// (withCoordination, on r's context) gets the coordinator's matches
+// (coordinated).
+func (s *Server) compile(r *http.Request, p *Project, ctxName, src string, purpose compile.Purpose) ([]string, []any, *httpError) {
 	if !utf8.ValidString(src) {
 		at := 0
 		for at < len(src) {
@@ -357,7 +361,13 @@ func (s *Server) compile(p *Project, ctxName, src string, purpose compile.Purpos
 	if err != nil {
 		return nil, nil, &httpError{status: http.StatusInternalServerError, message: "Internal Server Error"}
 	}
+	if co := coordinationOf(r.Context()); co != nil && isSharded(p.Dialect()) {
+		return s.coordinated(r, co, p, env, ctxName, src)
+	}
 	c, diags := env.SQLFor(src, p.Dialect(), s.mapping, purpose)
+	if c == nil && isSharded(p.Dialect()) && errors.Is(diags.Err(), compile.ErrSharded) {
+		return nil, nil, &httpError{status: http.StatusInternalServerError, message: "Internal Server Error", refused: true}
+	}
 	if c == nil {
 		// A back end's error (RuleSQL) is over the part of the query
 		// the database cannot take; say which database.

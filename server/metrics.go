@@ -20,6 +20,9 @@ type metrics struct {
 	latency  *prometheus.HistogramVec
 	engine   *prometheus.HistogramVec
 	refused  *prometheus.CounterVec
+	// coordinated counts the list requests the coordinator answered on
+	// a sharded engine (coordinatedOnRefusal).
+	coordinated prometheus.Counter
 }
 
 // newMetrics registers the server's metrics: requests by route pattern
@@ -40,8 +43,10 @@ func newMetrics(s *Server) *metrics {
 		refused: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "croql_lane_refused_total",
 			Help: "List requests refused by admission, by lane and reason (too-costly: over the request budget; full: the lane's queue was full; wait: no place before the deadline; token: the token's limit)."},
 			[]string{"lane", "reason"}),
+		coordinated: prometheus.NewCounter(prometheus.CounterOpts{Name: "croql_coordinated_requests_total",
+			Help: "List requests whose query a sharded engine (Vitess) refused, answered through croql's coordinator."}),
 	}
-	reg.MustRegister(m.requests, m.latency, m.engine, m.refused,
+	reg.MustRegister(m.requests, m.latency, m.engine, m.refused, m.coordinated,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	for _, l := range []*lane{s.lanes.cheap, s.lanes.expensive} {
 		reg.MustRegister(

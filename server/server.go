@@ -269,12 +269,12 @@ func (s *Server) routes() {
 		{"/api/v2/glossaries/{glossaryId}/terms", croql.Glossary},
 	} {
 		if e.context == croql.Translations {
-			s.Handle("GET "+e.path, s.admit(e.context, false, s.api(s.listTranslations(false))))
-			s.Handle("POST "+e.path+"/query", s.admit(e.context, true, s.api(s.listTranslations(true))))
+			s.Handle("GET "+e.path, s.admit(e.context, false, s.api(s.coordinatedOnRefusal(false, s.listTranslations(false)))))
+			s.Handle("POST "+e.path+"/query", s.admit(e.context, true, s.api(s.coordinatedOnRefusal(true, s.listTranslations(true)))))
 			continue
 		}
-		s.Handle("GET "+e.path, s.admit(e.context, false, s.api(s.list(e.context, false))))
-		s.Handle("POST "+e.path+"/query", s.admit(e.context, true, s.api(s.list(e.context, true))))
+		s.Handle("GET "+e.path, s.admit(e.context, false, s.api(s.coordinatedOnRefusal(false, s.list(e.context, false)))))
+		s.Handle("POST "+e.path+"/query", s.admit(e.context, true, s.api(s.coordinatedOnRefusal(true, s.list(e.context, true)))))
 	}
 	s.apiRoutes()
 	// Anything else under the API is a JSON 404 (after the token check,

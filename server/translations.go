@@ -83,7 +83,7 @@ func (s *Server) listTranslations(body bool) func(*http.Request) (any, *httpErro
 		// fastest over every match. On a sharded engine the string
 		// filters and ids are applied apart (shardedRows).
 		build := func(purpose compile.Purpose) ([]string, []any, *httpError) {
-			where, args, e := s.compile(p, croql.Translations, params.croql, purpose)
+			where, args, e := s.compile(r, p, croql.Translations, params.croql, purpose)
 			if e != nil {
 				return nil, nil, e
 			}
@@ -267,7 +267,7 @@ func (s *Server) listTranslations(body bool) func(*http.Request) (any, *httpErro
 			err = read(false)
 		}
 		if err != nil {
-			return nil, s.dbError(r, ctx, params.croql, err)
+			return nil, s.dbErrorOn(p, r, ctx, params.croql, err)
 		}
 		if resident {
 			s.resident.served.Add(1)

@@ -1,6 +1,8 @@
 package server_test
 
 import (
+	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -72,4 +74,65 @@ func TestVitessServed(t *testing.T) {
 		}
 	}
 	t.Logf("vitess: %d seed pattern lists served with the evaluator's ids", served)
+}
+
+// TestVitessServedByCoordinator: lists whose query vtgate refuses (its
+// planner panics on one, refuses a correlated scalar subquery in others)
+// or that the compiler will not send to vtgate (an @user mention left to
+// the users table) are answered through the coordinator, as SQLite answers
+// them, byte for byte: with paging, an order, a total, and as a POST
+// …/query whose body is read again.
+func TestVitessServedByCoordinator(t *testing.T) {
+	testdb.Need(t, "vitess")
+	p := demo(t)
+	vt := serve(t, "vitess", server.Config{}, p)
+	lite := serve(t, "sqlite", server.Config{}, p)
+	type req struct {
+		path string
+		q    url.Values
+	}
+	var reqs []req
+	order := map[string]string{croql.Strings: "id desc", croql.Translations: "translationId desc"}
+	for _, c := range []struct{ ctx, query string }{
+		{croql.Strings, `name of branch = "main" or count of comments > 0`},                                                // a planner panic
+		{croql.Strings, `count of translations > count of languages summary`},                                              // VT12001
+		{croql.Strings, `count of translations where (count of votes where (is up) > count of votes where (is down)) > 0`}, // VT12001
+		{croql.Strings, `labels with (is system) or count of labels where (title contains "a") = 2`},                       // VT12001
+		{croql.Translations, `count of votes where (is up) > count of votes where (is down) or text contains "a"`},
+	} {
+		langs := []string{""}
+		if c.ctx == croql.Translations {
+			langs = []string{"de", "fr"}
+		}
+		for _, lang := range langs {
+			path := listPath(c.ctx, lang)
+			reqs = append(reqs,
+				req{path, url.Values{"croql": {c.query}}},
+				req{path, url.Values{"croql": {c.query}, "limit": {"3"}, "offset": {"2"}, "withTotal": {"true"}}},
+				req{path, url.Values{"croql": {c.query}, "orderBy": {order[c.ctx]}, "limit": {"4"}}},
+			)
+		}
+	}
+	for _, r := range reqs {
+		vs, vb := get(t, vt, r.path, r.q)
+		ls, lb := get(t, lite, r.path, r.q)
+		require.Equal(t, http.StatusOK, ls, "%s %v: %v", r.path, r.q, lb)
+		assert.Equal(t, ls, vs, "%s %v: %v", r.path, r.q, vb)
+		assert.Equal(t, lb, vb, "%s %v", r.path, r.q)
+	}
+	// POST …/query: the body is read again for the coordinator's answer.
+	body := map[string]any{"croql": `count of translations > count of languages summary`, "limit": 5}
+	vs, vb := postQuery(t, http.DefaultClient, vt.URL, body)
+	ls, lb := postQuery(t, http.DefaultClient, lite.URL, body)
+	require.Equal(t, http.StatusOK, ls, string(lb))
+	assert.Equal(t, ls, vs, string(vb))
+	assert.JSONEq(t, string(lb), string(vb))
+	// Each was answered through the coordinator (/metrics counts them).
+	mres, err := http.Get(vt.URL + "/metrics")
+	require.NoError(t, err)
+	defer mres.Body.Close()
+	mtext, err := io.ReadAll(mres.Body)
+	require.NoError(t, err)
+	assert.Contains(t, string(mtext), fmt.Sprintf("croql_coordinated_requests_total %d\n", len(reqs)+1))
+	t.Logf("vitess: %d lists and a POST …/query answered through the coordinator as on SQLite", len(reqs))
 }
