@@ -352,3 +352,61 @@ func TestCoordinatorDifferential(t *testing.T) {
 		}
 	}
 }
+
+// vtgateRefuses are queries of the edge list that vtgate refuses (its
+// planner panics on the first; VT12001 on the others), which the
+// coordinator answers on Vitess.
+var vtgateRefuses = []struct{ context, query string }{
+	{"strings", `name of branch = "main" or count of comments > 0`},
+	{"strings", `count of translations > count of languages summary`},
+	{"strings", `count of translations where (count of votes where (is up) > count of votes where (is down)) > 0`},
+	{"strings", `labels with (is system) or count of labels where (title contains "a") = 2`},
+	{"translations", `count of votes where (is up) > count of votes where (is down) or text contains "a"`},
+	{"strings", `is hidden and count of translations > count of languages summary`},
+}
+
+// BenchmarkVitessCoordinator times the queries vtgate refuses
+// (vtgateRefuses), over a generated 2,000-string project: answered by the
+// coordinator on a 2-shard Vitess keyspace, and by the SQL on one MariaDB,
+// in one run. It needs CROQL_VITESS_DSN and CROQL_MYSQL_DSN:
+//
+//	go test ./compile/engine/conformance -run '^$' -bench VitessCoordinator -benchtime 3x
+func BenchmarkVitessCoordinator(b *testing.B) {
+	testdb.Need(b, "vitess")
+	testdb.Need(b, "mysql")
+	ctx := context.Background()
+	p := demo.Generate(demo.Options{Strings: 2000, Seed: 1})
+	dbs := map[string]*engine.DB{}
+	for _, e := range []string{"mysql", "vitess"} {
+		db, err := engine.Open(ctx, e, dsnOf(e))
+		require.NoError(b, err)
+		b.Cleanup(func() { _ = db.Close() })
+		require.NoError(b, engine.Load(ctx, db, compile.DefaultMapping(schema.New()), p))
+		dbs[e] = db
+	}
+	var qs []*typecheck.Query
+	for _, x := range vtgateRefuses {
+		q, err := tryCheck(x.query, checkOpts{context: x.context, edition: schema.Enterprise, users: p.UserIDs()})
+		require.NoError(b, err, x.query)
+		want := evalIDs(b, q, p)
+		for e, db := range dbs {
+			got, coordinated, err := compile.Exec(ctx, db.SQL, db.Dialect, compile.DefaultMapping(catalogOf(q)), q, compile.WholeSet, 0)
+			require.NoError(b, err, "%q on %s", x.query, e)
+			require.Equal(b, want, got, "%q on %s", x.query, e)
+			require.Equal(b, e == "vitess", coordinated, "%q on %s: answered by the coordinator", x.query, e)
+		}
+		qs = append(qs, q)
+	}
+	for _, e := range []string{"mysql", "vitess"} {
+		b.Run(e, func(b *testing.B) {
+			for b.Loop() {
+				for _, q := range qs {
+					if _, _, err := compile.Exec(ctx, dbs[e].SQL, dbs[e].Dialect, compile.DefaultMapping(catalogOf(q)), q, compile.WholeSet, 0); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(float64(len(qs)), "queries")
+		})
+	}
+}
