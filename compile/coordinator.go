@@ -396,66 +396,16 @@ func resolveMentions(q *typecheck.Query, users []schema.UserRef) *typecheck.Quer
 // mapConsts returns a copy of the core tree n with every constant k
 // replaced by f(k).
 func mapConsts(n typecheck.Node, f func(*typecheck.Const) *typecheck.Const) typecheck.Node {
-	m := func(x typecheck.Node) typecheck.Node { return mapConsts(x, f) }
-	switch n := n.(type) {
-	case *typecheck.Const:
-		return f(n)
-	case *typecheck.Member:
-		c := *n
-		c.X = m(n.X)
-		return &c
-	case *typecheck.Count:
-		c := *n
-		c.X = m(n.X)
-		return &c
-	case *typecheck.Filter:
-		c := *n
-		c.X, c.Pred = m(n.X), m(n.Pred)
-		return &c
-	case *typecheck.Not:
-		c := *n
-		c.X = m(n.X)
-		return &c
-	case *typecheck.Logic:
-		c := *n
-		c.X, c.Y = m(n.X), m(n.Y)
-		return &c
-	case *typecheck.Arith:
-		c := *n
-		c.X, c.Y = m(n.X), m(n.Y)
-		return &c
-	case *typecheck.Neg:
-		c := *n
-		c.X = m(n.X)
-		return &c
-	case *typecheck.Compare:
-		c := *n
-		c.X, c.Y = m(n.X), m(n.Y)
-		return &c
-	case *typecheck.Between:
-		c := *n
-		c.X, c.Lo, c.Hi = m(n.X), m(n.Lo), m(n.Hi)
-		return &c
-	case *typecheck.Contains:
-		c := *n
-		c.X, c.Sub = m(n.X), m(n.Sub)
-		return &c
-	case *typecheck.If:
-		c := *n
-		c.Cond, c.Then, c.Else = m(n.Cond), m(n.Then), m(n.Else)
-		return &c
-	case *typecheck.ToFloat:
-		c := *n
-		c.X = m(n.X)
-		return &c
-	case *typecheck.IsSet:
-		c := *n
-		c.X = m(n.X)
-		return &c
-	case *typecheck.Exists:
-		c := *n
-		c.X = m(n.X)
-		return &c
+	if k, ok := n.(*typecheck.Const); ok {
+		return f(k)
 	}
-	return n
+	ops := typecheck.Operands(n)
+	if len(ops) == 0 {
+		return n
+	}
+	out := make([]typecheck.Node, len(ops))
+	for i, x := range ops {
+		out[i] = mapConsts(x, f)
+	}
+	return typecheck.WithOperands(n, out)
 }

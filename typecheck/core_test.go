@@ -1,6 +1,7 @@
 package typecheck_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -103,4 +104,43 @@ func TestNullable(t *testing.T) {
 	}
 	unresolved := &typecheck.Const{T: schema.Type{Kind: schema.User}, S: "ghost", Unresolved: true}
 	assert.True(t, typecheck.Nullable(unresolved), "an unresolved mention may find no user")
+}
+
+// TestWithOperands: WithOperands(n, Operands(n)) is a copy of every node
+// with operands (a new node, equal to n), over trees that hold every kind
+// of node; a wrong count of operands leaves n as it is.
+func TestWithOperands(t *testing.T) {
+	cat := schema.New()
+	kinds := map[string]bool{}
+	for _, tc := range []struct{ ctx, src string }{
+		{"strings", `count of translations where (count of votes where (is up) > 0) > 0 and not (max length between 1 and -(2 + 3))`},
+		{"strings", `(if is hidden then text else identifier) contains "a" xor name of file = "x" or languages summary with (translation updated)`},
+		{"strings", `max length / 2 > 1.5 and file with (name = "a")`},
+	} {
+		tree, pd := parser.Parse(tc.src)
+		require.Empty(t, pd, tc.src)
+		q := typecheck.Check(config(t, cat, tc.ctx, "standard"), tc.src, tree)
+		require.False(t, q.Diags.HasErrors(), "%s: %v", tc.src, q.Diags)
+		core, _ := typecheck.CoreOf(q)
+		for _, root := range []typecheck.Node{q.Root, core} {
+			typecheck.Inspect(root, func(n typecheck.Node) {
+				ops := typecheck.Operands(n)
+				c := typecheck.WithOperands(n, ops)
+				if len(ops) == 0 {
+					assert.Same(t, n, c)
+					return
+				}
+				kinds[fmt.Sprintf("%T", n)] = true
+				assert.NotSame(t, n, c, "%T", n)
+				assert.Equal(t, n, c, "%T", n)
+				assert.Equal(t, ops, typecheck.Operands(c), "%T", n)
+				assert.Same(t, n, typecheck.WithOperands(n, ops[1:]), "%T with an operand too few", n)
+			})
+		}
+	}
+	for _, k := range []string{"*typecheck.Member", "*typecheck.Count", "*typecheck.Filter", "*typecheck.Not", "*typecheck.Logic",
+		"*typecheck.Arith", "*typecheck.Neg", "*typecheck.Compare", "*typecheck.Between", "*typecheck.Contains", "*typecheck.If",
+		"*typecheck.ToFloat", "*typecheck.IsSet", "*typecheck.Exists"} {
+		assert.True(t, kinds[k], "no %s in the trees", k)
+	}
 }

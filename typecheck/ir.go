@@ -302,6 +302,74 @@ func Operands(n Node) []Node {
 	return nil
 }
 
+// WithOperands returns a copy of n whose direct operands are ops, in the
+// order Operands lists them; a node without operands is returned as it
+// is. With Operands it rebuilds a tree with some nodes replaced.
+func WithOperands(n Node, ops []Node) Node {
+	if len(ops) != len(Operands(n)) {
+		return n
+	}
+	switch n := n.(type) {
+	case *Member:
+		c := *n
+		c.X = ops[0]
+		return &c
+	case *Count:
+		c := *n
+		c.X = ops[0]
+		return &c
+	case *Filter:
+		c := *n
+		c.X, c.Pred = ops[0], ops[1]
+		return &c
+	case *Not:
+		c := *n
+		c.X = ops[0]
+		return &c
+	case *Logic:
+		c := *n
+		c.X, c.Y = ops[0], ops[1]
+		return &c
+	case *Arith:
+		c := *n
+		c.X, c.Y = ops[0], ops[1]
+		return &c
+	case *Neg:
+		c := *n
+		c.X = ops[0]
+		return &c
+	case *Compare:
+		c := *n
+		c.X, c.Y = ops[0], ops[1]
+		return &c
+	case *Between:
+		c := *n
+		c.X, c.Lo, c.Hi = ops[0], ops[1], ops[2]
+		return &c
+	case *Contains:
+		c := *n
+		c.X, c.Sub = ops[0], ops[1]
+		return &c
+	case *If:
+		c := *n
+		c.Cond, c.Then, c.Else = ops[0], ops[1], ops[2]
+		return &c
+	case *ToFloat:
+		c := *n
+		c.X = ops[0]
+		return &c
+	case *IsSet:
+		c := *n
+		c.X = ops[0]
+		return &c
+	case *Exists:
+		c := *n
+		c.X = ops[0]
+		return &c
+	}
+	return n
+}
+
 // Inspect calls f on every node of the tree rooted at n, parents before
 // their operands.
 func Inspect(n Node, f func(Node)) {

@@ -35,27 +35,14 @@ import (
 // coordinator answered, by the reason vtgate did not.
 func TestVitessDifferential(t *testing.T) {
 	testdb.Need(t, "vitess")
-	type query struct {
-		name, src string
-		opts      checkOpts
-	}
-	var qs []query
-	for _, c := range goodCases(t) {
-		qs = append(qs, query{name: c.Name, src: c.Query(), opts: caseOpts(c)})
-	}
-	for i, e := range edgeQueries {
-		qs = append(qs, query{name: fmt.Sprintf("edge-%d", i), src: e.query, opts: checkOpts{context: e.context, fold: e.fold, edition: schema.Enterprise}})
-	}
-	for i, e := range vitessQueries {
-		qs = append(qs, query{name: fmt.Sprintf("vitess-%d", i), src: e.query, opts: checkOpts{context: e.context, edition: schema.Enterprise}})
-	}
+	qs := vitessSuite(t)
 	for pname, p := range projects(t) {
 		vt := openLoaded(t, "vitess", p)
 		lite := openLoaded(t, "sqlite", p)
 		t.Run(pname, func(t *testing.T) {
 			var byVtgate, byCoordinator, checks, failed int
 			why := map[string][]string{}
-			run := func(x query, q *typecheck.Query, want []int64, how string) {
+			run := func(x suiteQuery, q *typecheck.Query, want []int64, how string) {
 				for _, purpose := range purposes {
 					checks++
 					name := x.name + how + " (" + purpose.String() + ")"
@@ -137,6 +124,28 @@ func vitessRefusal(db *engine.DB, q *typecheck.Query, p compile.Purpose) string 
 		return "vtgate answered on a second try"
 	}
 	return refusal(err)
+}
+
+// suiteQuery is a query of the Vitess differential suite.
+type suiteQuery struct {
+	name, src string
+	opts      checkOpts
+}
+
+// vitessSuite is the Vitess differential suite's queries: the good corpus
+// cases (with the seed patterns), the edge queries, and vitessQueries.
+func vitessSuite(t *testing.T) []suiteQuery {
+	var qs []suiteQuery
+	for _, c := range goodCases(t) {
+		qs = append(qs, suiteQuery{name: c.Name, src: c.Query(), opts: caseOpts(c)})
+	}
+	for i, e := range edgeQueries {
+		qs = append(qs, suiteQuery{name: fmt.Sprintf("edge-%d", i), src: e.query, opts: checkOpts{context: e.context, fold: e.fold, edition: schema.Enterprise}})
+	}
+	for i, e := range vitessQueries {
+		qs = append(qs, suiteQuery{name: fmt.Sprintf("vitess-%d", i), src: e.query, opts: checkOpts{context: e.context, edition: schema.Enterprise}})
+	}
+	return qs
 }
 
 // vitessQueries are the shapes the Vitess dialect writes in forms of its
@@ -301,20 +310,7 @@ func BenchmarkVitessSeedPatterns(b *testing.B) {
 // engine: every good corpus query and edge query, as a whole set and as
 // a first page, selects the evaluator's ids.
 func TestCoordinatorDifferential(t *testing.T) {
-	type query struct {
-		name, src string
-		opts      checkOpts
-	}
-	var qs []query
-	for _, c := range goodCases(t) {
-		qs = append(qs, query{name: c.Name, src: c.Query(), opts: caseOpts(c)})
-	}
-	for i, e := range edgeQueries {
-		qs = append(qs, query{name: fmt.Sprintf("edge-%d", i), src: e.query, opts: checkOpts{context: e.context, fold: e.fold, edition: schema.Enterprise}})
-	}
-	for i, e := range vitessQueries {
-		qs = append(qs, query{name: fmt.Sprintf("vitess-%d", i), src: e.query, opts: checkOpts{context: e.context, edition: schema.Enterprise}})
-	}
+	qs := vitessSuite(t)
 	ctx := context.Background()
 	for pname, p := range projects(t) {
 		for _, e := range engines(t) {
