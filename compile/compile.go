@@ -13,8 +13,12 @@
 //
 // Besides the compiler the package holds the relational mapping
 // ([DefaultMapping]), the reference DDL ([Mapping.DDL]), a loader that
-// stores a [schema.Project] in a database ([Load]) and a runner ([Run]).
-// Package compile/engine opens the three engines with what the compiled SQL
+// stores a [schema.Project] in a database ([Load]), a reader that reads
+// objects back ([ReadObjects]) and a runner ([Run]). On a sharded engine
+// (the [Vitess] dialect), a query the engine refuses is answered by the
+// coordinator ([Exec], [Coordinate]): the candidates the query's
+// own-column conditions select, read back and matched by the evaluator.
+// Package compile/engine opens the engines with what the compiled SQL
 // expects of a connection.
 package compile
 
@@ -55,7 +59,7 @@ type SQL struct {
 
 	// q and m are the query and mapping, kept for a sharded dialect
 	// (Sharding), whose engine may refuse the statement: Run and RunLimit
-	// then ask the coordinator (see coordinator.go).
+	// then ask the coordinator (see Exec).
 	q *typecheck.Query
 	m *Mapping
 }

@@ -234,7 +234,7 @@ func Refused(d Dialect, err error) bool {
 // purpose p (Page, with limit, reads the first rows of SelectLimit).
 // On a sharded engine ([Sharding]) a query the engine refuses, or that
 // the compiler will not send there ([ErrSharded]), is answered by the
-// coordinator (see the package documentation's "coordinator"), and
+// coordinator (see [Coordinate] and docs/serve.md, "Vitess"), and
 // coordinated is true.
 func Exec(ctx context.Context, db *sql.DB, d Dialect, m *Mapping, q *typecheck.Query, p Purpose, limit int) (ids []int64, coordinated bool, err error) {
 	s, err := CompileFor(q, d, m, p)

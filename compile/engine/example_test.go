@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/croql/croql"
 	"github.com/croql/croql/compile"
 	"github.com/croql/croql/compile/engine"
 	"github.com/croql/croql/schema"
@@ -133,4 +134,39 @@ func ExampleLoadFile_readObjects() {
 	}
 	// Output:
 	// 1 Pay now / de Jetzt zahlen / up by 11
+}
+
+// Coordinate answers a query as croql's coordinator does on Vitess for
+// the forms vtgate refuses: the candidates the query's own-column
+// conditions select, read back and matched by the evaluator. It runs on
+// any engine; here two counts compared with each other on SQLite.
+func ExampleOpen_coordinate() {
+	ctx := context.Background()
+	db, err := engine.OpenSQLite("")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer db.Close()
+	data := `{"kind":"user","id":11,"login":"alice"}
+{"kind":"string","id":1,"type":"plain","text":"Pay now","added":"2024-01-01 10:00:00","translations":[{"id":7,"language":"de","text":"Jetzt zahlen","user":11,"added":"2024-01-02 10:00:00","updated":"2024-01-02 10:00:00","votes":[{"mark":"up","user":11,"added":"2024-01-03 10:00:00"}]}]}
+{"kind":"string","id":2,"type":"plain","text":"Cancel","added":"2024-01-01 10:00:00","translations":[{"id":8,"language":"de","text":"Abbrechen","user":11,"added":"2024-01-02 10:00:00","updated":"2024-01-02 10:00:00","votes":[{"mark":"down","user":11,"added":"2024-01-03 10:00:00"}]}]}
+`
+	if _, err := engine.LoadFile(ctx, db, strings.NewReader(data), schema.ReadOptions{}, nil); err != nil {
+		fmt.Println(err)
+		return
+	}
+	env, err := croql.NewEnv(croql.Strings)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	q, diags := env.Check(`type is plain and translations with (count of votes where (is up) > count of votes where (is down))`)
+	if diags.HasErrors() {
+		fmt.Println(diags)
+		return
+	}
+	ids, err := compile.Coordinate(ctx, db.SQL, db.Dialect, compile.DefaultMapping(env.Catalog()), q, 0)
+	fmt.Println(ids, err)
+	// Output: [1] <nil>
 }
