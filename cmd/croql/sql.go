@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -65,6 +66,21 @@ func newSQLCmd(c *cli) *cobra.Command {
 				purpose = compile.Page
 			}
 			s, diags := env.SQLFor(src, d, compile.DefaultMapping(env.Catalog()), purpose)
+			// Notes on a sharded dialect, after the diagnostics.
+			var notes []string
+			if _, sharded := d.(compile.Sharding); sharded {
+				if page && s != nil {
+					notes = append(notes, fmt.Sprintf("note: on %s a page is compiled in the whole-set forms: vtgate sends a page's query to every shard, and refuses or misanswers the page forms (docs/serve.md, \"Vitess\")", d.Name()))
+				}
+				if s == nil && errors.Is(diags.Err(), compile.ErrSharded) {
+					notes = append(notes, fmt.Sprintf("note: croql query --engine %s and croql serve answer this query through croql's coordinator (docs/serve.md, \"Vitess\")", d.Name()))
+				}
+			}
+			defer func() {
+				for _, n := range notes {
+					fmt.Fprintln(c.stderr, n)
+				}
+			}()
 			if usersFile == "" && s != nil && !diags.HasErrors() {
 				if n := userMentions(src); n > 0 {
 					fmt.Fprintf(c.stderr, "warning: %d @user mention(s) compiled to a subselect on the users table, which a planner may run once per row; bind them to ids with --users FILE\n", n)

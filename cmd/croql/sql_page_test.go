@@ -25,3 +25,23 @@ func TestCmdSQLPage(t *testing.T) {
 		assert.NotContains(t, out, " IN (SELECT")
 	}
 }
+
+// TestCmdSQLVitessNotes: on vitess, --page says that a page is compiled in
+// the whole-set forms, and a form the compiler will not send to vtgate
+// says that croql query and croql serve answer it through the
+// coordinator.
+func TestCmdSQLVitessNotes(t *testing.T) {
+	code, out, errOut := runSQLCmd(t, "", "--dialect", "vitess", "--page", `count of translations = 3`)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "GROUP BY t1.`string_id` HAVING COUNT(*) = ?")
+	assert.Contains(t, errOut, "note: on vitess a page is compiled in the whole-set forms")
+	code, _, errOut = runSQLCmd(t, "", "--dialect", "vitess", `count of translations = 3`)
+	require.Equal(t, 0, code, errOut)
+	assert.NotContains(t, errOut, "note:")
+	code, _, errOut = runSQLCmd(t, "", "--dialect", "vitess", "--context", "translations", `(if count of approvals > 0 then @user:"bob" else user) with (id = user)`)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "note: croql query --engine vitess and croql serve answer this query through croql's coordinator")
+	code, _, errOut = runSQLCmd(t, "", "--dialect", "mysql", "--page", `count of translations = 3`)
+	require.Equal(t, 0, code, errOut)
+	assert.NotContains(t, errOut, "note:")
+}
