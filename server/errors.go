@@ -69,6 +69,8 @@ type httpError struct {
 	// compiler refused to send it there); the coordinator answers the
 	// request again (Server.coordinatedOnRefusal).
 	refused bool
+	// retryAfter, when positive, is the Retry-After header's seconds.
+	retryAfter int
 }
 
 func (e *httpError) Error() string { return strconv.Itoa(e.status) + " " + e.message }
@@ -128,6 +130,9 @@ func writeError(w http.ResponseWriter, e *httpError) {
 	body.Error.Code, body.Error.Message = e.status, e.message
 	if e.status == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="croql"`)
+	}
+	if e.retryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(e.retryAfter))
 	}
 	writeJSON(w, e.status, body)
 }

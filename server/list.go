@@ -513,6 +513,13 @@ func (s *Server) dbError(r *http.Request, ctx context.Context, src string, err e
 		s.log.LogAttrs(r.Context(), slog.LevelError, "database unavailable", slog.String("path", r.URL.Path), slog.String("error", err.Error()))
 		return &httpError{status: http.StatusServiceUnavailable,
 			message: "the database is unavailable; try again later"}
+	case engine.Retry:
+		// A hot standby cancelling the query for the recovery it
+		// replays, a serialization failure, a deadlock: the same
+		// request may succeed at once.
+		s.log.LogAttrs(r.Context(), slog.LevelWarn, "query cancelled by the database, to be retried", slog.String("path", r.URL.Path), slog.String("error", err.Error()))
+		return &httpError{status: http.StatusServiceUnavailable, retryAfter: 1,
+			message: "the database cancelled the query (" + msg + "); try again"}
 	}
 	return s.internal(r, err)
 }

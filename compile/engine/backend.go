@@ -117,6 +117,11 @@ const (
 	// Unavailable: the database cannot be reached, refuses connections,
 	// or is shutting down.
 	Unavailable
+	// Retry: the engine cancelled the statement for a reason that passes,
+	// and the same statement may succeed when run again: a serialization
+	// failure, among them a PostgreSQL hot standby cancelling a query that
+	// conflicts with the recovery it replays, and a deadlock.
+	Retry
 )
 
 func (c Class) String() string {
@@ -127,6 +132,8 @@ func (c Class) String() string {
 		return "engine limit"
 	case Unavailable:
 		return "unavailable"
+	case Retry:
+		return "retry"
 	}
 	return "other"
 }

@@ -101,3 +101,48 @@ func TestPostgresPoolStaysWarm(t *testing.T) {
 	require.Len(t, first, 8)
 	assert.Equal(t, first, burst(), "the second burst runs on the first one's backends")
 }
+
+// TestDeadlockIsRetry: a deadlock, as the server reports it, is the class
+// Retry on every engine with a server (PostgreSQL 40P01, MariaDB 1213):
+// two transactions each lock a row, then ask for the other's.
+func TestDeadlockIsRetry(t *testing.T) {
+	for _, e := range []string{"postgres", "mysql"} {
+		t.Run(e, func(t *testing.T) {
+			dsn := serverDSN(t, e)
+			ctx := context.Background()
+			db, err := Open(ctx, e, dsn)
+			require.NoError(t, err)
+			defer func() { assert.NoError(t, db.Close()) }()
+			_, err = db.SQL.ExecContext(ctx, "CREATE TABLE locks (id INT PRIMARY KEY, n INT)")
+			require.NoError(t, err)
+			_, err = db.SQL.ExecContext(ctx, "INSERT INTO locks (id, n) VALUES (1, 0), (2, 0)")
+			require.NoError(t, err)
+			update := "UPDATE locks SET n = n + 1 WHERE id = " + db.Dialect.Placeholder(1)
+			tx1, err := db.SQL.BeginTx(ctx, nil)
+			require.NoError(t, err)
+			defer func() { _ = tx1.Rollback() }()
+			tx2, err := db.SQL.BeginTx(ctx, nil)
+			require.NoError(t, err)
+			defer func() { _ = tx2.Rollback() }()
+			_, err = tx1.ExecContext(ctx, update, 1)
+			require.NoError(t, err)
+			_, err = tx2.ExecContext(ctx, update, 2)
+			require.NoError(t, err)
+			second := make(chan error, 1)
+			go func() {
+				_, err := tx1.ExecContext(ctx, update, 2) // waits for tx2
+				second <- err
+			}()
+			_, err1 := tx2.ExecContext(ctx, update, 1) // the cycle: one of the two is chosen
+			err2 := <-second
+			failed := err1
+			if failed == nil {
+				failed = err2
+			}
+			require.Error(t, failed, "no deadlock reported")
+			c, msg := Classify(failed)
+			assert.Equal(t, Retry, c, "%v", failed)
+			assert.Contains(t, msg, "eadlock")
+		})
+	}
+}

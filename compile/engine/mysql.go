@@ -160,6 +160,8 @@ func (mysqlBackend) classify(err error) (Class, string) {
 		}
 	case 1040, 1053, 1077, 1152, 1129, 1130: // connections, shutdown, blocked host
 		return Unavailable, my.Message
+	case 1213: // deadlock found when trying to get lock
+		return Retry, my.Message
 	}
 	return Other, ""
 }

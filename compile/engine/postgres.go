@@ -116,6 +116,10 @@ func (postgresBackend) classify(err error) (Class, string) {
 	// cannot connect now), 53300 (too many connections).
 	case strings.HasPrefix(pg.Code, "08"), pg.Code == "57P01", pg.Code == "57P02", pg.Code == "57P03", pg.Code == "53300":
 		return Unavailable, pg.Message
+	// 40001 serialization_failure (also "canceling statement due to
+	// conflict with recovery" on a hot standby), 40P01 deadlock_detected.
+	case pg.Code == "40001", pg.Code == "40P01":
+		return Retry, pg.Message
 	}
 	return Other, ""
 }
