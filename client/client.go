@@ -172,6 +172,9 @@ type APIError struct {
 	// Key and Code are set for a validation error (400) of a parameter.
 	Key, Code string
 	Message   string
+	// Fit, for croql serve's pageTooLarge, is how many objects of the
+	// page fit its page budget (0 when the answer does not say).
+	Fit int64
 }
 
 func (e *APIError) Error() string {
@@ -320,6 +323,7 @@ func mapError(status int, body []byte, src string) error {
 					Span    *diag.Span `json:"span"`
 					Hint    string     `json:"hint"`
 					Fixes   []diag.Fix `json:"fixes"`
+					Fit     int64      `json:"fit"`
 				} `json:"errors"`
 			} `json:"error"`
 		} `json:"errors"`
@@ -352,7 +356,7 @@ func mapError(status int, body []byte, src string) error {
 	}
 	if len(v.Errors) > 0 && len(v.Errors[0].Error.Errors) > 0 {
 		e := v.Errors[0].Error
-		return &APIError{Status: status, Key: e.Key, Code: e.Errors[0].Code, Message: e.Errors[0].Message}
+		return &APIError{Status: status, Key: e.Key, Code: e.Errors[0].Code, Message: e.Errors[0].Message, Fit: e.Errors[0].Fit}
 	}
 	if v.Error != nil {
 		return &APIError{Status: status, Message: v.Error.Message}
@@ -433,17 +437,22 @@ func (c *Client) fittedPage(ctx context.Context, ep Endpoint, src string, off in
 	}
 }
 
-// pageFitRE finds the advice in croql serve's pageTooLarge message.
+// pageFitRE finds the advice in the pageTooLarge message of a croql serve
+// that does not send the fit field.
 var pageFitRE = regexp.MustCompile(`ask for limit=([0-9]+) or less`)
 
 // PageFit reports whether err is croql serve's answer to a page over its
 // byte budget (--max-page-bytes) that names a smaller limit that fits,
-// and that limit. A page whose first object alone is over the budget
-// names none: PageFit reports false.
+// and that limit: the error's fit field, or for a server without it the
+// advice in its message. A page whose first object alone is over the
+// budget names none: PageFit reports false.
 func PageFit(err error) (int64, bool) {
 	var ae *APIError
 	if !errors.As(err, &ae) || ae.Status != http.StatusBadRequest || ae.Key != "limit" || ae.Code != "pageTooLarge" {
 		return 0, false
+	}
+	if ae.Fit > 0 {
+		return ae.Fit, true
 	}
 	m := pageFitRE.FindStringSubmatch(ae.Message)
 	if m == nil {

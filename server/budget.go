@@ -58,8 +58,10 @@ func (s *Server) pageTooLarge(fit int) *httpError {
 		return invalid("limit", "pageTooLarge", "the first object of this page alone is larger than the server's page budget of "+budget+
 			" bytes (--max-page-bytes); it cannot be listed by this server")
 	}
-	return invalid("limit", "pageTooLarge", fmt.Sprintf("the page would be larger than the server's page budget of %s bytes (--max-page-bytes): its first %d objects fit; ask for limit=%d or less",
+	e := invalid("limit", "pageTooLarge", fmt.Sprintf("the page would be larger than the server's page budget of %s bytes (--max-page-bytes): its first %d objects fit; ask for limit=%d or less",
 		budget, fit, fit))
+	e.validation[0].Errors[0].Fit = fit
+	return e
 }
 
 // writeBody writes a handler's answer. A list answer larger than

@@ -36,6 +36,9 @@ type FieldError struct {
 	Hint   string `json:"hint,omitempty"`
 	// Fixes are suggested replacements ("did you mean").
 	Fixes []diag.Fix `json:"fixes,omitempty"`
+	// Fit, on a pageTooLarge error of limit, is how many objects of the
+	// page fit the server's page budget: the limit to ask for.
+	Fit int `json:"fit,omitempty"`
 }
 
 // ValidationError is the errors of one parameter.

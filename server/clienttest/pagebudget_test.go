@@ -42,6 +42,17 @@ func TestAllFollowsThePageBudget(t *testing.T) {
 	require.True(t, ok, "%v", err)
 	require.Less(t, fit, int64(8))
 	require.Greater(t, fit, int64(0))
+	// The server sends the fit as a field, and says it in the message.
+	var fitErr *client.APIError
+	require.ErrorAs(t, err, &fitErr)
+	require.Equal(t, fit, fitErr.Fit)
+	require.Contains(t, fitErr.Message, "ask for limit="+strconv.FormatInt(fit, 10)+" or less")
+	// A server without the field: PageFit reads the message.
+	old := *fitErr
+	old.Fit = 0
+	oldFit, ok := client.PageFit(&old)
+	require.True(t, ok)
+	require.Equal(t, fit, oldFit)
 
 	// All, without the string over the budget.
 	rec.urls = nil
