@@ -56,6 +56,40 @@ func (e *Env) Compile(src string) (*Query, diag.List) {
 	if q == nil {
 		return nil, diags
 	}
+	return e.compile(q, diags)
+}
+
+// CompileChecked is Compile of a query this environment's Check returned:
+// it compiles q for evaluation without checking its source again, for a
+// service that checked the query already (for its cost, or its SQL with
+// SQLForChecked). The diagnostics are q's and those Compile adds; on an
+// error the Query is nil. A nil q, or one of another context, is an error
+// of rule RuleCompile.
+func (e *Env) CompileChecked(q *typecheck.Query) (*Query, diag.List) {
+	if d, ok := e.notChecked(q); !ok {
+		return nil, diag.List{d}
+	}
+	return e.compile(q, q.Diags)
+}
+
+// notChecked is the error diagnostic of a q that is not a checked query
+// of e's context (ok is false then).
+func (e *Env) notChecked(q *typecheck.Query) (d diag.Diagnostic, ok bool) {
+	switch {
+	case q == nil || q.Root == nil || q.Diags.HasErrors():
+		return diag.Errorf(diag.ClassLogic, RuleCompile, diag.Span{}, "the query is not a checked query (a nil or failed check)"), false
+	case q.Context == nil || q.Context.Name != e.Context().Name:
+		return diag.Errorf(diag.ClassLogic, RuleCompile, diag.Span{Start: 0, End: len(q.Source)},
+			"the query was checked in context %s, the environment's is %s", q.Context.Name, e.Context().Name), false
+	}
+	return diag.Diagnostic{}, true
+}
+
+// compile is Compile of the checked query q, whose diagnostics are diags
+// (no error among them).
+func (e *Env) compile(q *typecheck.Query, diags diag.List) (*Query, diag.List) {
+	// diags may be the checked query's own list: append to a copy.
+	diags = diags[:len(diags):len(diags)]
 	users := e.cfg.check.Users
 	if users == nil {
 		// Report every unresolved mention where it stands.
@@ -86,9 +120,9 @@ func (e *Env) Compile(src string) (*Query, diag.List) {
 	}
 	prog, err := eval.Compile(q, opts...)
 	if err != nil {
-		d := backendDiag(RuleCompile, src, err, "%v", err)
+		d := backendDiag(RuleCompile, q.Source, err, "%v", err)
 		if errors.Is(err, eval.ErrNoUsers) {
-			d = backendDiag(RuleNoUserDirectory, src, err,
+			d = backendDiag(RuleNoUserDirectory, q.Source, err,
 				"the query reads user logins, which needs the user directory").
 				WithHint("supply the users (login to id) with croql.WithUserIDs")
 		}

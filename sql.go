@@ -46,6 +46,19 @@ func (e *Env) SQLFor(src string, d compile.Dialect, m *compile.Mapping, p compil
 	return translate(q, diags, d, m, p)
 }
 
+// SQLForChecked is SQLFor of a query this environment's Check returned:
+// it compiles q for dialect d over mapping m and purpose p without
+// checking its source again. The diagnostics are q's and, when the
+// dialect or mapping cannot take the query, one of rule RuleSQL (as
+// SQLFor's); when there is an error the result is nil. A nil q, or one of
+// another context, is an error of rule RuleCompile.
+func (e *Env) SQLForChecked(q *typecheck.Query, d compile.Dialect, m *compile.Mapping, p compile.Purpose) (*compile.SQL, diag.List) {
+	if dg, ok := e.notChecked(q); !ok {
+		return nil, diag.List{dg}
+	}
+	return translate(q, q.Diags, d, m, p)
+}
+
 // SQL compiles the query into a WHERE clause for dialect d over the
 // reference mapping (compile.DefaultMapping): every value a bound
 // parameter, every identifier quoted. The ids the SQL selects are the

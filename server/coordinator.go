@@ -108,7 +108,8 @@ func (s *Server) coordinated(r *http.Request, co *coordination, p *Project, env 
 	if w, ok := co.where[key]; ok {
 		return w.where, w.args, nil
 	}
-	q, diags := env.Check(src)
+	c := checkQuery(r.Context(), env, src)
+	q, diags := c.q, c.diags
 	if q == nil || diags.HasErrors() {
 		return nil, nil, croqlError(src, diags)
 	}

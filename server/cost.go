@@ -212,7 +212,8 @@ func (e *requestEstimate) tooCostly(src string, budget float64, ctxName string) 
 // estimate is the cost of a list request on p: its query's estimate per
 // object under the project's cost model, times the objects it may visit.
 // ok is false when the query has errors, the facade's budget per object
-// included (the handler reports them).
+// included (the handler reports them). The check is the request's
+// (checkQuery): ctx's request keeps it for the handler.
 func (s *Server) estimate(ctx context.Context, p *Project, ctxName, src string) (e *requestEstimate, ok bool) {
 	st := s.stats(ctx, p)
 	e = &requestEstimate{}
@@ -221,7 +222,7 @@ func (s *Server) estimate(ctx context.Context, p *Project, ctxName, src string) 
 		if err != nil {
 			return nil, false
 		}
-		q, _ := env.Check(src)
+		q := checkQuery(ctx, env, src).q
 		if q == nil {
 			return nil, false
 		}

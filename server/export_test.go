@@ -1,5 +1,7 @@
 package server
 
+import "context"
+
 // ResidentServed counts the list requests s answered from a resident
 // snapshot.
 func ResidentServed(s *Server) int64 { return s.resident.served.Load() }
@@ -7,3 +9,16 @@ func ResidentServed(s *Server) int64 { return s.resident.served.Load() }
 // SetResidentPageVisits sets how many objects s's evaluator checks for a
 // first page before it asks the database's plan.
 func SetResidentPageVisits(s *Server, n int) { s.resident.pageVisits = n }
+
+// CountChecks returns ctx keeping the croql queries its request checks
+// (the server keeps them there rather than in a context of its own), and
+// how many checks the request has made.
+func CountChecks(ctx context.Context) (context.Context, func() int) {
+	ctx = withQueries(ctx)
+	rq := queriesOf(ctx)
+	return ctx, func() int {
+		rq.mu.Lock()
+		defer rq.mu.Unlock()
+		return len(rq.checked)
+	}
+}

@@ -183,6 +183,8 @@ func (s *Server) reservePool() {
 // to the handler, which answers it.
 func (s *Server) admit(ctxName string, body bool, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The query checked for the estimate is the handler's.
+		r = r.WithContext(withQueries(r.Context()))
 		// A request waits for a place at most the statement timeout.
 		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
 		defer cancel()

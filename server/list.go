@@ -334,8 +334,8 @@ func whereClause(where []string) string {
 	return " WHERE " + strings.Join(where, " AND ")
 }
 
-// compile checks src in the project's environment and compiles it for
-// the project's dialect and purpose. A blank src lists every object. On a
+// compile checks src in the project's environment (once for the request:
+// checkQuery) and compiles it for the project's dialect and purpose. A blank src lists every object. On a
 // sharded engine, a form the compiler will not send there is refused
 // (httpError.refused), and a request the coordinator answers
 // (withCoordination, on r's context) gets the coordinator's matches
@@ -364,13 +364,15 @@ func (s *Server) compile(r *http.Request, p *Project, ctxName, src string, purpo
 	if co := coordinationOf(r.Context()); co != nil && isSharded(p.Dialect()) {
 		return s.coordinated(r, co, p, env, ctxName, src)
 	}
-	c, diags := env.SQLFor(src, p.Dialect(), s.mapping, purpose)
+	c, diags := checkQuery(r.Context(), env, src).sql(p.Dialect(), s.mapping, purpose)
 	if c == nil && isSharded(p.Dialect()) && errors.Is(diags.Err(), compile.ErrSharded) {
 		return nil, nil, &httpError{status: http.StatusInternalServerError, message: "Internal Server Error", refused: true}
 	}
 	if c == nil {
 		// A back end's error (RuleSQL) is over the part of the query
-		// the database cannot take; say which database.
+		// the database cannot take; say which database (in a copy: the
+		// request's checked query keeps its own list).
+		diags = slices.Clone(diags)
 		for i, d := range diags {
 			if d.Rule == croql.RuleSQL {
 				diags[i].Message = fmt.Sprintf("the query cannot run on this server's %s database: %s", p.Dialect().Name(), d.Message)

@@ -128,8 +128,9 @@ func residentTranslations(data *schema.Project) map[string][]trEntry {
 }
 
 // residentQuery compiles src for the evaluator in context ctxName (nil
-// for an empty query); ok is false when it has errors.
-func (s *Server) residentQuery(p *Project, ctxName, src string) (*croql.Query, bool, error) {
+// for an empty query), from the check of ctx's request (checkQuery); ok
+// is false when it has errors.
+func (s *Server) residentQuery(ctx context.Context, p *Project, ctxName, src string) (*croql.Query, bool, error) {
 	if strings.TrimSpace(src) == "" {
 		return nil, true, nil
 	}
@@ -137,7 +138,7 @@ func (s *Server) residentQuery(p *Project, ctxName, src string) (*croql.Query, b
 	if err != nil {
 		return nil, false, err
 	}
-	q, diags := env.Compile(src)
+	q, diags := checkQuery(ctx, env, src).program()
 	return q, !diags.HasErrors(), nil
 }
 
@@ -156,7 +157,7 @@ func (s *Server) residentTranslationPage(ctx context.Context, p *Project, params
 	if sn = s.resident.get(p); sn == nil || sn.trs == nil {
 		return nil, nil, 0, nil, false
 	}
-	q, ok, err := s.residentQuery(p, croql.Translations, params.croql)
+	q, ok, err := s.residentQuery(ctx, p, croql.Translations, params.croql)
 	if err != nil || !ok {
 		return nil, nil, 0, nil, false
 	}
@@ -427,7 +428,7 @@ func (s *Server) residentList(r *http.Request, p *Project, res *resource, params
 	if objs == nil {
 		return nil, false, nil
 	}
-	q, ok, err := s.residentQuery(p, res.context, params.croql)
+	q, ok, err := s.residentQuery(r.Context(), p, res.context, params.croql)
 	if err != nil {
 		return nil, false, s.internal(r, err)
 	}

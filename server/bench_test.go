@@ -1,0 +1,65 @@
+package server_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/croql/croql/server"
+)
+
+// benchQuery is the croql of BenchmarkListRequest: a condition on the
+// string's own fields and one on its translations.
+const benchQuery = `identifier contains "button" or count of languages summary where (language = @language:"de" and is translated) > 0`
+
+// BenchmarkListRequest is one strings list request with its total through
+// the server's handler (no network), on the demo project in SQLite: sql
+// answers it from the database, resident from the resident snapshot.
+func BenchmarkListRequest(b *testing.B) {
+	ctx := context.Background()
+	st, err := server.LoadSQLite(ctx, b.TempDir(), demo(b))
+	require.NoError(b, err)
+	b.Cleanup(func() { require.NoError(b, st.Close()) })
+	toks := &server.Tokens{}
+	require.NoError(b, toks.Add(token))
+	target := "/api/v2/projects/1/strings?" + url.Values{"croql": {benchQuery}, "limit": {"25"}, "withTotal": {"true"}}.Encode()
+	for _, c := range []struct {
+		name     string
+		resident int64
+	}{{"sql", 0}, {"resident", 1 << 30}} {
+		b.Run(c.name, func(b *testing.B) {
+			srv, err := server.New(server.Config{Storage: st, Tokens: toks, Now: clock, ResidentMaxBytes: c.resident})
+			require.NoError(b, err)
+			if c.resident > 0 {
+				n, err := srv.BuildResident(ctx)
+				require.NoError(b, err)
+				require.Equal(b, 1, n)
+			}
+			serve := func() *httptest.ResponseRecorder {
+				req := httptest.NewRequest(http.MethodGet, target, nil)
+				req.Header.Set("Authorization", "Bearer "+token)
+				w := httptest.NewRecorder()
+				srv.ServeHTTP(w, req)
+				return w
+			}
+			w := serve()
+			require.Equal(b, http.StatusOK, w.Code, w.Body.String())
+			served := server.ResidentServed(srv)
+			b.ReportAllocs()
+			for b.Loop() {
+				if w := serve(); w.Code != http.StatusOK {
+					b.Fatalf("status %d: %s", w.Code, w.Body)
+				}
+			}
+			if c.resident > 0 {
+				require.Greater(b, server.ResidentServed(srv), served, "the snapshot answers")
+			} else {
+				require.Zero(b, server.ResidentServed(srv))
+			}
+		})
+	}
+}

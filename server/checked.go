@@ -1,0 +1,105 @@
+package server
+
+import (
+	"context"
+	"sync"
+
+	"github.com/croql/croql"
+	"github.com/croql/croql/compile"
+	"github.com/croql/croql/diag"
+	"github.com/croql/croql/typecheck"
+)
+
+// A list request checks its croql query once: the first place that
+// checks it (the admission's cost estimate, or the handler when admission
+// did not estimate) keeps the checked query in the request's context
+// (withQueries), and the page's SQL, the total's, the resident snapshot's
+// program and the coordinator take it from there.
+
+// checkedQuery is a query source checked in one environment: the checked
+// query (nil when the check found errors) and the check's diagnostics,
+// and the evaluator's program compiled from it when one is asked for.
+type checkedQuery struct {
+	env   *croql.Env
+	once  sync.Once
+	q     *typecheck.Query
+	diags diag.List
+
+	progOnce  sync.Once
+	prog      *croql.Query
+	progDiags diag.List
+}
+
+// check checks the source once.
+func (c *checkedQuery) check(src string) *checkedQuery {
+	c.once.Do(func() { c.q, c.diags = c.env.Check(src) })
+	return c
+}
+
+// sql is the query's condition for dialect d over mapping m and purpose
+// p, as the environment's SQLFor compiles the source: nil, with the
+// check's diagnostics or the compiler's, on an error.
+func (c *checkedQuery) sql(d compile.Dialect, m *compile.Mapping, p compile.Purpose) (*compile.SQL, diag.List) {
+	if c.q == nil {
+		return nil, c.diags
+	}
+	return c.env.SQLForChecked(c.q, d, m, p)
+}
+
+// program is the query compiled for the evaluator, as the environment's
+// Compile compiles the source: nil, with every diagnostic, on an error.
+func (c *checkedQuery) program() (*croql.Query, diag.List) {
+	if c.q == nil {
+		return nil, c.diags
+	}
+	c.progOnce.Do(func() { c.prog, c.progDiags = c.env.CompileChecked(c.q) })
+	return c.prog, c.progDiags
+}
+
+// queryKey names a checked query: its environment (one per project,
+// context and statistics) and its source.
+type queryKey struct {
+	env *croql.Env
+	src string
+}
+
+// requestQueries are the queries one request has checked.
+type requestQueries struct {
+	mu      sync.Mutex
+	checked map[queryKey]*checkedQuery
+}
+
+type queriesKey struct{}
+
+// withQueries returns ctx carrying the queries its request checks, those
+// of ctx when it carries them already.
+func withQueries(ctx context.Context) context.Context {
+	if queriesOf(ctx) != nil {
+		return ctx
+	}
+	return context.WithValue(ctx, queriesKey{}, &requestQueries{checked: map[queryKey]*checkedQuery{}})
+}
+
+// queriesOf is the queries ctx's request checks, nil when it keeps none.
+func queriesOf(ctx context.Context) *requestQueries {
+	rq, _ := ctx.Value(queriesKey{}).(*requestQueries)
+	return rq
+}
+
+// checkQuery is src checked in env, once for the request of ctx (each
+// time when ctx keeps no queries).
+func checkQuery(ctx context.Context, env *croql.Env, src string) *checkedQuery {
+	rq := queriesOf(ctx)
+	if rq == nil {
+		return (&checkedQuery{env: env}).check(src)
+	}
+	k := queryKey{env: env, src: src}
+	rq.mu.Lock()
+	c := rq.checked[k]
+	if c == nil {
+		c = &checkedQuery{env: env}
+		rq.checked[k] = c
+	}
+	rq.mu.Unlock()
+	return c.check(src)
+}
