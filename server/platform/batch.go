@@ -111,9 +111,7 @@ func (w *writer) batchWriter(tx *sql.Tx, t *tables, g *idGen, now time.Time) (*b
 	b := &batchWriter{w: w, tx: tx, t: t, g: g, now: now.Unix(), labels: map[string]int64{}}
 	c := t.str.Columns
 	tc := t.tr.Columns
-	for _, f := range sortedKeys(t.summary.Columns) {
-		b.summaryFields = append(b.summaryFields, f)
-	}
+	b.summaryFields = sortedKeys(t.summary.Columns)
 	sumCols := []string{t.summaryFK, compile.OrdinalColumn}
 	for _, f := range b.summaryFields {
 		sumCols = append(sumCols, t.summary.Columns[f])
@@ -191,6 +189,11 @@ func (b *batchWriter) flush(ctx context.Context) error {
 	if err := b.replacePending(ctx); err != nil {
 		return err
 	}
+	return b.sendAll(ctx)
+}
+
+// sendAll sends every batch.
+func (b *batchWriter) sendAll(ctx context.Context) error {
 	for _, bt := range []*batch{b.str, b.strLabel, b.tr, b.strTr, b.summary} {
 		if err := b.send(ctx, bt); err != nil {
 			return err
@@ -304,6 +307,11 @@ func (b *batchWriter) replacePending(ctx context.Context) error {
 		langs[r.id] = append(langs[r.id], r.lang)
 	}
 	if len(ids) > 0 {
+		// The reads see the rows written so far: a string's languages
+		// may be split between two batches of replacements.
+		if err := b.sendAll(ctx); err != nil {
+			return err
+		}
 		var err error
 		if ords, err = b.ordinals(ctx, ids); err != nil {
 			return err
