@@ -22,7 +22,9 @@ type batch struct {
 	cols  []string
 	max   int    // rows per statement
 	full  string // the statement of max rows, built when first sent
-	vals  []any
+	// stmt is full prepared on the write's transaction, which closes it.
+	stmt *sql.Stmt
+	vals []any
 }
 
 // newBatch is a batch of rows of the columns cols of table, as many per
@@ -166,16 +168,19 @@ func (b *batchWriter) send(ctx context.Context, bt *batch) error {
 	if n == 0 {
 		return nil
 	}
-	var q string
+	var err error
 	if n == bt.max {
-		if bt.full == "" {
+		if bt.stmt == nil {
 			bt.full = b.w.insertRows(bt.table, bt.cols, n)
+			if bt.stmt, err = b.tx.PrepareContext(ctx, bt.full); err != nil {
+				return fmt.Errorf("platform: preparing an insert of %d rows into %s: %w", n, bt.table, err)
+			}
 		}
-		q = bt.full
+		_, err = bt.stmt.ExecContext(ctx, bt.vals...)
 	} else {
-		q = b.w.insertRows(bt.table, bt.cols, n)
+		_, err = b.tx.ExecContext(ctx, b.w.insertRows(bt.table, bt.cols, n), bt.vals...)
 	}
-	if _, err := b.tx.ExecContext(ctx, q, bt.vals...); err != nil {
+	if err != nil {
 		return fmt.Errorf("platform: inserting %d rows into %s: %w", n, bt.table, err)
 	}
 	clear(bt.vals)
