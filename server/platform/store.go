@@ -356,11 +356,15 @@ func (w *writer) replaceFile(ctx context.Context, st *server.Storage, fileID int
 		if err := w.changedTexts(ctx, tx, t, stored, match, strs, opt); err != nil {
 			return err
 		}
+		b, err := w.batchWriter(tx, t, g, now)
+		if err != nil {
+			return err
+		}
 		for i := range strs.Len() {
 			str := strs.At(i)
 			s := &str
 			if match[i] < 0 {
-				if err := w.insertString(ctx, tx, t, g, s, fileID, now); err != nil {
+				if err := b.insertString(ctx, s, fileID); err != nil {
 					return err
 				}
 				if up != nil {
@@ -368,7 +372,7 @@ func (w *writer) replaceFile(ctx context.Context, st *server.Storage, fileID int
 				}
 				continue
 			}
-			changed, err := w.updateString(ctx, tx, t, g, &stored[match[i]], s, now)
+			changed, err := w.updateString(ctx, b, &stored[match[i]], s)
 			if err != nil {
 				return err
 			}
@@ -380,6 +384,9 @@ func (w *writer) replaceFile(ctx context.Context, st *server.Storage, fileID int
 		}
 		if up != nil {
 			up.Deleted = len(removed)
+		}
+		if err := b.flush(ctx); err != nil {
+			return err
 		}
 		return w.checkProjectBytes(ctx, tx, t)
 	})
@@ -524,7 +531,8 @@ func (w *writer) changedTexts(ctx context.Context, tx *sql.Tx, t *tables, stored
 // becomes of the translations of a changed text is changedTexts').
 // Translations the answer carries replace the string's translations into
 // their language. It reports whether the source text changed.
-func (w *writer) updateString(ctx context.Context, tx *sql.Tx, t *tables, g *idGen, ss *storedString, s *postimport.String, now time.Time) (bool, error) {
+func (w *writer) updateString(ctx context.Context, b *batchWriter, ss *storedString, s *postimport.String) (bool, error) {
+	tx, t := b.tx, b.t
 	typ, text := sourceText(s)
 	hidden := s.IsHidden != nil && *s.IsHidden
 	labels := labelSet(s.Labels)
@@ -538,7 +546,7 @@ func (w *writer) updateString(ctx context.Context, tx *sql.Tx, t *tables, g *idG
 		}
 		c := t.str.Columns
 		if err := w.updateIn(ctx, tx, t.str.Name, []string{c["type is plain"], c["text"], c["context"], c["max length"], c["is hidden"], c["updated"]},
-			[]any{typ, text, s.Context, maxLen, hidden, now.Unix()}, t.str.Key, []any{ss.id}); err != nil {
+			[]any{typ, text, s.Context, maxLen, hidden, b.now}, t.str.Key, []any{ss.id}); err != nil {
 			return false, err
 		}
 	}
@@ -546,15 +554,12 @@ func (w *writer) updateString(ctx context.Context, tx *sql.Tx, t *tables, g *idG
 		if err := w.exec(ctx, tx, "DELETE FROM "+w.d.Quote(t.strLabel.Through)+" WHERE "+w.d.Quote(t.strLabel.From)+" = "+w.ph(1), ss.id); err != nil {
 			return false, err
 		}
-		if err := w.linkLabels(ctx, tx, t, g, ss.id, labels); err != nil {
+		if err := b.linkLabels(ctx, ss.id, labels); err != nil {
 			return false, err
 		}
 	}
 	for _, l := range w.storedLanguages(s) {
-		if err := w.dropTranslations(ctx, tx, t, ss.id, l); err != nil {
-			return false, err
-		}
-		if err := w.insertTranslation(ctx, tx, t, g, ss.id, s.HasPlurals, l, s.Translations[l], now); err != nil {
+		if err := b.replace(ctx, replacement{id: ss.id, plural: s.HasPlurals, lang: l, tr: s.Translations[l]}); err != nil {
 			return false, err
 		}
 	}
@@ -642,59 +647,6 @@ func (w *writer) deleteStrings(ctx context.Context, tx *sql.Tx, t *tables, ids [
 	return nil
 }
 
-// dropTranslations removes the translations of string id into lang with
-// their votes and approvals, and its languages-summary element of lang.
-func (w *writer) dropTranslations(ctx context.Context, tx *sql.Tx, t *tables, id int64, lang string) error {
-	if err := w.d.CheckString(lang); err != nil {
-		return err
-	}
-	// All the string's translations, the language picked here: a filter
-	// on the language in SQL lets an engine without statistics (SQLite)
-	// walk every translation of the language for each string.
-	rows, err := tx.QueryContext(ctx, "SELECT tr."+w.d.Quote(t.tr.Key)+", tr."+w.d.Quote(t.tr.Columns["language"])+" FROM "+w.d.Quote(t.strTr.Through)+" AS j JOIN "+w.d.Quote(t.tr.Name)+" AS tr ON tr."+w.d.Quote(t.tr.Key)+" = j."+w.d.Quote(t.strTr.To)+
-		" WHERE j."+w.d.Quote(t.strTr.From)+" = "+w.ph(1), id)
-	if err != nil {
-		return err
-	}
-	var trs []int64
-	for rows.Next() {
-		var tr int64
-		var l string
-		if err := rows.Scan(&tr, &l); err != nil {
-			rows.Close()
-			return err
-		}
-		if l == lang {
-			trs = append(trs, tr)
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	for len(trs) > 0 {
-		n := min(len(trs), chunk)
-		list, args := w.in(1, trs[:n])
-		list2, _ := w.in(2, trs[:n]) // after the string's id
-		trs = trs[n:]
-		for _, va := range t.votesApprovals {
-			if err := w.exec(ctx, tx, "DELETE FROM "+va+" IN ("+list+")", args...); err != nil {
-				return err
-			}
-		}
-		if err := w.exec(ctx, tx, "DELETE FROM "+w.d.Quote(t.strTr.Through)+" WHERE "+w.d.Quote(t.strTr.From)+" = "+w.ph(1)+" AND "+w.d.Quote(t.strTr.To)+" IN ("+list2+")", append([]any{id}, args...)...); err != nil {
-			return err
-		}
-		if err := w.exec(ctx, tx, "DELETE FROM "+w.d.Quote(t.tr.Name)+" WHERE "+w.d.Quote(t.tr.Key)+" IN ("+list+")", args...); err != nil {
-			return err
-		}
-	}
-	// COALESCE keeps the language's index out of the plan (the column is
-	// NOT NULL): SQLite, without statistics, would walk every summary of
-	// the language for each string instead of the string's few.
-	return w.exec(ctx, tx, "DELETE FROM "+w.d.Quote(t.summary.Name)+" WHERE "+w.d.Quote(t.summaryFK)+" = "+w.ph(1)+" AND COALESCE("+w.d.Quote(t.summary.Columns["language"])+", '') = "+w.ph(2), id, lang)
-}
-
 func (w *writer) phs(n int) string {
 	p := make([]string, n)
 	for i := range p {
@@ -717,148 +669,6 @@ func (w *writer) nextIDs(ctx context.Context, tx *sql.Tx, t *tables) (*idGen, er
 		}
 	}
 	return &g, nil
-}
-
-func (w *writer) insertString(ctx context.Context, tx *sql.Tx, t *tables, g *idGen, s *postimport.String, fileID int64, now time.Time) error {
-	g.str++
-	id := g.str
-	typ, text := sourceText(s)
-	var maxLen any
-	if s.MaxLength != nil {
-		maxLen = int64(*s.MaxLength)
-	}
-	hidden := s.IsHidden != nil && *s.IsHidden
-	c := t.str.Columns
-	cols := []string{t.str.Key, c["type is plain"], c["text"], c["identifier"], c["context"], c["max length"], c["is hidden"],
-		c["is duplicate"], c["isPassedWorkflow"], c["file"], c["branch"], c["added"], c["updated"]}
-	args := []any{id, typ, text, s.Identifier, s.Context, maxLen, hidden, false, false, fileID, nil, now.Unix(), nil}
-	if err := w.insert(ctx, tx, t.str.Name, cols, args); err != nil {
-		return err
-	}
-	if err := w.linkLabels(ctx, tx, t, g, id, labelSet(s.Labels)); err != nil {
-		return err
-	}
-	for _, l := range w.storedLanguages(s) {
-		if err := w.insertTranslation(ctx, tx, t, g, id, s.HasPlurals, l, s.Translations[l], now); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// linkLabels links string id to the labels titled titles (found or
-// created).
-func (w *writer) linkLabels(ctx context.Context, tx *sql.Tx, t *tables, g *idGen, id int64, titles []string) error {
-	for _, l := range titles {
-		lid, err := w.label(ctx, tx, t, g, l)
-		if err != nil {
-			return err
-		}
-		if err := w.insert(ctx, tx, t.strLabel.Through, []string{t.strLabel.From, t.strLabel.To}, []any{id, lid}); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// insertTranslation stores a translation (one row per plural form) and
-// its languages-summary element.
-func (w *writer) insertTranslation(ctx context.Context, tx *sql.Tx, t *tables, g *idGen, stringID int64, plural bool, lang string, tr postimport.Translation, now time.Time) error {
-	forms := map[string]string{"none": tr.Text.Plain}
-	if plural {
-		forms = tr.Text.Plural
-	}
-	keys := make([]string, 0, len(forms))
-	for k := range forms {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	translated, approved := 0, 0
-	for _, k := range keys {
-		status := postimport.StatusTranslated
-		if tr.Status != nil {
-			if tr.Status.IsPlural() {
-				if v, ok := tr.Status.Plural[k]; ok {
-					status = v
-				}
-			} else if tr.Status.Plain != "" {
-				status = tr.Status.Plain
-			}
-		}
-		if status == postimport.StatusUntranslated {
-			continue
-		}
-		translated++
-		if status == postimport.StatusApproved {
-			approved++
-		}
-		g.tr++
-		c := t.tr.Columns
-		cols := []string{t.tr.Key, c["text"], c["plural form"], c["is pre translated"], c["provider"], c["language"], c["user"], c["updated"]}
-		if err := w.insert(ctx, tx, t.tr.Name, cols, []any{g.tr, forms[k], k, false, nil, lang, int64(0), now.Unix()}); err != nil {
-			return err
-		}
-		if err := w.insert(ctx, tx, t.strTr.Through, []string{t.strTr.From, t.strTr.To}, []any{stringID, g.tr}); err != nil {
-			return err
-		}
-	}
-	if translated == 0 {
-		return nil
-	}
-	all := translated == len(keys)
-	// The summary rows of a string are keyed by the string and an
-	// ordinal (compile.OrdinalColumn): the next one. Writes to the
-	// string's file wait for each other (lockFile), so no other
-	// transaction takes the same ordinal meanwhile.
-	var ord int64
-	if err := tx.QueryRowContext(ctx, "SELECT COALESCE(MAX("+w.d.Quote(compile.OrdinalColumn)+") + 1, 0) FROM "+w.d.Quote(t.summary.Name)+
-		" WHERE "+w.d.Quote(t.summaryFK)+" = "+w.ph(1), stringID).Scan(&ord); err != nil {
-		return err
-	}
-	cols := []string{t.summaryFK, compile.OrdinalColumn}
-	args := []any{stringID, ord}
-	fields := make([]string, 0, len(t.summary.Columns))
-	for f := range t.summary.Columns {
-		fields = append(fields, f)
-	}
-	sort.Strings(fields)
-	for _, f := range fields {
-		var v any
-		switch f {
-		case "language":
-			v = lang
-		case "translation updated":
-			v = nil
-		case "is translated":
-			v = all
-		case "is partially translated":
-			v = !all
-		case "is approved":
-			v = approved == len(keys)
-		case "is partially approved":
-			v = approved > 0 && approved < len(keys)
-		case "rating", "approvalsCount":
-			v = int64(0)
-		default:
-			v = false
-		}
-		cols = append(cols, t.summary.Columns[f])
-		args = append(args, v)
-	}
-	return w.insert(ctx, tx, t.summary.Name, cols, args)
-}
-
-func (w *writer) label(ctx context.Context, tx *sql.Tx, t *tables, g *idGen, title string) (int64, error) {
-	var id int64
-	err := tx.QueryRowContext(ctx, "SELECT "+w.d.Quote(t.label.Key)+" FROM "+w.d.Quote(t.label.Name)+" WHERE "+w.d.Quote(t.label.Columns["title"])+" = "+w.ph(1), title).Scan(&id)
-	if err == nil {
-		return id, nil
-	}
-	if !errors.Is(err, sql.ErrNoRows) {
-		return 0, err
-	}
-	g.label++
-	return g.label, w.insert(ctx, tx, t.label.Name, []string{t.label.Key, t.label.Columns["title"], t.label.Columns["is system"]}, []any{g.label, title, false})
 }
 
 // arg is a value as it is bound: strings checked against the engine;
@@ -946,6 +756,10 @@ func (w *writer) storeTranslations(ctx context.Context, st *server.Storage, file
 		if err != nil {
 			return err
 		}
+		b, err := w.batchWriter(tx, t, g, now)
+		if err != nil {
+			return err
+		}
 		done := map[int64]bool{}
 		strs := answer(stored)
 		for i := range strs.Len() {
@@ -962,13 +776,13 @@ func (w *writer) storeTranslations(ctx context.Context, st *server.Storage, file
 				continue
 			}
 			done[ss.id] = true
-			if err := w.dropTranslations(ctx, tx, t, ss.id, lang); err != nil {
-				return err
-			}
-			if err := w.insertTranslation(ctx, tx, t, g, ss.id, ss.plural, lang, tr, now); err != nil {
+			if err := b.replace(ctx, replacement{id: ss.id, plural: ss.plural, lang: lang, tr: tr}); err != nil {
 				return err
 			}
 			n++
+		}
+		if err := b.flush(ctx); err != nil {
+			return err
 		}
 		return w.checkProjectBytes(ctx, tx, t)
 	})

@@ -333,3 +333,39 @@ func BenchmarkSourceUpdate(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkUpload20k: uploads of a file of 20,000 strings, on SQLite and
+// on the servers whose DSN is set: "translations" replaces the
+// translations into uk of every string (the file was uploaded and
+// translated before), "source" uploads the file as a new file (a new
+// name each time).
+func BenchmarkUpload20k(b *testing.B) {
+	const n = 20000
+	src, tr := benchFile(n, "v1"), benchFile(n, "uk")
+	for _, engine := range testdb.Engines(b) {
+		b.Run(engine, func(b *testing.B) {
+			b.Run("translations", func(b *testing.B) {
+				base, _, _ := startServeStorage(b, engine, platform.Config{})
+				status, body := uploadFile(b, base.URL, "/api/v2/projects/1/files", "app.json", src, nil)
+				require.Equal(b, http.StatusCreated, status, string(body))
+				status, body = uploadFile(b, base.URL, "/api/v2/projects/1/translations", "app.json", tr, map[string]string{"languageId": "uk"})
+				require.Equal(b, http.StatusCreated, status, string(body))
+				b.ReportAllocs()
+				b.ResetTimer()
+				for range b.N {
+					status, body := uploadFile(b, base.URL, "/api/v2/projects/1/translations", "app.json", tr, map[string]string{"languageId": "uk"})
+					require.Equal(b, http.StatusCreated, status, string(body))
+				}
+			})
+			b.Run("source", func(b *testing.B) {
+				base, _, _ := startServeStorage(b, engine, platform.Config{})
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := range b.N {
+					status, body := uploadFile(b, base.URL, "/api/v2/projects/1/files", "app"+strconv.Itoa(i)+".json", src, nil)
+					require.Equal(b, http.StatusCreated, status, string(body))
+				}
+			})
+		})
+	}
+}
