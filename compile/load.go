@@ -1008,15 +1008,23 @@ func (ld *loader) flush(b *batch) error {
 
 // insert builds INSERT INTO table (cols) VALUES (...), ... for n rows.
 func (ld *loader) insert(table string, cols []string, n int) string {
+	return InsertSQL(ld.d, table, cols, n)
+}
+
+// InsertSQL is a multi-row INSERT of n rows into table, in dialect d:
+// INSERT INTO table (cols) VALUES (?, ...), ..., identifiers quoted and
+// one placeholder per value, numbered from 1 in row order. The loader and
+// croql serve's uploads write their batches with it.
+func InsertSQL(d Dialect, table string, cols []string, n int) string {
 	var s strings.Builder
 	s.WriteString("INSERT INTO ")
-	s.WriteString(ld.d.Quote(table))
+	s.WriteString(d.Quote(table))
 	s.WriteString(" (")
 	for i, c := range cols {
 		if i > 0 {
 			s.WriteString(", ")
 		}
-		s.WriteString(ld.d.Quote(c))
+		s.WriteString(d.Quote(c))
 	}
 	s.WriteString(") VALUES ")
 	p := 0
@@ -1030,7 +1038,7 @@ func (ld *loader) insert(table string, cols []string, n int) string {
 				s.WriteString(", ")
 			}
 			p++
-			s.WriteString(ld.d.Placeholder(p))
+			s.WriteString(d.Placeholder(p))
 		}
 		s.WriteByte(')')
 	}

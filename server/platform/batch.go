@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/croql/croql/app/postimport"
@@ -40,33 +39,7 @@ func (w *writer) newBatch(table string, cols []string) (*batch, error) {
 
 // insertRows is INSERT INTO table (cols) VALUES (...), ... for n rows.
 func (w *writer) insertRows(table string, cols []string, n int) string {
-	var s strings.Builder
-	s.WriteString("INSERT INTO ")
-	s.WriteString(w.d.Quote(table))
-	s.WriteString(" (")
-	for i, c := range cols {
-		if i > 0 {
-			s.WriteString(", ")
-		}
-		s.WriteString(w.d.Quote(c))
-	}
-	s.WriteString(") VALUES ")
-	p := 0
-	for r := range n {
-		if r > 0 {
-			s.WriteString(", ")
-		}
-		s.WriteByte('(')
-		for i := range cols {
-			if i > 0 {
-				s.WriteString(", ")
-			}
-			p++
-			s.WriteString(w.ph(p))
-		}
-		s.WriteByte(')')
-	}
-	return s.String()
+	return compile.InsertSQL(w.d, table, cols, n)
 }
 
 // replacement is a translation of a string into a language that replaces
