@@ -130,7 +130,8 @@ func (s *Server) instrument(next http.Handler) http.Handler {
 // AdminHandler is what croql serve's admin listener (--admin-listen)
 // serves: /metrics and the runtime profiles of net/http/pprof under
 // /debug/pprof/. It takes no token: listen on loopback or a private
-// network only. The public handler has /metrics but never the profiles.
+// network only. The public handler has /metrics, for a request with a
+// token, but never the profiles.
 func (s *Server) AdminHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", s.metrics.handler())

@@ -15,10 +15,14 @@ import (
 	"github.com/croql/croql/server"
 )
 
-// metricsText scrapes base's /metrics over loopback.
+// metricsText scrapes base's /metrics over loopback, with the tests'
+// token.
 func metricsText(t *testing.T, base string) string {
 	t.Helper()
-	res, err := http.Get(base + "/metrics")
+	req, err := http.NewRequest(http.MethodGet, base+"/metrics", nil)
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+token)
+	res, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
 	defer res.Body.Close()
 	require.Equal(t, http.StatusOK, res.StatusCode)
@@ -89,13 +93,18 @@ func TestMetrics(t *testing.T) {
 }
 
 // TestPprofOnAdminOnly: the profiles answer on the admin handler and are
-// a 404 on the public one; the admin handler has /metrics too.
+// a 404 on the public one; the admin handler has /metrics too, without a
+// token, which the public port asks for.
 func TestPprofOnAdminOnly(t *testing.T) {
 	pub := serve(t, "sqlite", server.Config{}, demo(t))
 	res, err := http.Get(pub.URL + "/debug/pprof/")
 	require.NoError(t, err)
 	res.Body.Close()
 	assert.Equal(t, http.StatusNotFound, res.StatusCode, "no profiles on the public port")
+	res, err = http.Get(pub.URL + "/metrics")
+	require.NoError(t, err)
+	res.Body.Close()
+	assert.Equal(t, http.StatusUnauthorized, res.StatusCode, "no metrics on the public port without a token")
 
 	_, srv, stop := runServer(t, server.RunOptions{Data: []string{writeDemo(t)}, Token: token})
 	defer func() { require.NoError(t, stop()) }()

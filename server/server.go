@@ -257,7 +257,9 @@ func (s *Server) routes() {
 	s.HandlePublic("GET /healthz", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	}))
-	s.HandlePublic("GET /metrics", s.metrics.handler())
+	// The metrics name every project's pool and the routes' traffic: a
+	// token on the public port, none on the admin listener.
+	s.Handle("GET /metrics", s.metrics.handler())
 	s.Handle("GET /api/v2/projects", s.api(s.listProjects))
 	s.Handle("GET /api/v2/projects/{projectId}", s.api(s.getProject))
 	for _, e := range []struct {

@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -128,11 +127,6 @@ func TestVitessServedByCoordinator(t *testing.T) {
 	assert.Equal(t, ls, vs, string(vb))
 	assert.JSONEq(t, string(lb), string(vb))
 	// Each was answered through the coordinator (/metrics counts them).
-	mres, err := http.Get(vt.URL + "/metrics")
-	require.NoError(t, err)
-	defer mres.Body.Close()
-	mtext, err := io.ReadAll(mres.Body)
-	require.NoError(t, err)
-	assert.Contains(t, string(mtext), fmt.Sprintf("croql_coordinated_requests_total %d\n", len(reqs)+1))
+	assert.Contains(t, metricsText(t, vt.URL), fmt.Sprintf("croql_coordinated_requests_total %d\n", len(reqs)+1))
 	t.Logf("vitess: %d lists and a POST …/query answered through the coordinator as on SQLite", len(reqs))
 }
