@@ -88,6 +88,7 @@ func TestCheapRequestsBesideExpensive(t *testing.T) {
 			toks := &server.Tokens{}
 			require.NoError(t, toks.Add("heavy"))
 			require.NoError(t, toks.Add("light"))
+			require.NoError(t, toks.Add(token)) // metricsText's
 			// On this small project the heavy query's estimate is far
 			// under the default cheap cost; CheapCost sends it to the
 			// expensive lane as a large project would.
@@ -249,6 +250,7 @@ func TestLaneLimits(t *testing.T) {
 	toks := &server.Tokens{}
 	require.NoError(t, toks.Add("h1"))
 	require.NoError(t, toks.Add("h2"))
+	require.NoError(t, toks.Add(token)) // metricsText's
 	hs := serve(t, "sqlite", server.Config{Tokens: toks, Timeout: time.Minute, CheapCost: 1e6,
 		ExpensiveLane: 1, LaneQueue: -1, MaxPerToken: 1}, p)
 	heavy := hs.URL + "/api/v2/projects/1/strings?croql=" + url.QueryEscape(heavyQuery)
