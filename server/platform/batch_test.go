@@ -176,8 +176,8 @@ func batchUploads(t *testing.T, engine string, maxParams int) map[string]dumped 
 			"languages_summary":                "SELECT * FROM languages_summary ORDER BY string_id, ordinal",
 			"labels":                           "SELECT * FROM labels ORDER BY id",
 			"string_labels":                    "SELECT * FROM string_labels ORDER BY string_id, label_id",
-			"summaries by string and language": "SELECT DISTINCT string_id, language FROM languages_summary",
-			"summaries by string and ordinal":  "SELECT DISTINCT string_id, ordinal FROM languages_summary",
+			"summaries by string and language": "SELECT DISTINCT string_id, language FROM languages_summary ORDER BY 1, 2",
+			"summaries by string and ordinal":  "SELECT DISTINCT string_id, ordinal FROM languages_summary ORDER BY 1, 2",
 		} {
 			d, err := dump(ctx, tx, q)
 			if err != nil {
