@@ -129,19 +129,9 @@ func CompileFor(q *typecheck.Query, d Dialect, m *Mapping, p Purpose) (*SQL, err
 	case m == nil:
 		return nil, errors.New("compile: no mapping")
 	}
-	root, err := m.Table(q.Context.Root)
+	root, err := rootTable(m, q.Context)
 	if err != nil {
 		return nil, err
-	}
-	if root.Key == "" {
-		return nil, fmt.Errorf("compile: table %s of the %s context has no key", root.Name, q.Context.Name)
-	}
-	// Every identifier Compile writes passes Mapping.Check's rules (see q):
-	// a NUL in one would collide with the parameter markers.
-	for _, id := range []string{root.Name, root.Key} {
-		if err := checkIdent(id); err != nil {
-			return nil, fmt.Errorf("compile: table of the %s context: %w", q.Context.Name, err)
-		}
 	}
 	p = shardedPurpose(d, p)
 	core, scopes := typecheck.CoreOf(q)
@@ -154,6 +144,39 @@ func CompileFor(q *typecheck.Query, d Dialect, m *Mapping, p Purpose) (*SQL, err
 		s.q, s.m = q, m
 	}
 	return s, nil
+}
+
+// rootTable is the table of context c's root objects, which needs a key.
+// Every identifier Compile writes passes Mapping.Check's rules (see q):
+// a NUL in one would collide with the parameter markers.
+func rootTable(m *Mapping, c *schema.Context) (*Table, error) {
+	root, err := m.Table(c.Root)
+	if err != nil {
+		return nil, err
+	}
+	if root.Key == "" {
+		return nil, fmt.Errorf("compile: table %s of the %s context has no key", root.Name, c.Name)
+	}
+	for _, id := range []string{root.Name, root.Key} {
+		if err := checkIdent(id); err != nil {
+			return nil, fmt.Errorf("compile: table of the %s context: %w", c.Name, err)
+		}
+	}
+	return root, nil
+}
+
+// rootSQL is a compiled condition where on root, the root table, aliased
+// rootAlias, with args its arguments.
+func rootSQL(d Dialect, root *Table, where string, args []any) *SQL {
+	return &SQL{
+		Where:   where,
+		Args:    args,
+		From:    d.Quote(root.Name) + " AS " + rootAlias,
+		Key:     rootAlias + "." + d.Quote(root.Key),
+		Table:   root.Name,
+		Alias:   rootAlias,
+		Dialect: d,
+	}
 }
 
 // compileCore writes core, the condition on the root row of q's context
@@ -179,20 +202,11 @@ func compileCore(q *typecheck.Query, core typecheck.Node, scopes int, d Dialect,
 		}
 		// The guards repeat their values: try without them.
 	}
-	alias := c.scopes[0].alias
 	if len(args) > d.MaxParams() {
 		return nil, diag.At(core.Span(), fmt.Errorf("compile: the query has %d values, more than the %d parameters one %s statement may have: %w",
 			len(args), d.MaxParams(), d.Name(), ErrTooManyParams))
 	}
-	return &SQL{
-		Where:   where,
-		Args:    args,
-		From:    d.Quote(root.Name) + " AS " + alias,
-		Key:     alias + "." + d.Quote(root.Key),
-		Table:   root.Name,
-		Alias:   alias,
-		Dialect: d,
-	}, nil
+	return rootSQL(d, root, where, args), nil
 }
 
 // binding is the row bound at one scope.

@@ -46,16 +46,20 @@ const coordinatorChunk = 500
 // coordinator answers one checked query at croql's side of a sharded
 // engine.
 type coordinator struct {
-	q   *typecheck.Query
-	d   Dialect
-	m   *Mapping
-	pre *SQL
+	q *typecheck.Query
+	// core and scopes are q's core tree (typecheck.CoreOf), computed
+	// once.
+	core   typecheck.Node
+	scopes int
+	d      Dialect
+	m      *Mapping
+	pre    *SQL
 }
 
 // newCoordinator prepares the coordinator's answer to q: the prefilter
 // compiled for d.
 func newCoordinator(q *typecheck.Query, d Dialect, m *Mapping) (*coordinator, error) {
-	root, err := m.Table(q.Context.Root)
+	root, err := rootTable(m, q.Context)
 	if err != nil {
 		return nil, err
 	}
@@ -66,18 +70,8 @@ func newCoordinator(q *typecheck.Query, d Dialect, m *Mapping) (*coordinator, er
 			kept = append(kept, c)
 		}
 	}
-	var pre *SQL
-	if len(kept) == 0 {
-		alias := rootAlias
-		pre = &SQL{
-			Where:   d.Bool(true),
-			From:    d.Quote(root.Name) + " AS " + alias,
-			Key:     alias + "." + d.Quote(root.Key),
-			Table:   root.Name,
-			Alias:   alias,
-			Dialect: d,
-		}
-	} else {
+	pre := rootSQL(d, root, d.Bool(true), nil)
+	if len(kept) > 0 {
 		n := kept[0]
 		for _, k := range kept[1:] {
 			n = &typecheck.Logic{Op: ast.OpAnd, X: n, Y: k, Sp: k.Span()}
@@ -86,7 +80,7 @@ func newCoordinator(q *typecheck.Query, d Dialect, m *Mapping) (*coordinator, er
 			return nil, fmt.Errorf("compile: the coordinator's prefilter: %w", err)
 		}
 	}
-	return &coordinator{q: q, d: d, m: m, pre: pre}, nil
+	return &coordinator{q: q, core: core, scopes: scopes, d: d, m: m, pre: pre}, nil
 }
 
 // conjuncts appends the conjuncts of n (A and B gives those of A and of
@@ -122,19 +116,19 @@ func (co *coordinator) run(ctx context.Context, db *sql.DB, limit int) ([]int64,
 	}
 	var opts []eval.Option
 	q := co.q
-	if usesUsers(q) {
+	if usesUsers(co.q, co.core) {
 		users, err := ReadUsers(ctx, db, co.d, co.m)
 		if err != nil {
 			return nil, fmt.Errorf("compile: the coordinator: %w", err)
 		}
 		opts = append(opts, eval.WithUserRefs(users...))
-		q = resolveMentions(q, users)
+		q = co.resolveMentions(users)
 	}
 	prog, err := eval.Compile(q, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("compile: the coordinator: %w", err)
 	}
-	want := reached(co.q)
+	want := reached(co.q, co.core)
 	ids := []int64{}
 	for chunk := range slices.Chunk(cands, coordinatorChunk) {
 		objs, err := ReadObjects(ctx, db, co.d, co.m, co.q.Context, chunk, want)
@@ -165,9 +159,9 @@ func (co *coordinator) run(ctx context.Context, db *sql.DB, limit int) ([]int64,
 // usesUsers reports whether evaluating q reads the users table: a
 // user's field (`login of user`, `user with (...)`), or a mention of a
 // login not resolved to an id.
-func usesUsers(q *typecheck.Query) bool {
+func usesUsers(q *typecheck.Query, core typecheck.Node) bool {
 	found := false
-	inspectBoth(q, func(n typecheck.Node) {
+	inspectBoth(q, core, func(n typecheck.Node) {
 		switch n := n.(type) {
 		case *typecheck.Const:
 			found = found || n.Unresolved
@@ -182,9 +176,9 @@ func usesUsers(q *typecheck.Query) bool {
 
 // reached returns the collections q reads, for ReadObjects: a
 // collection field of an object is read when q names that field.
-func reached(q *typecheck.Query) func(*schema.Object, *schema.Field) bool {
+func reached(q *typecheck.Query, core typecheck.Node) func(*schema.Object, *schema.Field) bool {
 	names := map[*schema.Field]bool{}
-	inspectBoth(q, func(n typecheck.Node) {
+	inspectBoth(q, core, func(n typecheck.Node) {
 		switch n := n.(type) {
 		case *typecheck.Field:
 			names[n.F] = true
@@ -196,12 +190,10 @@ func reached(q *typecheck.Query) func(*schema.Object, *schema.Field) bool {
 }
 
 // inspectBoth calls f on every node of q's tree and of its core tree
-// (where derived fields are spelled out).
-func inspectBoth(q *typecheck.Query, f func(typecheck.Node)) {
+// core (where derived fields are spelled out).
+func inspectBoth(q *typecheck.Query, core typecheck.Node, f func(typecheck.Node)) {
 	typecheck.Inspect(q.Root, f)
-	if core, _ := typecheck.CoreOf(q); core != nil {
-		typecheck.Inspect(core, f)
-	}
+	typecheck.Inspect(core, f)
 }
 
 // refusal is an error of a sharded engine refusing a statement: vtgate's
@@ -242,14 +234,20 @@ func Exec(ctx context.Context, db *sql.DB, d Dialect, m *Mapping, q *typecheck.Q
 		if !Refused(d, err) {
 			return nil, false, err
 		}
-		co, cerr := newCoordinator(q, d, m)
-		if cerr != nil {
-			return nil, false, errors.Join(err, cerr)
-		}
-		ids, err = co.run(ctx, db, limit)
-		return ids, true, err
+		return coordinateRefused(ctx, db, d, m, q, limit, err)
 	}
 	return s.exec(ctx, db, limit)
+}
+
+// coordinateRefused is the coordinator's answer to q, which the engine or
+// the compiler refused with refusal.
+func coordinateRefused(ctx context.Context, db *sql.DB, d Dialect, m *Mapping, q *typecheck.Query, limit int, refusal error) ([]int64, bool, error) {
+	co, err := newCoordinator(q, d, m)
+	if err != nil {
+		return nil, false, errors.Join(refusal, err)
+	}
+	ids, err := co.run(ctx, db, limit)
+	return ids, true, err
 }
 
 // exec runs s (Select, or SelectLimit for limit > 0), and on a refusal
@@ -263,12 +261,7 @@ func (s *SQL) exec(ctx context.Context, db *sql.DB, limit int) ([]int64, bool, e
 	if err == nil || s.q == nil || !Refused(s.Dialect, err) {
 		return ids, false, err
 	}
-	co, cerr := newCoordinator(s.q, s.Dialect, s.m)
-	if cerr != nil {
-		return nil, false, errors.Join(err, cerr)
-	}
-	ids, err = co.run(ctx, db, limit)
-	return ids, true, err
+	return coordinateRefused(ctx, db, s.Dialect, s.m, s.q, limit, err)
 }
 
 // RunLimit is Run for the first limit matches (SelectLimit); on a
@@ -313,29 +306,14 @@ func KeyIn(d Dialect, m *Mapping, c *schema.Context, ids []int64) (*SQL, error) 
 	if d == nil || m == nil || c == nil {
 		return nil, errors.New("compile: KeyIn needs a dialect, a mapping and a context")
 	}
-	root, err := m.Table(c.Root)
+	root, err := rootTable(m, c)
 	if err != nil {
 		return nil, err
-	}
-	if root.Key == "" {
-		return nil, fmt.Errorf("compile: table %s of the %s context has no key", root.Name, c.Name)
-	}
-	for _, id := range []string{root.Name, root.Key} {
-		if err := checkIdent(id); err != nil {
-			return nil, fmt.Errorf("compile: table of the %s context: %w", c.Name, err)
-		}
 	}
 	if len(ids) > d.MaxParams() {
 		return nil, fmt.Errorf("compile: %d keys, more than the %d parameters one %s statement may have: %w", len(ids), d.MaxParams(), d.Name(), ErrTooManyParams)
 	}
-	alias := rootAlias
-	s := &SQL{
-		From:    d.Quote(root.Name) + " AS " + alias,
-		Key:     alias + "." + d.Quote(root.Key),
-		Table:   root.Name,
-		Alias:   alias,
-		Dialect: d,
-	}
+	s := rootSQL(d, root, "", nil)
 	if len(ids) == 0 {
 		s.Where = d.Bool(false)
 		return s, nil
@@ -356,18 +334,17 @@ func KeyIn(d Dialect, m *Mapping, c *schema.Context, ids []int64) (*SQL, error) 
 }
 
 // rootAlias is the root row's alias in every compiled condition: the
-// compiler's first alias (compiler.alias).
+// compiler's first alias (compiler.alias), which binds the root row.
 const rootAlias = "t0"
 
-// resolveMentions returns q with every @user mention not resolved to an
+// resolveMentions returns the query with every @user mention not resolved to an
 // id (Const.Unresolved) resolved against users, as the SQL's lookup in
 // the users table resolves it. A login no user has is absent in SQL (the
 // lookup finds no row); users compare only with = and !=, which are
 // null-safe, so such a mention becomes an id no user has, one for every
 // such login: it equals another unknown login's mention and nothing
 // else, as absent equals absent and nothing else.
-func resolveMentions(q *typecheck.Query, users []schema.UserRef) *typecheck.Query {
-	core, scopes := typecheck.CoreOf(q)
+func (co *coordinator) resolveMentions(users []schema.UserRef) *typecheck.Query {
 	ids := make(map[string]int64, len(users))
 	taken := make(map[int64]bool, len(users))
 	for _, u := range users {
@@ -378,8 +355,8 @@ func resolveMentions(q *typecheck.Query, users []schema.UserRef) *typecheck.Quer
 	for taken[none] {
 		none++
 	}
-	cp := *q
-	cp.Core = mapConsts(core, func(k *typecheck.Const) *typecheck.Const {
+	cp := *co.q
+	cp.Core = mapConsts(co.core, func(k *typecheck.Const) *typecheck.Const {
 		if !k.Unresolved {
 			return k
 		}
@@ -389,7 +366,7 @@ func resolveMentions(q *typecheck.Query, users []schema.UserRef) *typecheck.Quer
 		}
 		return &typecheck.Const{T: k.T, I: id, Sp: k.Sp}
 	})
-	cp.CoreScopes = scopes
+	cp.CoreScopes = co.scopes
 	return &cp
 }
 

@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"net/http"
 	"sync"
@@ -127,7 +126,7 @@ func (s *Server) coordinated(r *http.Request, co *coordination, p *Project, env 
 	}
 	k, err := compile.KeyIn(p.Dialect(), s.mapping, q.Context, ids)
 	if err != nil {
-		return nil, nil, &httpError{status: http.StatusInternalServerError, message: fmt.Sprintf("Internal Server Error: %v", err)}
+		return nil, nil, s.internal(r, err)
 	}
 	w := coordinatedWhere{where: []string{"(" + k.Where + ")"}, args: k.Args}
 	co.where[key] = w

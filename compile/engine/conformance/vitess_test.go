@@ -219,16 +219,10 @@ func refusal(err error) string {
 	return "other: " + msg
 }
 
-// BenchmarkVitessSeedPatterns times the seed patterns
-// (testdata/corpus/seed_patterns.txt) on a 2-shard Vitess keyspace
-// against one MariaDB, in one run, over a generated 2,000-string project,
-// with @user mentions resolved to ids (as croql serve resolves them): one
-// iteration runs every pattern once on each engine, as compile.Run does
-// (the coordinator answers on Vitess what vtgate refuses; the benchmark
-// reports how many). It needs CROQL_VITESS_DSN and CROQL_MYSQL_DSN:
-//
-//	go test ./compile/engine/conformance -run '^$' -bench VitessSeedPatterns -benchtime 5x
-func BenchmarkVitessSeedPatterns(b *testing.B) {
+// vitessBenchData is the generated 2,000-string project of the Vitess
+// benchmarks, loaded into a scratch keyspace (CROQL_VITESS_DSN) and a
+// scratch MariaDB database (CROQL_MYSQL_DSN), by engine name.
+func vitessBenchData(b *testing.B) (*schema.Project, map[string]*engine.DB) {
 	testdb.Need(b, "vitess")
 	testdb.Need(b, "mysql")
 	ctx := context.Background()
@@ -241,6 +235,21 @@ func BenchmarkVitessSeedPatterns(b *testing.B) {
 		require.NoError(b, engine.Load(ctx, db, compile.DefaultMapping(schema.New()), p))
 		dbs[e] = db
 	}
+	return p, dbs
+}
+
+// BenchmarkVitessSeedPatterns times the seed patterns
+// (testdata/corpus/seed_patterns.txt) on a 2-shard Vitess keyspace
+// against one MariaDB, in one run, over a generated 2,000-string project,
+// with @user mentions resolved to ids (as croql serve resolves them): one
+// iteration runs every pattern once on each engine, as compile.Run does
+// (the coordinator answers on Vitess what vtgate refuses; the benchmark
+// reports how many). It needs CROQL_VITESS_DSN and CROQL_MYSQL_DSN:
+//
+//	go test ./compile/engine/conformance -run '^$' -bench VitessSeedPatterns -benchtime 5x
+func BenchmarkVitessSeedPatterns(b *testing.B) {
+	ctx := context.Background()
+	p, dbs := vitessBenchData(b)
 	cases, err := corpus.LoadFile(filepath.Join(root(b), "testdata", "corpus", "seed_patterns.txt"))
 	require.NoError(b, err)
 	type pattern struct {
@@ -358,18 +367,8 @@ var vtgateRefuses = []struct{ context, query string }{
 //
 //	go test ./compile/engine/conformance -run '^$' -bench VitessCoordinator -benchtime 3x
 func BenchmarkVitessCoordinator(b *testing.B) {
-	testdb.Need(b, "vitess")
-	testdb.Need(b, "mysql")
 	ctx := context.Background()
-	p := demo.Generate(demo.Options{Strings: 2000, Seed: 1})
-	dbs := map[string]*engine.DB{}
-	for _, e := range []string{"mysql", "vitess"} {
-		db, err := engine.Open(ctx, e, dsnOf(e))
-		require.NoError(b, err)
-		b.Cleanup(func() { _ = db.Close() })
-		require.NoError(b, engine.Load(ctx, db, compile.DefaultMapping(schema.New()), p))
-		dbs[e] = db
-	}
+	p, dbs := vitessBenchData(b)
 	var qs []*typecheck.Query
 	for _, x := range vtgateRefuses {
 		q, err := tryCheck(x.query, checkOpts{context: x.context, edition: schema.Enterprise, users: p.UserIDs()})
