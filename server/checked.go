@@ -7,6 +7,7 @@ import (
 	"github.com/croql/croql"
 	"github.com/croql/croql/compile"
 	"github.com/croql/croql/diag"
+	"github.com/croql/croql/mapping"
 	"github.com/croql/croql/typecheck"
 )
 
@@ -39,7 +40,7 @@ func (c *checkedQuery) check(src string) *checkedQuery {
 // sql is the query's condition for dialect d over mapping m and purpose
 // p, as the environment's SQLFor compiles the source: nil, with the
 // check's diagnostics or the compiler's, on an error.
-func (c *checkedQuery) sql(d compile.Dialect, m *compile.Mapping, p compile.Purpose) (*compile.SQL, diag.List) {
+func (c *checkedQuery) sql(d compile.Dialect, m *mapping.Mapping, p compile.Purpose) (*compile.SQL, diag.List) {
 	if c.q == nil {
 		return nil, c.diags
 	}

@@ -10,13 +10,14 @@ import (
 	"github.com/croql/croql"
 	"github.com/croql/croql/compile"
 	"github.com/croql/croql/diag"
+	"github.com/croql/croql/store"
 )
 
 // The coordinator on a sharded engine (Vitess): a list whose query vtgate
-// refuses (a shape its planner does not run, compile.Refused), or that the
+// refuses (a shape its planner does not run, store.Refused), or that the
 // compiler will not send there (compile.ErrSharded), is answered again,
 // with the query's matches found by croql's coordinator
-// (compile.Coordinate: the candidates the query's own-column conditions
+// (store.Coordinate: the candidates the query's own-column conditions
 // select on the shards, read back by key and matched by the evaluator).
 // The list then selects those keys (compile.KeyIn) where the query's
 // condition stood, and pages, orders, filters and counts as before.
@@ -114,7 +115,7 @@ func (s *Server) coordinated(r *http.Request, co *coordination, p *Project, env 
 	}
 	cctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
 	defer cancel()
-	ids, err := compile.Coordinate(cctx, p.DB(), p.Dialect(), s.mapping, q, MaxCoordinatedMatches+1)
+	ids, err := store.Coordinate(cctx, p.DB(), p.Dialect(), s.mapping, q, MaxCoordinatedMatches+1)
 	if err != nil {
 		return nil, nil, s.dbError(r, cctx, src, err)
 	}
@@ -138,7 +139,7 @@ func (s *Server) coordinated(r *http.Request, co *coordination, p *Project, env 
 // coordinatedOnRefusal, unless the coordinator answers the request
 // already.
 func (s *Server) dbErrorOn(p *Project, r *http.Request, ctx context.Context, src string, err error) *httpError {
-	if src != "" && coordinationOf(r.Context()) == nil && compile.Refused(p.Dialect(), err) {
+	if src != "" && coordinationOf(r.Context()) == nil && store.Refused(p.Dialect(), err) {
 		return &httpError{status: http.StatusInternalServerError, message: "Internal Server Error", refused: true}
 	}
 	return s.dbError(r, ctx, src, err)

@@ -17,9 +17,9 @@ import (
 
 	"github.com/croql/croql"
 	"github.com/croql/croql/compile"
-	"github.com/croql/croql/compile/engine"
 	"github.com/croql/croql/diag"
 	"github.com/croql/croql/schema"
+	"github.com/croql/croql/store"
 )
 
 // listParams are the parameters of a list request.
@@ -491,13 +491,13 @@ func (s *Server) records(ctx context.Context, tx *sql.Tx, p *Project, rq *record
 // dbError maps a failed query: a timeout is 503, an unreachable database
 // 503 with a message saying so, an engine limit 400 with a diagnostic,
 // anything else an internal error. The classes are the engine's
-// (engine.Classify).
+// (store.Classify).
 func (s *Server) dbError(r *http.Request, ctx context.Context, src string, err error) *httpError {
 	if pe := (*pageBudgetError)(nil); errors.As(err, &pe) {
 		return s.pageTooLarge(pe.fit)
 	}
-	class, msg := engine.Classify(err)
-	if class == engine.Timeout || errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
+	class, msg := store.Classify(err)
+	if class == store.Timeout || errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
 		if r.Context().Err() != nil {
 			// The client went away: nobody reads the answer.
 			return &httpError{status: 499, message: "Client Closed Request"}
@@ -506,16 +506,16 @@ func (s *Server) dbError(r *http.Request, ctx context.Context, src string, err e
 			message: fmt.Sprintf("the query ran longer than the server's statement timeout (%s)", s.cfg.Timeout)}
 	}
 	switch class {
-	case engine.Limit:
+	case store.Limit:
 		d := diag.Errorf(diag.ClassSyntax, "engine-limit", diag.Span{Start: 0, End: len(src)},
 			"the query is too large for this server's database: %s", msg).
 			WithHint("split a long or-chain into several requests (the Go client batches them)")
 		return croqlError(src, diag.List{d})
-	case engine.Unavailable:
+	case store.Unavailable:
 		s.log.LogAttrs(r.Context(), slog.LevelError, "database unavailable", slog.String("path", r.URL.Path), slog.String("error", err.Error()))
 		return &httpError{status: http.StatusServiceUnavailable,
 			message: "the database is unavailable; try again later"}
-	case engine.Retry:
+	case store.Retry:
 		// A hot standby cancelling the query for the recovery it
 		// replays, a serialization failure, a deadlock: the same
 		// request may succeed at once.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/croql/croql"
 	"github.com/croql/croql/compile"
+	"github.com/croql/croql/mapping"
 	"github.com/croql/croql/schema"
 )
 
@@ -65,7 +66,7 @@ type recordsQuery struct {
 
 // resources builds the four list endpoints' descriptions for dialect d
 // over mapping m. Identifiers come only from the mapping, quoted.
-func resources(d compile.Dialect, m *compile.Mapping) (map[string]*resource, error) {
+func resources(d compile.Dialect, m *mapping.Mapping) (map[string]*resource, error) {
 	cat := m.Catalog()
 	b := &resBuilder{d: d, m: m, cat: cat}
 	out := map[string]*resource{}
@@ -81,7 +82,7 @@ func resources(d compile.Dialect, m *compile.Mapping) (map[string]*resource, err
 
 type resBuilder struct {
 	d   compile.Dialect
-	m   *compile.Mapping
+	m   *mapping.Mapping
 	cat *schema.Catalog
 	err error
 }
@@ -126,7 +127,7 @@ func (b *resBuilder) col(t reflect.Type, goName string) string {
 
 func (b *resBuilder) q(c string) string { return alias + "." + b.d.Quote(c) }
 
-func (b *resBuilder) table(t reflect.Type) *compile.Table {
+func (b *resBuilder) table(t reflect.Type) *mapping.Table {
 	for _, o := range b.cat.Objects {
 		if o.GoType == t {
 			if tab, err := b.m.Table(o); err == nil {
@@ -144,7 +145,7 @@ func (b *resBuilder) table(t reflect.Type) *compile.Table {
 	if b.err == nil {
 		b.err = fmt.Errorf("server: the mapping has no table for %s", t.Name())
 	}
-	return &compile.Table{Name: "missing", Key: "id"}
+	return &mapping.Table{Name: "missing", Key: "id"}
 }
 
 func (b *resBuilder) build(ctxName string) (*resource, error) {
@@ -185,7 +186,7 @@ func (b *resBuilder) build(ctxName string) (*resource, error) {
 	case croql.Translations:
 		st := reflect.TypeFor[schema.SourceString]()
 		strTab := b.table(st)
-		var ch *compile.Child
+		var ch *mapping.Child
 		for _, o := range b.cat.Objects {
 			if o.GoType != st {
 				continue

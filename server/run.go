@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/croql/croql/compile/engine"
 	"github.com/croql/croql/schema"
+	"github.com/croql/croql/store"
 )
 
 // RunOptions are the settings of `croql serve`.
@@ -73,7 +73,7 @@ type RunOptions struct {
 const DefaultListen = "127.0.0.1:8080"
 
 // EngineOfDSN tells the engine of a DSN, as every croql command reads
-// it (engine.EngineOfDSN): postgres for postgres:// URLs and key=value
+// it (store.EngineOfDSN): postgres for postgres:// URLs and key=value
 // strings, mysql for mysql://user@host:port/db URLs and go-sql-driver
 // DSNs (user@tcp(host:port)/db), sqlite for a file name or file: URI (an
 // existing SQLite database in the reference schema).
@@ -81,7 +81,7 @@ func EngineOfDSN(dsn string) (string, error) {
 	if strings.TrimSpace(dsn) == "" {
 		return "", errors.New("server: empty DSN: write postgres://user@host:5432/db for PostgreSQL, mysql://user@host:3306/db for MySQL/MariaDB, or a SQLite file name")
 	}
-	return engine.EngineOfDSN(dsn), nil
+	return store.EngineOfDSN(dsn), nil
 }
 
 // Run is `croql serve`: it loads or opens the data, listens, serves until

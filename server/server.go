@@ -47,6 +47,7 @@ import (
 
 	"github.com/croql/croql"
 	"github.com/croql/croql/compile"
+	"github.com/croql/croql/mapping"
 	"github.com/croql/croql/schema"
 )
 
@@ -134,7 +135,7 @@ type Server struct {
 	cfg     Config
 	mux     *http.ServeMux
 	handler http.Handler
-	mapping *compile.Mapping
+	mapping *mapping.Mapping
 	log     *slog.Logger
 
 	mu   sync.Mutex
@@ -192,7 +193,7 @@ func New(cfg Config) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{cfg: cfg, mux: http.NewServeMux(), mapping: compile.DefaultMapping(schema.New()), log: log,
+	s := &Server{cfg: cfg, mux: http.NewServeMux(), mapping: mapping.Default(schema.New()), log: log,
 		res: map[string]map[string]*resource{}, envs: map[envKey]*croql.Env{}, resident: newResidents(cfg.ResidentMaxBytes)}
 	// The resources of every dialect in use are built now, so that a bad
 	// mapping fails here rather than on a request.

@@ -15,8 +15,9 @@ import (
 	"time"
 
 	"github.com/croql/croql/compile"
-	"github.com/croql/croql/compile/engine"
+	"github.com/croql/croql/mapping"
 	"github.com/croql/croql/schema"
+	"github.com/croql/croql/store"
 )
 
 // Project is one project the server serves: its identity, its user and
@@ -125,40 +126,18 @@ func (s *Storage) tx(ctx context.Context, p *Project, readOnly bool, fn func(*sq
 		return errors.New("server: no project database")
 	}
 	defer recordEngineTime(ctx, time.Now())
-	var opts *sql.TxOptions
-	if readOnly {
-		opts = p.dialect.ReadTxOptions()
-	}
-	tx, err := p.db.BeginTx(ctx, opts)
-	if err != nil {
-		return fmt.Errorf("server: begin: %w", err)
-	}
-	var undo func(context.Context) error
-	if dl, ok := ctx.Deadline(); ok {
-		left := time.Until(dl)
-		if left <= 0 {
-			_ = tx.Rollback()
-			return context.DeadlineExceeded
-		}
-		if undo, err = p.dialect.StatementTimeout(ctx, tx, left); err != nil {
-			_ = tx.Rollback()
-			return fmt.Errorf("server: %w", err)
-		}
-	}
-	err = fn(tx)
-	if undo != nil {
-		err = errors.Join(err, undo(ctx))
-	}
-	if err != nil {
-		_ = tx.Rollback()
+	committing := false
+	err := store.TimedTx(ctx, p.db, p.dialect, readOnly, func(tx *sql.Tx) error {
+		err := fn(tx)
+		committing = err == nil
 		return err
+	})
+	if committing && !readOnly {
+		// Whether or not the commit succeeded, the data may have changed.
+		p.version.Add(1)
 	}
-	if !readOnly {
-		// Whether or not the commit succeeds, the data may have changed.
-		defer p.version.Add(1)
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("server: commit: %w", err)
+	if err != nil {
+		return err
 	}
 	if !readOnly {
 		p.writes.Add(1)
@@ -256,8 +235,8 @@ func projectOf(id int64, data *schema.Project) *Project {
 func LoadSQLite(ctx context.Context, dir string, data ...*schema.Project) (*Storage, error) {
 	loads := make([]loadFunc, len(data))
 	for i, d := range data {
-		loads[i] = func(ctx context.Context, db *engine.DB) (*schema.Project, error) {
-			return d, engine.Load(ctx, db, compile.DefaultMapping(schema.New()), d)
+		loads[i] = func(ctx context.Context, db *store.DB) (*schema.Project, error) {
+			return d, store.Load(ctx, db, mapping.Default(schema.New()), d)
 		}
 	}
 	return dataSources(loadSQLite(ctx, dir, loads))(data)
@@ -272,19 +251,19 @@ func LoadSQLiteFiles(ctx context.Context, dir string, files ...string) (*Storage
 
 // loadFunc stores one project in db and returns it (its head at least:
 // name, languages, users).
-type loadFunc func(ctx context.Context, db *engine.DB) (*schema.Project, error)
+type loadFunc func(ctx context.Context, db *store.DB) (*schema.Project, error)
 
 // fileLoads streams each file into its database.
 func fileLoads(files []string) []loadFunc {
 	loads := make([]loadFunc, len(files))
 	for i, name := range files {
-		loads[i] = func(ctx context.Context, db *engine.DB) (*schema.Project, error) {
+		loads[i] = func(ctx context.Context, db *store.DB) (*schema.Project, error) {
 			f, err := os.Open(name)
 			if err != nil {
 				return nil, fmt.Errorf("server: %w", err)
 			}
 			defer f.Close()
-			st, err := engine.LoadFile(ctx, db, f, schema.ReadOptions{}, nil)
+			st, err := store.LoadFile(ctx, db, f, schema.ReadOptions{}, nil)
 			if err != nil {
 				return nil, fmt.Errorf("server: %s: %w", name, err)
 			}
@@ -300,9 +279,9 @@ func fileLoads(files []string) []loadFunc {
 // describe is the served project of a load: the head's identity and
 // languages, and, from the database, the users and every language a
 // translation names (a streamed load keeps no objects in memory).
-func describe(ctx context.Context, id int64, head *schema.Project, db *engine.DB) (*Project, error) {
+func describe(ctx context.Context, id int64, head *schema.Project, db *store.DB) (*Project, error) {
 	p := projectOf(id, head)
-	dir, err := readDirectory(ctx, db.SQL, db.Dialect, compile.DefaultMapping(schema.New()))
+	dir, err := readDirectory(ctx, db.SQL, db.Dialect, mapping.Default(schema.New()))
 	if err != nil {
 		return nil, err
 	}
@@ -367,7 +346,7 @@ func loadSQLite(ctx context.Context, dir string, loads []loadFunc) (_ *Storage, 
 		// The initial build runs in the rollback journal mode: one
 		// transaction into a new file journals next to nothing, where WAL
 		// would write every page twice.
-		ldb, err := engine.OpenTarget(ctx, "sqlite", "file:"+file, "")
+		ldb, err := store.OpenTarget(ctx, "sqlite", "file:"+file, "")
 		if err != nil {
 			return nil, err
 		}
@@ -380,7 +359,7 @@ func loadSQLite(ctx context.Context, dir string, loads []loadFunc) (_ *Storage, 
 		}
 		// Readers in WAL mode never wait for each other; busy_timeout
 		// covers the moment a connection opens while another writes.
-		db, err := engine.OpenSQLite("file:" + file + "?_pragma=journal_mode(wal)&_pragma=busy_timeout(5000)")
+		db, err := store.OpenSQLite("file:" + file + "?_pragma=journal_mode(wal)&_pragma=busy_timeout(5000)")
 		if err != nil {
 			return nil, err
 		}
@@ -409,8 +388,8 @@ func loadSQLite(ctx context.Context, dir string, loads []loadFunc) (_ *Storage, 
 func LoadServer(ctx context.Context, engineName, dsn string, data ...*schema.Project) (*Storage, error) {
 	loads := make([]loadFunc, len(data))
 	for i, d := range data {
-		loads[i] = func(ctx context.Context, db *engine.DB) (*schema.Project, error) {
-			return d, engine.Load(ctx, db, compile.DefaultMapping(schema.New()), d)
+		loads[i] = func(ctx context.Context, db *store.DB) (*schema.Project, error) {
+			return d, store.Load(ctx, db, mapping.Default(schema.New()), d)
 		}
 	}
 	return dataSources(loadServer(ctx, engineName, dsn, loads))(data)
@@ -431,7 +410,7 @@ func loadServer(ctx context.Context, engineName, dsn string, loads []loadFunc) (
 	}()
 	for i, load := range loads {
 		id := int64(i + 1)
-		db, err := engine.Open(ctx, engineName, dsn)
+		db, err := store.Open(ctx, engineName, dsn)
 		if err != nil {
 			return nil, unavailable(err)
 		}
@@ -458,7 +437,7 @@ func loadServer(ctx context.Context, engineName, dsn string, loads []loadFunc) (
 // (loaded with croql load or compile.Load) as one project with id 1 named
 // name. The user directory is read from the users table, the languages
 // from the translations. Nothing is created or dropped. A store whose
-// load did not complete (compile.CheckLoaded) is refused, never served
+// load did not complete (store.CheckLoaded) is refused, never served
 // as empty. engineName, when not empty, must be the engine of the DSN.
 func OpenExisting(ctx context.Context, engineName, dsn, name string) (_ *Storage, err error) {
 	if engineName != "" {
@@ -466,11 +445,11 @@ func OpenExisting(ctx context.Context, engineName, dsn, name string) (_ *Storage
 		if err != nil {
 			return nil, err
 		}
-		if e := engine.EngineOfDSN(dsn); e != d.Name() {
+		if e := store.EngineOfDSN(dsn); e != d.Name() {
 			return nil, fmt.Errorf("server: the DSN is a %s DSN, not %s", e, d.Name())
 		}
 	}
-	edb, err := engine.OpenDSN(ctx, dsn)
+	edb, err := store.OpenDSN(ctx, dsn)
 	if err != nil {
 		return nil, unavailable(err)
 	}
@@ -481,10 +460,10 @@ func OpenExisting(ctx context.Context, engineName, dsn, name string) (_ *Storage
 			err = errors.Join(err, edb.Close())
 		}
 	}()
-	if err := compile.CheckLoaded(ctx, db, d); err != nil {
-		return nil, fmt.Errorf("server: refusing to serve %s: %w", engine.EngineOfDSN(dsn), err)
+	if err := store.CheckLoaded(ctx, db, d); err != nil {
+		return nil, fmt.Errorf("server: refusing to serve %s: %w", store.EngineOfDSN(dsn), err)
 	}
-	p, err := readDirectory(ctx, db, d, compile.DefaultMapping(schema.New()))
+	p, err := readDirectory(ctx, db, d, mapping.Default(schema.New()))
 	if err != nil {
 		return nil, err
 	}
@@ -501,7 +480,7 @@ func OpenExisting(ctx context.Context, engineName, dsn, name string) (_ *Storage
 // unavailable adds what to do to an error of a database that cannot be
 // reached.
 func unavailable(err error) error {
-	if c, _ := engine.Classify(err); c == engine.Unavailable {
+	if c, _ := store.Classify(err); c == store.Unavailable {
 		return fmt.Errorf("server: the database is unavailable (is it running, and is the DSN's host and port right?): %w", err)
 	}
 	return err
@@ -509,7 +488,7 @@ func unavailable(err error) error {
 
 // readDirectory reads the users and the translation languages of the
 // reference schema.
-func readDirectory(ctx context.Context, db *sql.DB, d compile.Dialect, m *compile.Mapping) (*Project, error) {
+func readDirectory(ctx context.Context, db *sql.DB, d compile.Dialect, m *mapping.Mapping) (*Project, error) {
 	cat := m.Catalog()
 	ut, err := m.Table(cat.UserObj)
 	if err != nil {

@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/croql/croql/ast"
-	"github.com/croql/croql/fuzz"
+	"github.com/croql/croql/store/fuzz"
 	"github.com/croql/croql/schema"
 )
 

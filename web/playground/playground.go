@@ -25,6 +25,7 @@ import (
 	"github.com/croql/croql/compile"
 	"github.com/croql/croql/demo"
 	"github.com/croql/croql/diag"
+	"github.com/croql/croql/mapping"
 	"github.com/croql/croql/schema"
 )
 
@@ -54,7 +55,7 @@ type Playground struct {
 	mu   sync.Mutex
 	envs map[Options]*croql.Env
 	objs map[string][]any
-	maps map[*schema.Catalog]*compile.Mapping
+	maps map[*schema.Catalog]*mapping.Mapping
 }
 
 // New returns a playground over project p: its users and languages resolve
@@ -66,7 +67,7 @@ func New(p *schema.Project) *Playground {
 		langs:   p.LanguageCodes(),
 		envs:    map[Options]*croql.Env{},
 		objs:    map[string][]any{},
-		maps:    map[*schema.Catalog]*compile.Mapping{},
+		maps:    map[*schema.Catalog]*mapping.Mapping{},
 	}
 }
 
@@ -108,12 +109,12 @@ func (p *Playground) Env(o Options) (*croql.Env, error) {
 
 // mapping is the reference mapping of e's catalog (built once; a mapping
 // is read-only once built).
-func (p *Playground) mapping(e *croql.Env) *compile.Mapping {
+func (p *Playground) mapping(e *croql.Env) *mapping.Mapping {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	m, ok := p.maps[e.Catalog()]
 	if !ok {
-		m = compile.DefaultMapping(e.Catalog())
+		m = mapping.Default(e.Catalog())
 		p.maps[e.Catalog()] = m
 	}
 	return m
