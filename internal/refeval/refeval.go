@@ -1,7 +1,7 @@
 // Package refeval is a plain tree-walking interpreter of the core IR
 // (typecheck.CoreOf): the tests' oracle for the fast evaluator in package
-// eval, and the walker croql.Query.Why reads the value of each clause with
-// (Interp.Value).
+// eval, and for the clause values croql.Query.Why shows (Interp.Value). Only
+// tests and their helper internal/whytest import it.
 //
 // It is written for obviousness, not speed: objects are read by reflection
 // on every access, values are `any` with nil for an absent value, and every

@@ -1,4 +1,4 @@
-package croql_test
+package editor_test
 
 import (
 	"strings"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/croql/croql"
 	"github.com/croql/croql/diag"
+	"github.com/croql/croql/editor"
 )
 
 // editorQuery is a 200-byte query as a person types it, the cursor inside
@@ -20,17 +21,17 @@ const editorQuery = `is hidden = false and (text contains "Save" or max length b
 // diagnostic with lines and UTF-16 columns) and the completion at the
 // cursor.
 //
-//	go test -run '^$' -bench 'BenchmarkEditor' -benchmem .
+//	go test -run '^$' -bench 'BenchmarkEditor' -benchmem ./editor
 func BenchmarkEditorKeystroke(b *testing.B) {
 	env, err := croql.NewEnv(croql.Strings)
 	require.NoError(b, err)
 	src := editorQuery
 	require.Len(b, src, 200)
 	off := strings.LastIndex(src, "is ") + 3
-	require.NotEmpty(b, env.Complete(src, off))
+	require.NotEmpty(b, editor.Open(env, src).Complete(off))
 	b.ReportAllocs()
 	for b.Loop() {
-		doc := env.Open(src)
+		doc := editor.Open(env, src)
 		located := doc.Lint()
 		items := doc.Complete(off)
 		if len(located) == 0 || len(items) == 0 {
@@ -39,8 +40,9 @@ func BenchmarkEditorKeystroke(b *testing.B) {
 	}
 }
 
-// BenchmarkEditorSeparateCalls is the same keystroke through the
-// one-shot calls: croql.Lint and Env.Complete parse the text once each.
+// BenchmarkEditorSeparateCalls is the same keystroke through separate
+// calls: Env.Check's lint and a Document's completion parse the text once
+// each.
 func BenchmarkEditorSeparateCalls(b *testing.B) {
 	env, err := croql.NewEnv(croql.Strings)
 	require.NoError(b, err)
@@ -49,7 +51,7 @@ func BenchmarkEditorSeparateCalls(b *testing.B) {
 	for b.Loop() {
 		_, diags := env.Check(editorQuery)
 		located := diag.NewSource(editorQuery).Locate(diags)
-		if len(located) == 0 || len(env.Complete(editorQuery, off)) == 0 {
+		if len(located) == 0 || len(editor.Open(env, editorQuery).Complete(off)) == 0 {
 			b.Fatal("no diagnostics or no items")
 		}
 	}
@@ -62,21 +64,21 @@ func BenchmarkEditorComplete(b *testing.B) {
 	off := strings.LastIndex(editorQuery, "is ") + 3
 	b.ReportAllocs()
 	for b.Loop() {
-		if len(env.Complete(editorQuery, off)) == 0 {
+		if len(editor.Open(env, editorQuery).Complete(off)) == 0 {
 			b.Fatal("no items")
 		}
 	}
 }
 
 // BenchmarkEditorHoverTokens is a hover plus the semantic tokens of the
-// whole text.
+// whole text, each from a Document of its own (two parses).
 func BenchmarkEditorHoverTokens(b *testing.B) {
 	env, err := croql.NewEnv(croql.Strings)
 	require.NoError(b, err)
 	off := strings.Index(editorQuery, "max length") + 2
 	b.ReportAllocs()
 	for b.Loop() {
-		if env.Hover(editorQuery, off) == nil || len(env.SemanticTokens(editorQuery)) == 0 {
+		if editor.Open(env, editorQuery).Hover(off) == nil || len(editor.Open(env, editorQuery).SemanticTokens()) == 0 {
 			b.Fatal("no hover or tokens")
 		}
 	}

@@ -1,4 +1,4 @@
-package croql_test
+package editor_test
 
 import (
 	"math/rand/v2"
@@ -10,10 +10,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/croql/croql"
+	"github.com/croql/croql/editor"
 	"github.com/croql/croql/internal/corpus"
 )
 
-func labels(items []croql.CompletionItem) []string {
+func labels(items []editor.CompletionItem) []string {
 	out := make([]string, len(items))
 	for i, it := range items {
 		out[i] = it.Label
@@ -21,13 +22,23 @@ func labels(items []croql.CompletionItem) []string {
 	return out
 }
 
-func indexOf(items []croql.CompletionItem, label string) int {
+func indexOf(items []editor.CompletionItem, label string) int {
 	for i, it := range items {
 		if it.Label == label {
 			return i
 		}
 	}
 	return -1
+}
+
+// complete is the completion at off of src opened in env.
+func complete(env *croql.Env, src string, off int) []editor.CompletionItem {
+	return editor.Open(env, src).Complete(off)
+}
+
+// hover is the hover at off of src opened in env.
+func hover(env *croql.Env, src string, off int) *editor.HoverInfo {
+	return editor.Open(env, src).Hover(off)
 }
 
 func strEnv(t *testing.T, opts ...croql.Option) *croql.Env {
@@ -43,7 +54,7 @@ func TestCompleteInnerScopeFirst(t *testing.T) {
 	env := strEnv(t)
 	src := `count of translations where (is ) > 0`
 	off := strings.Index(src, "is ") + 3
-	items := env.Complete(src, off)
+	items := complete(env, src, off)
 	pre := indexOf(items, "is pre translated")
 	require.GreaterOrEqual(t, pre, 0, "%v", labels(items))
 	for _, outer := range []string{"is hidden", "is visible", "is duplicate"} {
@@ -53,7 +64,7 @@ func TestCompleteInnerScopeFirst(t *testing.T) {
 		assert.Less(t, items[pre].SortText, items[i].SortText)
 	}
 	it := items[pre]
-	assert.Equal(t, croql.CompleteField, it.Kind)
+	assert.Equal(t, editor.CompleteField, it.Kind)
 	assert.Equal(t, "bool", it.Detail)
 	assert.Equal(t, "standard", it.Edition)
 	assert.NotEmpty(t, it.Doc)
@@ -69,52 +80,52 @@ func TestCompleteInnerScopeFirst(t *testing.T) {
 
 func TestCompleteOperandStart(t *testing.T) {
 	env := strEnv(t)
-	items := env.Complete("", 0)
+	items := complete(env, "", 0)
 	assert.Greater(t, indexOf(items, "is hidden"), -1)
 	assert.Greater(t, indexOf(items, "not"), indexOf(items, "is hidden"))
 	assert.Greater(t, indexOf(items, `@user:"`), -1)
 	// Enterprise-only fields are left out of the standard edition.
 	assert.Equal(t, -1, indexOf(items, "isPassedWorkflow"))
 	ent := strEnv(t, croql.WithEdition(croql.Enterprise))
-	i := indexOf(ent.Complete("", 0), "isPassedWorkflow")
+	i := indexOf(complete(ent, "", 0), "isPassedWorkflow")
 	require.Greater(t, i, -1)
-	assert.Equal(t, "enterprise", ent.Complete("", 0)[i].Edition)
+	assert.Equal(t, "enterprise", complete(ent, "", 0)[i].Edition)
 }
 
 func TestCompleteAfterOperand(t *testing.T) {
 	env := strEnv(t)
 	// A complete bool field: the logical keywords come first.
-	items := env.Complete("is hidden ", 10)
+	items := complete(env, "is hidden ", 10)
 	require.NotEmpty(t, items)
 	assert.Equal(t, "and", items[0].Label)
 	assert.Equal(t, 10, items[0].Range.Start)
 	assert.Equal(t, -1, indexOf(items, "between"))
 	// `an` of `is hidden an` (one name to the scanner) completes to and.
-	items = env.Complete("is hidden an", 12)
+	items = complete(env, "is hidden an", 12)
 	require.NotEmpty(t, items)
 	assert.Equal(t, "and", items[0].Label)
 	assert.Equal(t, "an", "is hidden an"[items[0].Range.Start:items[0].Range.End])
 	// An int: comparisons and between.
-	items = env.Complete("max length ", 11)
+	items = complete(env, "max length ", 11)
 	assert.Greater(t, indexOf(items, "between"), -1)
 	assert.Greater(t, indexOf(items, ">"), -1)
 	assert.Equal(t, -1, indexOf(items, "and"))
 	// A collection: where and with.
-	items = env.Complete("translations ", 13)
+	items = complete(env, "translations ", 13)
 	assert.Equal(t, "where", items[0].Label)
 	// After a parenthesis.
-	items = env.Complete("(is hidden) ", 12)
+	items = complete(env, "(is hidden) ", 12)
 	assert.Greater(t, indexOf(items, "and"), -1)
 	// Inside an if: then, then else.
-	assert.Greater(t, indexOf(env.Complete("if is hidden ", 13), "then"), -1)
-	assert.Greater(t, indexOf(env.Complete("if is hidden then 1 ", 20), "else"), -1)
+	assert.Greater(t, indexOf(complete(env, "if is hidden ", 13), "then"), -1)
+	assert.Greater(t, indexOf(complete(env, "if is hidden then 1 ", 20), "else"), -1)
 	// count: of.
-	assert.Equal(t, "of", env.Complete("count ", 6)[0].Label)
+	assert.Equal(t, "of", complete(env, "count ", 6)[0].Label)
 }
 
 func TestCompleteOfOffersObjects(t *testing.T) {
 	env := strEnv(t)
-	items := env.Complete("count of ", 9)
+	items := complete(env, "count of ", 9)
 	assert.Greater(t, indexOf(items, "translations"), -1)
 	assert.Equal(t, -1, indexOf(items, "is hidden"))
 }
@@ -122,36 +133,36 @@ func TestCompleteOfOffersObjects(t *testing.T) {
 func TestCompleteMentions(t *testing.T) {
 	env := strEnv(t, croql.WithUserIDs(map[string]int64{"alice": 1, "bob": 2, "albert": 3}), croql.WithLanguages("de", "fr", "es"))
 	src := `count of translations where (user = @user:"al`
-	items := env.Complete(src, len(src))
+	items := complete(env, src, len(src))
 	assert.Equal(t, []string{"albert", "alice"}, labels(items))
 	assert.Equal(t, `bert"`, items[0].InsertText[2:])
 	assert.Equal(t, "al", src[items[0].Range.Start:items[0].Range.End])
 	assert.Equal(t, "user id 3", items[0].Detail)
 	// A closed string: the content is replaced, no quote added.
 	src = `@language:"d" = language`
-	items = env.Complete(src, 12)
+	items = complete(env, src, 12)
 	assert.Equal(t, []string{"de"}, labels(items))
 	assert.Equal(t, "de", items[0].InsertText)
 	assert.Equal(t, "d", src[items[0].Range.Start:items[0].Range.End])
 	// The kinds after @.
-	items = env.Complete("user = @", 8)
+	items = complete(env, "user = @", 8)
 	assert.Equal(t, []string{`@user:"`, `@language:"`}, labels(items))
 	assert.Equal(t, "@", "user = @"[items[0].Range.Start:items[0].Range.End])
 	// After a comparison with a user field, the user mention first.
 	src = "count of translations where (user = "
-	items = env.Complete(src, len(src))
+	items = complete(env, src, len(src))
 	assert.Equal(t, `@user:"`, items[0].Label)
 }
 
 func TestCompleteEnumValues(t *testing.T) {
 	env := strEnv(t)
 	src := `count of translations where (provider = "`
-	items := env.Complete(src, len(src))
+	items := complete(env, src, len(src))
 	assert.Contains(t, labels(items), "google")
 	assert.Contains(t, labels(items), "deepl")
 	src = `count of translations where (provider = "de") > 0`
 	off := strings.Index(src, `"de`) + 3
-	items = env.Complete(src, off)
+	items = complete(env, src, off)
 	assert.Equal(t, []string{"deepl"}, labels(items))
 	got := src[:items[0].Range.Start] + items[0].InsertText + src[items[0].Range.End:]
 	assert.Equal(t, `count of translations where (provider = "deepl") > 0`, got)
@@ -159,14 +170,14 @@ func TestCompleteEnumValues(t *testing.T) {
 	assert.Empty(t, diags)
 	// Without the quote: quoted values.
 	src = `count of translations where (provider = `
-	items = env.Complete(src, len(src))
+	items = complete(env, src, len(src))
 	assert.Equal(t, `"tm"`, items[0].Label)
 }
 
 func TestHover(t *testing.T) {
 	env := strEnv(t, croql.WithUserIDs(map[string]int64{"alice": 7}))
 	src := `max length > 10 and count of translations where (is pre translated and user = @user:"alice") > 0`
-	h := env.Hover(src, 3)
+	h := hover(env, src, 3)
 	require.NotNil(t, h)
 	assert.Equal(t, "field", h.Kind)
 	assert.Equal(t, "max length", h.Name)
@@ -175,26 +186,26 @@ func TestHover(t *testing.T) {
 	assert.Equal(t, "standard", h.Edition)
 	assert.Equal(t, "source string", h.Of)
 	assert.Contains(t, h.Markdown(), "`int`")
-	h = env.Hover(src, strings.Index(src, "pre"))
+	h = hover(env, src, strings.Index(src, "pre"))
 	require.NotNil(t, h)
 	assert.Equal(t, "is pre translated", h.Name)
 	assert.Equal(t, "translation", h.Of)
-	h = env.Hover(src, strings.Index(src, "@user")+2)
+	h = hover(env, src, strings.Index(src, "@user")+2)
 	require.NotNil(t, h)
 	assert.Equal(t, "mention", h.Kind)
 	require.NotNil(t, h.ID)
 	assert.Equal(t, int64(7), *h.ID)
-	h = env.Hover(src, strings.Index(src, "count"))
+	h = hover(env, src, strings.Index(src, "count"))
 	require.NotNil(t, h)
 	assert.Equal(t, "count of", h.Name)
 	// Incomplete text: the scope is still known.
-	h = env.Hover(`count of translations where (plural form = `, 30)
+	h = hover(env, `count of translations where (plural form = `, 30)
 	require.NotNil(t, h)
 	assert.Equal(t, "plural form", h.Name)
 	assert.Contains(t, h.Values, "few")
-	assert.Nil(t, env.Hover("is hidden   ", 11))
+	assert.Nil(t, hover(env, "is hidden   ", 11))
 	// A member name is resolved in its object.
-	h = env.Hover(`name of file = "a.json"`, 1)
+	h = hover(env, `name of file = "a.json"`, 1)
 	require.NotNil(t, h)
 	assert.Equal(t, "name", h.Name)
 	assert.Equal(t, "file", h.Of)
@@ -204,7 +215,7 @@ func TestHover(t *testing.T) {
 func TestSemanticTokens(t *testing.T) {
 	env := strEnv(t)
 	src := "# croql: context=strings\ncount of translations where (text contains \"a\" and user = @user:\"x\") >= 2 and nope"
-	toks := env.SemanticTokens(src)
+	toks := editor.Open(env, src).SemanticTokens()
 	var got []string
 	for _, tk := range toks {
 		s := tk.Kind.String() + ":" + src[tk.Span.Start:tk.Span.End]
@@ -222,7 +233,7 @@ func TestSemanticTokens(t *testing.T) {
 }
 
 func TestDirective(t *testing.T) {
-	d, body := croql.ParseDirective("# croql: context=translations edition=enterprise\nis pre translated")
+	d, body := editor.ParseDirective("# croql: context=translations edition=enterprise\nis pre translated")
 	assert.Equal(t, "translations", d.Context)
 	assert.Equal(t, "enterprise", d.Edition)
 	assert.Empty(t, d.Diags)
@@ -231,9 +242,9 @@ func TestDirective(t *testing.T) {
 	require.NoError(t, err)
 	_, diags := env.Check(body)
 	assert.Empty(t, diags)
-	d, _ = croql.ParseDirective("# croql: contxt=tm edition=gold")
+	d, _ = editor.ParseDirective("# croql: contxt=tm edition=gold")
 	assert.Len(t, d.Diags, 2)
-	d, body = croql.ParseDirective("is hidden")
+	d, body = editor.ParseDirective("is hidden")
 	assert.Equal(t, "is hidden", body)
 	assert.Zero(t, d.Span)
 }
@@ -250,10 +261,10 @@ func TestEditorCorpusOffsets(t *testing.T) {
 	} {
 		for raw := 0; raw <= len(src); raw++ {
 			off := runeStart(src, raw)
-			for _, it := range env.Complete(src, raw) {
+			for _, it := range complete(env, src, raw) {
 				assert.True(t, it.Range.Start <= off && off <= it.Range.End && it.Range.End <= len(src), "%q@%d: %+v", src, off, it)
 			}
-			if h := env.Hover(src, raw); h != nil {
+			if h := hover(env, src, raw); h != nil {
 				assert.True(t, h.Range.Start <= off && off <= h.Range.End, "%q@%d: %+v", src, off, h)
 			}
 		}
@@ -263,7 +274,7 @@ func TestEditorCorpusOffsets(t *testing.T) {
 // A Document's diagnostics are Check's, for every corpus query; every
 // offset of it completes and hovers without a panic.
 func TestDocumentMatchesCheck(t *testing.T) {
-	cases, err := corpus.Load("testdata/corpus")
+	cases, err := corpus.Load("../testdata/corpus")
 	require.NoError(t, err)
 	envs := map[string]*croql.Env{}
 	for _, c := range cases {
@@ -279,7 +290,7 @@ func TestDocumentMatchesCheck(t *testing.T) {
 			envs[key] = env
 		}
 		src := c.Query()
-		doc := env.Open(src)
+		doc := editor.Open(env, src)
 		_, diags := env.Check(src)
 		assert.Equal(t, diags, doc.Diagnostics(), "%s: %q", c.Where(), src)
 		for raw := 0; raw <= len(src); raw += 3 {
@@ -312,7 +323,7 @@ func TestEditorRandomTexts(t *testing.T) {
 			}
 		}
 		src := b.String()
-		doc := env.Open(src)
+		doc := editor.Open(env, src)
 		doc.Diagnostics()
 		for off := 0; off <= len(src); off++ {
 			for _, it := range doc.Complete(off) {
@@ -343,25 +354,25 @@ func runeStart(src string, off int) int {
 func TestCompleteAfterParen(t *testing.T) {
 	env := strEnv(t)
 	src := `languages summary with (`
-	items := env.Complete(src, len(src))
+	items := complete(env, src, len(src))
 	require.NotEmpty(t, items)
 	assert.Equal(t, "language", items[0].Label)
 	src = `count of translations where (votes where (`
-	items = env.Complete(src, len(src))
+	items = complete(env, src, len(src))
 	require.NotEmpty(t, items)
 	assert.Equal(t, []string{"is up", "is down", "user", "added"}, labels(items[:4]))
 	assert.Less(t, indexOf(items, "added"), indexOf(items, "is pre translated"))
 	assert.Less(t, indexOf(items, "is pre translated"), indexOf(items, "is hidden"))
 	// A keyword still being typed gets nothing; a name written out is not
 	// offered again.
-	assert.Empty(t, env.Complete("is hidden and", 13))
-	assert.Equal(t, -1, indexOf(env.Complete("is hidden ", 10), "is hidden"))
+	assert.Empty(t, complete(env, "is hidden and", 13))
+	assert.Equal(t, -1, indexOf(complete(env, "is hidden ", 10), "is hidden"))
 }
 
 // FuzzEditor: completion, hover and tokens at any offset of any text do
 // not panic and stay in the text.
 //
-//	go test . -run '^$' -fuzz FuzzEditor -fuzztime 50000x
+//	go test ./editor -run '^$' -fuzz FuzzEditor -fuzztime 50000x
 func FuzzEditor(f *testing.F) {
 	for _, s := range []string{`count of translations where (is ) > 0`, `@user:"al`, `provider = "`, `if is hidden then`, "# croql: context=tm\nrecords with (", "é😀 and"} {
 		f.Add(s, len(s)/2)
@@ -372,7 +383,7 @@ func FuzzEditor(f *testing.F) {
 		if len(src) > 2048 {
 			return
 		}
-		doc := env.Open(src)
+		doc := editor.Open(env, src)
 		doc.Diagnostics()
 		for _, it := range doc.Complete(off) {
 			if it.Range.Start < 0 || it.Range.Start > it.Range.End || it.Range.End > len(src) {
@@ -394,16 +405,16 @@ func FuzzEditor(f *testing.F) {
 func TestCompleteDirective(t *testing.T) {
 	env := strEnv(t)
 	src := "# croql: context=tr\nis hidden"
-	items := env.Complete(src, len("# croql: context=tr"))
+	items := complete(env, src, len("# croql: context=tr"))
 	assert.Equal(t, []string{"translations"}, labels(items))
 	assert.Equal(t, "tr", src[items[0].Range.Start:items[0].Range.End])
 	src = "# croql: context=tm e\nrecords with (text = \"\")"
-	items = env.Complete(src, len("# croql: context=tm e"))
+	items = complete(env, src, len("# croql: context=tm e"))
 	assert.Equal(t, []string{"edition="}, labels(items))
-	items = env.Complete("# croql: edition=\n", len("# croql: edition="))
+	items = complete(env, "# croql: edition=\n", len("# croql: edition="))
 	assert.Equal(t, []string{"standard", "enterprise"}, labels(items))
 	// Not fields: the directive is no query.
-	items = env.Complete("# croql: context=tm\n", 9)
+	items = complete(env, "# croql: context=tm\n", 9)
 	assert.Equal(t, []string{"context=", "edition="}, labels(items))
 	assert.Equal(t, 9, items[0].Range.End)
 }

@@ -1,4 +1,4 @@
-package croql
+package editor
 
 import (
 	"github.com/croql/croql/ast"
@@ -43,17 +43,13 @@ type SemanticToken struct {
 	Unknown bool `json:"unknown,omitempty"`
 }
 
-// SemanticTokens classifies every token of src, in source order, from the
-// tolerant parse (so it works on incomplete text): field names, keywords
-// (`count` of `count of` included), mentions, literals and operators;
-// parentheses are left out. A leading editor directive is a comment token.
-func (e *Env) SemanticTokens(src string) []SemanticToken {
-	return e.Open(src).SemanticTokens()
-}
-
-// SemanticTokens is Env.SemanticTokens on the document's text.
+// SemanticTokens classifies every token of the text, in source order, from
+// the tolerant parse (so it works on incomplete text): field names,
+// keywords (`count` of `count of` included), mentions, literals and
+// operators; parentheses are left out. A leading editor directive is a
+// comment token.
 func (d *Document) SemanticTokens() []SemanticToken {
-	e, part := d.env, d.part
+	part := d.part
 	var out []SemanticToken
 	if d.directive.Span.End > 0 {
 		out = append(out, SemanticToken{Span: d.directive.Span, Kind: TokenComment})
@@ -69,7 +65,7 @@ func (d *Document) SemanticTokens() []SemanticToken {
 			if schema.NormalKey(n.Name.Name) == "count" {
 				ids[n.Name.Sp.Start] = idInfo{count: true, known: true}
 			} else {
-				t := typeOf(n.X, e.scopesAt(part, n.Sp.Start))
+				t := typeOf(n.X, d.scopesAt(n.Sp.Start))
 				known := false
 				if (t.Kind == schema.Record || t.Kind == schema.User) && t.Obj != nil {
 					_, known = t.Obj.Field(n.Name.Name)
@@ -78,7 +74,7 @@ func (d *Document) SemanticTokens() []SemanticToken {
 			}
 		case *ast.Ident:
 			if _, done := ids[n.Sp.Start]; !done && n.Name != "" {
-				f, _, _ := lookup(n.Name, e.scopesAt(part, n.Sp.Start))
+				f, _, _ := lookup(n.Name, d.scopesAt(n.Sp.Start))
 				ids[n.Sp.Start] = idInfo{known: f != nil}
 			}
 		}

@@ -1,4 +1,4 @@
-package croql
+package editor
 
 import (
 	"fmt"
@@ -74,18 +74,13 @@ func (h *HoverInfo) Markdown() string {
 	return b.String()
 }
 
-// Hover describes what stands at byte offset in src: a field (its type,
-// documentation, edition and object, resolved in the scope it is written
-// in), a mention (the user id a login resolves to in the user directory, or
-// whether a language code is known), a keyword or a literal. It returns nil
-// where there is nothing to describe. src may be incomplete.
-func (e *Env) Hover(src string, offset int) *HoverInfo {
-	return e.Open(src).Hover(offset)
-}
-
-// Hover is Env.Hover on the document's text.
+// Hover describes what stands at byte offset in the text: a field (its
+// type, documentation, edition and object, resolved in the scope it is
+// written in), a mention (the user id a login resolves to in the user
+// directory, or whether a language code is known), a keyword or a literal.
+// It returns nil where there is nothing to describe.
 func (d *Document) Hover(offset int) *HoverInfo {
-	e, src, part := d.env, d.src, d.part
+	src, part := d.src, d.part
 	offset = clampOffset(offset, src)
 	var tok *parser.Token
 	for i := range part.Tokens {
@@ -103,9 +98,9 @@ func (d *Document) Hover(offset int) *HoverInfo {
 	}
 	switch tok.Kind {
 	case parser.TokIdent:
-		return e.hoverIdent(part, tok)
+		return d.hoverIdent(tok)
 	case parser.TokMention:
-		return e.hoverMention(part, tok)
+		return d.hoverMention(tok)
 	case parser.TokKeyword:
 		k := strings.ToLower(tok.Text)
 		return &HoverInfo{Range: tok.Span, Kind: "keyword", Name: k, Doc: keywordDoc(k)}
@@ -121,7 +116,8 @@ func (d *Document) Hover(offset int) *HoverInfo {
 	return nil
 }
 
-func (e *Env) hoverIdent(part *parser.Partial, tok *parser.Token) *HoverInfo {
+func (d *Document) hoverIdent(tok *parser.Token) *HoverInfo {
+	part := d.part
 	var id *ast.Ident
 	ast.Inspect(part.Tree, func(x ast.Expr) bool {
 		if n, ok := x.(*ast.Ident); ok && n.Sp == tok.Span {
@@ -129,7 +125,7 @@ func (e *Env) hoverIdent(part *parser.Partial, tok *parser.Token) *HoverInfo {
 		}
 		return id == nil
 	})
-	scopes := e.scopesAt(part, tok.Span.Start)
+	scopes := d.scopesAt(tok.Span.Start)
 	var f *schema.Field
 	var obj *schema.Object
 	if id != nil {
@@ -157,9 +153,9 @@ func (e *Env) hoverIdent(part *parser.Partial, tok *parser.Token) *HoverInfo {
 		Doc: f.Doc, Edition: f.Edition.String(), Of: obj.Name, Values: f.Enum}
 }
 
-func (e *Env) hoverMention(part *parser.Partial, tok *parser.Token) *HoverInfo {
+func (d *Document) hoverMention(tok *parser.Token) *HoverInfo {
 	var m *ast.Mention
-	ast.Inspect(part.Tree, func(x ast.Expr) bool {
+	ast.Inspect(d.part.Tree, func(x ast.Expr) bool {
 		if n, ok := x.(*ast.Mention); ok && n.Sp == tok.Span {
 			m = n
 		}
@@ -172,7 +168,7 @@ func (e *Env) hoverMention(part *parser.Partial, tok *parser.Token) *HoverInfo {
 	switch m.Kind {
 	case "user":
 		h.Doc = "A user, by login; compared with user fields and user ids."
-		users := e.cfg.check.Users
+		users := d.cfg.Users
 		switch id, ok := users[m.Value]; {
 		case users == nil:
 			h.Resolved = "not resolved: no user directory"
@@ -184,7 +180,7 @@ func (e *Env) hoverMention(part *parser.Partial, tok *parser.Token) *HoverInfo {
 		}
 	case "language":
 		h.Doc = "A language, by code; compared with language fields."
-		langs := e.cfg.check.Languages
+		langs := d.cfg.Languages
 		switch {
 		case langs == nil:
 			h.Resolved = "language code " + m.Value

@@ -1,4 +1,4 @@
-package croql
+package editor
 
 import (
 	"fmt"
@@ -68,27 +68,21 @@ const (
 	rankOperand  = 40 // not, if, count of, mentions
 )
 
-// Complete returns the items that can be written at byte offset in src,
-// best first: inside `count of translations where (…)` the fields of a
+// Complete returns the items that can be written at byte offset in the
+// text, best first: inside `count of translations where (…)` the fields of a
 // translation, then the fields of the string; after a complete operand the
 // keywords and operators that can follow it; inside the quotes of
-// @user:"…" the logins of the user directory (WithUserIDs), of
-// @language:"…" the language codes (WithLanguages), after `provider = "`
-// the field's known values. Items are filtered by what is typed of the
-// word at the cursor. src may be incomplete: it is parsed with
-// parser.ParseTolerant. A leading editor directive (see ParseDirective) is
-// ignored.
-func (e *Env) Complete(src string, offset int) []CompletionItem {
-	return e.Open(src).Complete(offset)
-}
-
-// Complete is Env.Complete on the document's text.
+// @user:"…" the logins of the user directory (croql.WithUserIDs), of
+// @language:"…" the language codes (croql.WithLanguages), after
+// `provider = "` the field's known values. Items are filtered by what is
+// typed of the word at the cursor. Inside a leading editor directive (see
+// ParseDirective) its settings and their values complete.
 func (d *Document) Complete(offset int) []CompletionItem {
-	e, src, part := d.env, d.src, d.part
+	src := d.src
 	offset = clampOffset(offset, src)
-	c := completer{env: e, src: src, off: offset, part: part, scopes: e.scopesAt(part, offset)}
+	c := completer{doc: d, src: src, off: offset, part: d.part, scopes: d.scopesAt(offset)}
 	if d.directive.Span.End > 0 && offset <= d.directive.Span.End {
-		c.directive(d.text, e.Catalog())
+		c.directive(d.text, d.cfg.Catalog)
 	} else {
 		c.run()
 	}
@@ -106,7 +100,7 @@ func (d *Document) Complete(offset int) []CompletionItem {
 }
 
 type completer struct {
-	env    *Env
+	doc    *Document
 	src    string
 	off    int
 	part   *parser.Partial
@@ -473,7 +467,7 @@ func (c *completer) operand(prev *parser.Token, rng diag.Span, typed string) {
 				continue
 			}
 			shadowed[f.Key] = true
-			if f.Edition > c.env.cfg.check.Edition {
+			if f.Edition > c.doc.cfg.Edition {
 				continue
 			}
 			if onlyObjects && f.Type.Kind != schema.Record && f.Type.Kind != schema.Collection && f.Type.Kind != schema.User {
@@ -528,7 +522,7 @@ func (c *completer) comparedField(op *parser.Token) *schema.Field {
 		if !ok || b.OpSpan != op.Span {
 			return field == nil
 		}
-		scopes := c.env.scopesAt(c.part, b.Sp.Start)
+		scopes := c.doc.scopesAt(b.Sp.Start)
 		switch l := b.X.(type) {
 		case *ast.Ident:
 			field, _, _ = lookup(l.Name, scopes)
@@ -575,7 +569,7 @@ func (c *completer) stringValue() bool {
 		closer = `"`
 	}
 	before := strings.ToLower(c.src[max(0, quote-10):quote])
-	users, langs := c.env.cfg.check.Users, c.env.cfg.check.Languages
+	users, langs := c.doc.cfg.Users, c.doc.cfg.Languages
 	switch {
 	case strings.HasSuffix(before, "@user:"):
 		logins := make([]string, 0, len(users))

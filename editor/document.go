@@ -1,4 +1,4 @@
-package croql
+package editor
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/croql/croql"
 	"github.com/croql/croql/ast"
 	"github.com/croql/croql/diag"
 	"github.com/croql/croql/parser"
@@ -84,9 +85,10 @@ func ParseDirective(src string) (Directive, string) {
 // that honours the directive's context opens the text with an Env of that
 // context. A Document is immutable and safe for concurrent use.
 type Document struct {
-	env       *Env
-	text      string // the text as given
-	src       string // the text, directive blanked
+	cfg       typecheck.Config // the Env's (croql.Env.CheckConfig)
+	parser    *parser.Parser   // the Env's (croql.Env.Parser)
+	text      string           // the text as given
+	src       string           // the text, directive blanked
 	directive Directive
 	part      *parser.Partial
 
@@ -94,29 +96,31 @@ type Document struct {
 	diags diag.List
 }
 
-// Open parses src for editing. It never fails: text that does not parse
-// gets its syntax diagnostics and the tree parser.ParseTolerant recovers.
-func (e *Env) Open(src string) *Document {
-	d := &Document{env: e, text: src}
+// Open parses src for editing in env's context, with env's edition, user
+// directory, language codes, clock and parser limits. It never fails: text
+// that does not parse gets its syntax diagnostics and the tree
+// parser.ParseTolerant recovers.
+func Open(env *croql.Env, src string) *Document {
+	d := &Document{cfg: env.CheckConfig(), parser: env.Parser(), text: src}
 	d.directive, d.src = ParseDirective(src)
-	d.part = e.parser.ParseTolerant(d.src)
+	d.part = d.parser.ParseTolerant(d.src)
 	return d
 }
 
 // Directive is the document's editor directive (zero when it has none).
 func (d *Document) Directive() Directive { return d.directive }
 
-// Diagnostics are the diagnostics Env.Check reports for the text (the
+// Diagnostics are the diagnostics croql.Env.Check reports for the text (the
 // directive blanked), sorted by position, followed by none for the
 // directive itself: its findings are in Directive().Diags.
 func (d *Document) Diagnostics() diag.List {
 	d.once.Do(func() {
 		if d.part.Diags.HasErrors() || d.part.Tree == nil {
-			d.diags = typecheck.CheckFixes(d.env.cfg.check, d.src, d.part.Diags, d.env.parser.Parse)
+			d.diags = typecheck.CheckFixes(d.cfg, d.src, d.part.Diags, d.parser.Parse)
 			d.diags.Sort()
 			return
 		}
-		d.diags = typecheck.CheckFixes(d.env.cfg.check, d.src, typecheck.Check(d.env.cfg.check, d.src, d.part.Tree).Diags, d.env.parser.Parse)
+		d.diags = typecheck.CheckFixes(d.cfg, d.src, typecheck.Check(d.cfg, d.src, d.part.Tree).Diags, d.parser.Parse)
 	})
 	return d.diags
 }
@@ -128,9 +132,9 @@ func (d *Document) Lint() []diag.Located {
 
 // scopesAt returns the objects whose fields are in scope at offset, the
 // context's root first and the innermost filter's element last.
-func (e *Env) scopesAt(p *parser.Partial, offset int) []*schema.Object {
-	scopes := []*schema.Object{e.cfg.check.Context.Root}
-	for _, s := range p.Scopes {
+func (d *Document) scopesAt(offset int) []*schema.Object {
+	scopes := []*schema.Object{d.cfg.Context.Root}
+	for _, s := range d.part.Scopes {
 		if offset < s.Body.Start || offset > s.Body.End {
 			continue
 		}
