@@ -214,6 +214,13 @@ func Default(cat *schema.Catalog) *Mapping {
 			}
 		}
 	}
+	m.addIndexes()
+	return m
+}
+
+// addIndexes adds the reference DDL's extra indexes and the Stored
+// columns the platform's API shows.
+func (m *Mapping) addIndexes() {
 	add := func(obj string, unique bool, cols ...string) {
 		if t := m.Tables[obj]; t != nil {
 			if unique {
@@ -240,7 +247,6 @@ func Default(cat *schema.Catalog) *Mapping {
 	// Approvals by a user: the IN form of "approved by @user" starts from
 	// that user's few approvals instead of reading every translation.
 	add("approval", false, "user_id")
-	return m
 }
 
 func parentFK(o *schema.Object) string {
@@ -359,160 +365,207 @@ func (m *Mapping) Layout() (*Layout, error) {
 	if m.cat == nil {
 		return nil, errors.New("mapping: the mapping has no catalog (build it with Default)")
 	}
-	l := &Layout{byT: map[*Table]*TableLayout{}}
+	b := &layoutBuilder{m: m, l: &Layout{byT: map[*Table]*TableLayout{}}, objs: m.objects()}
+	for _, o := range b.objs {
+		b.fields(o)
+	}
+	b.stored()
+	for _, o := range b.objs {
+		b.children(o)
+	}
+	b.keys()
+	if len(b.errs) > 0 {
+		return nil, errors.Join(b.errs...)
+	}
+	return b.l, nil
+}
+
+// objects are the catalog's objects and the contexts' roots, in the
+// catalog's order.
+func (m *Mapping) objects() []*schema.Object {
 	objs := slices.Clone(m.cat.Objects)
 	for _, c := range m.cat.Contexts {
 		if !slices.Contains(objs, c.Root) {
 			objs = append(objs, c.Root)
 		}
 	}
-	var errs []error
-	for _, o := range objs {
-		t, err := m.Table(o)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		if err := CheckIdent(t.Name); err != nil {
-			errs = append(errs, fmt.Errorf("table of %s: %w", o.Name, err))
-			continue
-		}
-		ti := l.byT[t]
-		if ti == nil {
-			ti = &TableLayout{Table: t, Object: o}
-			l.byT[t] = ti
-			l.Tables = append(l.Tables, ti)
-			if t.Key != "" {
-				if err := CheckIdent(t.Key); err != nil {
-					errs = append(errs, fmt.Errorf("key of %s: %w", t.Name, err))
-				}
-				ti.Columns = append(ti.Columns, Column{Name: t.Key, Kind: schema.Int, GoName: "ID"})
+	return objs
+}
+
+// layoutBuilder builds a Layout, collecting every problem of the mapping.
+type layoutBuilder struct {
+	m    *Mapping
+	l    *Layout
+	objs []*schema.Object
+	errs []error
+}
+
+func (b *layoutBuilder) fail(err error) { b.errs = append(b.errs, err) }
+
+// table is the layout of o's table, added with its key column when new.
+func (b *layoutBuilder) table(o *schema.Object) (*Table, *TableLayout) {
+	t, err := b.m.Table(o)
+	if err != nil {
+		b.fail(err)
+		return nil, nil
+	}
+	if err := CheckIdent(t.Name); err != nil {
+		b.fail(fmt.Errorf("table of %s: %w", o.Name, err))
+		return nil, nil
+	}
+	ti := b.l.byT[t]
+	if ti == nil {
+		ti = &TableLayout{Table: t, Object: o}
+		b.l.byT[t] = ti
+		b.l.Tables = append(b.l.Tables, ti)
+		if t.Key != "" {
+			if err := CheckIdent(t.Key); err != nil {
+				b.fail(fmt.Errorf("key of %s: %w", t.Name, err))
 			}
-		}
-		for _, f := range o.Fields {
-			if f.Type.Kind == schema.Collection {
-				if _, ok := t.Children[f.Name]; !ok {
-					errs = append(errs, fmt.Errorf("mapping: the mapping of %s has no child entry for collection `%s`", o.Name, f.Name))
-				}
-				continue
-			}
-			col, ok := t.Columns[f.Name]
-			if !ok || col == "" {
-				errs = append(errs, fmt.Errorf("mapping: the mapping has no column for `%s` of %s (table %s)", f.Name, o.Name, t.Name))
-				continue
-			}
-			if err := CheckIdent(col); err != nil {
-				errs = append(errs, fmt.Errorf("column of `%s` of %s: %w", f.Name, o.Name, err))
-				continue
-			}
-			c := Column{Name: col, Kind: f.Type.Kind, Null: f.Nullable, GoName: f.GoName}
-			base := typecheck.DerivedBase(f) // the column of a derived bool holds its base
-			switch {
-			case base != nil:
-				c.Kind = base.Type.Kind
-			case f.Type.Kind == schema.Record:
-				c.Kind, c.Ref = schema.Int, true
-			case f.Type.Kind == schema.User:
-				c.Kind = schema.Int
-			}
-			if err := ti.add(c); err != nil {
-				errs = append(errs, err)
-			}
-			if c.Ref && !slices.Contains(ti.Refs, col) {
-				ti.Refs = append(ti.Refs, col)
-			}
+			ti.Columns = append(ti.Columns, Column{Name: t.Key, Kind: schema.Int, GoName: "ID"})
 		}
 	}
-	// Stored Go fields no query reads, in a stable order.
-	for _, ti := range l.Tables {
+	return t, ti
+}
+
+// fields adds the columns of o's scalar, record and user fields.
+func (b *layoutBuilder) fields(o *schema.Object) {
+	t, ti := b.table(o)
+	if ti == nil {
+		return
+	}
+	for _, f := range o.Fields {
+		if f.Type.Kind == schema.Collection {
+			if _, ok := t.Children[f.Name]; !ok {
+				b.fail(fmt.Errorf("mapping: the mapping of %s has no child entry for collection `%s`", o.Name, f.Name))
+			}
+			continue
+		}
+		col, ok := t.Columns[f.Name]
+		if !ok || col == "" {
+			b.fail(fmt.Errorf("mapping: the mapping has no column for `%s` of %s (table %s)", f.Name, o.Name, t.Name))
+			continue
+		}
+		if err := CheckIdent(col); err != nil {
+			b.fail(fmt.Errorf("column of `%s` of %s: %w", f.Name, o.Name, err))
+			continue
+		}
+		c := Column{Name: col, Kind: f.Type.Kind, Null: f.Nullable, GoName: f.GoName}
+		base := typecheck.DerivedBase(f) // the column of a derived bool holds its base
+		switch {
+		case base != nil:
+			c.Kind = base.Type.Kind
+		case f.Type.Kind == schema.Record:
+			c.Kind, c.Ref = schema.Int, true
+		case f.Type.Kind == schema.User:
+			c.Kind = schema.Int
+		}
+		if err := ti.add(c); err != nil {
+			b.fail(err)
+		}
+		if c.Ref && !slices.Contains(ti.Refs, col) {
+			ti.Refs = append(ti.Refs, col)
+		}
+	}
+}
+
+// stored adds the Stored Go fields no query reads, in a stable order.
+func (b *layoutBuilder) stored() {
+	for _, ti := range b.l.Tables {
 		if ti.Object == nil || ti.Object.GoType == nil {
 			continue
 		}
 		for _, goName := range slices.Sorted(maps.Keys(ti.Table.Stored)) {
 			col := ti.Table.Stored[goName]
 			if err := CheckIdent(col); err != nil {
-				errs = append(errs, fmt.Errorf("stored column of %s.%s: %w", ti.Table.Name, goName, err))
+				b.fail(fmt.Errorf("stored column of %s.%s: %w", ti.Table.Name, goName, err))
 				continue
 			}
 			sf, ok := ti.Object.GoType.FieldByName(goName)
 			if !ok {
-				errs = append(errs, fmt.Errorf("mapping: table %s stores %s, which %s does not have", ti.Table.Name, goName, ti.Object.GoType))
+				b.fail(fmt.Errorf("mapping: table %s stores %s, which %s does not have", ti.Table.Name, goName, ti.Object.GoType))
 				continue
 			}
 			kind, err := storedKind(sf.Type)
 			if err != nil {
-				errs = append(errs, fmt.Errorf("mapping: table %s stores %s: %w", ti.Table.Name, goName, err))
+				b.fail(fmt.Errorf("mapping: table %s stores %s: %w", ti.Table.Name, goName, err))
 				continue
 			}
 			if err := ti.add(Column{Name: col, Kind: kind, Null: true, GoName: goName}); err != nil {
-				errs = append(errs, err)
+				b.fail(err)
 			}
 		}
 	}
-	// Children: foreign keys and join tables.
-	for _, o := range objs {
-		t := m.Tables[o.Name]
-		if t == nil {
+}
+
+// children adds the foreign keys and join tables of o's collections.
+func (b *layoutBuilder) children(o *schema.Object) {
+	t := b.m.Tables[o.Name]
+	if t == nil {
+		return
+	}
+	for _, f := range o.Fields {
+		ch := t.Children[f.Name]
+		if f.Type.Kind != schema.Collection || ch == nil || f.Type.Obj == nil {
 			continue
 		}
-		for _, f := range o.Fields {
-			ch := t.Children[f.Name]
-			if f.Type.Kind != schema.Collection || ch == nil || f.Type.Obj == nil {
-				continue
-			}
-			et := m.Tables[f.Type.Obj.Name]
-			if et == nil {
-				continue // reported above
-			}
-			if ch.Through == "" && t.Key == "" {
-				errs = append(errs, fmt.Errorf("mapping: table %s has children (`%s`) but no key", t.Name, f.Name))
-			}
-			if ch.Through != "" {
-				if et.Key == "" {
-					errs = append(errs, fmt.Errorf("mapping: `%s` of %s goes through %s, but table %s has no key", f.Name, o.Name, ch.Through, et.Name))
-				}
-				for _, id := range []string{ch.Through, ch.From, ch.To} {
-					if err := CheckIdent(id); err != nil {
-						errs = append(errs, fmt.Errorf("join table of `%s` of %s: %w", f.Name, o.Name, err))
-					}
-				}
-				j := Join{ch.Through, ch.From, ch.To}
-				if !slices.Contains(l.Joins, j) {
-					l.Joins = append(l.Joins, j)
-				}
-				continue
-			}
-			if err := CheckIdent(ch.FK); err != nil {
-				errs = append(errs, fmt.Errorf("foreign key of `%s` of %s: %w", f.Name, o.Name, err))
-				continue
-			}
-			eti := l.byT[et]
-			if eti != nil && !slices.Contains(eti.FKs, ch.FK) {
-				eti.FKs = append(eti.FKs, ch.FK)
-				if err := eti.add(Column{Name: ch.FK, Kind: schema.Int}); err != nil {
-					errs = append(errs, err)
-				}
+		et := b.m.Tables[f.Type.Obj.Name]
+		if et == nil {
+			continue // reported by fields
+		}
+		if ch.Through == "" && t.Key == "" {
+			b.fail(fmt.Errorf("mapping: table %s has children (`%s`) but no key", t.Name, f.Name))
+		}
+		if ch.Through != "" {
+			b.join(o, f, ch, et)
+			continue
+		}
+		if err := CheckIdent(ch.FK); err != nil {
+			b.fail(fmt.Errorf("foreign key of `%s` of %s: %w", f.Name, o.Name, err))
+			continue
+		}
+		eti := b.l.byT[et]
+		if eti != nil && !slices.Contains(eti.FKs, ch.FK) {
+			eti.FKs = append(eti.FKs, ch.FK)
+			if err := eti.add(Column{Name: ch.FK, Kind: schema.Int}); err != nil {
+				b.fail(err)
 			}
 		}
 	}
-	// Keys: the table's own, or owner plus ordinal.
-	for _, ti := range l.Tables {
+}
+
+// join adds the join table of collection f of o, whose elements are in
+// et.
+func (b *layoutBuilder) join(o *schema.Object, f *schema.Field, ch *Child, et *Table) {
+	if et.Key == "" {
+		b.fail(fmt.Errorf("mapping: `%s` of %s goes through %s, but table %s has no key", f.Name, o.Name, ch.Through, et.Name))
+	}
+	for _, id := range []string{ch.Through, ch.From, ch.To} {
+		if err := CheckIdent(id); err != nil {
+			b.fail(fmt.Errorf("join table of `%s` of %s: %w", f.Name, o.Name, err))
+		}
+	}
+	j := Join{ch.Through, ch.From, ch.To}
+	if !slices.Contains(b.l.Joins, j) {
+		b.l.Joins = append(b.l.Joins, j)
+	}
+}
+
+// keys sets every table's primary key: its own, or owner plus ordinal. A
+// table of a custom mapping with neither is left without a primary key
+// (the default mapping has none such).
+func (b *layoutBuilder) keys() {
+	for _, ti := range b.l.Tables {
 		switch {
 		case ti.Table.Key != "":
 			ti.PKey = []string{ti.Table.Key}
 		case len(ti.FKs) == 1 && ti.Object != nil:
 			if err := ti.add(Column{Name: OrdinalColumn, Kind: schema.Int, Ordinal: true}); err != nil {
-				errs = append(errs, err)
+				b.fail(err)
 			}
 			ti.PKey = []string{ti.FKs[0], OrdinalColumn}
 		}
-		// A table of a custom mapping with neither is left without a
-		// primary key (the default mapping has none such).
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
-	return l, nil
 }
 
 // storedKind is the column kind of a Stored Go field's type.

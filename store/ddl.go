@@ -50,94 +50,113 @@ func ddl(d compile.Dialect, m *mapping.Mapping, keysAfter bool) []ddlStmt {
 	if err != nil {
 		return nil
 	}
-	var out, keys, idx []ddlStmt
-	primaryKey := func(table string, cols ...string) string {
-		q := make([]string, len(cols))
-		for i, c := range cols {
-			q[i] = d.Quote(c)
-		}
-		pk := "PRIMARY KEY (" + strings.Join(q, ", ") + ")"
-		if keysAfter {
-			keys = append(keys, ddlStmt{table: table, sql: "ALTER TABLE " + d.Quote(table) + " ADD " + pk})
-			return ""
-		}
-		return pk
-	}
-	index := func(table string, unique bool, cols []string, kinds map[string]schema.Kind) {
-		name := table + "_" + strings.Join(cols, "_") + "_idx"
-		if len(name) > 63 {
-			name = name[:59] + "_idx"
-		}
-		parts := make([]string, len(cols))
-		for i, c := range cols {
-			parts[i] = d.IndexColumn(c, kinds[c])
-		}
-		kw := "CREATE INDEX "
-		if unique {
-			kw = "CREATE UNIQUE INDEX "
-		}
-		idx = append(idx, ddlStmt{table: table, sql: kw + d.Quote(name) + " ON " + d.Quote(table) + " (" + strings.Join(parts, ", ") + ")"})
-	}
+	w := &ddlWriter{d: d, keysAfter: keysAfter}
 	for _, ti := range l.Tables {
-		t := ti.Table
-		var defs []string
-		kinds := map[string]schema.Kind{}
-		for _, c := range ti.Columns {
-			kinds[c.Name] = c.Kind
-			def := d.Quote(c.Name) + " " + d.ColumnType(c.Kind)
-			notNull := !c.Null && !(c.GoName == "" && len(ti.FKs) > 1)
-			if notNull {
-				def += " NOT NULL"
-			}
-			defs = append(defs, def)
-		}
-		if len(ti.PKey) > 0 {
-			if pk := primaryKey(t.Name, ti.PKey...); pk != "" {
-				defs = append(defs, pk)
-			}
-		}
-		out = append(out, ddlStmt{table: t.Name, create: true, sql: "CREATE TABLE " + d.Quote(t.Name) + " (\n  " + strings.Join(defs, ",\n  ") + "\n)" + d.TableOptions()})
-		out = append(out, shardDDL(d, t.Name, ti.ShardColumn())...)
-		var done [][]string
-		add := func(unique bool, cols ...string) {
-			if len(cols) == 0 || (len(cols) == 1 && cols[0] == t.Key) {
-				return
-			}
-			for _, x := range done {
-				if slices.Equal(x, cols) {
-					return
-				}
-			}
-			done = append(done, cols)
-			index(t.Name, unique, cols, kinds)
-		}
-		for _, fk := range ti.FKs {
-			add(false, fk)
-		}
-		for _, r := range ti.Refs {
-			add(false, r)
-		}
-		for _, u := range t.Unique {
-			add(true, u...)
-		}
-		for _, x := range t.Indexes {
-			add(false, x...)
-		}
+		w.table(ti)
 	}
 	for _, j := range l.Joins {
-		defs := []string{
-			d.Quote(j.From) + " " + d.ColumnType(schema.Int) + " NOT NULL",
-			d.Quote(j.To) + " " + d.ColumnType(schema.Int) + " NOT NULL",
-		}
-		if pk := primaryKey(j.Name, j.From, j.To); pk != "" {
+		w.join(j)
+	}
+	w.out = append(w.out, w.keys...)
+	return append(w.out, w.idx...)
+}
+
+// ddlWriter gathers the statements of the DDL: the CREATE TABLEs (out),
+// the keys added after the rows (keys) and the indexes (idx).
+type ddlWriter struct {
+	d              compile.Dialect
+	keysAfter      bool
+	out, keys, idx []ddlStmt
+}
+
+// primaryKey is the PRIMARY KEY clause of table's CREATE TABLE, or ""
+// when the key is added after the rows.
+func (w *ddlWriter) primaryKey(table string, cols ...string) string {
+	q := make([]string, len(cols))
+	for i, c := range cols {
+		q[i] = w.d.Quote(c)
+	}
+	pk := "PRIMARY KEY (" + strings.Join(q, ", ") + ")"
+	if w.keysAfter {
+		w.keys = append(w.keys, ddlStmt{table: table, sql: "ALTER TABLE " + w.d.Quote(table) + " ADD " + pk})
+		return ""
+	}
+	return pk
+}
+
+func (w *ddlWriter) index(table string, unique bool, cols []string, kinds map[string]schema.Kind) {
+	name := table + "_" + strings.Join(cols, "_") + "_idx"
+	if len(name) > 63 {
+		name = name[:59] + "_idx"
+	}
+	parts := make([]string, len(cols))
+	for i, c := range cols {
+		parts[i] = w.d.IndexColumn(c, kinds[c])
+	}
+	kw := "CREATE INDEX "
+	if unique {
+		kw = "CREATE UNIQUE INDEX "
+	}
+	w.idx = append(w.idx, ddlStmt{table: table, sql: kw + w.d.Quote(name) + " ON " + w.d.Quote(table) + " (" + strings.Join(parts, ", ") + ")"})
+}
+
+// create adds the CREATE TABLE of table with the column definitions defs
+// and its primary key pkey, and its placement on a sharded engine.
+func (w *ddlWriter) create(table string, defs []string, pkey []string, shard string) {
+	if len(pkey) > 0 {
+		if pk := w.primaryKey(table, pkey...); pk != "" {
 			defs = append(defs, pk)
 		}
-		out = append(out, ddlStmt{table: j.Name, create: true, sql: "CREATE TABLE " + d.Quote(j.Name) + " (\n  " + strings.Join(defs, ",\n  ") + "\n)" + d.TableOptions()})
-		out = append(out, shardDDL(d, j.Name, j.From)...)
-		index(j.Name, false, []string{j.To}, nil)
 	}
-	out = append(out, keys...)
-	return append(out, idx...)
+	w.out = append(w.out, ddlStmt{table: table, create: true, sql: "CREATE TABLE " + w.d.Quote(table) + " (\n  " + strings.Join(defs, ",\n  ") + "\n)" + w.d.TableOptions()})
+	w.out = append(w.out, shardDDL(w.d, table, shard)...)
+}
+
+// table adds the statements of one table of the layout.
+func (w *ddlWriter) table(ti *mapping.TableLayout) {
+	t := ti.Table
+	var defs []string
+	kinds := map[string]schema.Kind{}
+	for _, c := range ti.Columns {
+		kinds[c.Name] = c.Kind
+		def := w.d.Quote(c.Name) + " " + w.d.ColumnType(c.Kind)
+		notNull := !c.Null && !(c.GoName == "" && len(ti.FKs) > 1)
+		if notNull {
+			def += " NOT NULL"
+		}
+		defs = append(defs, def)
+	}
+	w.create(t.Name, defs, ti.PKey, ti.ShardColumn())
+	var done [][]string
+	add := func(unique bool, cols ...string) {
+		if len(cols) == 0 || (len(cols) == 1 && cols[0] == t.Key) || slices.ContainsFunc(done, func(x []string) bool { return slices.Equal(x, cols) }) {
+			return
+		}
+		done = append(done, cols)
+		w.index(t.Name, unique, cols, kinds)
+	}
+	for _, fk := range ti.FKs {
+		add(false, fk)
+	}
+	for _, r := range ti.Refs {
+		add(false, r)
+	}
+	for _, u := range t.Unique {
+		add(true, u...)
+	}
+	for _, x := range t.Indexes {
+		add(false, x...)
+	}
+}
+
+// join adds the statements of a join table.
+func (w *ddlWriter) join(j mapping.Join) {
+	defs := []string{
+		w.d.Quote(j.From) + " " + w.d.ColumnType(schema.Int) + " NOT NULL",
+		w.d.Quote(j.To) + " " + w.d.ColumnType(schema.Int) + " NOT NULL",
+	}
+	w.create(j.Name, defs, []string{j.From, j.To}, j.From)
+	w.index(j.Name, false, []string{j.To}, nil)
 }
 
 // shardDDL is the statements that place table by column, for a Sharding

@@ -181,53 +181,20 @@ func NewSQLLoader(ctx context.Context, db *sql.DB, d compile.Dialect, m *mapping
 	if err != nil {
 		return nil, fmt.Errorf("store: loading: %w", err)
 	}
-	// Tables first, indexes after the rows: building an index once is
-	// much faster than keeping it up to date through a bulk load. Where
-	// the dialect says so the primary keys come after the rows too (the
-	// loader has rejected repeated keys already).
 	bl := d.BulkLoad()
-	var tables []string
-	var indexes []ddlStmt
-	for _, stmt := range ddl(d, m, bl.KeysAfterRows) {
-		if !stmt.create {
-			indexes = append(indexes, stmt)
-			continue
-		}
-		if o.unlogged && bl.UnloggedTable != "" {
-			stmt.sql = bl.UnloggedTable + strings.TrimPrefix(stmt.sql, "CREATE TABLE ")
-		}
-		tables = append(tables, stmt.sql)
-	}
+	tables, indexes := loadDDL(d, m, bl, o.unlogged)
 	restore, err := loadSettings(ctx, conn, bl.Settings)
 	if err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("store: loading: %w", err)
 	}
-	fail := func(err error) (*Loader, error) {
+	tx, err := createTables(ctx, conn, bl, tables)
+	if err != nil {
 		for _, stmt := range restore {
 			_, _ = conn.ExecContext(context.WithoutCancel(ctx), stmt)
 		}
 		conn.Close()
 		return nil, err
-	}
-	var tx *sql.Tx
-	if bl.TransactionalDDL {
-		if tx, err = conn.BeginTx(ctx, nil); err != nil {
-			return fail(fmt.Errorf("store: loading: %w", err))
-		}
-	}
-	for _, stmt := range tables {
-		if _, err := conn.ExecContext(ctx, stmt); err != nil {
-			if tx != nil {
-				_ = tx.Rollback()
-			}
-			return fail(fmt.Errorf("store: creating tables: %w\n%s", err, stmt))
-		}
-	}
-	if tx == nil {
-		if tx, err = conn.BeginTx(ctx, nil); err != nil {
-			return fail(fmt.Errorf("store: loading: %w", err))
-		}
 	}
 	ld := newLoader(ctx, tx, d, m, l)
 	if o.copy != nil {
@@ -243,6 +210,51 @@ func NewSQLLoader(ctx context.Context, db *sql.DB, d compile.Dialect, m *mapping
 		ld.raw = conn
 	}
 	return &Loader{ctx: ctx, conn: conn, tx: tx, d: d, bulk: bl, unlogged: o.unlogged, m: m, ld: ld, db: db, indexes: indexes, restore: restore, marker: o.prefix + mapping.LoadMarker}, nil
+}
+
+// loadDDL splits the DDL of a load: tables first, indexes after the rows
+// (building an index once is much faster than keeping it up to date
+// through a bulk load). Where the dialect says so the primary keys come
+// after the rows too (the loader has rejected repeated keys already).
+func loadDDL(d compile.Dialect, m *mapping.Mapping, bl compile.BulkLoad, unlogged bool) (tables []string, indexes []ddlStmt) {
+	for _, stmt := range ddl(d, m, bl.KeysAfterRows) {
+		if !stmt.create {
+			indexes = append(indexes, stmt)
+			continue
+		}
+		if unlogged && bl.UnloggedTable != "" {
+			stmt.sql = bl.UnloggedTable + strings.TrimPrefix(stmt.sql, "CREATE TABLE ")
+		}
+		tables = append(tables, stmt.sql)
+	}
+	return tables, indexes
+}
+
+// createTables runs the CREATE TABLEs of a load on conn and begins the
+// load's transaction: before them where the dialect's DDL is
+// transactional, after them otherwise.
+func createTables(ctx context.Context, conn *sql.Conn, bl compile.BulkLoad, tables []string) (*sql.Tx, error) {
+	var tx *sql.Tx
+	var err error
+	if bl.TransactionalDDL {
+		if tx, err = conn.BeginTx(ctx, nil); err != nil {
+			return nil, fmt.Errorf("store: loading: %w", err)
+		}
+	}
+	for _, stmt := range tables {
+		if _, err := conn.ExecContext(ctx, stmt); err != nil {
+			if tx != nil {
+				_ = tx.Rollback()
+			}
+			return nil, fmt.Errorf("store: creating tables: %w\n%s", err, stmt)
+		}
+	}
+	if tx == nil {
+		if tx, err = conn.BeginTx(ctx, nil); err != nil {
+			return nil, fmt.Errorf("store: loading: %w", err)
+		}
+	}
+	return tx, nil
 }
 
 // Head stores the users, files and branches of p (its objects are left

@@ -6,10 +6,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/croql/croql/store/fuzz"
 	"github.com/croql/croql/internal/corpus"
 	"github.com/croql/croql/internal/refeval"
 	"github.com/croql/croql/schema"
+	"github.com/croql/croql/store/fuzz"
 	"github.com/croql/croql/typecheck"
 )
 

@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/croql/croql/store/fuzz"
 	"github.com/croql/croql/schema"
+	"github.com/croql/croql/store/fuzz"
 )
 
 // size counts the objects of a project, nested elements included.

@@ -12,12 +12,12 @@ import (
 
 	"github.com/croql/croql/compile"
 	"github.com/croql/croql/eval"
-	"github.com/croql/croql/store/fuzz"
 	"github.com/croql/croql/internal/refeval"
 	"github.com/croql/croql/internal/testdb"
 	"github.com/croql/croql/mapping"
 	"github.com/croql/croql/schema"
 	"github.com/croql/croql/store"
+	"github.com/croql/croql/store/fuzz"
 	"github.com/croql/croql/typecheck"
 )
 

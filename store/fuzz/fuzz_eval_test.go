@@ -8,9 +8,9 @@ import (
 
 	"github.com/leanovate/gopter"
 
-	"github.com/croql/croql/store/fuzz"
 	"github.com/croql/croql/internal/corpus"
 	"github.com/croql/croql/schema"
+	"github.com/croql/croql/store/fuzz"
 )
 
 // project generates the data of a fuzz input from its seed.

@@ -8,9 +8,9 @@ import (
 
 	"github.com/croql/croql"
 	"github.com/croql/croql/diag"
-	"github.com/croql/croql/store/fuzz"
 	"github.com/croql/croql/internal/corpus"
 	"github.com/croql/croql/schema"
+	"github.com/croql/croql/store/fuzz"
 	"github.com/croql/croql/typecheck"
 )
 

@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/croql/croql/ast"
-	"github.com/croql/croql/store/fuzz"
 	"github.com/croql/croql/schema"
+	"github.com/croql/croql/store/fuzz"
 	"github.com/croql/croql/typecheck"
 )
 

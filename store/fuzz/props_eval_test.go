@@ -10,8 +10,8 @@ import (
 	"github.com/leanovate/gopter/prop"
 
 	"github.com/croql/croql/ast"
-	"github.com/croql/croql/store/fuzz"
 	"github.com/croql/croql/internal/testdb"
+	"github.com/croql/croql/store/fuzz"
 	"github.com/croql/croql/typecheck"
 )
 

@@ -12,9 +12,9 @@ import (
 
 	"github.com/croql/croql"
 	"github.com/croql/croql/ast"
-	"github.com/croql/croql/store/fuzz"
 	"github.com/croql/croql/parser"
 	"github.com/croql/croql/schema"
+	"github.com/croql/croql/store/fuzz"
 )
 
 // fixedSeed is the seed every property runs with in CI.

@@ -7,9 +7,9 @@ import (
 	"github.com/leanovate/gopter"
 	"github.com/stretchr/testify/require"
 
-	"github.com/croql/croql/store/fuzz"
 	"github.com/croql/croql/internal/evaltest"
 	"github.com/croql/croql/schema"
+	"github.com/croql/croql/store/fuzz"
 )
 
 // TestGeneratedVisitsWithinCost: the elements the evaluator's guarded

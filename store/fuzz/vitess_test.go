@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/croql/croql/compile"
-	"github.com/croql/croql/store/fuzz"
 	"github.com/croql/croql/internal/testdb"
 	"github.com/croql/croql/store"
+	"github.com/croql/croql/store/fuzz"
 )
 
 // FuzzSQLVitess is FuzzSQL on a 2-shard Vitess keyspace (CROQL_VITESS_DSN;

@@ -6,8 +6,8 @@ import (
 	"github.com/leanovate/gopter"
 	"github.com/leanovate/gopter/prop"
 
-	"github.com/croql/croql/store/fuzz"
 	"github.com/croql/croql/internal/whytest"
+	"github.com/croql/croql/store/fuzz"
 )
 
 // TestPropWhy: on generated data, for generated queries of every context,
