@@ -77,7 +77,7 @@ func backendByName(engine string) (backend, error) {
 			return b, nil
 		}
 	}
-	return nil, fmt.Errorf("engine: no engine for dialect %s", d.Name())
+	return nil, fmt.Errorf("store: no engine for dialect %s", d.Name())
 }
 
 // EngineOfDSN names the engine a DSN is for, the one parser of DSNs

@@ -381,7 +381,7 @@ func (db *DB) LoadOptions() []LoadOption {
 // Load is compile.Load into db with db's LoadOptions.
 func Load(ctx context.Context, db *DB, m *mapping.Mapping, p *schema.Project) error {
 	if db == nil {
-		return errors.New("engine: Load needs an open database")
+		return errors.New("store: Load needs an open database")
 	}
 	if err := LoadSQL(ctx, db.SQL, db.Dialect, m, p, db.LoadOptions()...); err != nil {
 		return err
@@ -393,7 +393,7 @@ func Load(ctx context.Context, db *DB, m *mapping.Mapping, p *schema.Project) er
 // target of OpenTarget, call db.Publish after the loader's Finish.
 func NewLoader(ctx context.Context, db *DB, m *mapping.Mapping) (*Loader, error) {
 	if db == nil {
-		return nil, errors.New("engine: NewLoader needs an open database")
+		return nil, errors.New("store: NewLoader needs an open database")
 	}
 	return NewSQLLoader(ctx, db.SQL, db.Dialect, m, db.LoadOptions()...)
 }

@@ -97,7 +97,7 @@ func Open(ctx context.Context, engine, dsn string) (*DB, error) {
 		return OpenSQLite(dsn)
 	}
 	if dsn == "" {
-		return nil, fmt.Errorf("engine: %s needs a DSN, e.g. %s", b.name(), exampleDSN(b.name()))
+		return nil, fmt.Errorf("store: %s needs a DSN, e.g. %s", b.name(), exampleDSN(b.name()))
 	}
 	db, name, drop, err := openScratch(ctx, b, dsn)
 	if err != nil {
@@ -147,7 +147,7 @@ func openScratch(ctx context.Context, b backend, dsn string) (db *sql.DB, name s
 		if _, err := admin.ExecContext(ctx, fmt.Sprintf(sc.create, d.Quote(name))); err != nil {
 			// A cancelled context may have stopped only the wait for the
 			// answer: the schema may exist all the same.
-			return nil, "", nil, errors.Join(fmt.Errorf("engine: %s: %w", b.name(), err), drop())
+			return nil, "", nil, errors.Join(fmt.Errorf("store: %s: %w", b.name(), err), drop())
 		}
 	}
 	db, err = b.pool(dsn, name)
@@ -156,7 +156,7 @@ func openScratch(ctx context.Context, b backend, dsn string) (db *sql.DB, name s
 	}
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
-		return nil, "", nil, errors.Join(fmt.Errorf("engine: %s: %w", b.name(), err), drop())
+		return nil, "", nil, errors.Join(fmt.Errorf("store: %s: %w", b.name(), err), drop())
 	}
 	return db, name, drop, nil
 }
@@ -175,7 +175,7 @@ func OpenDSN(ctx context.Context, dsn string) (*DB, error) {
 			name = name[:i]
 		}
 		if _, err := os.Stat(name); err != nil {
-			return nil, fmt.Errorf("engine: sqlite: %w", err)
+			return nil, fmt.Errorf("store: sqlite: %w", err)
 		}
 	}
 	db, err := b.pool(dsn, "")
@@ -184,7 +184,7 @@ func OpenDSN(ctx context.Context, dsn string) (*DB, error) {
 	}
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("engine: %s: %w", b.name(), err)
+		return nil, fmt.Errorf("store: %s: %w", b.name(), err)
 	}
 	return &DB{SQL: db, Dialect: b.dialect(), backend: b, close: db.Close}, nil
 }
@@ -211,7 +211,7 @@ func SQLiteDriver() (*sqlite.Driver, error) {
 		}
 	})
 	if err != nil {
-		return nil, fmt.Errorf("engine: registering %s: %w", compile.FoldFunc, err)
+		return nil, fmt.Errorf("store: registering %s: %w", compile.FoldFunc, err)
 	}
 	if err := registerContains(d); err != nil {
 		return nil, err
@@ -237,7 +237,7 @@ func OpenSQLite(dsn string) (*DB, error) {
 	}
 	if err := db.Ping(); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("engine: sqlite: %w", err)
+		return nil, fmt.Errorf("store: sqlite: %w", err)
 	}
 	return &DB{SQL: db, Dialect: compile.SQLite{}, backend: sqliteBackend{}, close: db.Close}, nil
 }
@@ -276,7 +276,7 @@ const LeftoverAge = 6 * time.Hour
 func scratchName(now time.Time) (string, error) {
 	var b [6]byte
 	if _, err := rand.Read(b[:]); err != nil {
-		return "", fmt.Errorf("engine: %w", err)
+		return "", fmt.Errorf("store: %w", err)
 	}
 	return ScratchPrefix + strconv.FormatInt(now.Unix(), 10) + "_" + hex.EncodeToString(b[:]), nil
 }
@@ -362,16 +362,16 @@ func takePooled(ctx context.Context, b backend, admin *sql.DB) (string, error) {
 		_, err := admin.ExecContext(ctx, fmt.Sprintf(sc.create, d.Quote(name)))
 		if err == nil && sc.created != "" {
 			if _, err := admin.ExecContext(ctx, fmt.Sprintf(sc.created, d.Quote(name))); err != nil {
-				return "", errors.Join(fmt.Errorf("engine: %s: %w", b.name(), err), dropScratch(admin, fmt.Sprintf(sc.drop, d.Quote(name))))
+				return "", errors.Join(fmt.Errorf("store: %s: %w", b.name(), err), dropScratch(admin, fmt.Sprintf(sc.drop, d.Quote(name))))
 			}
 		}
 		if err == nil {
 			return name, nil
 		}
 		if ctx.Err() != nil {
-			return "", fmt.Errorf("engine: %s: %w", b.name(), err)
+			return "", fmt.Errorf("store: %s: %w", b.name(), err)
 		}
 		last = err
 	}
-	return "", fmt.Errorf("engine: %s: no free scratch keyspace %s_scratch1..%d (all in use, or not declared by the cluster): %w", b.name(), base, sc.pool, last)
+	return "", fmt.Errorf("store: %s: no free scratch keyspace %s_scratch1..%d (all in use, or not declared by the cluster): %w", b.name(), base, sc.pool, last)
 }

@@ -32,7 +32,7 @@ func OpenTarget(ctx context.Context, engine, dsn, schemaName string) (*DB, error
 		return nil, err
 	}
 	if dsn == "" {
-		return nil, fmt.Errorf("engine: %s: a load needs a DSN", engine)
+		return nil, fmt.Errorf("store: %s: a load needs a DSN", engine)
 	}
 	if ip, ok := b.(inPlaceTarget); ok {
 		return ip.openTarget(ctx, dsn, schemaName)
@@ -40,7 +40,7 @@ func OpenTarget(ctx context.Context, engine, dsn, schemaName string) (*DB, error
 	sc := b.scratch()
 	if sc == nil {
 		if schemaName != "" {
-			return nil, errors.New("engine: sqlite has no schemas: name another file")
+			return nil, errors.New("store: sqlite has no schemas: name another file")
 		}
 		return OpenSQLite(dsn)
 	}
@@ -108,7 +108,7 @@ type LoadStats struct {
 func LoadFile(ctx context.Context, db *DB, r io.Reader, opts schema.ReadOptions, progress func(LoadStats)) (LoadStats, error) {
 	var st LoadStats
 	if db == nil || db.SQL == nil {
-		return st, errors.New("engine: LoadFile needs an open database")
+		return st, errors.New("store: LoadFile needs an open database")
 	}
 	m := mapping.Default(schema.New())
 	l, err := NewLoader(ctx, db, m)

@@ -42,16 +42,16 @@ func parseMySQL(dsn string) (*mysql.Config, error) {
 	if rest == dsn || strings.Contains(rest, "@tcp(") || strings.Contains(rest, "@unix(") || strings.HasPrefix(rest, "tcp(") || strings.HasPrefix(rest, "unix(") {
 		cfg, err := mysql.ParseDSN(rest)
 		if err != nil {
-			return nil, fmt.Errorf("engine: mysql DSN: %w", err)
+			return nil, fmt.Errorf("store: mysql DSN: %w", err)
 		}
 		return cfg, nil
 	}
 	u, err := url.Parse("mysql://" + rest)
 	if err != nil {
-		return nil, fmt.Errorf("engine: mysql DSN: %w (write mysql://user:password@host:3306/db)", err)
+		return nil, fmt.Errorf("store: mysql DSN: %w (write mysql://user:password@host:3306/db)", err)
 	}
 	if u.Host == "" {
-		return nil, errors.New("engine: mysql DSN: no host (write mysql://user:password@host:3306/db)")
+		return nil, errors.New("store: mysql DSN: no host (write mysql://user:password@host:3306/db)")
 	}
 	cfg := mysql.NewConfig()
 	cfg.Net = "tcp"
@@ -68,7 +68,7 @@ func parseMySQL(dsn string) (*mysql.Config, error) {
 		// The driver's own parameters, as its native form takes them.
 		native, err := mysql.ParseDSN("/?" + q.Encode())
 		if err != nil {
-			return nil, fmt.Errorf("engine: mysql DSN: %w", err)
+			return nil, fmt.Errorf("store: mysql DSN: %w", err)
 		}
 		native.User, native.Passwd, native.Net, native.Addr, native.DBName = cfg.User, cfg.Passwd, cfg.Net, cfg.Addr, cfg.DBName
 		cfg = native
@@ -92,7 +92,7 @@ func (mysqlBackend) pool(dsn, schema string) (*sql.DB, error) {
 	}
 	con, err := mysql.NewConnector(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("engine: mysql: %w", err)
+		return nil, fmt.Errorf("store: mysql: %w", err)
 	}
 	db := sql.OpenDB(con)
 	db.SetMaxOpenConns(mysqlPool)
@@ -116,7 +116,7 @@ func (b mysqlBackend) publish(ctx context.Context, admin *sql.DB, scratch, targe
 	d := compile.MySQL{}
 	if create {
 		if _, err := admin.ExecContext(ctx, fmt.Sprintf(b.scratch().createIfMissing, d.Quote(target))); err != nil {
-			return fmt.Errorf("engine: mysql: creating database %s: %w", target, err)
+			return fmt.Errorf("store: mysql: creating database %s: %w", target, err)
 		}
 	}
 	parts := make([]string, len(tables))
@@ -124,7 +124,7 @@ func (b mysqlBackend) publish(ctx context.Context, admin *sql.DB, scratch, targe
 		parts[i] = d.Quote(scratch) + "." + d.Quote(t) + " TO " + d.Quote(target) + "." + d.Quote(t)
 	}
 	if _, err := admin.ExecContext(ctx, "RENAME TABLE "+strings.Join(parts, ", ")); err != nil {
-		return fmt.Errorf("engine: mysql: moving the tables into database %s: %w", target, err)
+		return fmt.Errorf("store: mysql: moving the tables into database %s: %w", target, err)
 	}
 	return nil
 }
@@ -132,10 +132,10 @@ func (b mysqlBackend) publish(ctx context.Context, admin *sql.DB, scratch, targe
 func (mysqlBackend) current(ctx context.Context, admin *sql.DB) (string, error) {
 	var s sql.NullString
 	if err := admin.QueryRowContext(ctx, "SELECT DATABASE()").Scan(&s); err != nil {
-		return "", fmt.Errorf("engine: mysql: %w", err)
+		return "", fmt.Errorf("store: mysql: %w", err)
 	}
 	if !s.Valid || s.String == "" {
-		return "", errors.New("engine: mysql: the DSN names no database: add /db or give --schema")
+		return "", errors.New("store: mysql: the DSN names no database: add /db or give --schema")
 	}
 	return s.String, nil
 }

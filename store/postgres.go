@@ -34,7 +34,7 @@ const postgresPool = 16
 func (postgresBackend) pool(dsn, schema string) (*sql.DB, error) {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
-		return nil, fmt.Errorf("engine: postgres DSN: %w", err)
+		return nil, fmt.Errorf("store: postgres DSN: %w", err)
 	}
 	if schema != "" {
 		if cfg.RuntimeParams == nil {
@@ -64,22 +64,22 @@ func (b postgresBackend) publish(ctx context.Context, admin *sql.DB, scratch, ta
 	d := compile.Postgres{}
 	tx, err := admin.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("engine: postgres: %w", err)
+		return fmt.Errorf("store: postgres: %w", err)
 	}
 	if create {
 		if _, err := tx.ExecContext(ctx, fmt.Sprintf(b.scratch().createIfMissing, d.Quote(target))); err != nil {
 			_ = tx.Rollback()
-			return fmt.Errorf("engine: postgres: creating schema %s: %w", target, err)
+			return fmt.Errorf("store: postgres: creating schema %s: %w", target, err)
 		}
 	}
 	for _, t := range tables {
 		if _, err := tx.ExecContext(ctx, "ALTER TABLE "+d.Quote(scratch)+"."+d.Quote(t)+" SET SCHEMA "+d.Quote(target)); err != nil {
 			_ = tx.Rollback()
-			return fmt.Errorf("engine: postgres: moving %s into schema %s: %w", t, target, err)
+			return fmt.Errorf("store: postgres: moving %s into schema %s: %w", t, target, err)
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("engine: postgres: %w", err)
+		return fmt.Errorf("store: postgres: %w", err)
 	}
 	return nil
 }
@@ -87,10 +87,10 @@ func (b postgresBackend) publish(ctx context.Context, admin *sql.DB, scratch, ta
 func (postgresBackend) current(ctx context.Context, admin *sql.DB) (string, error) {
 	var s sql.NullString
 	if err := admin.QueryRowContext(ctx, "SELECT current_schema()").Scan(&s); err != nil {
-		return "", fmt.Errorf("engine: postgres: %w", err)
+		return "", fmt.Errorf("store: postgres: %w", err)
 	}
 	if !s.Valid {
-		return "", errors.New("engine: postgres: the DSN's search_path names no existing schema: give --schema")
+		return "", errors.New("store: postgres: the DSN's search_path names no existing schema: give --schema")
 	}
 	return s.String, nil
 }

@@ -28,7 +28,7 @@ func (sqliteBackend) claims(dsn string) bool {
 
 func (sqliteBackend) pool(dsn, schema string) (*sql.DB, error) {
 	if schema != "" {
-		return nil, errors.New("engine: sqlite has no schemas: name another file")
+		return nil, errors.New("store: sqlite has no schemas: name another file")
 	}
 	db, err := openSQLitePool(dsn)
 	if err != nil {
@@ -42,7 +42,7 @@ func (sqliteBackend) pool(dsn, schema string) (*sql.DB, error) {
 func (sqliteBackend) scratch() *scratchSQL { return nil }
 
 func (sqliteBackend) publish(context.Context, *sql.DB, string, string, bool, []string) error {
-	return errors.New("engine: sqlite has no schemas")
+	return errors.New("store: sqlite has no schemas")
 }
 
 func (sqliteBackend) current(context.Context, *sql.DB) (string, error) { return "", nil }
@@ -93,7 +93,7 @@ func registerContains(d *sqlite.Driver) error {
 		},
 	})
 	if err != nil {
-		return fmt.Errorf("engine: registering %s: %w", compile.ContainsFunc, err)
+		return fmt.Errorf("store: registering %s: %w", compile.ContainsFunc, err)
 	}
 	return nil
 }

@@ -67,14 +67,14 @@ func (vitessBackend) scratch() *scratchSQL {
 // publish is not offered: a keyspace's tables cannot move between
 // keyspaces in one step through vtgate.
 func (vitessBackend) publish(context.Context, *sql.DB, string, string, bool, []string) error {
-	return errors.New("engine: vitess: a lasting load goes through OpenTarget's in-keyspace swap")
+	return errors.New("store: vitess: a lasting load goes through OpenTarget's in-keyspace swap")
 }
 
 // current is the keyspace, which vtgate answers as the database.
 func (vitessBackend) current(ctx context.Context, admin *sql.DB) (string, error) {
 	ks, err := mysqlBackend{}.current(ctx, admin)
 	if err != nil {
-		return "", fmt.Errorf("engine: vitess (a keyspace: vitess://user@host:port/keyspace): %w", err)
+		return "", fmt.Errorf("store: vitess (a keyspace: vitess://user@host:port/keyspace): %w", err)
 	}
 	return ks, nil
 }
@@ -119,7 +119,7 @@ func (b vitessBackend) openTarget(ctx context.Context, dsn, keyspace string) (*D
 	}
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("engine: vitess: keyspace %s: %w", keyspace, err)
+		return nil, fmt.Errorf("store: vitess: keyspace %s: %w", keyspace, err)
 	}
 	now := time.Now()
 	name, err := scratchName(now)
@@ -153,12 +153,12 @@ func (b vitessBackend) openTarget(ctx context.Context, dsn, keyspace string) (*D
 				// 1815: the vindex is there already (from an earlier load).
 				var my *mysql.MySQLError
 				if _, err := db.ExecContext(ctx, stmt); err != nil && !(errors.As(err, &my) && my.Number == 1815) {
-					return fmt.Errorf("engine: vitess: declaring the shard key of %s: %w", t, err)
+					return fmt.Errorf("store: vitess: declaring the shard key of %s: %w", t, err)
 				}
 			}
 		}
 		if _, err := db.ExecContext(ctx, "RENAME TABLE "+strings.Join(parts, ", ")); err != nil {
-			return fmt.Errorf("engine: vitess: moving the tables into place in keyspace %s: %w", keyspace, err)
+			return fmt.Errorf("store: vitess: moving the tables into place in keyspace %s: %w", keyspace, err)
 		}
 		return nil
 	}
@@ -171,14 +171,14 @@ func (b vitessBackend) openTarget(ctx context.Context, dsn, keyspace string) (*D
 func (vitessBackend) dropScratchTables(ctx context.Context, db *sql.DB, drop func(scratch string) bool) error {
 	rows, err := db.QueryContext(ctx, "SHOW TABLES")
 	if err != nil {
-		return fmt.Errorf("engine: vitess: %w", err)
+		return fmt.Errorf("store: vitess: %w", err)
 	}
 	var tables []string
 	for rows.Next() {
 		var t string
 		if err := rows.Scan(&t); err != nil {
 			rows.Close()
-			return fmt.Errorf("engine: vitess: %w", err)
+			return fmt.Errorf("store: vitess: %w", err)
 		}
 		// croql_<secs>_<12 hex>_<table>
 		if i := strings.Index(t, "_"); i >= 0 {
@@ -199,7 +199,7 @@ func (vitessBackend) dropScratchTables(ctx context.Context, db *sql.DB, drop fun
 		_, _ = db.ExecContext(ctx, "ALTER VSCHEMA DROP TABLE "+d.Quote(t))
 	}
 	if len(errs) > 0 {
-		return fmt.Errorf("engine: vitess: dropping scratch tables: %w", errors.Join(errs...))
+		return fmt.Errorf("store: vitess: dropping scratch tables: %w", errors.Join(errs...))
 	}
 	return nil
 }
