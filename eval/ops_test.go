@@ -9,10 +9,10 @@ import (
 )
 
 // TestOpEvals requires an evaluation for every operator of ast.Syntax, of
-// the form its class needs: a logical operator builds from two
-// conditions, an arithmetic one from two numbers (ints too unless its
-// result is always a float), a comparison from two values of each kind
-// it orders, a prefix operator from one operand.
+// the form its class (typecheck.ClassOf) needs: a logical operator builds
+// from two conditions, an arithmetic one from two numbers (ints too unless
+// its result is always a float), a comparison from two values of each
+// kind it compares, a prefix operator from one operand.
 func TestOpEvals(t *testing.T) {
 	const where = "add its row to opEvals in eval/ops.go"
 	for _, op := range ast.Ops() {
@@ -22,27 +22,37 @@ func TestOpEvals(t *testing.T) {
 			continue
 		}
 		var missing string
-		switch {
-		case op.IsLogical():
+		switch typecheck.ClassOf(op) {
+		case typecheck.ClassLogic:
 			if e.logic == nil {
 				missing = "logic"
 			}
-		case op.IsArithmetic():
+		case typecheck.ClassNot:
+			if e.not == nil {
+				missing = "not"
+			}
+		case typecheck.ClassArith:
 			if e.floatArith == nil {
 				missing = "floatArith"
 			} else if e.intArith == nil && !typecheck.ArithmeticOf(op).Float {
 				missing = "intArith (its result is not always a float: typecheck.Arithmetic)"
 			}
-		case op.IsComparison():
-			if e.text == nil && (e.cmp == nil || e.cmp.ints == nil || e.cmp.floats == nil || e.cmp.strs == nil) {
-				missing = "cmp (ints, floats and strs) or text"
+		case typecheck.ClassNeg:
+			if e.intNeg == nil || e.floatNeg == nil {
+				missing = "intNeg and floatNeg"
 			}
-		case op.Role() == ast.RolePrefix:
-			if e.not == nil && (e.intNeg == nil || e.floatNeg == nil) {
-				missing = "not, or intNeg and floatNeg"
+		case typecheck.ClassEquality, typecheck.ClassOrder:
+			if e.cmp == nil || e.cmp.ints == nil || e.cmp.floats == nil || e.cmp.strs == nil {
+				missing = "cmp (ints, floats and strs)"
+			} else if typecheck.ClassOf(op) == typecheck.ClassEquality && e.cmp.bools == nil {
+				missing = "cmp.bools (an equality compares bools)"
+			}
+		case typecheck.ClassContains:
+			if e.text == nil {
+				missing = "text"
 			}
 		default:
-			missing = "a class the evaluator knows (logical, arithmetic, comparison, prefix)"
+			missing = "a class of typecheck.ClassOf the evaluator knows"
 		}
 		if missing != "" {
 			t.Errorf("operator %s: its row of opEvals (eval/ops.go) lacks %s", op, missing)

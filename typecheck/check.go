@@ -357,14 +357,14 @@ func (c *checker) unknownOp(op ast.Op, sp diag.Span) Node {
 
 func (c *checker) unary(n *ast.Unary) Node {
 	r, ok := opRules[n.Op]
-	if !ok || (r.rule != ruleNot && r.rule != ruleNeg) {
+	if !ok || (r.class != ClassNot && r.class != ClassNeg) {
 		return c.unknownOp(n.Op, n.Sp)
 	}
 	x := c.check(n.X)
 	if x == nil {
 		return nil
 	}
-	if r.rule == ruleNot {
+	if r.class == ClassNot {
 		x = c.toBool(x, n.X, fmt.Sprintf("the operand of `%s`", n.Op))
 		if x == nil {
 			return nil
@@ -380,19 +380,19 @@ func (c *checker) unary(n *ast.Unary) Node {
 
 // binary checks an infix operator by its row of opRules.
 func (c *checker) binary(n *ast.Binary) Node {
-	switch opRules[n.Op].rule {
-	case ruleLogic:
+	switch opRules[n.Op].class {
+	case ClassLogic:
 		return c.logic(n)
-	case ruleArith:
+	case ClassArith:
 		x, y := c.check(n.X), c.check(n.Y)
 		if x == nil || y == nil {
 			return nil
 		}
 		return c.arith(n, x, y)
-	case ruleContains:
+	case ClassContains:
 		return c.contains(n)
-	case ruleEquality, ruleOrder:
-		return c.compare(n, opRules[n.Op].rule == ruleEquality)
+	case ClassEquality, ClassOrder:
+		return c.compare(n, opRules[n.Op].class == ClassEquality)
 	}
 	return c.unknownOp(n.Op, n.OpSpan)
 }

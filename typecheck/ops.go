@@ -8,28 +8,31 @@ import "github.com/croql/croql/ast"
 // the same row. TestOpRules fails for an operator of ast.Syntax without a
 // row.
 
-// rule is how the checker types an operator's operands and which node of
-// the IR it makes of it.
-type rule uint8
+// OpClass is the type rule of an operator: how the checker types its
+// operands and which node of the IR it makes of it. The back ends and the
+// generators of tests read it (ClassOf) to tell operators of one class
+// apart from the rest.
+type OpClass uint8
 
+// The classes.
 const (
-	// ruleLogic: two conditions (a BoolAlso value stands for "is set"),
+	// ClassLogic: two conditions (a BoolAlso value stands for "is set"),
 	// a Logic node.
-	ruleLogic rule = iota + 1
-	// ruleNot: one condition, a Not node.
-	ruleNot
-	// ruleEquality: two operands unified to one kind, bools, users and
+	ClassLogic OpClass = iota + 1
+	// ClassNot: one condition, a Not node.
+	ClassNot
+	// ClassEquality: two operands unified to one kind, bools, users and
 	// languages included; a Compare node.
-	ruleEquality
-	// ruleOrder: two operands unified to numbers, datetimes or strings;
+	ClassEquality
+	// ClassOrder: two operands unified to numbers, datetimes or strings;
 	// a Compare node.
-	ruleOrder
-	// ruleContains: two strings (or language codes), a Contains node.
-	ruleContains
-	// ruleArith: two numbers, an Arith node of Int (both ints) or Float.
-	ruleArith
-	// ruleNeg: one number, a Neg node of its type.
-	ruleNeg
+	ClassOrder
+	// ClassContains: two strings (or language codes), a Contains node.
+	ClassContains
+	// ClassArith: two numbers, an Arith node of Int (both ints) or Float.
+	ClassArith
+	// ClassNeg: one number, a Neg node of its type.
+	ClassNeg
 )
 
 // Arithmetic is what the back ends read about the result of an arithmetic
@@ -43,44 +46,44 @@ type Arithmetic struct {
 	Partial bool
 }
 
-// opRule is one operator's row: its rule and, for an arithmetic one, its
-// result.
+// opRule is one operator's row: its class and, for an arithmetic one,
+// its result.
 type opRule struct {
-	rule  rule
+	class OpClass
 	arith Arithmetic
 }
 
 // opRules is the type rule of every operator, by Op.
 var opRules = map[ast.Op]opRule{
-	ast.OpOr:       {rule: ruleLogic},
-	ast.OpXor:      {rule: ruleLogic},
-	ast.OpAnd:      {rule: ruleLogic},
-	ast.OpNot:      {rule: ruleNot},
-	ast.OpEq:       {rule: ruleEquality},
-	ast.OpNe:       {rule: ruleEquality},
-	ast.OpLt:       {rule: ruleOrder},
-	ast.OpLe:       {rule: ruleOrder},
-	ast.OpGt:       {rule: ruleOrder},
-	ast.OpGe:       {rule: ruleOrder},
-	ast.OpContains: {rule: ruleContains},
-	ast.OpAdd:      {rule: ruleArith},
-	ast.OpSub:      {rule: ruleArith},
-	ast.OpMul:      {rule: ruleArith},
-	ast.OpDiv:      {rule: ruleArith, arith: Arithmetic{Float: true, Partial: true}},
-	ast.OpNeg:      {rule: ruleNeg},
+	ast.OpOr:       {class: ClassLogic},
+	ast.OpXor:      {class: ClassLogic},
+	ast.OpAnd:      {class: ClassLogic},
+	ast.OpNot:      {class: ClassNot},
+	ast.OpEq:       {class: ClassEquality},
+	ast.OpNe:       {class: ClassEquality},
+	ast.OpLt:       {class: ClassOrder},
+	ast.OpLe:       {class: ClassOrder},
+	ast.OpGt:       {class: ClassOrder},
+	ast.OpGe:       {class: ClassOrder},
+	ast.OpContains: {class: ClassContains},
+	ast.OpAdd:      {class: ClassArith},
+	ast.OpSub:      {class: ClassArith},
+	ast.OpMul:      {class: ClassArith},
+	ast.OpDiv:      {class: ClassArith, arith: Arithmetic{Float: true, Partial: true}},
+	ast.OpNeg:      {class: ClassNeg},
 }
 
-// prefixRules and infixRules are the rules an operator may have in each
-// position; TestOpRules holds every row to its operator's role.
+// prefixClasses and infixClasses are the classes an operator may have in
+// each position; TestOpRules holds every row to its operator's role.
 var (
-	prefixRules = []rule{ruleNot, ruleNeg}
-	infixRules  = []rule{ruleLogic, ruleEquality, ruleOrder, ruleContains, ruleArith}
+	prefixClasses = []OpClass{ClassNot, ClassNeg}
+	infixClasses  = []OpClass{ClassLogic, ClassEquality, ClassOrder, ClassContains, ClassArith}
 )
 
 // ArithmeticOf returns what the result of arithmetic operator op may be
 // (the zero Arithmetic for an operator that is not arithmetic).
 func ArithmeticOf(op ast.Op) Arithmetic { return opRules[op].arith }
 
-// HasRule reports whether the checker has a type rule for op: every
-// operator of ast.Syntax must.
-func HasRule(op ast.Op) bool { _, ok := opRules[op]; return ok }
+// ClassOf returns the class of op, 0 for an operator the checker has no
+// rule for (every operator of ast.Syntax has one).
+func ClassOf(op ast.Op) OpClass { return opRules[op].class }

@@ -23,16 +23,16 @@ func TestOpRules(t *testing.T) {
 		}
 		switch s.Role {
 		case ast.RolePrefix:
-			if !slices.Contains(prefixRules, r.rule) {
-				t.Errorf("operator %s: a prefix operator with an infix type rule (%d) in opRules, typecheck/ops.go", s.Op, r.rule)
+			if !slices.Contains(prefixClasses, r.class) {
+				t.Errorf("operator %s: a prefix operator with an infix type rule (%d) in opRules, typecheck/ops.go", s.Op, r.class)
 			}
 		case ast.RoleInfix:
-			if !slices.Contains(infixRules, r.rule) {
-				t.Errorf("operator %s: an infix operator with a prefix type rule (%d) in opRules, typecheck/ops.go", s.Op, r.rule)
+			if !slices.Contains(infixClasses, r.class) {
+				t.Errorf("operator %s: an infix operator with a prefix type rule (%d) in opRules, typecheck/ops.go", s.Op, r.class)
 			}
 		}
-		if r.arith != (Arithmetic{}) && r.rule != ruleArith {
-			t.Errorf("operator %s: Arithmetic set on a rule that is not ruleArith in opRules, typecheck/ops.go", s.Op)
+		if r.arith != (Arithmetic{}) && r.class != ClassArith {
+			t.Errorf("operator %s: Arithmetic set on a rule that is not ClassArith in opRules, typecheck/ops.go", s.Op)
 		}
 	}
 	for op := range opRules {

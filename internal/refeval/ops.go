@@ -19,10 +19,10 @@ type operator struct {
 	logic func(a, b bool) bool
 	// not is a prefix operator on a condition.
 	not func(a bool) bool
-	// ints is exact integer arithmetic (the interpreter drops a result
-	// outside the int64 range), nil for an operator whose result is
-	// always a float; floats is the float arithmetic, false for no
-	// value. Neither sees an absent operand.
+	// ints is exact integer arithmetic, nil for no value (the
+	// interpreter also drops a result outside the int64 range); it is nil
+	// for an operator whose result is always a float. floats is the float
+	// arithmetic, false for no value. Neither sees an absent operand.
 	ints   func(x, y *big.Int) *big.Int
 	floats func(x, y float64) (float64, bool)
 	// neg and negFloat are a prefix arithmetic operator.

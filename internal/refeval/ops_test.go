@@ -9,7 +9,7 @@ import (
 )
 
 // TestOps requires a meaning for every operator of ast.Syntax, of the
-// form its class needs (see operator).
+// form its class (typecheck.ClassOf) needs (see operator).
 func TestOps(t *testing.T) {
 	for _, op := range ast.Ops() {
 		o, ok := operators[op]
@@ -18,27 +18,35 @@ func TestOps(t *testing.T) {
 			continue
 		}
 		var missing string
-		switch {
-		case op.IsLogical():
+		switch typecheck.ClassOf(op) {
+		case typecheck.ClassLogic:
 			if o.logic == nil {
 				missing = "logic"
 			}
-		case op.IsArithmetic():
+		case typecheck.ClassNot:
+			if o.not == nil {
+				missing = "not"
+			}
+		case typecheck.ClassArith:
 			if o.floats == nil {
 				missing = "floats"
 			} else if o.ints == nil && !typecheck.ArithmeticOf(op).Float {
 				missing = "ints (its result is not always a float: typecheck.Arithmetic)"
 			}
-		case op.IsComparison():
-			if o.cmp == nil && o.text == nil {
-				missing = "cmp or text"
+		case typecheck.ClassNeg:
+			if o.neg == nil || o.negFloat == nil {
+				missing = "neg and negFloat"
 			}
-		case op.Role() == ast.RolePrefix:
-			if o.not == nil && (o.neg == nil || o.negFloat == nil) {
-				missing = "not, or neg and negFloat"
+		case typecheck.ClassEquality, typecheck.ClassOrder:
+			if o.cmp == nil {
+				missing = "cmp"
+			}
+		case typecheck.ClassContains:
+			if o.text == nil {
+				missing = "text"
 			}
 		default:
-			missing = "a class the interpreter knows (logical, arithmetic, comparison, prefix)"
+			missing = "a class of typecheck.ClassOf the interpreter knows"
 		}
 		if missing != "" {
 			t.Errorf("operator %s: its row of operators (internal/refeval/ops.go) lacks %s", op, missing)

@@ -334,9 +334,9 @@ func readField(obj reflect.Value, f *schema.Field) any {
 }
 
 // int64Of is the exact result of integer arithmetic as a value: absent
-// when it does not fit in 64 bits.
+// when there is none (nil) or it does not fit in 64 bits.
 func int64Of(x *big.Int) any {
-	if !x.IsInt64() {
+	if x == nil || !x.IsInt64() {
 		return nil
 	}
 	return x.Int64()
