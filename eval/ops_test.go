@@ -52,7 +52,7 @@ func TestOpEvals(t *testing.T) {
 				missing = "text"
 			}
 		default:
-			missing = "a class of typecheck.ClassOf the evaluator knows"
+			missing = "a class: typecheck.ClassOf has none for it (add its row to opRules in typecheck/ops.go first)"
 		}
 		if missing != "" {
 			t.Errorf("operator %s: its row of opEvals (eval/ops.go) lacks %s", op, missing)

@@ -176,7 +176,9 @@ func queries(t *testing.T, check func(string) (*typecheck.Query, error)) []query
 		case absent == 0:
 			t.Errorf("operator %s: no combination with an absent operand type-checks", name(op))
 		}
-		t.Logf("operator %-9s %3d operand combinations, %3d of them with an absent operand", name(op), n, absent)
+		if testing.Verbose() {
+			t.Logf("operator %-9s %3d operand combinations, %3d of them with an absent operand", name(op), n, absent)
+		}
 	}
 	return out
 }

@@ -46,7 +46,7 @@ func TestOps(t *testing.T) {
 				missing = "text"
 			}
 		default:
-			missing = "a class of typecheck.ClassOf the interpreter knows"
+			missing = "a class: typecheck.ClassOf has none for it (add its row to opRules in typecheck/ops.go first)"
 		}
 		if missing != "" {
 			t.Errorf("operator %s: its row of operators (internal/refeval/ops.go) lacks %s", op, missing)
