@@ -25,7 +25,7 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden SQL of the operator matrix under testdata/opmatrix")
 
 // dialects are the dialects of the golden files, testdata/opmatrix/<Name()>.txt.
-var dialects = []compile.Dialect{compile.Postgres{}, compile.SQLite{}, compile.MySQL{}}
+var dialects = []compile.Dialect{compile.Postgres{}, compile.SQLite{}, compile.MySQL{}, compile.Vitess{}}
 
 // fixture's strings take every operand of operands both with a value and
 // absent: max length set (5, 0, -3) and not, a file with a title, one
