@@ -27,9 +27,7 @@ func (s *Server) apiRoutes() {
 	s.Handle("GET /api/v2/tms/{tmId}", s.api(s.getOwned(croql.TM)))
 	s.Handle("GET /api/v2/glossaries", s.api(s.listOwned(croql.Glossary)))
 	s.Handle("GET /api/v2/glossaries/{glossaryId}", s.api(s.getOwned(croql.Glossary)))
-	s.Handle("GET /api/v2/projects/{projectId}/files", s.api(s.listFiles))
 	s.Handle("GET /api/v2/projects/{projectId}/files/{fileId}", s.api(s.getFile))
-	s.Handle("GET /api/v2/projects/{projectId}/labels", s.api(s.listLabels))
 	s.Handle("GET /api/v2/projects/{projectId}/labels/{labelId}", s.api(s.getLabel))
 	s.Handle("GET /api/v2/projects/{projectId}/languages/progress", s.api(s.projectProgress))
 	s.Handle("GET /api/v2/projects/{projectId}/languages/{languageId}/progress", s.api(s.languageProgress))
@@ -127,12 +125,7 @@ func (s *Server) owned(ctx context.Context, p *Project, ctxName string) (map[str
 		return tmShape(p, n), nil
 	}
 	var langs []string
-	langCol := "NULL"
-	for _, c := range res.cols {
-		if c.json == "languageId" {
-			langCol = c.sql
-		}
-	}
+	langCol := res.sqlOf("languageId")
 	err = s.cfg.Storage.ReadTx(ctx, p, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, "SELECT DISTINCT "+langCol+" FROM "+res.table+" ORDER BY 1")
 		if err != nil {
@@ -368,53 +361,9 @@ func scanObjects(ctx context.Context, tx *sql.Tx, query string, cols []column, a
 		if err := rows.Scan(ptrs...); err != nil {
 			return nil, fmt.Errorf("server: reading rows: %w", err)
 		}
-		o := make(map[string]any, len(cols)+12)
-		for i, c := range cols {
-			o[c.json] = value(c, vals[i])
-		}
-		out = append(out, o)
+		out = append(out, rowObject(cols, vals))
 	}
 	return out, rows.Err()
-}
-
-// listFiles is GET /projects/{projectId}/files with the platform's
-// parameters: branchId, filter (a substring of the name, as croql's
-// contains), orderBy; directoryId is a 400 (the data has no
-// directories), recursion applies to directoryId only.
-func (s *Server) listFiles(r *http.Request) (any, *httpError) {
-	p, e := s.project(r, "projectId", "Project")
-	if e != nil {
-		return nil, e
-	}
-	params, e := s.params(r, orderRes("id", "name", "title", "type", "context", "branchId", "createdAt", "updatedAt", "path", "status", "priority"), false)
-	if e != nil {
-		return nil, e
-	}
-	if params.croql != "" {
-		return nil, invalid("croql", "notSupported", "the files list takes no croql")
-	}
-	q := r.URL.Query()
-	if _, ok := q["directoryId"]; ok {
-		return nil, invalid("directoryId", "notSupported", "directoryId is not supported by croql serve: the data has no directories")
-	}
-	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
-	defer cancel()
-	all, err := s.files(ctx, p)
-	if err != nil {
-		return nil, s.dbError(r, ctx, "", err)
-	}
-	if v, ok := q["branchId"]; ok {
-		n, ok := digits(v[0])
-		if !ok || len(v) > 1 {
-			return nil, invalid("branchId", "notDigits", "branchId must be an integer")
-		}
-		all = slices.DeleteFunc(all, func(o map[string]any) bool { return o["branchId"] != n })
-	}
-	if v := q.Get("filter"); v != "" {
-		all = slices.DeleteFunc(all, func(o map[string]any) bool { return !strings.Contains(o["name"].(string), v) })
-	}
-	sortObjects(all, params.orderBy, "id")
-	return pageOf(all, params), nil
 }
 
 func (s *Server) getFile(r *http.Request) (any, *httpError) {
@@ -471,37 +420,6 @@ func (s *Server) labels(ctx context.Context, p *Project) ([]map[string]any, erro
 	return out, err
 }
 
-func (s *Server) listLabels(r *http.Request) (any, *httpError) {
-	p, e := s.project(r, "projectId", "Project")
-	if e != nil {
-		return nil, e
-	}
-	params, e := s.params(r, orderRes("id", "title", "isSystem"), false)
-	if e != nil {
-		return nil, e
-	}
-	if params.croql != "" {
-		return nil, invalid("croql", "notSupported", "the labels list takes no croql")
-	}
-	if _, ok := r.URL.Query()["isSystem"]; ok {
-		v := r.URL.Query().Get("isSystem")
-		if v != "0" && v != "1" {
-			return nil, invalid("isSystem", "notInArray", "isSystem must be 0 or 1")
-		}
-	}
-	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
-	defer cancel()
-	all, err := s.labels(ctx, p)
-	if err != nil {
-		return nil, s.dbError(r, ctx, "", err)
-	}
-	if v := r.URL.Query().Get("isSystem"); v != "" {
-		all = slices.DeleteFunc(all, func(o map[string]any) bool { return o["isSystem"] != (v == "1") })
-	}
-	sortObjects(all, params.orderBy, "id")
-	return pageOf(all, params), nil
-}
-
 func (s *Server) getLabel(r *http.Request) (any, *httpError) {
 	p, e := s.project(r, "projectId", "Project")
 	if e != nil {
@@ -538,11 +456,10 @@ func (s *Server) labelIDs(ctx context.Context, tx *sql.Tx, p *Project, objs []ma
 	if through == "" {
 		return nil
 	}
-	var q strings.Builder
-	q.WriteString("SELECT " + d.Quote(from) + ", " + d.Quote(to) + " FROM " + d.Quote(through) + " WHERE " + d.Quote(from) + " IN (")
-	byID, args := pageIDs(&q, d, objs, "labelIds", func() any { return []int64{} })
-	q.WriteString(") ORDER BY 1, 2")
-	rows, err := tx.QueryContext(ctx, q.String(), args...)
+	byID, ids := pageIndex(objs, "labelIds", func() any { return []int64{} })
+	in, args := inList(d, nil, ids)
+	q := "SELECT " + d.Quote(from) + ", " + d.Quote(to) + " FROM " + d.Quote(through) + " WHERE " + d.Quote(from) + " IN (" + in + ") ORDER BY 1, 2"
+	rows, err := tx.QueryContext(ctx, q, args...)
 	if err != nil {
 		return fmt.Errorf("server: labels: %w", err)
 	}

@@ -129,15 +129,22 @@ func ReadTokenFile(r io.Reader) (*Tokens, error) {
 // none.
 func (t *Tokens) Authenticate(r *http.Request) (Grant, bool) { return t.authenticate(r) }
 
+// Bearer is the token of the request's Authorization header: the text
+// after the scheme "Bearer" (in any case), trimmed; empty when the header
+// is missing or of another scheme. Every route that reads a token reads
+// it here.
+func Bearer(r *http.Request) string {
+	scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "bearer") {
+		return ""
+	}
+	return strings.TrimSpace(tok)
+}
+
 // authenticate returns the grant of the request's bearer token.
 func (t *Tokens) authenticate(r *http.Request) (Grant, bool) {
-	h := r.Header.Get("Authorization")
-	scheme, tok, ok := strings.Cut(h, " ")
-	if !ok || !strings.EqualFold(scheme, "bearer") || t == nil {
-		return Grant{}, false
-	}
-	tok = strings.TrimSpace(tok)
-	if tok == "" {
+	tok := Bearer(r)
+	if tok == "" || t == nil {
 		return Grant{}, false
 	}
 	d := sha256.Sum256([]byte(tok))

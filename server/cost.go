@@ -109,9 +109,12 @@ func (s *Server) readStatsAt(ctx context.Context, p *Project, w int64) *projectS
 func (s *Server) readStats(ctx context.Context, p *Project) (*projectStats, error) {
 	st := &projectStats{objects: map[string]int64{}, text: map[string]float64{}, known: true}
 	d := p.Dialect()
-	length := "CHAR_LENGTH"
-	if d.Name() == "sqlite" {
-		length = "LENGTH"
+	// The length in characters: CHAR_LENGTH where the engine has it
+	// (LENGTH counts bytes on MySQL), LENGTH otherwise (SQLite's counts
+	// characters).
+	length := "LENGTH"
+	if p.runs(ctx, "SELECT CHAR_LENGTH('')") {
+		length = "CHAR_LENGTH"
 	}
 	cat := s.mapping.Catalog()
 	err := s.cfg.Storage.ReadTx(ctx, p, func(tx *sql.Tx) error {

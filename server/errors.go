@@ -68,9 +68,9 @@ type httpError struct {
 	// validation, when set, is the body of a 400.
 	validation []ValidationError
 	message    string
-	// refused: a sharded engine refused the query's statement (or the
-	// compiler refused to send it there); the coordinator answers the
-	// request again (Server.coordinatedOnRefusal).
+	// refused: a sharded engine refused the query's statement; the
+	// request's plan is chosen again with the coordinator's keys
+	// (Server.answer).
 	refused bool
 	// retryAfter, when positive, is the Retry-After header's seconds.
 	retryAfter int

@@ -1,22 +1,16 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/json"
 	"errors"
-	"io"
 	"math"
 	"net/http"
 	"runtime"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/croql/croql"
 )
 
 // Defaults of the admission of list requests (Config fields of the same
@@ -173,104 +167,49 @@ func (s *Server) reservePool() {
 	}
 }
 
-// admit is the admission of a list request of context ctxName (body: the
-// parameters are a POST body): it estimates the request's cost (a 400
-// too-costly over the request budget) and runs the handler in the cheap
-// or the expensive lane, at most Config.MaxPerToken requests of one token
-// in each. A full lane, or no place before the request's deadline, is a
-// 503 with Retry-After; a token over its limit a 429 with Retry-After.
-// A request whose project or query is wrong goes through the cheap lane
-// to the handler, which answers it.
-func (s *Server) admit(ctxName string, body bool, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// The query checked for the estimate is the handler's.
-		r = r.WithContext(withQueries(r.Context()))
-		// A request waits for a place at most the statement timeout.
-		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
-		defer cancel()
-		l := s.lanes.cheap
-		p, src, ok, bodyErr := s.admissionQuery(r, ctxName, body)
-		if bodyErr != nil {
-			// The handler answers an unreadable body with a 400 before
-			// any query: no lane (the body's failed read may have
-			// ended the request's context already).
-			next.ServeHTTP(w, r)
-			return
+// admitList is the admission of a list request: it estimates the
+// request's cost (a 400 too-costly over the request budget) and takes a
+// place in the cheap or the expensive lane, at most Config.MaxPerToken
+// requests of one token in each; release gives it back. A full lane, or
+// no place before the request's deadline, is a 503 with Retry-After; a
+// token over its limit a 429 with Retry-After. A request whose query has
+// errors takes the cheap lane: its plan answers it. A list without croql
+// (files, labels) is not priced.
+func (s *Server) admitList(req *listRequest) (release func(), e *httpError) {
+	if req.ep.context == "" {
+		return func() {}, nil
+	}
+	r := req.r
+	// A request waits for a place at most the statement timeout.
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
+	defer cancel()
+	l := s.lanes.cheap
+	if est, ok := s.estimate(ctx, req.p, req.ep.context, req.params.croql); ok {
+		if s.cfg.MaxRequestCost > 0 && est.cost > s.cfg.MaxRequestCost {
+			s.metrics.rejected(laneExpensive, "too-costly")
+			return nil, est.tooCostly(req.params.croql, s.cfg.MaxRequestCost, req.ep.context)
 		}
-		if ok {
-			e, ok := s.estimate(ctx, p, ctxName, src)
-			if ok && s.cfg.MaxRequestCost > 0 && e.cost > s.cfg.MaxRequestCost {
-				s.metrics.rejected(laneExpensive, "too-costly")
-				writeError(w, e.tooCostly(src, s.cfg.MaxRequestCost, ctxName))
-				return
-			}
-			if ok && e.cost > s.lanes.cheapCost {
-				l = s.lanes.expensive
-			}
+		if est.cost > s.lanes.cheapCost {
+			l = s.lanes.expensive
 		}
-		tok := sha256.Sum256([]byte(bearer(r)))
-		release, err := l.acquire(ctx, tok)
-		if err != nil && r.Context().Err() != nil {
-			// The client went away while waiting: nobody reads the answer.
-			writeError(w, &httpError{status: 499, message: "Client Closed Request"})
-			return
-		}
-		if err != nil {
-			status, reason := http.StatusServiceUnavailable, "full"
-			msg := "the server is busy with " + l.name + " requests; try again later"
-			switch {
-			case errors.Is(err, errTokenLimit):
-				status, reason = http.StatusTooManyRequests, "token"
-				msg = "this token has " + strconv.Itoa(l.maxToken) + " " + l.name + " requests in flight, the most the server allows; try again when one has answered"
-			case errors.Is(err, errLaneWait):
-				reason = "wait"
-			}
-			s.metrics.rejected(l.name, reason)
-			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(l.retryAfter.Seconds()))))
-			writeError(w, &httpError{status: status, message: msg})
-			return
-		}
-		defer release()
-		next.ServeHTTP(w, r)
-	})
-}
-
-// bearer is the request's bearer token (the auth check has accepted it).
-func bearer(r *http.Request) string {
-	_, tok, _ := strings.Cut(r.Header.Get("Authorization"), " ")
-	return strings.TrimSpace(tok)
-}
-
-// admissionQuery reads the project and the croql text of a list request
-// without answering it: false when the project is not one the token may
-// read or the parameters cannot be read (the handler answers those). A
-// POST body is read whole (at most Config.MaxBody bytes) and put back for
-// the handler; bodyErr is the error of a body that could not be read.
-func (s *Server) admissionQuery(r *http.Request, ctxName string, body bool) (p *Project, src string, ok bool, bodyErr error) {
-	param := map[string]string{croql.Strings: "projectId", croql.Translations: "projectId",
-		croql.TM: "tmId", croql.Glossary: "glossaryId"}[ctxName]
-	p, e := s.project(r, param, "")
-	if e != nil {
-		return nil, "", false, nil
 	}
-	if !body {
-		q := r.URL.Query()
-		return p, q.Get("croql"), len(q["croql"]) <= 1, nil
+	release, err := l.acquire(ctx, sha256.Sum256([]byte(Bearer(r))))
+	if err == nil {
+		return release, nil
 	}
-	b, err := io.ReadAll(io.LimitReader(r.Body, s.cfg.MaxBody+1))
-	rest := r.Body
-	r.Body = struct {
-		io.Reader
-		io.Closer
-	}{io.MultiReader(bytes.NewReader(b), rest), rest}
-	if err != nil {
-		return nil, "", false, err
+	if r.Context().Err() != nil {
+		// The client went away while waiting: nobody reads the answer.
+		return nil, &httpError{status: 499, message: "Client Closed Request"}
 	}
-	var obj struct {
-		Croql string `json:"croql"`
+	status, reason := http.StatusServiceUnavailable, "full"
+	msg := "the server is busy with " + l.name + " requests; try again later"
+	switch {
+	case errors.Is(err, errTokenLimit):
+		status, reason = http.StatusTooManyRequests, "token"
+		msg = "this token has " + strconv.Itoa(l.maxToken) + " " + l.name + " requests in flight, the most the server allows; try again when one has answered"
+	case errors.Is(err, errLaneWait):
+		reason = "wait"
 	}
-	if json.Unmarshal(b, &obj) != nil {
-		return nil, "", false, nil
-	}
-	return p, obj.Croql, true, nil
+	s.metrics.rejected(l.name, reason)
+	return nil, &httpError{status: status, message: msg, retryAfter: int(math.Ceil(l.retryAfter.Seconds()))}
 }

@@ -262,22 +262,7 @@ func (s *Server) routes() {
 	s.Handle("GET /metrics", s.metrics.handler())
 	s.Handle("GET /api/v2/projects", s.api(s.listProjects))
 	s.Handle("GET /api/v2/projects/{projectId}", s.api(s.getProject))
-	for _, e := range []struct {
-		path, context string
-	}{
-		{"/api/v2/projects/{projectId}/strings", croql.Strings},
-		{"/api/v2/projects/{projectId}/languages/{languageId}/translations", croql.Translations},
-		{"/api/v2/tms/{tmId}/segments", croql.TM},
-		{"/api/v2/glossaries/{glossaryId}/terms", croql.Glossary},
-	} {
-		if e.context == croql.Translations {
-			s.Handle("GET "+e.path, s.admit(e.context, false, s.api(s.coordinatedOnRefusal(false, s.listTranslations(false)))))
-			s.Handle("POST "+e.path+"/query", s.admit(e.context, true, s.api(s.coordinatedOnRefusal(true, s.listTranslations(true)))))
-			continue
-		}
-		s.Handle("GET "+e.path, s.admit(e.context, false, s.api(s.coordinatedOnRefusal(false, s.list(e.context, false)))))
-		s.Handle("POST "+e.path+"/query", s.admit(e.context, true, s.api(s.coordinatedOnRefusal(true, s.list(e.context, true)))))
-	}
+	s.listRoutes()
 	s.apiRoutes()
 	// Anything else under the API is a JSON 404 (after the token check,
 	// so that unknown paths tell nothing to a caller without a token).

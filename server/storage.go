@@ -60,6 +60,8 @@ type Project struct {
 	// writes counts the committed write transactions (what the server's
 	// statistics of the project are read again after).
 	writes atomic.Int64
+	// features caches runs: statement → whether the engine runs it.
+	features sync.Map
 }
 
 // Dialect is the SQL dialect of the project's database.
@@ -70,6 +72,27 @@ func (p *Project) DB() *sql.DB { return p.db }
 
 // HasLanguage reports whether code is one of the project's target languages.
 func (p *Project) HasLanguage(code string) bool { return slices.Contains(p.TargetLanguages, code) }
+
+// runs reports whether the project's engine runs stmt, a statement that
+// reads nothing (a feature of the engine's SQL: a function, a form of
+// EXPLAIN), asked once per project: what the server's SQL may use.
+func (p *Project) runs(ctx context.Context, stmt string) bool {
+	if v, ok := p.features.Load(stmt); ok {
+		return v.(bool)
+	}
+	if p.db == nil {
+		return false
+	}
+	rows, err := p.db.QueryContext(ctx, stmt)
+	if err == nil {
+		err = errors.Join(rows.Err(), rows.Close())
+	}
+	if ctx.Err() != nil {
+		return false // not known yet: asked again next time
+	}
+	p.features.Store(stmt, err == nil)
+	return err == nil
+}
 
 // Storage is the set of projects a server serves and the databases that
 // hold them. Reads go through [Storage.ReadTx], writes (for routes that

@@ -7,11 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/croql/croql"
 	"github.com/croql/croql/compile"
-	"github.com/croql/croql/schema"
 )
 
 // isSharded reports whether d is the dialect of a sharded engine
@@ -153,18 +151,4 @@ func (s *Server) shardedRows(ctx context.Context, tx *sql.Tx, d compile.Dialect,
 		}
 	}
 	return page, total, nil
-}
-
-// inChunk takes up to MaxLimit ids from the front of *ids: their
-// placeholders, comma-separated, for an IN list, and their arguments.
-func inChunk(d compile.Dialect, ids *[]int64) (string, []any) {
-	n := min(len(*ids), MaxLimit)
-	ph := make([]string, n)
-	args := make([]any, n)
-	for i, id := range (*ids)[:n] {
-		args[i] = id
-		ph[i] = d.Param(i+1, schema.Int)
-	}
-	*ids = (*ids)[n:]
-	return strings.Join(ph, ", "), args
 }
