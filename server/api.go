@@ -6,9 +6,7 @@ import (
 	"database/sql"
 	"fmt"
 	"net/http"
-	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/croql/croql"
@@ -27,33 +25,11 @@ func (s *Server) apiRoutes() {
 	s.Handle("GET /api/v2/tms/{tmId}", s.api(s.getOwned(croql.TM)))
 	s.Handle("GET /api/v2/glossaries", s.api(s.listOwned(croql.Glossary)))
 	s.Handle("GET /api/v2/glossaries/{glossaryId}", s.api(s.getOwned(croql.Glossary)))
-	s.Handle("GET /api/v2/projects/{projectId}/files/{fileId}", s.api(s.getFile))
-	s.Handle("GET /api/v2/projects/{projectId}/labels/{labelId}", s.api(s.getLabel))
+	s.Handle("GET /api/v2/projects/{projectId}/files/{fileId}", s.api(s.getByID("fileId", "File", s.files)))
+	s.Handle("GET /api/v2/projects/{projectId}/labels/{labelId}", s.api(s.getByID("labelId", "Label", s.labels)))
 	s.Handle("GET /api/v2/projects/{projectId}/languages/progress", s.api(s.projectProgress))
 	s.Handle("GET /api/v2/projects/{projectId}/languages/{languageId}/progress", s.api(s.languageProgress))
 	s.Handle("GET /api/v2/projects/{projectId}/files/{fileId}/languages/progress", s.api(s.fileProgress))
-}
-
-// pathID reads a positive integer path value.
-func pathID(r *http.Request, name string) (int64, bool) {
-	raw := r.PathValue(name)
-	n, err := strconv.ParseInt(raw, 10, 64)
-	return n, err == nil && n > 0 && strconv.FormatInt(n, 10) == raw
-}
-
-// only refuses every query parameter of a single-object GET except
-// allowed (the platform's documented ones), and checks the 0/1 ones.
-func only(r *http.Request, allowed ...string) *httpError {
-	q, err := url.ParseQuery(r.URL.RawQuery)
-	if err != nil {
-		return invalid("query", "malformed", "the query string is not URL-encoded correctly: "+err.Error())
-	}
-	for _, k := range allowed {
-		if vs, ok := q[k]; ok && (len(vs) != 1 || vs[0] != "0" && vs[0] != "1") {
-			return invalid(k, "notInArray", k+" must be 0 or 1")
-		}
-	}
-	return nil
 }
 
 // getOne serves the single object of a list endpoint by its id.
@@ -229,13 +205,8 @@ func orderRes(names ...string) *resource {
 // compareValues orders two JSON values of one field: null first, then
 // numbers, strings and booleans by value.
 func compareValues(a, b any) int {
-	switch {
-	case a == nil && b == nil:
-		return 0
-	case a == nil:
-		return -1
-	case b == nil:
-		return 1
+	if a == nil || b == nil {
+		return cmpBool(a != nil, b != nil)
 	}
 	switch x := a.(type) {
 	case int64:
@@ -249,15 +220,20 @@ func compareValues(a, b any) int {
 		return strings.Compare(x, y)
 	case bool:
 		y, _ := b.(bool)
-		switch {
-		case x == y:
-			return 0
-		case !x:
-			return -1
-		}
-		return 1
+		return cmpBool(x, y)
 	}
 	return 0
+}
+
+// cmpBool orders false before true.
+func cmpBool(x, y bool) int {
+	switch {
+	case x == y:
+		return 0
+	case !x:
+		return -1
+	}
+	return 1
 }
 
 // sortObjects sorts objs by the orderBy terms, then by key ascending.
@@ -366,25 +342,6 @@ func scanObjects(ctx context.Context, tx *sql.Tx, query string, cols []column, a
 	return out, rows.Err()
 }
 
-func (s *Server) getFile(r *http.Request) (any, *httpError) {
-	p, e := s.project(r, "projectId", "Project")
-	if e != nil {
-		return nil, e
-	}
-	id, ok := pathID(r, "fileId")
-	if !ok {
-		return nil, notFound("File")
-	}
-	o, err := s.FileObject(r.Context(), p, id)
-	if err != nil {
-		return nil, s.internal(r, err)
-	}
-	if o == nil {
-		return nil, notFound("File")
-	}
-	return item{o}, nil
-}
-
 // FileObject is the platform's File object of file id of project p, nil
 // when there is no such file (for the upload routes, which answer it).
 func (s *Server) FileObject(ctx context.Context, p *Project, id int64) (map[string]any, error) {
@@ -420,25 +377,31 @@ func (s *Server) labels(ctx context.Context, p *Project) ([]map[string]any, erro
 	return out, err
 }
 
-func (s *Server) getLabel(r *http.Request) (any, *httpError) {
-	p, e := s.project(r, "projectId", "Project")
-	if e != nil {
-		return nil, e
-	}
-	id, ok := pathID(r, "labelId")
-	if !ok {
-		return nil, notFound("Label")
-	}
-	all, err := s.labels(r.Context(), p)
-	if err != nil {
-		return nil, s.internal(r, err)
-	}
-	for _, o := range all {
-		if o["id"] == id {
-			return item{o}, nil
+// getByID serves the object of id path value param (a 404 naming what
+// when there is none) among the objects read returns.
+func (s *Server) getByID(param, what string, read func(context.Context, *Project) ([]map[string]any, error)) func(*http.Request) (any, *httpError) {
+	return func(r *http.Request) (any, *httpError) {
+		p, e := s.project(r, "projectId", "Project")
+		if e != nil {
+			return nil, e
 		}
+		id, ok := pathID(r, param)
+		if !ok {
+			return nil, notFound(what)
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
+		defer cancel()
+		all, err := read(ctx, p)
+		if err != nil {
+			return nil, s.internal(r, err)
+		}
+		for _, o := range all {
+			if o["id"] == id {
+				return item{o}, nil
+			}
+		}
+		return nil, notFound(what)
 	}
-	return nil, notFound("Label")
 }
 
 // labelIDs fills labelIds of a page of strings.

@@ -71,12 +71,12 @@ func (s *Server) pageTooLarge(fit int) *httpError {
 func (s *Server) writeBody(w http.ResponseWriter, body any) {
 	lr, ok := body.(listResponse)
 	if !ok || s.cfg.MaxPageBytes <= 0 {
-		writeJSON(w, http.StatusOK, body)
+		WriteJSON(w, http.StatusOK, body)
 		return
 	}
 	b, err := json.Marshal(lr)
 	if err != nil {
-		writeJSON(w, http.StatusOK, body) // the same failure, answered as writeJSON does
+		WriteJSON(w, http.StatusOK, body) // the same failure, answered as WriteJSON does
 		return
 	}
 	if int64(len(b))+1 <= s.cfg.MaxPageBytes {

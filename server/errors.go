@@ -101,7 +101,12 @@ func croqlError(src string, diags diag.List) *httpError {
 	return &httpError{status: http.StatusBadRequest, message: "invalid croql", validation: []ValidationError{ve}}
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
+// WriteJSON writes v as the JSON answer of status: Content-Type
+// application/json; charset=utf-8, X-Content-Type-Options nosniff, the
+// document and a newline (a 500 of the platform's error shape when v
+// cannot be written as JSON). Every JSON answer of croql serve, the
+// platform side's routes included, is written here.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		status = http.StatusInternalServerError
@@ -110,12 +115,18 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	writeJSONBytes(w, status, b)
 }
 
-// writeJSONBytes writes b, a JSON document, as writeJSON does.
+// writeJSONBytes writes b, a JSON document, as WriteJSON does.
 func writeJSONBytes(w http.ResponseWriter, status int, b []byte) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
 	_, _ = w.Write(append(b, '\n'))
+}
+
+// WriteError writes the platform's error answer of status:
+// {"error":{"code":status,"message":message}}, as WriteJSON writes.
+func WriteError(w http.ResponseWriter, status int, message string) {
+	writeError(w, &httpError{status: status, message: message})
 }
 
 func writeError(w http.ResponseWriter, e *httpError) {
@@ -126,7 +137,7 @@ func writeError(w http.ResponseWriter, e *httpError) {
 				Error ValidationError `json:"error"`
 			}{v})
 		}
-		writeJSON(w, e.status, body)
+		WriteJSON(w, e.status, body)
 		return
 	}
 	var body ErrorBody
@@ -137,5 +148,5 @@ func writeError(w http.ResponseWriter, e *httpError) {
 	if e.retryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(e.retryAfter))
 	}
-	writeJSON(w, e.status, body)
+	WriteJSON(w, e.status, body)
 }

@@ -128,28 +128,6 @@ func newLanes(cfg Config) *lanes {
 	}
 }
 
-// applyLaneDefaults fills the admission fields of cfg.
-func applyLaneDefaults(cfg *Config) {
-	if cfg.MaxRequestCost == 0 {
-		cfg.MaxRequestCost = DefaultMaxRequestCost
-	}
-	if cfg.CheapCost == 0 {
-		cfg.CheapCost = DefaultCheapCost
-	}
-	if cfg.CheapLane <= 0 {
-		cfg.CheapLane = DefaultCheapLane()
-	}
-	if cfg.ExpensiveLane <= 0 {
-		cfg.ExpensiveLane = DefaultExpensiveLane()
-	}
-	if cfg.LaneQueue == 0 {
-		cfg.LaneQueue = DefaultLaneQueue
-	}
-	if cfg.MaxPerToken == 0 {
-		cfg.MaxPerToken = DefaultMaxPerToken
-	}
-}
-
 // reservePool makes room in each project's connection pool for both lanes
 // at once (and two connections more for the other routes), so that
 // expensive requests, which the expensive lane bounds, never hold all of

@@ -2,7 +2,6 @@ package server
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -473,8 +472,7 @@ func (s *Server) bodyParams(r *http.Request) (map[string]string, *httpError) {
 	}
 	b, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, s.cfg.MaxBody))
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
+		if _, ok := err.(*http.MaxBytesError); ok {
 			return nil, invalid("body", "tooLarge", fmt.Sprintf("the body is longer than %d bytes", s.cfg.MaxBody))
 		}
 		return nil, invalid("body", "unreadable", "the body could not be read")
@@ -582,4 +580,26 @@ func parseOrderBy(v string, res *resource) ([]orderTerm, *httpError) {
 		out = append(out, t)
 	}
 	return out, nil
+}
+
+// pathID reads a positive integer path value.
+func pathID(r *http.Request, name string) (int64, bool) {
+	raw := r.PathValue(name)
+	n, err := strconv.ParseInt(raw, 10, 64)
+	return n, err == nil && n > 0 && strconv.FormatInt(n, 10) == raw
+}
+
+// only refuses every query parameter of a single-object GET except
+// allowed (the platform's documented ones), and checks the 0/1 ones.
+func only(r *http.Request, allowed ...string) *httpError {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return invalid("query", "malformed", "the query string is not URL-encoded correctly: "+err.Error())
+	}
+	for _, k := range allowed {
+		if vs, ok := q[k]; ok && (len(vs) != 1 || vs[0] != "0" && vs[0] != "1") {
+			return invalid(k, "notInArray", k+" must be 0 or 1")
+		}
+	}
+	return nil
 }

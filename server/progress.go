@@ -16,32 +16,25 @@ import (
 // languages summary (is translated, is approved). Percentages are of the
 // words, rounded down, as the platform's progress bars show them.
 func (s *Server) projectProgress(r *http.Request) (any, *httpError) {
-	p, e := s.project(r, "projectId", "Project")
-	if e != nil {
-		return nil, e
-	}
-	params, e := s.params(r, nil, false)
-	if e != nil {
-		return nil, e
-	}
-	if params.croql != "" {
-		return nil, invalid("croql", "notSupported", "the progress list takes no croql")
-	}
-	langs := slices.Clone(p.TargetLanguages)
-	if v := r.URL.Query().Get("languageIds"); v != "" {
-		langs = nil
-		for _, l := range strings.Split(v, ",") {
-			if !p.HasLanguage(l) {
-				return nil, invalid("languageIds", "notInArray", fmt.Sprintf("languageIds: %q is not a target language of the project", l))
-			}
-			langs = append(langs, l)
+	var langs []string
+	p, params, data, e := s.progressRequest(r, false, func(p *Project, params listParams) *httpError {
+		if params.croql != "" {
+			return invalid("croql", "notSupported", "the progress list takes no croql")
 		}
-	}
-	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
-	defer cancel()
-	data, err := s.progressData(ctx, p)
-	if err != nil {
-		return nil, s.dbError(r, ctx, "", err)
+		langs = slices.Clone(p.TargetLanguages)
+		if v := r.URL.Query().Get("languageIds"); v != "" {
+			langs = nil
+			for _, l := range strings.Split(v, ",") {
+				if !p.HasLanguage(l) {
+					return invalid("languageIds", "notInArray", fmt.Sprintf("languageIds: %q is not a target language of the project", l))
+				}
+				langs = append(langs, l)
+			}
+		}
+		return nil
+	})
+	if e != nil {
+		return nil, e
 	}
 	return pageOf(data.byLanguage(p, langs, func(int64) bool { return true }), params), nil
 }
@@ -49,23 +42,16 @@ func (s *Server) projectProgress(r *http.Request) (any, *httpError) {
 // fileProgress is GET /projects/{projectId}/files/{fileId}/languages/progress:
 // the project progress over the file's strings.
 func (s *Server) fileProgress(r *http.Request) (any, *httpError) {
-	p, e := s.project(r, "projectId", "Project")
+	var id int64
+	p, params, data, e := s.progressRequest(r, false, func(*Project, listParams) *httpError {
+		var ok bool
+		if id, ok = pathID(r, "fileId"); !ok {
+			return notFound("File")
+		}
+		return nil
+	})
 	if e != nil {
 		return nil, e
-	}
-	params, e := s.params(r, nil, false)
-	if e != nil {
-		return nil, e
-	}
-	id, ok := pathID(r, "fileId")
-	if !ok {
-		return nil, notFound("File")
-	}
-	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
-	defer cancel()
-	data, err := s.progressData(ctx, p)
-	if err != nil {
-		return nil, s.dbError(r, ctx, "", err)
 	}
 	if !data.files[id] {
 		return nil, notFound("File")
@@ -76,24 +62,11 @@ func (s *Server) fileProgress(r *http.Request) (any, *httpError) {
 // languageProgress is GET /projects/{projectId}/languages/{languageId}/progress:
 // one language's progress per file (the files that have strings).
 func (s *Server) languageProgress(r *http.Request) (any, *httpError) {
-	p, e := s.project(r, "projectId", "Project")
+	_, params, data, e := s.progressRequest(r, true, nil)
 	if e != nil {
 		return nil, e
 	}
 	lang := r.PathValue("languageId")
-	if !p.HasLanguage(lang) {
-		return nil, notFound("Language")
-	}
-	params, e := s.params(r, nil, false)
-	if e != nil {
-		return nil, e
-	}
-	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
-	defer cancel()
-	data, err := s.progressData(ctx, p)
-	if err != nil {
-		return nil, s.dbError(r, ctx, "", err)
-	}
 	ids := make([]int64, 0, len(data.files))
 	for id := range data.files {
 		ids = append(ids, id)
@@ -106,6 +79,33 @@ func (s *Server) languageProgress(r *http.Request) (any, *httpError) {
 		objs = append(objs, o)
 	}
 	return pageOf(objs, params), nil
+}
+
+// progressRequest resolves the project (and, with lang, the path's
+// language) of a progress request, reads its parameters, runs check (when
+// not nil) on them and reads the project's progress data.
+func (s *Server) progressRequest(r *http.Request, lang bool, check func(*Project, listParams) *httpError) (*Project, listParams, *progressOf, *httpError) {
+	p, e := s.project(r, "projectId", "Project")
+	if e != nil {
+		return nil, listParams{}, nil, e
+	}
+	if lang && !p.HasLanguage(r.PathValue("languageId")) {
+		return nil, listParams{}, nil, notFound("Language")
+	}
+	params, e := s.params(r, nil, false)
+	if e == nil && check != nil {
+		e = check(p, params)
+	}
+	if e != nil {
+		return nil, listParams{}, nil, e
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
+	defer cancel()
+	data, err := s.progressData(ctx, p)
+	if err != nil {
+		return nil, listParams{}, nil, s.dbError(r, ctx, "", err)
+	}
+	return p, params, data, nil
 }
 
 // progressOf is what the progress endpoints count: each string's source

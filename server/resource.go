@@ -189,18 +189,10 @@ func (b *resBuilder) strings(r *resource, c colFunc) {
 	maxLength := c("maxLength", "MaxLength", kInt, true)
 	maxLength.zero = true
 	r.cols = []column{
-		c("id", "ID", kInt, false),
-		c("fileId", "File", kInt, true),
-		c("branchId", "Branch", kInt, true),
-		c("identifier", "Identifier", kString, false),
-		c("text", "Text", kString, false),
-		c("type", "Type", kString, false),
-		c("context", "Context", kString, false),
-		maxLength,
-		c("isHidden", "IsHidden", kBool, false),
-		c("isDuplicate", "IsDuplicate", kBool, false),
-		c("createdAt", "Added", kTime, false),
-		c("updatedAt", "Updated", kTime, true),
+		c("id", "ID", kInt, false), c("fileId", "File", kInt, true), c("branchId", "Branch", kInt, true),
+		c("identifier", "Identifier", kString, false), c("text", "Text", kString, false), c("type", "Type", kString, false),
+		c("context", "Context", kString, false), maxLength, c("isHidden", "IsHidden", kBool, false),
+		c("isDuplicate", "IsDuplicate", kBool, false), c("createdAt", "Added", kTime, false), c("updatedAt", "Updated", kTime, true),
 	}
 	r.render = func(p *Project, v []any) map[string]any { return stringShape(p, r.object(v)) }
 }
@@ -298,21 +290,12 @@ func (b *resBuilder) segments(r *resource, ctx *schema.Context, root *compile.Ta
 // terms describes the glossary terms list.
 func (b *resBuilder) terms(r *resource, c colFunc) {
 	r.cols = []column{
-		c("id", "ID", kInt, false),
-		c("userId", "User", kInt, false),
-		c("languageId", "Language", kString, false),
-		c("text", "Text", kString, false),
-		c("description", "Description", kString, false),
-		c("partOfSpeech", "PartOfSpeech", kString, true),
-		c("status", "Status", kString, true),
-		c("type", "Type", kString, true),
-		c("gender", "Gender", kString, true),
-		c("note", "Note", kString, false),
-		c("url", "URL", kString, false),
-		c("conceptId", "ConceptID", kInt, false),
-		c("lemma", "Lemma", kString, false),
-		c("createdAt", "CreatedAt", kTime, false),
-		c("updatedAt", "UpdatedAt", kTime, true),
+		c("id", "ID", kInt, false), c("userId", "User", kInt, false), c("languageId", "Language", kString, false),
+		c("text", "Text", kString, false), c("description", "Description", kString, false),
+		c("partOfSpeech", "PartOfSpeech", kString, true), c("status", "Status", kString, true), c("type", "Type", kString, true),
+		c("gender", "Gender", kString, true), c("note", "Note", kString, false), c("url", "URL", kString, false),
+		c("conceptId", "ConceptID", kInt, false), c("lemma", "Lemma", kString, false),
+		c("createdAt", "CreatedAt", kTime, false), c("updatedAt", "UpdatedAt", kTime, true),
 	}
 	r.render = func(p *Project, v []any) map[string]any { return termShape(p, r.object(v)) }
 }

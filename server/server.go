@@ -129,6 +129,46 @@ type Config struct {
 	ResidentMaxBytes int64
 }
 
+// applyDefaults fills the fields of cfg left at their zero value (and
+// those whose negative value means nothing, as documented on each field)
+// from the table of defaults: one row a field.
+func (cfg *Config) applyDefaults() {
+	for _, set := range []func(){
+		orDefault(&cfg.Timeout, DefaultTimeout, false),
+		orDefault(&cfg.MaxBody, DefaultMaxBody, false),
+		orDefault(&cfg.MaxConns, DefaultMaxConns, true),
+		orDefault(&cfg.MaxConnsPerClient, DefaultMaxConnsPerClient, true),
+		orDefault(&cfg.MinBodyRate, DefaultMinBodyRate, true),
+		orDefault(&cfg.BodyGrace, DefaultBodyGrace, false),
+		orDefault(&cfg.MaxPageBytes, DefaultMaxPageBytes, true),
+		orDefault(&cfg.MaxRequestCost, DefaultMaxRequestCost, true),
+		orDefault(&cfg.CheapCost, DefaultCheapCost, true),
+		orDefault(&cfg.CheapLane, DefaultCheapLane(), false),
+		orDefault(&cfg.ExpensiveLane, DefaultExpensiveLane(), false),
+		orDefault(&cfg.LaneQueue, DefaultLaneQueue, true),
+		orDefault(&cfg.MaxPerToken, DefaultMaxPerToken, true),
+	} {
+		set()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Location == nil {
+		cfg.Location = time.UTC
+	}
+}
+
+// orDefault sets *v to def when it is 0, or negative unless
+// negativeMeans (a negative value means something of its own: none, no
+// cap).
+func orDefault[T int | int64 | float64 | time.Duration](v *T, def T, negativeMeans bool) func() {
+	return func() {
+		if *v == 0 || *v < 0 && !negativeMeans {
+			*v = def
+		}
+	}
+}
+
 // Server serves the API. It is safe for concurrent use.
 type Server struct {
 	cfg     Config
@@ -160,34 +200,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Storage == nil {
 		return nil, errors.New("server: no storage")
 	}
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = DefaultTimeout
-	}
-	if cfg.MaxBody <= 0 {
-		cfg.MaxBody = DefaultMaxBody
-	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	if cfg.MaxConns == 0 {
-		cfg.MaxConns = DefaultMaxConns
-	}
-	if cfg.MaxConnsPerClient == 0 {
-		cfg.MaxConnsPerClient = DefaultMaxConnsPerClient
-	}
-	if cfg.MinBodyRate == 0 {
-		cfg.MinBodyRate = DefaultMinBodyRate
-	}
-	if cfg.BodyGrace <= 0 {
-		cfg.BodyGrace = DefaultBodyGrace
-	}
-	if cfg.MaxPageBytes == 0 {
-		cfg.MaxPageBytes = DefaultMaxPageBytes
-	}
-	if cfg.Location == nil {
-		cfg.Location = time.UTC
-	}
-	applyLaneDefaults(&cfg)
+	cfg.applyDefaults()
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -255,7 +268,7 @@ func (s *Server) Tokens() *Tokens { return s.cfg.Tokens }
 
 func (s *Server) routes() {
 	s.HandlePublic("GET /healthz", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+		WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	}))
 	// The metrics name every project's pool and the routes' traffic: a
 	// token on the public port, none on the admin listener.
