@@ -403,38 +403,3 @@ func (s *Server) getByID(param, what string, read func(context.Context, *Project
 		return nil, notFound(what)
 	}
 }
-
-// labelIDs fills labelIds of a page of strings.
-func (s *Server) labelIDs(ctx context.Context, tx *sql.Tx, p *Project, objs []map[string]any) error {
-	d := p.Dialect()
-	st, _, _ := s.tableOf("source string")
-	var through, from, to string
-	for _, o := range s.mapping.Catalog().Objects {
-		if t, err := s.mapping.Table(o); err == nil && t.Name == st {
-			if ch := t.Children["labels"]; ch != nil {
-				through, from, to = ch.Through, ch.From, ch.To
-			}
-		}
-	}
-	if through == "" {
-		return nil
-	}
-	byID, ids := pageIndex(objs, "labelIds", func() any { return []int64{} })
-	in, args := inList(d, nil, ids)
-	q := "SELECT " + d.Quote(from) + ", " + d.Quote(to) + " FROM " + d.Quote(through) + " WHERE " + d.Quote(from) + " IN (" + in + ") ORDER BY 1, 2"
-	rows, err := tx.QueryContext(ctx, q, args...)
-	if err != nil {
-		return fmt.Errorf("server: labels: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var sid, lid int64
-		if err := rows.Scan(&sid, &lid); err != nil {
-			return fmt.Errorf("server: labels: %w", err)
-		}
-		if o := byID[sid]; o != nil {
-			o["labelIds"] = append(o["labelIds"].([]int64), lid)
-		}
-	}
-	return rows.Err()
-}

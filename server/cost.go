@@ -137,12 +137,11 @@ func (s *Server) readStats(ctx context.Context, p *Project) (*projectStats, erro
 				fields = append(fields, f.Name)
 				cols = append(cols, "AVG("+length+"("+d.Quote(col)+"))")
 			}
-			vals := make([]any, len(cols))
 			var n int64
 			avgs := make([]sql.NullFloat64, len(fields))
-			vals[0] = &n
+			vals := []any{&n} // COUNT(*), then each field's AVG
 			for i := range avgs {
-				vals[i+1] = &avgs[i]
+				vals = append(vals, &avgs[i])
 			}
 			q := "SELECT " + strings.Join(cols, ", ") + " FROM " + d.Quote(t.Name)
 			if err := tx.QueryRowContext(ctx, q).Scan(vals...); err != nil {

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"encoding/json"
 	"net/http"
 	"strconv"
 
@@ -99,54 +98,4 @@ func croqlError(src string, diags diag.List) *httpError {
 			Line: pos.Line, Column: pos.Column, Hint: d.Hint, Fixes: d.Fixes})
 	}
 	return &httpError{status: http.StatusBadRequest, message: "invalid croql", validation: []ValidationError{ve}}
-}
-
-// WriteJSON writes v as the JSON answer of status: Content-Type
-// application/json; charset=utf-8, X-Content-Type-Options nosniff, the
-// document and a newline (a 500 of the platform's error shape when v
-// cannot be written as JSON). Every JSON answer of croql serve, the
-// platform side's routes included, is written here.
-func WriteJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		status = http.StatusInternalServerError
-		b = []byte(`{"error":{"code":500,"message":"Internal Server Error"}}`)
-	}
-	writeJSONBytes(w, status, b)
-}
-
-// writeJSONBytes writes b, a JSON document, as WriteJSON does.
-func writeJSONBytes(w http.ResponseWriter, status int, b []byte) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(status)
-	_, _ = w.Write(append(b, '\n'))
-}
-
-// WriteError writes the platform's error answer of status:
-// {"error":{"code":status,"message":message}}, as WriteJSON writes.
-func WriteError(w http.ResponseWriter, status int, message string) {
-	writeError(w, &httpError{status: status, message: message})
-}
-
-func writeError(w http.ResponseWriter, e *httpError) {
-	if e.validation != nil {
-		var body ValidationBody
-		for _, v := range e.validation {
-			body.Errors = append(body.Errors, struct {
-				Error ValidationError `json:"error"`
-			}{v})
-		}
-		WriteJSON(w, e.status, body)
-		return
-	}
-	var body ErrorBody
-	body.Error.Code, body.Error.Message = e.status, e.message
-	if e.status == http.StatusUnauthorized {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="croql"`)
-	}
-	if e.retryAfter > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(e.retryAfter))
-	}
-	WriteJSON(w, e.status, body)
 }

@@ -33,26 +33,6 @@ func (s *Server) planRows(req *listRequest) (plan, *httpError) {
 	return sq, nil
 }
 
-// rowsWhere is the condition of a list request compiled for purpose: the
-// page's in the forms an engine stops early on, the total's in the forms
-// fastest over every match. It is the croql parameter's and those of the
-// filter parameters.
-func (s *Server) rowsWhere(req *listRequest, purpose compile.Purpose) ([]string, []any, *httpError) {
-	where, args, e := s.condition(req, purpose)
-	if e != nil {
-		return nil, nil, e
-	}
-	flt, e := req.filters()
-	if e != nil {
-		return nil, nil, e
-	}
-	extra, extraArgs, e := s.compileParams(req.p, req.ep.context, flt.root, len(args), purpose)
-	if e != nil {
-		return nil, nil, e
-	}
-	return append(where, extra...), append(args, extraArgs...), nil
-}
-
 // sqlRows is the SQL strategy of a list of rows: the page's query (where,
 // args) and, with withTotal, a count over the whole-set condition, in one
 // read-only transaction.
@@ -281,4 +261,59 @@ func inChunk(d compile.Dialect, ids *[]int64) (string, []any) {
 	ph, args := inList(d, make([]any, 0, n), (*ids)[:n])
 	*ids = (*ids)[n:]
 	return ph, args
+}
+
+// residentPlan is the resident strategy of req when its project has a
+// snapshot of the list's objects and the request has no orderBy, filter
+// parameters or afterId; nil otherwise.
+func (s *Server) residentPlan(req *listRequest, sq *sqlRows) plan {
+	flt, _ := req.filters()
+	if req.params.keyset || len(req.params.orderBy) > 0 || req.lang != "" || len(flt.root) > 0 || len(flt.strs) > 0 || len(flt.stringIDs) > 0 {
+		return nil
+	}
+	sn := s.resident.get(req.p)
+	if sn == nil || sn.objs[req.res.context] == nil {
+		return nil
+	}
+	q, ok, err := s.residentQuery(req.r.Context(), req.p, req.res.context, req.params.croql)
+	if err != nil || !ok {
+		// The database path reports it.
+		return nil
+	}
+	return &residentRows{sn: sn, q: q, objs: sn.objs[req.res.context], ids: sn.ids[req.res.context], sql: sq}
+}
+
+// labelIDs fills labelIds of a page of strings.
+func (s *Server) labelIDs(ctx context.Context, tx *sql.Tx, p *Project, objs []map[string]any) error {
+	d := p.Dialect()
+	st, _, _ := s.tableOf("source string")
+	var through, from, to string
+	for _, o := range s.mapping.Catalog().Objects {
+		if t, err := s.mapping.Table(o); err == nil && t.Name == st {
+			if ch := t.Children["labels"]; ch != nil {
+				through, from, to = ch.Through, ch.From, ch.To
+			}
+		}
+	}
+	if through == "" {
+		return nil
+	}
+	byID, ids := pageIndex(objs, "labelIds", func() any { return []int64{} })
+	in, args := inList(d, nil, ids)
+	q := "SELECT " + d.Quote(from) + ", " + d.Quote(to) + " FROM " + d.Quote(through) + " WHERE " + d.Quote(from) + " IN (" + in + ") ORDER BY 1, 2"
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return fmt.Errorf("server: labels: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var sid, lid int64
+		if err := rows.Scan(&sid, &lid); err != nil {
+			return fmt.Errorf("server: labels: %w", err)
+		}
+		if o := byID[sid]; o != nil {
+			o["labelIds"] = append(o["labelIds"].([]int64), lid)
+		}
+	}
+	return rows.Err()
 }

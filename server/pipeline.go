@@ -2,15 +2,16 @@ package server
 
 import (
 	"context"
-	"fmt"
+	"crypto/sha256"
+	"errors"
+	"math"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/croql/croql"
 	"github.com/croql/croql/compile"
-	"github.com/croql/croql/diag"
 )
 
 // The list pipeline: every list endpoint (strings, translations, TM
@@ -193,64 +194,6 @@ func (s *Server) timeout(req *listRequest) (context.Context, context.CancelFunc)
 	return context.WithTimeout(req.r.Context(), s.cfg.Timeout)
 }
 
-// condition is the request's croql checked (once for the request:
-// checkQuery) and compiled for the project's dialect and purpose; a blank
-// query lists every object. On a sharded engine, a form the compiler will
-// not send there is answered by the coordinator, decided here before any
-// statement runs; so is every form once the engine has refused one
-// (answer).
-func (s *Server) condition(req *listRequest, purpose compile.Purpose) ([]string, []any, *httpError) {
-	src, p := req.params.croql, req.p
-	if !utf8.ValidString(src) {
-		return nil, nil, invalidUTF8(src)
-	}
-	if strings.TrimSpace(src) == "" {
-		return nil, nil, nil
-	}
-	if req.co != nil {
-		return req.co.where, req.co.args, nil
-	}
-	env, err := s.env(p, req.ep.context)
-	if err != nil {
-		return nil, nil, &httpError{status: http.StatusInternalServerError, message: "Internal Server Error"}
-	}
-	c, diags := checkQuery(req.r.Context(), env, src).sql(p.Dialect(), s.mapping, purpose)
-	if c == nil && compile.Refused(p.Dialect(), diags.Err()) {
-		if e := s.coordinate(req); e != nil {
-			return nil, nil, e
-		}
-		return req.co.where, req.co.args, nil
-	}
-	if c == nil {
-		// A back end's error (RuleSQL) is over the part of the query
-		// the database cannot take; say which database (in a copy: the
-		// request's checked query keeps its own list).
-		diags = slices.Clone(diags)
-		for i, d := range diags {
-			if d.Rule == croql.RuleSQL {
-				diags[i].Message = fmt.Sprintf("the query cannot run on this server's %s database: %s", p.Dialect().Name(), d.Message)
-			}
-		}
-		return nil, nil, croqlError(src, diags)
-	}
-	return []string{"(" + c.Where + ")"}, c.Args, nil
-}
-
-// invalidUTF8 is the 400 of a query that is not valid UTF-8.
-func invalidUTF8(src string) *httpError {
-	at := 0
-	for at < len(src) {
-		r, n := utf8.DecodeRuneInString(src[at:])
-		if r == utf8.RuneError && n <= 1 {
-			break
-		}
-		at += n
-	}
-	d := diag.Errorf(diag.ClassSyntax, "invalid-utf8", diag.Span{Start: at, End: at + 1},
-		"the query is not valid UTF-8 (byte %d); percent-encode the UTF-8 bytes of each character", at)
-	return croqlError(strings.ToValidUTF8(src, "\uFFFD"), diag.List{d})
-}
-
 // dbErrorOn is dbError for a list request: a sharded engine refusing the
 // statement of a query is marked refused (answer then lets the
 // coordinator answer), unless the coordinator answers the request
@@ -321,4 +264,92 @@ func (s *Server) planLabels(req *listRequest) (plan, *httpError) {
 	}
 	want := vs[0] == "1"
 	return objectsPlan{read: s.labels, keep: func(o map[string]any) bool { return o["isSystem"] == want }}, nil
+}
+
+// project resolves a path id the request's token may read. A project the
+// token may not read is 404, as one that does not exist (docs/serve.md:
+// ids cannot be probed).
+func (s *Server) project(r *http.Request, param, what string) (*Project, *httpError) {
+	raw := r.PathValue(param)
+	id, err := strconv.ParseInt(raw, 10, 64)
+	if err != nil || id <= 0 || strconv.FormatInt(id, 10) != raw {
+		return nil, notFound(what)
+	}
+	g, _ := GrantOf(r)
+	p, ok := s.cfg.Storage.Project(id)
+	if !ok || !g.Reads(id) {
+		return nil, notFound(what)
+	}
+	return p, nil
+}
+
+// admitList is the admission of a list request: it estimates the
+// request's cost (a 400 too-costly over the request budget) and takes a
+// place in the cheap or the expensive lane, at most Config.MaxPerToken
+// requests of one token in each; release gives it back. A full lane, or
+// no place before the request's deadline, is a 503 with Retry-After; a
+// token over its limit a 429 with Retry-After. A request whose query has
+// errors takes the cheap lane: its plan answers it. A list without croql
+// (files, labels) is not priced.
+func (s *Server) admitList(req *listRequest) (release func(), e *httpError) {
+	if req.ep.context == "" {
+		return func() {}, nil
+	}
+	r := req.r
+	// A request waits for a place at most the statement timeout.
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
+	defer cancel()
+	l := s.lanes.cheap
+	if est, ok := s.estimate(ctx, req.p, req.ep.context, req.params.croql); ok {
+		if s.cfg.MaxRequestCost > 0 && est.cost > s.cfg.MaxRequestCost {
+			s.metrics.rejected(laneExpensive, "too-costly")
+			return nil, est.tooCostly(req.params.croql, s.cfg.MaxRequestCost, req.ep.context)
+		}
+		if est.cost > s.lanes.cheapCost {
+			l = s.lanes.expensive
+		}
+	}
+	release, err := l.acquire(ctx, sha256.Sum256([]byte(Bearer(r))))
+	if err == nil {
+		return release, nil
+	}
+	if r.Context().Err() != nil {
+		// The client went away while waiting: nobody reads the answer.
+		return nil, &httpError{status: 499, message: "Client Closed Request"}
+	}
+	status, reason := http.StatusServiceUnavailable, "full"
+	msg := "the server is busy with " + l.name + " requests; try again later"
+	switch {
+	case errors.Is(err, errTokenLimit):
+		status, reason = http.StatusTooManyRequests, "token"
+		msg = "this token has " + strconv.Itoa(l.maxToken) + " " + l.name + " requests in flight, the most the server allows; try again when one has answered"
+	case errors.Is(err, errLaneWait):
+		reason = "wait"
+	}
+	s.metrics.rejected(l.name, reason)
+	return nil, &httpError{status: status, message: msg, retryAfter: int(math.Ceil(l.retryAfter.Seconds()))}
+}
+
+// rowsWhere is the condition of a list request compiled for purpose: the
+// page's in the forms an engine stops early on, the total's in the forms
+// fastest over every match. It is the croql parameter's, checked once for
+// the request (checkQuery) and compiled for the project's dialect (a
+// blank query lists every object), then the filter parameters'. On a
+// sharded engine, a form the compiler will not send there is answered by
+// the coordinator, decided here before any statement runs; so is every
+// form once the engine has refused one (answer).
+func (s *Server) rowsWhere(req *listRequest, purpose compile.Purpose) ([]string, []any, *httpError) {
+	where, args, e := s.croqlWhere(req, purpose)
+	if e != nil {
+		return nil, nil, e
+	}
+	flt, e := req.filters()
+	if e != nil {
+		return nil, nil, e
+	}
+	extra, extraArgs, e := s.compileParams(req.p, req.ep.context, flt.root, len(args), purpose)
+	if e != nil {
+		return nil, nil, e
+	}
+	return append(where, extra...), append(args, extraArgs...), nil
 }

@@ -115,7 +115,7 @@ type progressOf struct {
 	words   map[int64]int64
 	fileOf  map[int64]int64
 	files   map[int64]bool
-	summary map[summaryKey][2]bool
+	summary map[summaryKey]languageState
 }
 
 // byLanguage is the progress of each of langs over the strings keep
@@ -130,24 +130,37 @@ func (d *progressOf) byLanguage(p *Project, langs []string, keep func(int64) boo
 	return objs
 }
 
+// progressCounts are the strings (or their words) of a progress: all,
+// translated and approved.
+type progressCounts struct{ total, translated, approved int64 }
+
+func (c progressCounts) add(n int64, summary languageState) progressCounts {
+	c.total += n
+	if summary.translated {
+		c.translated += n
+	}
+	if summary.approved {
+		c.approved += n
+	}
+	return c
+}
+
+func (c progressCounts) object() map[string]any {
+	return map[string]any{"total": c.total, "translated": c.translated, "approved": c.approved, "preTranslateAppliedTo": 0}
+}
+
+// languageState is a string's languages summary in one language.
+type languageState struct{ translated, approved bool }
+
 // progress counts the strings keep keeps in language l.
 func (d *progressOf) progress(l string, keep func(int64) bool) map[string]any {
-	var ph, wd [3]int64 // total, translated, approved
+	var phrases, words progressCounts
 	for id, n := range d.words {
 		if !keep(id) {
 			continue
 		}
-		ph[0]++
-		wd[0] += n
 		st := d.summary[summaryKey{id, l}]
-		if st[0] {
-			ph[1]++
-			wd[1] += n
-		}
-		if st[1] {
-			ph[2]++
-			wd[2] += n
-		}
+		phrases, words = phrases.add(1, st), words.add(n, st)
 	}
 	pct := func(a, b int64) int64 {
 		if b == 0 {
@@ -155,11 +168,8 @@ func (d *progressOf) progress(l string, keep func(int64) bool) map[string]any {
 		}
 		return a * 100 / b
 	}
-	count := func(c [3]int64) map[string]any {
-		return map[string]any{"total": c[0], "translated": c[1], "approved": c[2], "preTranslateAppliedTo": 0}
-	}
-	return map[string]any{"words": count(wd), "phrases": count(ph), "translationProgress": pct(wd[1], wd[0]),
-		"approvalProgress": pct(wd[2], wd[0]), "eTag": ""}
+	return map[string]any{"words": words.object(), "phrases": phrases.object(), "translationProgress": pct(words.translated, words.total),
+		"approvalProgress": pct(words.approved, words.total), "eTag": ""}
 }
 
 type summaryKey struct {
@@ -184,7 +194,7 @@ func (s *Server) progressData(ctx context.Context, p *Project) (*progressOf, err
 	if st == "" || lt == "" || fk == "" {
 		return nil, fmt.Errorf("server: the mapping has no strings or languages summary table")
 	}
-	out := &progressOf{words: map[int64]int64{}, fileOf: map[int64]int64{}, files: map[int64]bool{}, summary: map[summaryKey][2]bool{}}
+	out := &progressOf{words: map[int64]int64{}, fileOf: map[int64]int64{}, files: map[int64]bool{}, summary: map[summaryKey]languageState{}}
 	err := s.cfg.Storage.ReadTx(ctx, p, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, "SELECT "+d.Quote(sk)+", "+d.Quote(sc["text"])+", "+d.Quote(sc["file"])+" FROM "+d.Quote(st))
 		if err != nil {
@@ -219,7 +229,7 @@ func (s *Server) progressData(ctx context.Context, p *Project) (*progressOf, err
 			if err := rows.Scan(&id, &lang, &tr, &ap); err != nil {
 				return err
 			}
-			out.summary[summaryKey{id, lang}] = [2]bool{value(column{kind: kBool}, tr) == true, value(column{kind: kBool}, ap) == true}
+			out.summary[summaryKey{id, lang}] = languageState{value(column{kind: kBool}, tr) == true, value(column{kind: kBool}, ap) == true}
 		}
 		return rows.Err()
 	})

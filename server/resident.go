@@ -422,26 +422,6 @@ type residentRows struct {
 	sql  *sqlRows
 }
 
-// residentPlan is the resident strategy of req when its project has a
-// snapshot of the list's objects and the request has no orderBy, filter
-// parameters or afterId; nil otherwise.
-func (s *Server) residentPlan(req *listRequest, sq *sqlRows) plan {
-	flt, _ := req.filters()
-	if req.params.keyset || len(req.params.orderBy) > 0 || req.lang != "" || len(flt.root) > 0 || len(flt.strs) > 0 || len(flt.stringIDs) > 0 {
-		return nil
-	}
-	sn := s.resident.get(req.p)
-	if sn == nil || sn.objs[req.res.context] == nil {
-		return nil
-	}
-	q, ok, err := s.residentQuery(req.r.Context(), req.p, req.res.context, req.params.croql)
-	if err != nil || !ok {
-		// The database path reports it.
-		return nil
-	}
-	return &residentRows{sn: sn, q: q, objs: sn.objs[req.res.context], ids: sn.ids[req.res.context], sql: sq}
-}
-
 func (pl *residentRows) run(s *Server, req *listRequest) (any, *httpError) {
 	ctx, cancel := s.timeout(req)
 	defer cancel()

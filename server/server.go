@@ -40,7 +40,6 @@ import (
 	"path"
 	"runtime/debug"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -456,23 +455,6 @@ func (s *Server) resource(d compile.Dialect, ctxName string) (*resource, error) 
 		return nil, fmt.Errorf("server: no resource for context %q", ctxName)
 	}
 	return r, nil
-}
-
-// project resolves a path id the request's token may read. A project the
-// token may not read is 404, as one that does not exist (docs/serve.md:
-// ids cannot be probed).
-func (s *Server) project(r *http.Request, param, what string) (*Project, *httpError) {
-	raw := r.PathValue(param)
-	id, err := strconv.ParseInt(raw, 10, 64)
-	if err != nil || id <= 0 || strconv.FormatInt(id, 10) != raw {
-		return nil, notFound(what)
-	}
-	g, _ := GrantOf(r)
-	p, ok := s.cfg.Storage.Project(id)
-	if !ok || !g.Reads(id) {
-		return nil, notFound(what)
-	}
-	return p, nil
 }
 
 func (s *Server) listProjects(r *http.Request) (any, *httpError) {

@@ -534,26 +534,13 @@ func unavailable(err error) error {
 // reference schema.
 func readDirectory(ctx context.Context, db *sql.DB, d compile.Dialect, m *compile.Mapping) (*Project, error) {
 	cat := m.Catalog()
-	ut, err := m.Table(cat.UserObj)
+	users, err := compile.ReadUsers(ctx, db, d, m)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("server: reading users: %w", err)
 	}
 	p := &Project{Users: map[string]int64{}, Logins: map[int64]string{}}
-	rows, err := db.QueryContext(ctx, "SELECT "+d.Quote(ut.Key)+", "+d.Quote(ut.Columns["login"])+" FROM "+d.Quote(ut.Name))
-	if err != nil {
-		return nil, fmt.Errorf("server: reading users: %w", err)
-	}
-	for rows.Next() {
-		var id int64
-		var login string
-		if err := rows.Scan(&id, &login); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("server: reading users: %w", err)
-		}
-		p.Users[login], p.Logins[id] = id, login
-	}
-	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-		return nil, fmt.Errorf("server: reading users: %w", err)
+	for _, u := range users {
+		p.Users[u.Login], p.Logins[u.ID] = u.ID, u.Login
 	}
 	tr, ok := cat.Context("translations")
 	if !ok {
@@ -564,7 +551,7 @@ func readDirectory(ctx context.Context, db *sql.DB, d compile.Dialect, m *compil
 		return nil, err
 	}
 	col := d.Quote(tt.Columns["language"])
-	rows, err = db.QueryContext(ctx, "SELECT DISTINCT "+col+" FROM "+d.Quote(tt.Name)+" ORDER BY "+col)
+	rows, err := db.QueryContext(ctx, "SELECT DISTINCT "+col+" FROM "+d.Quote(tt.Name)+" ORDER BY "+col)
 	if err != nil {
 		return nil, fmt.Errorf("server: reading languages: %w", err)
 	}
