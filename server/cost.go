@@ -211,29 +211,5 @@ func (e *requestEstimate) tooCostly(src string, budget float64, ctxName string) 
 	return croqlError(src, diag.List{d})
 }
 
-// estimate is the cost of a list request on p: its query's estimate per
-// object under the project's cost model, times the objects it may visit.
-// ok is false when the query has errors, the facade's budget per object
-// included (the handler reports them). The check is the request's
-// (checkQuery): ctx's request keeps it for the handler.
-func (s *Server) estimate(ctx context.Context, p *Project, ctxName, src string) (e *requestEstimate, ok bool) {
-	st := s.stats(ctx, p)
-	e = &requestEstimate{}
-	if strings.TrimSpace(src) != "" {
-		env, err := s.env(p, ctxName)
-		if err != nil {
-			return nil, false
-		}
-		q := checkQuery(ctx, env, src).q
-		if q == nil {
-			return nil, false
-		}
-		e.q, e.model = q, env.CostModel()
-		e.perObject = q.Cost(e.model)
-	}
-	e.cost, e.objects = requestCost(e.perObject, st, ctxName)
-	return e, true
-}
-
 // statsTimeout bounds reading a project's statistics.
 const statsTimeout = time.Minute

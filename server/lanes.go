@@ -4,7 +4,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"math"
+	"net/http"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -140,4 +144,75 @@ func (s *Server) reservePool() {
 			p.db.SetMaxIdleConns(want)
 		}
 	}
+}
+
+// admitList is the admission of a list request: it estimates the
+// request's cost (a 400 too-costly over the request budget) and takes a
+// place in the cheap or the expensive lane, at most Config.MaxPerToken
+// requests of one token in each; release gives it back. A full lane, or
+// no place before the request's deadline, is a 503 with Retry-After; a
+// token over its limit a 429 with Retry-After. A request whose query has
+// errors takes the cheap lane: its plan answers it. A list without croql
+// (files, labels) is not priced.
+func (s *Server) admitList(req *listRequest) (release func(), e *httpError) {
+	if req.ep.context == "" {
+		return func() {}, nil
+	}
+	r := req.r
+	// A request waits for a place at most the statement timeout.
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
+	defer cancel()
+	l := s.lanes.cheap
+	if est, ok := s.estimate(ctx, req.p, req.ep.context, req.params.croql); ok {
+		if s.cfg.MaxRequestCost > 0 && est.cost > s.cfg.MaxRequestCost {
+			s.metrics.rejected(laneExpensive, "too-costly")
+			return nil, est.tooCostly(req.params.croql, s.cfg.MaxRequestCost, req.ep.context)
+		}
+		if est.cost > s.lanes.cheapCost {
+			l = s.lanes.expensive
+		}
+	}
+	release, err := l.acquire(ctx, sha256.Sum256([]byte(Bearer(r))))
+	if err == nil {
+		return release, nil
+	}
+	if r.Context().Err() != nil {
+		// The client went away while waiting: nobody reads the answer.
+		return nil, &httpError{status: 499, message: "Client Closed Request"}
+	}
+	status, reason := http.StatusServiceUnavailable, "full"
+	msg := "the server is busy with " + l.name + " requests; try again later"
+	switch {
+	case errors.Is(err, errTokenLimit):
+		status, reason = http.StatusTooManyRequests, "token"
+		msg = "this token has " + strconv.Itoa(l.maxToken) + " " + l.name + " requests in flight, the most the server allows; try again when one has answered"
+	case errors.Is(err, errLaneWait):
+		reason = "wait"
+	}
+	s.metrics.rejected(l.name, reason)
+	return nil, &httpError{status: status, message: msg, retryAfter: int(math.Ceil(l.retryAfter.Seconds()))}
+}
+
+// estimate is the cost of a list request on p: its query's estimate per
+// object under the project's cost model, times the objects it may visit.
+// ok is false when the query has errors, the facade's budget per object
+// included (the handler reports them). The check is the request's
+// (checkQuery): ctx's request keeps it for the handler.
+func (s *Server) estimate(ctx context.Context, p *Project, ctxName, src string) (e *requestEstimate, ok bool) {
+	st := s.stats(ctx, p)
+	e = &requestEstimate{}
+	if strings.TrimSpace(src) != "" {
+		env, err := s.env(p, ctxName)
+		if err != nil {
+			return nil, false
+		}
+		q := checkQuery(ctx, env, src).q
+		if q == nil {
+			return nil, false
+		}
+		e.q, e.model = q, env.CostModel()
+		e.perObject = q.Cost(e.model)
+	}
+	e.cost, e.objects = requestCost(e.perObject, st, ctxName)
+	return e, true
 }

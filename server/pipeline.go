@@ -2,9 +2,6 @@ package server
 
 import (
 	"context"
-	"crypto/sha256"
-	"errors"
-	"math"
 	"net/http"
 	"slices"
 	"strconv"
@@ -281,53 +278,6 @@ func (s *Server) project(r *http.Request, param, what string) (*Project, *httpEr
 		return nil, notFound(what)
 	}
 	return p, nil
-}
-
-// admitList is the admission of a list request: it estimates the
-// request's cost (a 400 too-costly over the request budget) and takes a
-// place in the cheap or the expensive lane, at most Config.MaxPerToken
-// requests of one token in each; release gives it back. A full lane, or
-// no place before the request's deadline, is a 503 with Retry-After; a
-// token over its limit a 429 with Retry-After. A request whose query has
-// errors takes the cheap lane: its plan answers it. A list without croql
-// (files, labels) is not priced.
-func (s *Server) admitList(req *listRequest) (release func(), e *httpError) {
-	if req.ep.context == "" {
-		return func() {}, nil
-	}
-	r := req.r
-	// A request waits for a place at most the statement timeout.
-	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
-	defer cancel()
-	l := s.lanes.cheap
-	if est, ok := s.estimate(ctx, req.p, req.ep.context, req.params.croql); ok {
-		if s.cfg.MaxRequestCost > 0 && est.cost > s.cfg.MaxRequestCost {
-			s.metrics.rejected(laneExpensive, "too-costly")
-			return nil, est.tooCostly(req.params.croql, s.cfg.MaxRequestCost, req.ep.context)
-		}
-		if est.cost > s.lanes.cheapCost {
-			l = s.lanes.expensive
-		}
-	}
-	release, err := l.acquire(ctx, sha256.Sum256([]byte(Bearer(r))))
-	if err == nil {
-		return release, nil
-	}
-	if r.Context().Err() != nil {
-		// The client went away while waiting: nobody reads the answer.
-		return nil, &httpError{status: 499, message: "Client Closed Request"}
-	}
-	status, reason := http.StatusServiceUnavailable, "full"
-	msg := "the server is busy with " + l.name + " requests; try again later"
-	switch {
-	case errors.Is(err, errTokenLimit):
-		status, reason = http.StatusTooManyRequests, "token"
-		msg = "this token has " + strconv.Itoa(l.maxToken) + " " + l.name + " requests in flight, the most the server allows; try again when one has answered"
-	case errors.Is(err, errLaneWait):
-		reason = "wait"
-	}
-	s.metrics.rejected(l.name, reason)
-	return nil, &httpError{status: status, message: msg, retryAfter: int(math.Ceil(l.retryAfter.Seconds()))}
 }
 
 // rowsWhere is the condition of a list request compiled for purpose: the

@@ -25,6 +25,13 @@
 // from the database by key (resident.go). Extensions the platform lacks (POST …/query bodies, orderBy on
 // any scalar field, withTotal) are listed in docs/serve.md.
 //
+// Every list answers through one pipeline (pipeline.go): its parameters
+// are read once (a POST body once), its project resolved once and its
+// query checked once; it is admitted to a lane by its estimated cost, and
+// one plan is chosen before anything runs: the resident snapshot, SQL, or
+// on a sharded engine the coordinator's matches where the engine does not
+// run the query's form.
+//
 // A [Server] is an http.Handler. Routes can be added with [Server.Handle]
 // (behind the token check) and [Server.HandlePublic]; the data lives in a
 // [Storage], which has a transaction API for routes that write.
