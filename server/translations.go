@@ -57,11 +57,16 @@ type trBase struct {
 // order every string's choice is needed first (trAll). The filter
 // parameters are read before the croql's condition is compiled.
 func (s *Server) planTranslations(req *listRequest) (plan, *httpError) {
+	return s.translationsPlan(req, isSharded(req.p.Dialect()))
+}
+
+// translationsPlan is planTranslations with the strategy of a sharded
+// engine or not (sharded), which any engine can run.
+func (s *Server) translationsPlan(req *listRequest, sharded bool) (plan, *httpError) {
 	flt, e := req.filters()
 	if e != nil {
 		return nil, e
 	}
-	sharded := isSharded(req.p.Dialect())
 	orderBy := req.params.orderBy
 	b := &trBase{flt: flt, stringID: req.res.sqlOf("stringId"),
 		inStringOrder: len(orderBy) == 0 || len(orderBy) == 1 && orderBy[0].col.json == "stringId",
