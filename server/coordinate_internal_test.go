@@ -61,7 +61,7 @@ func TestShardedStrategiesAnswerAsSQL(t *testing.T) {
 				}
 				pl, e := ep.plan(s, req)
 				if sharded && c.context == "translations" {
-					pl, e = s.translationsPlan(req, true)
+					pl, e = s.planTranslations(req, true)
 				}
 				require.Nil(t, e)
 				o, e := pl.run(s, req)

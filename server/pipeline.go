@@ -74,7 +74,9 @@ func endpoints() []*endpoint {
 		{path: "/api/v2/projects/{projectId}/strings", context: croql.Strings, param: "projectId", what: "Project", plan: (*Server).planRows},
 		{path: "/api/v2/projects/{projectId}/languages/{languageId}/translations", context: croql.Translations,
 			param: "projectId", what: "Project", lang: true, order: orderRes("stringId", "translationId", "text", "createdAt"),
-			plan: (*Server).planTranslations},
+			plan: func(s *Server, req *listRequest) (plan, *httpError) {
+				return s.planTranslations(req, isSharded(req.p.Dialect()))
+			}},
 		{path: "/api/v2/tms/{tmId}/segments", context: croql.TM, param: "tmId", what: "Translation Memory", plan: (*Server).planRows},
 		{path: "/api/v2/glossaries/{glossaryId}/terms", context: croql.Glossary, param: "glossaryId", what: "Glossary", plan: (*Server).planRows},
 		{path: "/api/v2/projects/{projectId}/files", param: "projectId", what: "Project", noCroql: "the files list takes no croql",

@@ -55,14 +55,10 @@ type trBase struct {
 // page's strings are found first, from the resident snapshot when there
 // is one, and only their translations read (trByString); in another
 // order every string's choice is needed first (trAll). The filter
-// parameters are read before the croql's condition is compiled.
-func (s *Server) planTranslations(req *listRequest) (plan, *httpError) {
-	return s.translationsPlan(req, isSharded(req.p.Dialect()))
-}
-
-// translationsPlan is planTranslations with the strategy of a sharded
-// engine or not (sharded), which any engine can run.
-func (s *Server) translationsPlan(req *listRequest, sharded bool) (plan, *httpError) {
+// parameters are read before the croql's condition is compiled. sharded
+// chooses the sharded engine's strategy (the endpoint asks the dialect,
+// isSharded); any engine can run it.
+func (s *Server) planTranslations(req *listRequest, sharded bool) (plan, *httpError) {
 	flt, e := req.filters()
 	if e != nil {
 		return nil, e
