@@ -6,13 +6,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/croql/croql/schema"
 )
 
 // The strategies a sharded engine takes (the coordinator's keys in place
@@ -20,16 +16,7 @@ import (
 // their strings in Go) run on any engine: on SQLite they answer every
 // list as the SQL strategy does, byte for byte.
 func TestShardedStrategiesAnswerAsSQL(t *testing.T) {
-	f, err := os.Open(filepath.Join("..", "testdata", "demo", "project.json"))
-	require.NoError(t, err)
-	data, err := schema.ReadProject(f)
-	require.NoError(t, f.Close())
-	require.NoError(t, err)
-	st, err := LoadSQLite(context.Background(), t.TempDir(), data)
-	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, st.Close()) })
-	s, err := New(Config{Storage: st})
-	require.NoError(t, err)
+	s, _, _ := scaledStats(t, 1) // the demo project on SQLite
 	eps := map[string]*endpoint{}
 	for _, ep := range endpoints() {
 		eps[ep.context] = ep
