@@ -223,7 +223,7 @@ func runStorage(ctx context.Context, o RunOptions) (st *Storage, what string, ex
 		return nil, "", false, err
 	}
 	switch {
-	case len(o.Data) > 0 && eng == "sqlite":
+	case len(o.Data) > 0 && !store.LoadsBeside(eng):
 		return nil, "", false, errors.New("server: a SQLite --dsn serves an existing SQLite file as it is; to load --data into SQLite files, give --dir instead")
 	case len(files) > 0:
 		st, err = LoadServerFiles(ctx, eng, o.DSN, files...)

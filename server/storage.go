@@ -463,16 +463,7 @@ func loadServer(ctx context.Context, engineName, dsn string, loads []loadFunc) (
 // load did not complete (store.CheckLoaded) is refused, never served
 // as empty. engineName, when not empty, must be the engine of the DSN.
 func OpenExisting(ctx context.Context, engineName, dsn, name string) (_ *Storage, err error) {
-	if engineName != "" {
-		d, err := compile.DialectByName(engineName)
-		if err != nil {
-			return nil, err
-		}
-		if e := store.EngineOfDSN(dsn); e != d.Name() {
-			return nil, fmt.Errorf("server: the DSN is a %s DSN, not %s", e, d.Name())
-		}
-	}
-	edb, err := store.OpenDSN(ctx, dsn)
+	edb, err := store.OpenLoaded(ctx, engineName, dsn)
 	if err != nil {
 		return nil, unavailable(err)
 	}
@@ -483,9 +474,6 @@ func OpenExisting(ctx context.Context, engineName, dsn, name string) (_ *Storage
 			err = errors.Join(err, edb.Close())
 		}
 	}()
-	if err := store.CheckLoaded(ctx, db, d); err != nil {
-		return nil, fmt.Errorf("server: refusing to serve %s: %w", store.EngineOfDSN(dsn), err)
-	}
 	p, err := readDirectory(ctx, db, d, mapping.Default(schema.New()))
 	if err != nil {
 		return nil, err
