@@ -413,6 +413,9 @@ func (s *Server) update(ctx context.Context, uri protocol.DocumentURI, version i
 	d.doc = env.Open(text)
 	diags = append(diags, dir.Diags...)
 	diags = append(diags, d.doc.Diagnostics()...)
+	if _, blanked := croql.ParseDirective(text); diags.HasErrors() {
+		diags = append(diags, pastSugar(env, blanked, diags)...)
+	}
 	diags.Sort()
 	d.diags = diags
 	s.mu.Lock()
