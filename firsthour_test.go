@@ -13,9 +13,9 @@ import (
 // TestFirstHourFixes: the mistakes a query author makes in the first hour
 // (other languages' operators, bool literals, a string's type compared
 // as text, an in-list or a null test over an API name) each get a
-// message that names the CroQL construct and a fix that, applied, leaves
-// a query that checks clean and matches what the mistake meant on the
-// demo project.
+// message that names the CroQL construct and a sugar fix that, applied,
+// leaves a query that checks clean and matches what the mistake meant on
+// the demo project; Lower rewrites each into platform CroQL.
 func TestFirstHourFixes(t *testing.T) {
 	env, err := croql.NewEnv(croql.Strings)
 	require.NoError(t, err)
@@ -52,8 +52,11 @@ func TestFirstHourFixes(t *testing.T) {
 		f := d.Fixes[0]
 		fixed := c.src[:f.Span.Start] + f.Text + c.src[f.Span.End:]
 		assert.Equal(t, c.fixed, fixed, c.src)
+		assert.True(t, f.Sugar, "%s: a sugar fix, which Lower applies", c.src)
 		q, diags := env.Compile(fixed)
 		require.False(t, diags.HasErrors(), "%s fixed to %s: %v", c.src, fixed, diags)
+		lowered, _, diags := env.Lower(c.src)
+		assert.Empty(t, diags, "%s lowered to %s", c.src, lowered)
 		if c.same == "" {
 			continue
 		}

@@ -415,7 +415,7 @@ next:
 }
 
 // misspelling reports an operator spelling CroQL does not have at s.pos,
-// with a fix that writes fix in its place (a word gets the spaces that
+// with a sugar fix (its meaning is plain) that writes fix in its place (a word gets the spaces that
 // separate it from its neighbours: `a&&b` is `a and b`).
 func (s *scanner) misspelling(text, rule, msg, fix string, t lexer.TokenType) {
 	start := s.pos
@@ -431,7 +431,7 @@ func (s *scanner) misspelling(text, rule, msg, fix string, t lexer.TokenType) {
 				fix += " "
 			}
 		}
-		d = d.WithFix(sp, fix)
+		d = d.WithSugarFix(sp, fix)
 	}
 	s.add(d)
 	s.standIn(t, start, s.pos)

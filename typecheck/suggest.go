@@ -396,7 +396,7 @@ func (c *checker) boolLiteral(n *ast.Ident, scopes []*schema.Object, d diag.Diag
 		d.Message = fmt.Sprintf("CroQL has no `%s`: a bool is tested as `%s` (true) or `not %s` (false or absent)", n.Name, b, b)
 		return d, true
 	}
-	return d.WithFix(cmp.Sp, fix), true
+	return d.WithSugarFix(cmp.Sp, fix), true
 }
 
 // notBool reports whether e is a field of a scope that is not a bool.
@@ -468,5 +468,5 @@ func (c *checker) splitField(n *ast.Ident, scopes []*schema.Object, d diag.Diagn
 		}
 	}
 	d.Message = fmt.Sprintf("%s has no field `%s`: its %s is tested with %s; write `%s`", article(inner.Name), n.Name, n.Name, "`"+strings.Join(fields, "`, `")+"`", fix)
-	return d.WithFix(cmp.Sp, fix), true
+	return d.WithSugarFix(cmp.Sp, fix), true
 }

