@@ -9,6 +9,7 @@ import (
 	"github.com/croql/croql"
 	"github.com/croql/croql/compile"
 	"github.com/croql/croql/demo"
+	"github.com/croql/croql/mapping"
 	"github.com/croql/croql/schema"
 )
 
@@ -17,7 +18,7 @@ import (
 func TestCheckedAsSource(t *testing.T) {
 	p := demo.Default()
 	env := mustEnv(t, croql.Strings, croql.WithUserIDs(p.UserIDs()))
-	m := compile.DefaultMapping(env.Catalog())
+	m := mapping.Default(env.Catalog())
 	for _, c := range []struct {
 		src  string
 		warn bool
@@ -73,7 +74,7 @@ func TestCheckedMisuse(t *testing.T) {
 	other := mustEnv(t, croql.Translations)
 	q, diags := other.Check(`text contains "a"`)
 	require.NotNil(t, q, "%v", diags)
-	s, d := env.SQLForChecked(nil, compile.SQLite{}, compile.DefaultMapping(env.Catalog()), compile.Page)
+	s, d := env.SQLForChecked(nil, compile.SQLite{}, mapping.Default(env.Catalog()), compile.Page)
 	assert.Nil(t, s)
 	require.Len(t, d, 1)
 	assert.Equal(t, croql.RuleCompile, d[0].Rule)
@@ -82,7 +83,7 @@ func TestCheckedMisuse(t *testing.T) {
 	require.Len(t, d, 1)
 	assert.Equal(t, croql.RuleCompile, d[0].Rule)
 
-	s, d = env.SQLForChecked(q, compile.SQLite{}, compile.DefaultMapping(env.Catalog()), compile.Page)
+	s, d = env.SQLForChecked(q, compile.SQLite{}, mapping.Default(env.Catalog()), compile.Page)
 	assert.Nil(t, s)
 	require.Len(t, d, 1)
 	assert.Contains(t, d[0].Message, "checked in context translations")

@@ -12,18 +12,18 @@
 // when the list holds an error, except Format's, which formats any text
 // that parses; warnings come with a usable result. An error
 // of a back end (the SQL generator, the evaluator's compiler) about one part
-// of the query is a diagnostic over that part's span. Lint and
-// Document.Lint return the diagnostics alone, located for display; the
+// of the query is a diagnostic over that part's span. Lint (and an editor
+// Document's Lint) returns the diagnostics alone, located for display; the
 // calls that evaluate data (Query.Match, Query.MatchContext, Matcher.Match)
 // return (bool, error), and a value of the wrong type is an error wrapping
 // ErrMisuse, not a false. For a loop over objects, For binds a query to its
 // root type once.
 //
 // For editors, Lint returns every diagnostic of a text with resolved lines,
-// rune columns and the UTF-16 columns LSP clients count in, and Env.Open
+// rune columns and the UTF-16 columns LSP clients count in; package editor
 // parses a text that is still being typed once for its diagnostics,
-// completions (Complete), hovers (Hover) and semantic tokens (see
-// docs/editor.md; package lsp serves them as a language server).
+// completions, hovers and semantic tokens (see docs/editor.md; package lsp
+// serves them as a language server).
 //
 // The stages behind it are packages of their own: parser (text to ast),
 // typecheck (ast to checked IR), schema (the contexts and the Go types of the
@@ -168,6 +168,19 @@ func (e *Env) Context() *schema.Context { return e.cfg.check.Context }
 
 // Catalog is the schema of every context.
 func (e *Env) Catalog() *schema.Catalog { return e.cfg.check.Catalog }
+
+// CheckConfig is the configuration the environment checks queries with
+// (typecheck.Check, typecheck.CheckFixes): the catalog and context, the
+// edition, the user directory and language codes, the clock and zone,
+// prepared once (typecheck.Config.Prepare). It is for packages that check
+// text of their own with the environment's settings, such as package
+// editor. The value is a copy, but its map and slice are the environment's:
+// read them, do not modify them.
+func (e *Env) CheckConfig() typecheck.Config { return e.cfg.check }
+
+// Parser is the environment's parser, with its limits (WithLimits). It is
+// safe for concurrent use.
+func (e *Env) Parser() *parser.Parser { return e.parser }
 
 // CostModel is the model the environment estimates query costs with.
 func (e *Env) CostModel() typecheck.CostModel { return *e.cfg.cost }

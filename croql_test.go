@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/croql/croql"
 	"github.com/croql/croql/diag"
+	"github.com/croql/croql/parser"
 	"github.com/croql/croql/typecheck"
 )
 
@@ -212,4 +214,48 @@ func ExampleEnv_Check() {
 	}
 	// Output:
 	// 1:1 croqlInvalidLogic/unknown-field `is hiden` is not a field of a source string; did you mean `is hidden`?
+}
+
+// The environment's settings, for a package that parses and checks text
+// in steps of its own (package editor keeps the tolerant parse of a text
+// being typed, and checks its tree).
+func ExampleEnv_CheckConfig() {
+	env, err := croql.NewEnv(croql.Translations, croql.WithEdition(croql.Enterprise),
+		croql.WithUserIDs(map[string]int64{"alice": 1}))
+	if err != nil {
+		panic(err)
+	}
+	cfg := env.CheckConfig()
+	fmt.Println(cfg.Context.Name, cfg.Edition, cfg.Users["alice"])
+	src := `user = @user:"alise"`
+	part := env.Parser().ParseTolerant(src)
+	for _, d := range typecheck.Check(cfg, src, part.Tree).Diags {
+		fmt.Println(d.Rule, d.Message)
+	}
+	// Output:
+	// translations enterprise 1
+	// unknown-user no user with login "alise"
+}
+
+// CheckConfig and Parser carry every option the Env was built with.
+func TestEnvCheckConfigAndParser(t *testing.T) {
+	now := func() time.Time { return time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC) }
+	env := mustEnv(t, croql.Strings, croql.WithEdition(croql.Enterprise), croql.WithUserIDs(map[string]int64{"bob": 7}),
+		croql.WithLanguages("de"), croql.WithClock(now), croql.WithFoldContains(true), croql.WithLimits(parser.Limits{MaxSource: 10}))
+	cfg := env.CheckConfig()
+	assert.Same(t, env.Context(), cfg.Context)
+	assert.Same(t, env.Catalog(), cfg.Catalog)
+	assert.Equal(t, croql.Enterprise, cfg.Edition)
+	assert.Equal(t, map[string]int64{"bob": 7}, cfg.Users)
+	assert.Equal(t, []string{"de"}, cfg.Languages)
+	assert.True(t, cfg.FoldContains)
+	assert.Equal(t, now(), cfg.Now())
+	assert.Equal(t, time.UTC, cfg.Location)
+	_, diags := env.Parser().Parse(`is hidden and is visible`)
+	assert.True(t, diags.HasErrors(), "the parser keeps the Env's limits")
+	// The defaults of an Env without options.
+	cfg = mustEnv(t, croql.Strings).CheckConfig()
+	assert.Equal(t, croql.Standard, cfg.Edition)
+	assert.Nil(t, cfg.Users)
+	assert.NotNil(t, cfg.Now)
 }

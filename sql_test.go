@@ -9,6 +9,7 @@ import (
 	"github.com/croql/croql"
 	"github.com/croql/croql/compile"
 	"github.com/croql/croql/diag"
+	"github.com/croql/croql/mapping"
 )
 
 func TestEnvSQL(t *testing.T) {
@@ -52,7 +53,7 @@ func TestEnvSQL(t *testing.T) {
 func TestEnvSQLMapped(t *testing.T) {
 	env, err := croql.NewEnv(croql.Strings)
 	require.NoError(t, err)
-	m := compile.DefaultMapping(env.Catalog())
+	m := mapping.Default(env.Catalog())
 	m.Tables["source string"].Name = "app_strings"
 	m.Tables["source string"].Columns["is hidden"] = "hidden"
 	s, diags := env.SQLMapped(`is hidden`, compile.SQLite{}, m)
@@ -99,7 +100,7 @@ func TestSQLErrorSpans(t *testing.T) {
 	require.NoError(t, err)
 
 	// A mapping without a column for a field: the field's span.
-	m := compile.DefaultMapping(env.Catalog())
+	m := mapping.Default(env.Catalog())
 	m.Tables["source string"].Columns["max length"] = ""
 	src := `is hidden and (max length > 3 or text = "x")`
 	s, diags := env.SQLMapped(src, compile.SQLite{}, m)
@@ -120,7 +121,7 @@ func TestSQLErrorSpans(t *testing.T) {
 
 	// An error about no part of the query (the mapping has no table for the
 	// context) stays over the whole query.
-	m = compile.DefaultMapping(env.Catalog())
+	m = mapping.Default(env.Catalog())
 	delete(m.Tables, "source string")
 	src = `  is hidden `
 	s, diags = env.SQLMapped(src, compile.SQLite{}, m)

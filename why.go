@@ -3,6 +3,7 @@ package croql
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -10,7 +11,6 @@ import (
 
 	"github.com/croql/croql/ast"
 	"github.com/croql/croql/diag"
-	"github.com/croql/croql/internal/refeval"
 	"github.com/croql/croql/schema"
 	"github.com/croql/croql/typecheck"
 )
@@ -99,18 +99,18 @@ func hasParts(n typecheck.Node) bool {
 // Absent values are shown as the language defines them (docs/language.md,
 // "Absent values").
 //
-// The clause values are computed by a plain tree-walking interpreter, not
-// by the evaluator that Match runs; Why checks that the two agree on the
-// result and returns an error if they do not. A value Match cannot
+// The clause values are computed by a plain walk over the query's checked
+// tree, not by the evaluator that Match runs; Why checks that the two
+// agree on the result and returns an error if they do not. A value Match cannot
 // evaluate is an error wrapping ErrMisuse. Why is for explaining one
 // object to a person: it is much slower than Match.
 func (q *Query) Why(obj any) (*Explanation, error) {
 	if err := q.CheckValue(obj); err != nil {
 		return nil, err
 	}
-	w := &whyer{q: q, obj: obj, in: &refeval.Interp{Users: q.users}}
-	if w.in.Users == nil {
-		w.in.Users = map[int64]string{} // a query that reads logins does not compile without one
+	w := &whyer{q: q, root: reflect.ValueOf(obj).Elem()}
+	if w.root.Type() != q.checked.Context.Root.GoType {
+		return nil, fmt.Errorf("croql: why: %w: a %s is not a %s", ErrMisuse, w.root.Type(), q.checked.Context.Root.GoType)
 	}
 	root, err := w.clause(q.checked.Root, true)
 	if err != nil {
@@ -125,9 +125,8 @@ func (q *Query) Why(obj any) (*Explanation, error) {
 }
 
 type whyer struct {
-	q   *Query
-	obj any
-	in  *refeval.Interp
+	q    *Query
+	root reflect.Value // the object
 	// clauses counts the clauses made, up to MaxWhyClauses.
 	clauses int
 }
@@ -140,7 +139,7 @@ const MaxWhyClauses = 256
 
 // value is n's value on the object.
 func (w *whyer) value(n typecheck.Node) (any, error) {
-	return w.in.Value(w.q.checked, n, w.obj)
+	return clauseValue(w.q.checked, n, w.root, w.q.users)
 }
 
 // text is the source text of n.
@@ -257,8 +256,8 @@ func (w *whyer) elements(c *Clause, f *typecheck.Filter) error {
 	if err != nil {
 		return err
 	}
-	total, _ := all.(refeval.Elements)
-	matched, _ := some.(refeval.Elements)
+	total, _ := all.(whyElements)
+	matched, _ := some.(whyElements)
 	c.Of, c.Matched, c.Total = w.text(f.X), int(matched), int(total)
 	return nil
 }
@@ -330,12 +329,12 @@ func (w *whyer) setValue(c *Clause, t schema.Type, v any) {
 		if t.Kind == schema.Language {
 			c.Shown = "@language:" + ast.Quote(v)
 		}
-	case refeval.User:
+	case whyUser:
 		c.Value, c.Shown = int64(v), strconv.FormatInt(int64(v), 10)
 		if login, ok := w.q.users[int64(v)]; ok {
 			c.Shown = "@user:" + ast.Quote(login)
 		}
-	case refeval.Elements:
+	case whyElements:
 		c.Value, c.Shown = int64(v), strconv.FormatInt(int64(v), 10)
 	default:
 		c.Shown = fmt.Sprint(v)

@@ -19,7 +19,7 @@ VITESS_VERSION="${VITESS_VERSION:-v0.24.4}"
 VITESS_CACHE="${VITESS_CACHE:-/var/cache/croql/vitess-$VITESS_VERSION}"
 VITESS_PORT="${VITESS_PORT:-33300}"
 VITESS_DATA="${VITESS_DATA:-/tmp/croql-vitess}"
-VITESS_SCRATCH=8 # scratch keyspaces, as compile/engine/vitess.go expects
+VITESS_SCRATCH=8 # scratch keyspaces, as store/vitess.go expects
 mysql_port=$((VITESS_PORT + 3))
 
 build() {
@@ -73,7 +73,7 @@ start() {
 	# utf8mb4 on the server: emoji are refused otherwise. Each keyspace
 	# shard is a tablet with its own connection pools to the one mysqld.
 	printf '[mysqld]\nbind-address=127.0.0.1\ncharacter_set_server=utf8mb4\ncollation_server=utf8mb4_bin\nmax_connections=4000\n' >"$VITESS_DATA/extra.cnf"
-	# The keyspace and its scratch keyspaces (compile/engine/vitess.go),
+	# The keyspace and its scratch keyspaces (store/vitess.go),
 	# 2 shards each.
 	local keyspaces=croql shards=2 i ks
 	for i in $(seq 1 "$VITESS_SCRATCH"); do keyspaces="$keyspaces,croql_scratch$i"; shards="$shards,2"; done

@@ -1,5 +1,5 @@
 // Package bind evaluates CroQL queries over a service's own Go types, the
-// evaluator's twin of compile.Mapping (which maps a service's own tables).
+// evaluator's twin of mapping.Mapping (which maps a service's own tables).
 //
 // A Binding ties a struct type T of the service to the root object of a
 // context. Each field of T that a query may read carries a `croql` tag

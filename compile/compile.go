@@ -11,15 +11,12 @@
 // correlated subqueries; a count compared with zero becomes EXISTS or NOT
 // EXISTS.
 //
-// Besides the compiler the package holds the relational mapping
-// ([DefaultMapping]), the reference DDL ([Mapping.DDL]), a loader that
-// stores a [schema.Project] in a database ([Load]), a reader that reads
-// objects back ([ReadObjects]) and a runner ([Run]). On a sharded engine
-// (the [Vitess] dialect), a query the engine refuses is answered by the
-// coordinator ([Exec], [Coordinate]): the candidates the query's
-// own-column conditions select, read back and matched by the evaluator.
-// Package compile/engine opens the engines with what the compiled SQL
-// expects of a connection.
+// The package writes SQL text and nothing else: it opens no connection and
+// imports no driver. The tables and columns come from package mapping
+// ([mapping.Mapping], [mapping.Default]); package store creates the tables
+// (store.DDL), loads, reads back and runs what is compiled here, and answers
+// on a sharded engine (the [Vitess] dialect) what the engine refuses with
+// its coordinator.
 package compile
 
 import (
@@ -30,6 +27,7 @@ import (
 
 	"github.com/croql/croql/ast"
 	"github.com/croql/croql/diag"
+	"github.com/croql/croql/mapping"
 	"github.com/croql/croql/schema"
 	"github.com/croql/croql/typecheck"
 )
@@ -61,8 +59,15 @@ type SQL struct {
 	// (Sharding), whose engine may refuse the statement: Run and RunLimit
 	// then ask the coordinator (see Exec).
 	q *typecheck.Query
-	m *Mapping
+	m *mapping.Mapping
 }
+
+// Query is the checked query s was compiled from (nil for a condition
+// written with Root or KeyIn).
+func (s *SQL) Query() *typecheck.Query { return s.q }
+
+// Mapping is the mapping s was compiled for (nil for Root and KeyIn).
+func (s *SQL) Mapping() *mapping.Mapping { return s.m }
 
 // Select is the full query returning the keys of the matching rows in
 // ascending order: SELECT key FROM from WHERE where ORDER BY key.
@@ -109,14 +114,14 @@ func (p Purpose) String() string {
 // An error about one node of q (a value the dialect cannot hold, a field
 // the mapping has no column for, the dialect's parameter limit) wraps a
 // *diag.SpanError with that node's span (diag.SpanOf finds it).
-func Compile(q *typecheck.Query, d Dialect, m *Mapping) (*SQL, error) {
+func Compile(q *typecheck.Query, d Dialect, m *mapping.Mapping) (*SQL, error) {
 	return CompileFor(q, d, m, WholeSet)
 }
 
 // CompileFor is Compile for purpose p: Page for a query that reads the
 // first rows in key order (SelectLimit, ORDER BY key LIMIT n), WholeSet for
 // one that reads every match (Select, a COUNT(*)).
-func CompileFor(q *typecheck.Query, d Dialect, m *Mapping, p Purpose) (*SQL, error) {
+func CompileFor(q *typecheck.Query, d Dialect, m *mapping.Mapping, p Purpose) (*SQL, error) {
 	switch {
 	case q == nil:
 		return nil, errors.New("compile: no query")
@@ -149,7 +154,7 @@ func CompileFor(q *typecheck.Query, d Dialect, m *Mapping, p Purpose) (*SQL, err
 // rootTable is the table of context c's root objects, which needs a key.
 // Every identifier Compile writes passes Mapping.Check's rules (see q):
 // a NUL in one would collide with the parameter markers.
-func rootTable(m *Mapping, c *schema.Context) (*Table, error) {
+func rootTable(m *mapping.Mapping, c *schema.Context) (*mapping.Table, error) {
 	root, err := m.Table(c.Root)
 	if err != nil {
 		return nil, err
@@ -158,7 +163,7 @@ func rootTable(m *Mapping, c *schema.Context) (*Table, error) {
 		return nil, fmt.Errorf("compile: table %s of the %s context has no key", root.Name, c.Name)
 	}
 	for _, id := range []string{root.Name, root.Key} {
-		if err := checkIdent(id); err != nil {
+		if err := mapping.CheckIdent(id); err != nil {
 			return nil, fmt.Errorf("compile: table of the %s context: %w", c.Name, err)
 		}
 	}
@@ -167,7 +172,7 @@ func rootTable(m *Mapping, c *schema.Context) (*Table, error) {
 
 // rootSQL is a compiled condition where on root, the root table, aliased
 // rootAlias, with args its arguments.
-func rootSQL(d Dialect, root *Table, where string, args []any) *SQL {
+func rootSQL(d Dialect, root *mapping.Table, where string, args []any) *SQL {
 	return &SQL{
 		Where:   where,
 		Args:    args,
@@ -182,7 +187,7 @@ func rootSQL(d Dialect, root *Table, where string, args []any) *SQL {
 // compileCore writes core, the condition on the root row of q's context
 // (its core tree, or a part of it), with scopes scopes, for dialect d,
 // mapping m and purpose p; root is the context's table.
-func compileCore(q *typecheck.Query, core typecheck.Node, scopes int, d Dialect, m *Mapping, p Purpose, root *Table) (*SQL, error) {
+func compileCore(q *typecheck.Query, core typecheck.Node, scopes int, d Dialect, m *mapping.Mapping, p Purpose, root *mapping.Table) (*SQL, error) {
 	var c *compiler
 	var where string
 	var args []any
@@ -213,14 +218,14 @@ func compileCore(q *typecheck.Query, core typecheck.Node, scopes int, d Dialect,
 type binding struct {
 	alias string
 	obj   *schema.Object
-	tab   *Table
+	tab   *mapping.Table
 }
 
 type compiler struct {
 	// root is the query's core tree: the condition on the root row.
 	root   typecheck.Node
 	d      Dialect
-	m      *Mapping
+	m      *mapping.Mapping
 	b      strings.Builder
 	vals   []pending
 	scopes []binding
@@ -274,7 +279,7 @@ func (c *compiler) alias() string {
 // cost ten times the compilation, so Compile checks exactly the
 // identifiers it writes.
 func (c *compiler) q(ident string) string {
-	if err := checkIdent(ident); err != nil {
+	if err := mapping.CheckIdent(ident); err != nil {
 		c.fail("mapping: %v", err)
 		return `""`
 	}
@@ -424,21 +429,21 @@ func (c *compiler) pred(n typecheck.Node, strict bool) {
 			if c.antiJoin(e) {
 				return
 			}
-			c.w("NOT ")
+			c.w(opSQLs[ast.OpNot].prefix, " ")
 			c.exists(e, true)
 			return
 		}
-		c.w("NOT (")
+		c.w(opSQLs[ast.OpNot].prefix, " (")
 		c.pred(x, true)
 		c.w(")")
 	case *typecheck.Exists:
 		c.exists(n, strict)
 	case *typecheck.Logic:
-		switch n.Op {
-		case ast.OpAnd, ast.OpOr:
-			c.logic(n, strict)
-		case ast.OpXor:
+		switch {
+		case n.Op == ast.OpXor:
 			c.xor(xorTerms(n, nil))
+		case opSQLs[n.Op].infix != "":
+			c.logic(n, strict)
 		default:
 			c.fail("unknown logical operator %s", n.Op)
 		}
@@ -502,10 +507,9 @@ const inChunk = 1000
 // so the flat list means what the nested one did.
 func (c *compiler) logic(n *typecheck.Logic, strict bool) {
 	ops := flatten(n)
-	sep := " AND "
+	sep := " " + opSQLs[n.Op].infix + " "
 	var items []func()
 	if n.Op == ast.OpOr {
-		sep = " OR "
 		items = c.orItems(ops, strict)
 	} else {
 		items = make([]func(), len(ops))
@@ -584,7 +588,7 @@ func (c *compiler) xor(terms []typecheck.Node) {
 	mid := (len(terms) + 1) / 2
 	c.w("(")
 	c.xor(terms[:mid])
-	c.w(" <> ")
+	c.w(" ", opSQLs[ast.OpXor].infix, " ")
 	c.xor(terms[mid:])
 	c.w(")")
 }
@@ -804,34 +808,29 @@ func (c *compiler) value(n typecheck.Node) {
 		c.fromWhere(n.X, nil)
 		c.w(")")
 	case *typecheck.Arith:
-		op := map[ast.Op]string{ast.OpAdd: " + ", ast.OpSub: " - ", ast.OpMul: " * ", ast.OpDiv: " / "}[n.Op]
+		op := opSQLs[n.Op].infix
 		if op == "" {
 			c.fail("unknown arithmetic operator %s", n.Op)
 			return
 		}
+		x := c.sub(func() { c.value(n.X) })
+		y := c.sub(func() { c.value(n.Y) })
+		if typecheck.ArithmeticOf(n.Op).Partial {
+			// No value for a zero right operand: NULL, not an error.
+			y = "NULLIF(" + y + ", 0)"
+		}
 		if typecheck.MayOverflow(n) {
-			x := c.sub(func() { c.value(n.X) })
-			y := c.sub(func() { c.value(n.Y) })
-			c.w(c.d.IntArith(strings.TrimSpace(op), x, y))
+			c.w(c.d.IntArith(op, x, y))
 			return
 		}
-		c.w("(")
-		c.value(n.X)
-		c.w(op)
-		if n.Op == ast.OpDiv {
-			c.w("NULLIF(")
-			c.value(n.Y)
-			c.w(", 0)")
-		} else {
-			c.value(n.Y)
-		}
-		c.w(")")
+		c.w("(", x, " ", op, " ", y, ")")
 	case *typecheck.Neg:
+		op := opSQLs[ast.OpNeg].prefix
 		if typecheck.MayOverflow(n) {
-			c.w(c.d.IntArith("-", c.sub(func() { c.value(n.X) }), ""))
+			c.w(c.d.IntArith(op, c.sub(func() { c.value(n.X) }), ""))
 			return
 		}
-		c.w("(-(")
+		c.w("(", op, "(")
 		c.value(n.X)
 		c.w("))")
 	case *typecheck.ToFloat:
@@ -877,7 +876,7 @@ func (c *compiler) constant(n *typecheck.Const) {
 			c.failErr(err)
 			return
 		}
-		ut, err := c.m.Table(c.m.cat.UserObj)
+		ut, err := c.m.Table(c.m.Catalog().UserObj)
 		if err != nil {
 			c.failErr(err)
 			return
@@ -1098,16 +1097,13 @@ func (c *compiler) compare(n *typecheck.Compare, strict bool) {
 		return
 	}
 	if n.Operand == schema.Bool {
-		op := " = "
-		if n.Op == ast.OpNe {
-			op = " <> "
-		} else if n.Op != ast.OpEq {
+		if n.Op != ast.OpEq && n.Op != ast.OpNe {
 			c.fail("bools are not ordered")
 			return
 		}
 		c.w("(")
 		c.operand(n.X, true, true)
-		c.w(op)
+		c.w(" ", opSQLs[n.Op].infix, " ")
 		c.operand(n.Y, true, true)
 		c.w(")")
 		return
@@ -1115,26 +1111,20 @@ func (c *compiler) compare(n *typecheck.Compare, strict bool) {
 	nx, ny := typecheck.Nullable(n.X), typecheck.Nullable(n.Y)
 	x := c.sub(func() { c.value(n.X) })
 	y := c.sub(func() { c.value(n.Y) })
-	switch n.Op {
-	case ast.OpEq:
-		switch {
-		case !nx && !ny, !strict && nx != ny:
-			// Plain = where it means the same: no NULL, or one NULL side
-			// that a WHERE treats as false (keeps index use).
-			c.w("(", x, " = ", y, ")")
-		default:
-			c.w("(", c.d.NullSafeEq(x, y), ")")
-		}
-	case ast.OpNe:
-		if !nx && !ny {
-			c.w("(", x, " <> ", y, ")")
-		} else {
-			c.w("(", c.d.NullSafeNe(x, y), ")")
-		}
-	case ast.OpLt, ast.OpLe, ast.OpGt, ast.OpGe:
-		c.w("(", x, " ", n.Op.String(), " ", y, ")")
-	default:
+	op := opSQLs[n.Op].infix
+	switch {
+	case op == "":
 		c.fail("unknown comparison %s", n.Op)
+	case n.Op == ast.OpEq && (nx || ny) && (strict || nx == ny):
+		// Plain = only where it means the same: no NULL, or one NULL side
+		// that a WHERE treats as false (keeps index use).
+		c.w("(", c.d.NullSafeEq(x, y), ")")
+	case n.Op == ast.OpNe && (nx || ny):
+		c.w("(", c.d.NullSafeNe(x, y), ")")
+	default:
+		// An ordering with a NULL operand is NULL, which a WHERE takes
+		// as false (maybeNullBool makes it FALSE where it must be).
+		c.w("(", x, " ", op, " ", y, ")")
 	}
 }
 
@@ -1323,10 +1313,10 @@ func (c *compiler) countGrouped(n *typecheck.Compare) bool {
 	if k.T.Kind != schema.Int || k.Unresolved || holds(op, 0, k.I) {
 		return false
 	}
-	sqlOp := map[ast.Op]string{ast.OpEq: " = ", ast.OpNe: " <> ", ast.OpLt: " < ", ast.OpLe: " <= ", ast.OpGt: " > ", ast.OpGe: " >= "}[op]
-	if sqlOp == "" {
+	if opSQLs[op].infix == "" {
 		return false
 	}
+	sqlOp := " " + opSQLs[op].infix + " "
 	if !groupedSemiJoin(c.d, n == c.root) {
 		return false
 	}
@@ -1408,5 +1398,5 @@ func (c *compiler) contains(n *typecheck.Contains) {
 	if n.Fold {
 		x, sub = c.d.Fold(x), c.d.Fold(sub)
 	}
-	c.w("(", c.d.Contains(x, sub), ")")
+	c.w("(", opSQLs[ast.OpContains].spell(c.d, x, sub), ")")
 }

@@ -1,8 +1,6 @@
 package compile
 
 import (
-	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 	"time"
@@ -74,16 +72,16 @@ type Dialect interface {
 	// MaxParams is the most parameters one statement may have.
 	MaxParams() int
 
-	// ReadTxOptions are the options of a transaction that only reads
-	// (nil where the driver refuses the read-only option).
-	ReadTxOptions() *sql.TxOptions
-	// StatementTimeout makes the server stop each following statement of
-	// tx that runs longer than left, where the engine can (PostgreSQL's
-	// statement_timeout for the transaction, MariaDB's
+	// ReadOnlyTx reports whether a transaction that only reads is begun
+	// with the read-only option (false where the driver refuses it).
+	ReadOnlyTx() bool
+	// StatementTimeout is how the server stops each following statement
+	// of a transaction that runs longer than left, where the engine can
+	// (PostgreSQL's statement_timeout for the transaction, MariaDB's
 	// max_statement_time for the session); the driver cancels the
-	// statement when ctx ends on every engine. undo, when not nil, puts
-	// the connection back as it was and runs before tx ends.
-	StatementTimeout(ctx context.Context, tx *sql.Tx, left time.Duration) (undo func(context.Context) error, err error)
+	// statement when its context ends on every engine. Package store runs
+	// it (store.TimedTx).
+	StatementTimeout(left time.Duration) Timeout
 	// TimedSelect is query, a SELECT, with the hint that bounds its time
 	// where the engine reads one (MySQL 8's MAX_EXECUTION_TIME).
 	TimedSelect(query string, left time.Duration) string
@@ -101,7 +99,7 @@ type BulkLoad struct {
 	// load's transaction, so that a load which fails leaves nothing
 	// behind (SQLite). Otherwise the rows are committed before the
 	// indexes are built, and a caller wanting an atomic load builds into
-	// a scratch schema and swaps it in (package compile/engine does).
+	// a scratch schema and swaps it in (package store does).
 	TransactionalDDL bool
 	// KeysAfterRows leaves the PRIMARY KEY out of CREATE TABLE and adds it
 	// after the rows (building a key once is cheaper than keeping it up to
@@ -122,6 +120,20 @@ type BulkLoad struct {
 	// ParallelIndexes builds the keys and indexes of the tables on two
 	// connections, table by table, with the statistics of each table.
 	ParallelIndexes bool
+}
+
+// Timeout is the statement that bounds the time of each following
+// statement of a transaction, with its arguments; Set is empty where the
+// engine has none. Undo, when not empty, puts the connection back as it
+// was and runs before the transaction ends. Optional: a failure of Set
+// means the engine has no such setting (MySQL 8 has no
+// max_statement_time; its TimedSelect hint does the work there), not an
+// error.
+type Timeout struct {
+	Set      string
+	Args     []any
+	Undo     string
+	Optional bool
 }
 
 // Setting is a connection setting of a load: Get reads its value, Set

@@ -1,8 +1,6 @@
 package compile
 
 import (
-	"context"
-	"database/sql"
 	"fmt"
 	"strconv"
 	"strings"
@@ -46,22 +44,16 @@ func (MySQL) Placeholder(int) string { return "?" }
 // Analyze implements Dialect.
 func (d MySQL) Analyze(table string) string { return "ANALYZE TABLE " + d.Quote(table) }
 
-// ReadTxOptions implements Dialect.
-func (MySQL) ReadTxOptions() *sql.TxOptions { return &sql.TxOptions{ReadOnly: true} }
+// ReadOnlyTx implements Dialect.
+func (MySQL) ReadOnlyTx() bool { return true }
 
 // StatementTimeout implements Dialect: MariaDB's max_statement_time for
-// the session, put back to the server's default by undo. MySQL has no
-// such variable: the SET fails, which is no error here, and TimedSelect's
-// hint does the work there.
-func (MySQL) StatementTimeout(ctx context.Context, tx *sql.Tx, left time.Duration) (func(context.Context) error, error) {
+// the session, put back to the server's default by Undo. MySQL has no
+// such variable: the SET fails, which is no error (Optional), and
+// TimedSelect's hint does the work there.
+func (MySQL) StatementTimeout(left time.Duration) Timeout {
 	secs := strconv.FormatFloat(max(left.Seconds(), 0.001), 'f', 3, 64)
-	if _, err := tx.ExecContext(ctx, "SET SESSION max_statement_time = "+secs); err != nil {
-		return nil, nil //nolint:nilerr // MySQL 8: no such variable
-	}
-	return func(ctx context.Context) error {
-		_, err := tx.ExecContext(context.WithoutCancel(ctx), "SET SESSION max_statement_time = DEFAULT")
-		return err
-	}, nil
+	return Timeout{Set: "SET SESSION max_statement_time = " + secs, Undo: "SET SESSION max_statement_time = DEFAULT", Optional: true}
 }
 
 // TimedSelect implements Dialect: MySQL 8's MAX_EXECUTION_TIME hint
@@ -77,7 +69,7 @@ func (MySQL) TimedSelect(query string, left time.Duration) string {
 // BulkLoad implements Dialect: multi-row INSERTs of prepared statements in
 // one transaction, indexes after the rows, ANALYZE TABLE one table per
 // statement. DDL commits implicitly: atomic loads go through a scratch
-// database and one RENAME TABLE (compile/engine).
+// database and one RENAME TABLE (store).
 func (MySQL) BulkLoad() BulkLoad { return BulkLoad{} }
 
 // SemiJoinIn implements Dialect: MariaDB 10.11 rewrites EXISTS into IN

@@ -1,8 +1,6 @@
 package compile
 
 import (
-	"context"
-	"database/sql"
 	"fmt"
 	"strconv"
 	"strings"
@@ -41,27 +39,23 @@ func (d Postgres) Analyze(table string) string {
 	return "VACUUM (ANALYZE) " + d.Quote(table)
 }
 
-// ReadTxOptions implements Dialect.
-func (Postgres) ReadTxOptions() *sql.TxOptions { return &sql.TxOptions{ReadOnly: true} }
+// ReadOnlyTx implements Dialect.
+func (Postgres) ReadOnlyTx() bool { return true }
 
 // StatementTimeout implements Dialect: statement_timeout for the
 // transaction (set_config(..., true) is SET LOCAL with a bound value).
-func (Postgres) StatementTimeout(ctx context.Context, tx *sql.Tx, left time.Duration) (func(context.Context) error, error) {
-	ms := max(left.Milliseconds(), 1)
-	if _, err := tx.ExecContext(ctx, "SELECT set_config('statement_timeout', $1, true)", strconv.FormatInt(ms, 10)); err != nil {
-		return nil, fmt.Errorf("compile: setting the statement timeout: %w", err)
-	}
-	return nil, nil
+func (Postgres) StatementTimeout(left time.Duration) Timeout {
+	return Timeout{Set: "SELECT set_config('statement_timeout', $1, true)", Args: []any{strconv.FormatInt(max(left.Milliseconds(), 1), 10)}}
 }
 
 // TimedSelect implements Dialect: the transaction's timeout is enough.
 func (Postgres) TimedSelect(query string, _ time.Duration) string { return query }
 
 // BulkLoad implements Dialect: rows through the CopyFunc of WithCopy
-// (package compile/engine's binary COPY), keys after the rows, keys,
+// (package store's binary COPY), keys after the rows, keys,
 // indexes and VACUUM (ANALYZE) table by table on two connections.
 // VACUUM cannot run in a transaction: atomic loads go through a scratch
-// schema (compile/engine).
+// schema (store).
 func (Postgres) BulkLoad() BulkLoad {
 	// 1,000 rows per CopyFunc call: no parameter limit, and package
 	// engine's copier gathers the batches of a table into larger COPY

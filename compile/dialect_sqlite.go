@@ -1,8 +1,6 @@
 package compile
 
 import (
-	"context"
-	"database/sql"
 	"time"
 
 	"github.com/croql/croql/schema"
@@ -12,7 +10,7 @@ import (
 // Booleans are 0 and 1, text compares with the default BINARY collation
 // (code points), contains calls croql_contains and a case-insensitive
 // contains croql_fold too, Go functions that must be registered on the
-// connection (package compile/engine does so; see docs/sql.md).
+// connection (package store does so; see docs/sql.md).
 type SQLite struct{}
 
 // FoldFunc is the name of the SQL function SQLite's Fold calls.
@@ -33,16 +31,14 @@ func (d SQLite) Analyze(table string) string { return "ANALYZE " + d.Quote(table
 // SemiJoinIn implements Dialect: yes (see the compiler's semiJoinIn).
 func (SQLite) SemiJoinIn() bool { return true }
 
-// ReadTxOptions implements Dialect: the driver refuses the read-only
+// ReadOnlyTx implements Dialect: the driver refuses the read-only
 // option; SQLite's readers never block each other, which is all it would
 // buy.
-func (SQLite) ReadTxOptions() *sql.TxOptions { return nil }
+func (SQLite) ReadOnlyTx() bool { return false }
 
 // StatementTimeout implements Dialect: SQLite runs in the process, and the
-// driver interrupts a statement when ctx ends.
-func (SQLite) StatementTimeout(context.Context, *sql.Tx, time.Duration) (func(context.Context) error, error) {
-	return nil, nil
-}
+// driver interrupts a statement when its context ends.
+func (SQLite) StatementTimeout(time.Duration) Timeout { return Timeout{} }
 
 // TimedSelect implements Dialect.
 func (SQLite) TimedSelect(query string, _ time.Duration) string { return query }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/croql/croql/ast"
+	"github.com/croql/croql/mapping"
 	"github.com/croql/croql/schema"
 	"github.com/croql/croql/typecheck"
 )
@@ -54,103 +55,6 @@ func (d Vitess) ShardTable(table, column string) []string {
 // and before any row.
 type Sharding interface {
 	ShardTable(table, column string) []string
-}
-
-// ShardKeys returns the shard column of every table of the mapping, the
-// distribution the DDL declares for a [Sharding] dialect:
-//
-//   - a table with a key is placed by its key (strings, translations,
-//     labels, users, files, branches, TM records, glossary terms and
-//     concepts);
-//   - an element table without a key by its foreign key, so that the
-//     elements of one object are on its shard and "some element
-//     matches" is answered on that shard alone;
-//   - a join table by the parent's key (string_labels and
-//     string_translations by string_id), with the same effect.
-//
-// Translations are placed by their own id, not with their string: the
-// translations a duplicate shares with its master (8.6% of the demo
-// project's) have no single string, and the schema has no string_id on
-// translations. "A string's translations" is the join table on the
-// string's shard, then one lookup per translation by its id.
-func (m *Mapping) ShardKeys() map[string]string {
-	l, err := m.layout()
-	if err != nil {
-		return nil
-	}
-	out := map[string]string{LoadMarker: "id"}
-	for _, ti := range l.tables {
-		out[ti.t.Name] = shardColumn(ti)
-	}
-	for _, j := range l.joins {
-		out[j.name] = j.from
-	}
-	return out
-}
-
-// shardColumn is the shard column of one table (see ShardKeys).
-func shardColumn(ti *tableInfo) string {
-	switch {
-	case ti.t.Key != "":
-		return ti.t.Key
-	case len(ti.fks) > 0:
-		return ti.fks[0]
-	case len(ti.pkey) > 0:
-		return ti.pkey[0]
-	}
-	return ti.cols[0].name
-}
-
-// shardDDL is the statements that place table by column, for a Sharding
-// dialect (none for the others).
-func shardDDL(d Dialect, table, column string) []ddlStmt {
-	s, ok := d.(Sharding)
-	if !ok {
-		return nil
-	}
-	var out []ddlStmt
-	for _, stmt := range s.ShardTable(table, column) {
-		out = append(out, ddlStmt{table: table, create: true, sql: stmt})
-	}
-	return out
-}
-
-// WithTablePrefix makes the loader create and fill the mapping's tables,
-// and its LoadMarker, under names starting with prefix: a load built
-// beside the tables it replaces, in the same database, for an engine that
-// cannot move tables between databases in one step (package compile/engine
-// passes it for Vitess, then renames the tables into place).
-func WithTablePrefix(prefix string) LoadOption {
-	return func(o *loadOptions) { o.prefix = prefix }
-}
-
-// prefixed is a copy of m whose tables (join tables included) are named
-// prefix + their name. Objects that share a *Table still share one.
-func (m *Mapping) prefixed(prefix string) *Mapping {
-	if prefix == "" {
-		return m
-	}
-	out := &Mapping{Tables: make(map[string]*Table, len(m.Tables)), cat: m.cat}
-	done := map[*Table]*Table{}
-	for name, t := range m.Tables {
-		c, ok := done[t]
-		if !ok {
-			cp := *t
-			c = &cp
-			c.Name = prefix + t.Name
-			c.Children = make(map[string]*Child, len(t.Children))
-			for f, ch := range t.Children {
-				chc := *ch
-				if chc.Through != "" {
-					chc.Through = prefix + chc.Through
-				}
-				c.Children[f] = &chc
-			}
-			done[t] = c
-		}
-		out.Tables[name] = c
-	}
-	return out
 }
 
 // KeyEq implements Dialect with =, which vtgate reads as a vindex
@@ -381,11 +285,14 @@ func (c *compiler) memberIn(n typecheck.Node) bool {
 	neg := false
 	switch n := n.(type) {
 	case *typecheck.Compare:
-		op := map[ast.Op]string{ast.OpEq: " = ", ast.OpNe: " = ", ast.OpLt: " < ", ast.OpLe: " <= ", ast.OpGt: " > ", ast.OpGe: " >= "}[n.Op]
-		neg = n.Op == ast.OpNe
-		if op == "" || n.Operand == schema.Bool {
+		o := n.Op
+		if o == ast.OpNe { // not =
+			o, neg = ast.OpEq, true
+		}
+		if opSQLs[o].infix == "" || n.Operand == schema.Bool {
 			return false
 		}
+		op := " " + opSQLs[o].infix + " "
 		if x, ok := n.X.(*typecheck.Member); ok {
 			m, other = x, n.Y
 			write = func(field, val string) string { return "(" + field + op + val + ")" }
@@ -461,7 +368,7 @@ func (c *compiler) mentionIn(n typecheck.Node) bool {
 	if _, ok := x.(*typecheck.Const); ok || typecheck.Nullable(x) {
 		return false
 	}
-	ut, err := c.m.Table(c.m.cat.UserObj)
+	ut, err := c.m.Table(c.m.Catalog().UserObj)
 	if err != nil {
 		return false
 	}
@@ -490,7 +397,7 @@ func (c *compiler) mentionIn(n typecheck.Node) bool {
 // by vtgate inside another EXISTS (the differential suite's edge
 // queries). Only when P reads X's fields alone: no outer scope, no
 // subquery.
-func (c *compiler) objectIn(n *typecheck.Filter, t *Table) bool {
+func (c *compiler) objectIn(n *typecheck.Filter, t *mapping.Table) bool {
 	if _, sharded := c.d.(Sharding); !sharded || correlated(n.X, n) || holdsSubquery(n.Pred) {
 		return false
 	}

@@ -16,7 +16,7 @@ import (
 // not UTF-8 become U+FFFD, as the evaluator decodes them.
 //
 // SQLite runs it as the SQL function croql_fold (see package
-// compile/engine). PostgreSQL and MySQL use lower() instead; docs/sql.md
+// store). PostgreSQL and MySQL use lower() instead; docs/sql.md
 // lists where the two disagree.
 func Fold(s string) string {
 	var b strings.Builder

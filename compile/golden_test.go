@@ -17,6 +17,7 @@ import (
 	"github.com/croql/croql"
 	"github.com/croql/croql/compile"
 	"github.com/croql/croql/internal/corpus"
+	"github.com/croql/croql/mapping"
 	"github.com/croql/croql/schema"
 	"github.com/croql/croql/typecheck"
 )
@@ -70,7 +71,7 @@ func checkCase(c corpus.Case) (*typecheck.Query, error) {
 // grouped by corpus file. Mentions stay unresolved, so the SQL looks users
 // up by login.
 func compileCorpus(t *testing.T, d compile.Dialect, p compile.Purpose) map[string][]corpus.Golden {
-	m := compile.DefaultMapping(schema.New())
+	m := mapping.Default(schema.New())
 	out := map[string][]corpus.Golden{}
 	for _, c := range goodCases(t) {
 		q, err := checkCase(c)
@@ -122,7 +123,7 @@ func formatGolden(d compile.Dialect, p compile.Purpose, file string, gs []corpus
 // TestGolden compares the SQL of every good corpus case with the golden
 // file of each dialect (or rewrites them with -update): the whole-set SQL
 // in testdata/sql/<dialect>, and under page/ the page SQL of the cases
-// where it differs. It needs no database: compile/engine/conformance's
+// where it differs. It needs no database: store/conformance's
 // TestGoldenExecutes runs the same files on the engines.
 func TestGolden(t *testing.T) {
 	for _, d := range goldenDialects {

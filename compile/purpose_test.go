@@ -9,6 +9,7 @@ import (
 
 	"github.com/croql/croql"
 	"github.com/croql/croql/compile"
+	"github.com/croql/croql/mapping"
 	"github.com/croql/croql/schema"
 )
 
@@ -24,7 +25,7 @@ func (fewParams) MaxParams() int { return 3 }
 func TestPageGuardsWithinParamLimit(t *testing.T) {
 	env, err := croql.NewEnv(croql.Strings)
 	require.NoError(t, err)
-	m := compile.DefaultMapping(schema.New())
+	m := mapping.Default(schema.New())
 	q, diags := env.Check(`count of translations where (text = "a" or text = "b") > 0`)
 	require.False(t, diags.HasErrors(), "%v", diags)
 

@@ -5,7 +5,7 @@
 // in UTF-16 code units, as LSP counts), offers every did-you-mean fix as a
 // quick-fix code action (and one action applying them all), and answers
 // completion, hover, formatting and full-document semantic tokens from
-// one tolerant parse per document version (croql.Document), and the command
+// one tolerant parse per document version (editor.Document), and the command
 // croql.why (CommandWhy: why the query matches one object of a project
 // file or not, clause by clause). The protocol
 // is go.lsp.dev/protocol over go.lsp.dev/jsonrpc2.
@@ -14,7 +14,7 @@
 // that mentions resolve against) come from a croql.json in the workspace
 // root, overridden key by key by the client's initializationOptions; see
 // [Settings]. A document's first line may hold an editor directive
-// (`# croql: context=translations`, see croql.ParseDirective) that
+// (`# croql: context=translations`, see editor.ParseDirective) that
 // overrides the context and edition for that document.
 package lsp
 
@@ -36,6 +36,7 @@ import (
 
 	"github.com/croql/croql"
 	"github.com/croql/croql/diag"
+	"github.com/croql/croql/editor"
 	"github.com/croql/croql/schema"
 )
 
@@ -125,7 +126,7 @@ type Server struct {
 type document struct {
 	text    string
 	version int32
-	doc     *croql.Document
+	doc     *editor.Document
 	src     *diag.Source
 	env     *croql.Env
 	diags   diag.List // what was published, for code actions
@@ -397,7 +398,7 @@ func (s *Server) env(context, edition string) (*croql.Env, error) {
 // diagnostics.
 func (s *Server) update(ctx context.Context, uri protocol.DocumentURI, version int32, text string) error {
 	d := &document{text: text, version: version, src: diag.NewSource(text)}
-	dir, _ := croql.ParseDirective(text)
+	dir, _ := editor.ParseDirective(text)
 	env, err := s.env(dir.Context, dir.Edition)
 	var diags diag.List
 	if err != nil {
@@ -410,10 +411,10 @@ func (s *Server) update(ctx context.Context, uri protocol.DocumentURI, version i
 		}
 	}
 	d.env = env
-	d.doc = env.Open(text)
+	d.doc = editor.Open(env, text)
 	diags = append(diags, dir.Diags...)
 	diags = append(diags, d.doc.Diagnostics()...)
-	if _, blanked := croql.ParseDirective(text); diags.HasErrors() {
+	if _, blanked := editor.ParseDirective(text); diags.HasErrors() {
 		diags = append(diags, pastSugar(env, blanked, diags)...)
 	}
 	diags.Sort()
@@ -584,12 +585,12 @@ func overlaps(spans []diag.Span, sp diag.Span) bool {
 }
 
 // completionKinds maps croql's completion kinds to LSP's.
-var completionKinds = map[croql.CompletionKind]protocol.CompletionItemKind{
-	croql.CompleteField:    protocol.CompletionItemKindField,
-	croql.CompleteKeyword:  protocol.CompletionItemKindKeyword,
-	croql.CompleteOperator: protocol.CompletionItemKindOperator,
-	croql.CompleteMention:  protocol.CompletionItemKindReference,
-	croql.CompleteValue:    protocol.CompletionItemKindValue,
+var completionKinds = map[editor.CompletionKind]protocol.CompletionItemKind{
+	editor.CompleteField:    protocol.CompletionItemKindField,
+	editor.CompleteKeyword:  protocol.CompletionItemKindKeyword,
+	editor.CompleteOperator: protocol.CompletionItemKindOperator,
+	editor.CompleteMention:  protocol.CompletionItemKindReference,
+	editor.CompleteValue:    protocol.CompletionItemKindValue,
 }
 
 // Completion answers with croql's items, in their order (sortText).
@@ -640,7 +641,7 @@ func (s *Server) Formatting(_ context.Context, params *protocol.DocumentFormatti
 	if err != nil {
 		return nil, err
 	}
-	dir, body := croql.ParseDirective(d.text)
+	dir, body := editor.ParseDirective(d.text)
 	formatted, diags := d.env.Format(body)
 	if diags.HasErrors() || formatted == "" {
 		return []protocol.TextEdit{}, nil
@@ -670,20 +671,20 @@ func (s *Server) SemanticTokensFull(_ context.Context, params *protocol.Semantic
 	for _, t := range d.doc.SemanticTokens() {
 		typ := uint32(0)
 		switch t.Kind {
-		case croql.TokenField:
+		case editor.TokenField:
 			typ = 0
-		case croql.TokenKeyword:
+		case editor.TokenKeyword:
 			typ = 1
-		case croql.TokenMention:
+		case editor.TokenMention:
 			typ = 2
-		case croql.TokenLiteral:
+		case editor.TokenLiteral:
 			typ = 3
 			if t.Literal == "int" || t.Literal == "float" {
 				typ = 4
 			}
-		case croql.TokenOperator:
+		case editor.TokenOperator:
 			typ = 5
-		case croql.TokenComment:
+		case editor.TokenComment:
 			typ = 6
 		}
 		// Split a token that spans lines (a name written over two lines).

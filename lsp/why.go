@@ -11,6 +11,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/croql/croql"
+	"github.com/croql/croql/editor"
 	"github.com/croql/croql/schema"
 )
 
@@ -79,7 +80,7 @@ func (s *Server) why(args WhyArgs) (*WhyResult, error) {
 	if err != nil {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("croql lsp: %s: project %s: %v", CommandWhy, path, err))
 	}
-	dir, src := croql.ParseDirective(d.text)
+	dir, src := editor.ParseDirective(d.text)
 	if dir.Edition != "" {
 		edition = dir.Edition
 	}

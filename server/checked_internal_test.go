@@ -10,6 +10,7 @@ import (
 
 	"github.com/croql/croql"
 	"github.com/croql/croql/compile"
+	"github.com/croql/croql/mapping"
 )
 
 // The goroutines of one request share one check of a query, and one
@@ -24,7 +25,7 @@ func TestCheckQueryShared(t *testing.T) {
 	const src = `text contains 'a' and count of translations > 0` // a warning
 	ctx := withQueries(context.Background())
 	require.Same(t, queriesOf(ctx), queriesOf(withQueries(ctx)))
-	m := compile.DefaultMapping(env.Catalog())
+	m := mapping.Default(env.Catalog())
 	want, wantDiags := env.SQLFor(src, compile.SQLite{}, m, compile.Page)
 	require.NotNil(t, want)
 	require.NotEmpty(t, wantDiags)

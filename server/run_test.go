@@ -20,11 +20,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/croql/croql/compile"
-	"github.com/croql/croql/compile/engine"
 	"github.com/croql/croql/internal/testdb"
+	"github.com/croql/croql/mapping"
 	"github.com/croql/croql/schema"
-
 	"github.com/croql/croql/server"
+	"github.com/croql/croql/store"
 )
 
 // runServer starts server.Run in the background and returns its address,
@@ -177,9 +177,9 @@ func TestOpenExisting(t *testing.T) {
 	// project 1, with its users resolving mentions.
 	p := demo(t)
 	copyName := filepath.Join(t.TempDir(), "loaded.db")
-	db, err := engine.OpenSQLite("file:" + copyName)
+	db, err := store.OpenSQLite("file:" + copyName)
 	require.NoError(t, err)
-	require.NoError(t, engine.Load(context.Background(), db, compile.DefaultMapping(schema.New()), p))
+	require.NoError(t, store.Load(context.Background(), db, mapping.Default(schema.New()), p))
 	require.NoError(t, db.Close())
 
 	eng, err := server.EngineOfDSN("file:" + copyName)
@@ -210,10 +210,10 @@ func TestOpenExistingServers(t *testing.T) {
 		}
 		t.Run(eng, func(t *testing.T) {
 			ctx := context.Background()
-			db, err := engine.Open(ctx, eng, dsnOf(eng))
+			db, err := store.Open(ctx, eng, dsnOf(eng))
 			require.NoError(t, err)
 			defer db.Close()
-			require.NoError(t, engine.Load(ctx, db, compile.DefaultMapping(schema.New()), p))
+			require.NoError(t, store.Load(ctx, db, mapping.Default(schema.New()), p))
 			var dsn string
 			if eng == "postgres" {
 				u, err := url.Parse(dsnOf(eng))
@@ -254,16 +254,16 @@ func TestOpenExistingServers(t *testing.T) {
 func TestServeRefusesIncomplete(t *testing.T) {
 	ctx := context.Background()
 	file := filepath.Join(t.TempDir(), "leftover.db")
-	db, err := engine.OpenSQLite("file:" + file)
+	db, err := store.OpenSQLite("file:" + file)
 	require.NoError(t, err)
-	m := compile.DefaultMapping(schema.New())
-	for _, stmt := range m.DDL(compile.SQLite{}) {
+	m := mapping.Default(schema.New())
+	for _, stmt := range store.DDL(compile.SQLite{}, m) {
 		_, err := db.SQL.Exec(stmt)
 		require.NoError(t, err)
 	}
 	require.NoError(t, db.Close())
 	st, err := server.OpenExisting(ctx, "", "file:"+file, "")
-	require.ErrorIs(t, err, compile.ErrIncomplete)
+	require.ErrorIs(t, err, store.ErrIncomplete)
 	require.Nil(t, st)
 	require.Contains(t, err.Error(), "load the data again")
 
@@ -272,14 +272,14 @@ func TestServeRefusesIncomplete(t *testing.T) {
 	listened := false
 	err = server.Run(ctx, server.RunOptions{DSN: "file:" + file, Token: token, Listen: "127.0.0.1:0",
 		Ready: func(string) { listened = true }})
-	require.ErrorIs(t, err, compile.ErrIncomplete)
+	require.ErrorIs(t, err, store.ErrIncomplete)
 	require.False(t, listened)
 
 	// The same file after a complete load is served.
 	require.NoError(t, os.Remove(file))
-	db, err = engine.OpenTarget(ctx, "sqlite", "file:"+file, "")
+	db, err = store.OpenTarget(ctx, "sqlite", "file:"+file, "")
 	require.NoError(t, err)
-	require.NoError(t, engine.Load(ctx, db, m, demo(t)))
+	require.NoError(t, store.Load(ctx, db, m, demo(t)))
 	require.NoError(t, db.Close())
 	st, err = server.OpenExisting(ctx, "", "file:"+file, "")
 	require.NoError(t, err)
@@ -313,9 +313,9 @@ func TestUnreachableDatabaseIs503(t *testing.T) {
 // scratch data only when it made some; data it was given at --dsn stays.
 func TestRunStoppedMessage(t *testing.T) {
 	name := filepath.Join(t.TempDir(), "loaded.db")
-	db, err := engine.OpenSQLite("file:" + name)
+	db, err := store.OpenSQLite("file:" + name)
 	require.NoError(t, err)
-	require.NoError(t, engine.Load(context.Background(), db, compile.DefaultMapping(schema.New()), demo(t)))
+	require.NoError(t, store.Load(context.Background(), db, mapping.Default(schema.New()), demo(t)))
 	require.NoError(t, db.Close())
 	for _, c := range []struct {
 		o    server.RunOptions

@@ -15,8 +15,9 @@ import (
 	"time"
 
 	"github.com/croql/croql/compile"
-	"github.com/croql/croql/compile/engine"
+	"github.com/croql/croql/mapping"
 	"github.com/croql/croql/schema"
+	"github.com/croql/croql/store"
 )
 
 // Project is one project the server serves: its identity, its user and
@@ -60,6 +61,8 @@ type Project struct {
 	// writes counts the committed write transactions (what the server's
 	// statistics of the project are read again after).
 	writes atomic.Int64
+	// features caches runs: statement → whether the engine runs it.
+	features sync.Map
 }
 
 // Dialect is the SQL dialect of the project's database.
@@ -70,6 +73,27 @@ func (p *Project) DB() *sql.DB { return p.db }
 
 // HasLanguage reports whether code is one of the project's target languages.
 func (p *Project) HasLanguage(code string) bool { return slices.Contains(p.TargetLanguages, code) }
+
+// runs reports whether the project's engine runs stmt, a statement that
+// reads nothing (a feature of the engine's SQL: a function, a form of
+// EXPLAIN), asked once per project: what the server's SQL may use.
+func (p *Project) runs(ctx context.Context, stmt string) bool {
+	if v, ok := p.features.Load(stmt); ok {
+		return v.(bool)
+	}
+	if p.db == nil {
+		return false
+	}
+	rows, err := p.db.QueryContext(ctx, stmt)
+	if err == nil {
+		err = errors.Join(rows.Err(), rows.Close())
+	}
+	if ctx.Err() != nil {
+		return false // not known yet: asked again next time
+	}
+	p.features.Store(stmt, err == nil)
+	return err == nil
+}
 
 // Storage is the set of projects a server serves and the databases that
 // hold them. Reads go through [Storage.ReadTx], writes (for routes that
@@ -125,40 +149,18 @@ func (s *Storage) tx(ctx context.Context, p *Project, readOnly bool, fn func(*sq
 		return errors.New("server: no project database")
 	}
 	defer recordEngineTime(ctx, time.Now())
-	var opts *sql.TxOptions
-	if readOnly {
-		opts = p.dialect.ReadTxOptions()
-	}
-	tx, err := p.db.BeginTx(ctx, opts)
-	if err != nil {
-		return fmt.Errorf("server: begin: %w", err)
-	}
-	var undo func(context.Context) error
-	if dl, ok := ctx.Deadline(); ok {
-		left := time.Until(dl)
-		if left <= 0 {
-			_ = tx.Rollback()
-			return context.DeadlineExceeded
-		}
-		if undo, err = p.dialect.StatementTimeout(ctx, tx, left); err != nil {
-			_ = tx.Rollback()
-			return fmt.Errorf("server: %w", err)
-		}
-	}
-	err = fn(tx)
-	if undo != nil {
-		err = errors.Join(err, undo(ctx))
-	}
-	if err != nil {
-		_ = tx.Rollback()
+	committing := false
+	err := store.TimedTx(ctx, p.db, p.dialect, readOnly, func(tx *sql.Tx) error {
+		err := fn(tx)
+		committing = err == nil
 		return err
+	})
+	if committing && !readOnly {
+		// Whether or not the commit succeeded, the data may have changed.
+		p.version.Add(1)
 	}
-	if !readOnly {
-		// Whether or not the commit succeeds, the data may have changed.
-		defer p.version.Add(1)
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("server: commit: %w", err)
+	if err != nil {
+		return err
 	}
 	if !readOnly {
 		p.writes.Add(1)
@@ -256,8 +258,8 @@ func projectOf(id int64, data *schema.Project) *Project {
 func LoadSQLite(ctx context.Context, dir string, data ...*schema.Project) (*Storage, error) {
 	loads := make([]loadFunc, len(data))
 	for i, d := range data {
-		loads[i] = func(ctx context.Context, db *engine.DB) (*schema.Project, error) {
-			return d, engine.Load(ctx, db, compile.DefaultMapping(schema.New()), d)
+		loads[i] = func(ctx context.Context, db *store.DB) (*schema.Project, error) {
+			return d, store.Load(ctx, db, mapping.Default(schema.New()), d)
 		}
 	}
 	return dataSources(loadSQLite(ctx, dir, loads))(data)
@@ -272,19 +274,19 @@ func LoadSQLiteFiles(ctx context.Context, dir string, files ...string) (*Storage
 
 // loadFunc stores one project in db and returns it (its head at least:
 // name, languages, users).
-type loadFunc func(ctx context.Context, db *engine.DB) (*schema.Project, error)
+type loadFunc func(ctx context.Context, db *store.DB) (*schema.Project, error)
 
 // fileLoads streams each file into its database.
 func fileLoads(files []string) []loadFunc {
 	loads := make([]loadFunc, len(files))
 	for i, name := range files {
-		loads[i] = func(ctx context.Context, db *engine.DB) (*schema.Project, error) {
+		loads[i] = func(ctx context.Context, db *store.DB) (*schema.Project, error) {
 			f, err := os.Open(name)
 			if err != nil {
 				return nil, fmt.Errorf("server: %w", err)
 			}
 			defer f.Close()
-			st, err := engine.LoadFile(ctx, db, f, schema.ReadOptions{}, nil)
+			st, err := store.LoadFile(ctx, db, f, schema.ReadOptions{}, nil)
 			if err != nil {
 				return nil, fmt.Errorf("server: %s: %w", name, err)
 			}
@@ -300,9 +302,9 @@ func fileLoads(files []string) []loadFunc {
 // describe is the served project of a load: the head's identity and
 // languages, and, from the database, the users and every language a
 // translation names (a streamed load keeps no objects in memory).
-func describe(ctx context.Context, id int64, head *schema.Project, db *engine.DB) (*Project, error) {
+func describe(ctx context.Context, id int64, head *schema.Project, db *store.DB) (*Project, error) {
 	p := projectOf(id, head)
-	dir, err := readDirectory(ctx, db.SQL, db.Dialect, compile.DefaultMapping(schema.New()))
+	dir, err := readDirectory(ctx, db.SQL, db.Dialect, mapping.Default(schema.New()))
 	if err != nil {
 		return nil, err
 	}
@@ -367,7 +369,7 @@ func loadSQLite(ctx context.Context, dir string, loads []loadFunc) (_ *Storage, 
 		// The initial build runs in the rollback journal mode: one
 		// transaction into a new file journals next to nothing, where WAL
 		// would write every page twice.
-		ldb, err := engine.OpenTarget(ctx, "sqlite", "file:"+file, "")
+		ldb, err := store.OpenTarget(ctx, "sqlite", "file:"+file, "")
 		if err != nil {
 			return nil, err
 		}
@@ -380,7 +382,7 @@ func loadSQLite(ctx context.Context, dir string, loads []loadFunc) (_ *Storage, 
 		}
 		// Readers in WAL mode never wait for each other; busy_timeout
 		// covers the moment a connection opens while another writes.
-		db, err := engine.OpenSQLite("file:" + file + "?_pragma=journal_mode(wal)&_pragma=busy_timeout(5000)")
+		db, err := store.OpenSQLite("file:" + file + "?_pragma=journal_mode(wal)&_pragma=busy_timeout(5000)")
 		if err != nil {
 			return nil, err
 		}
@@ -409,8 +411,8 @@ func loadSQLite(ctx context.Context, dir string, loads []loadFunc) (_ *Storage, 
 func LoadServer(ctx context.Context, engineName, dsn string, data ...*schema.Project) (*Storage, error) {
 	loads := make([]loadFunc, len(data))
 	for i, d := range data {
-		loads[i] = func(ctx context.Context, db *engine.DB) (*schema.Project, error) {
-			return d, engine.Load(ctx, db, compile.DefaultMapping(schema.New()), d)
+		loads[i] = func(ctx context.Context, db *store.DB) (*schema.Project, error) {
+			return d, store.Load(ctx, db, mapping.Default(schema.New()), d)
 		}
 	}
 	return dataSources(loadServer(ctx, engineName, dsn, loads))(data)
@@ -431,7 +433,7 @@ func loadServer(ctx context.Context, engineName, dsn string, loads []loadFunc) (
 	}()
 	for i, load := range loads {
 		id := int64(i + 1)
-		db, err := engine.Open(ctx, engineName, dsn)
+		db, err := store.Open(ctx, engineName, dsn)
 		if err != nil {
 			return nil, unavailable(err)
 		}
@@ -458,7 +460,7 @@ func loadServer(ctx context.Context, engineName, dsn string, loads []loadFunc) (
 // (loaded with croql load or compile.Load) as one project with id 1 named
 // name. The user directory is read from the users table, the languages
 // from the translations. Nothing is created or dropped. A store whose
-// load did not complete (compile.CheckLoaded) is refused, never served
+// load did not complete (store.CheckLoaded) is refused, never served
 // as empty. engineName, when not empty, must be the engine of the DSN.
 func OpenExisting(ctx context.Context, engineName, dsn, name string) (_ *Storage, err error) {
 	if engineName != "" {
@@ -466,11 +468,11 @@ func OpenExisting(ctx context.Context, engineName, dsn, name string) (_ *Storage
 		if err != nil {
 			return nil, err
 		}
-		if e := engine.EngineOfDSN(dsn); e != d.Name() {
+		if e := store.EngineOfDSN(dsn); e != d.Name() {
 			return nil, fmt.Errorf("server: the DSN is a %s DSN, not %s", e, d.Name())
 		}
 	}
-	edb, err := engine.OpenDSN(ctx, dsn)
+	edb, err := store.OpenDSN(ctx, dsn)
 	if err != nil {
 		return nil, unavailable(err)
 	}
@@ -481,10 +483,10 @@ func OpenExisting(ctx context.Context, engineName, dsn, name string) (_ *Storage
 			err = errors.Join(err, edb.Close())
 		}
 	}()
-	if err := compile.CheckLoaded(ctx, db, d); err != nil {
-		return nil, fmt.Errorf("server: refusing to serve %s: %w", engine.EngineOfDSN(dsn), err)
+	if err := store.CheckLoaded(ctx, db, d); err != nil {
+		return nil, fmt.Errorf("server: refusing to serve %s: %w", store.EngineOfDSN(dsn), err)
 	}
-	p, err := readDirectory(ctx, db, d, compile.DefaultMapping(schema.New()))
+	p, err := readDirectory(ctx, db, d, mapping.Default(schema.New()))
 	if err != nil {
 		return nil, err
 	}
@@ -501,7 +503,7 @@ func OpenExisting(ctx context.Context, engineName, dsn, name string) (_ *Storage
 // unavailable adds what to do to an error of a database that cannot be
 // reached.
 func unavailable(err error) error {
-	if c, _ := engine.Classify(err); c == engine.Unavailable {
+	if c, _ := store.Classify(err); c == store.Unavailable {
 		return fmt.Errorf("server: the database is unavailable (is it running, and is the DSN's host and port right?): %w", err)
 	}
 	return err
@@ -509,28 +511,15 @@ func unavailable(err error) error {
 
 // readDirectory reads the users and the translation languages of the
 // reference schema.
-func readDirectory(ctx context.Context, db *sql.DB, d compile.Dialect, m *compile.Mapping) (*Project, error) {
+func readDirectory(ctx context.Context, db *sql.DB, d compile.Dialect, m *mapping.Mapping) (*Project, error) {
 	cat := m.Catalog()
-	ut, err := m.Table(cat.UserObj)
+	users, err := store.ReadUsers(ctx, db, d, m)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("server: reading users: %w", err)
 	}
 	p := &Project{Users: map[string]int64{}, Logins: map[int64]string{}}
-	rows, err := db.QueryContext(ctx, "SELECT "+d.Quote(ut.Key)+", "+d.Quote(ut.Columns["login"])+" FROM "+d.Quote(ut.Name))
-	if err != nil {
-		return nil, fmt.Errorf("server: reading users: %w", err)
-	}
-	for rows.Next() {
-		var id int64
-		var login string
-		if err := rows.Scan(&id, &login); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("server: reading users: %w", err)
-		}
-		p.Users[login], p.Logins[id] = id, login
-	}
-	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-		return nil, fmt.Errorf("server: reading users: %w", err)
+	for _, u := range users {
+		p.Users[u.Login], p.Logins[u.ID] = u.ID, u.Login
 	}
 	tr, ok := cat.Context("translations")
 	if !ok {
@@ -541,7 +530,7 @@ func readDirectory(ctx context.Context, db *sql.DB, d compile.Dialect, m *compil
 		return nil, err
 	}
 	col := d.Quote(tt.Columns["language"])
-	rows, err = db.QueryContext(ctx, "SELECT DISTINCT "+col+" FROM "+d.Quote(tt.Name)+" ORDER BY "+col)
+	rows, err := db.QueryContext(ctx, "SELECT DISTINCT "+col+" FROM "+d.Quote(tt.Name)+" ORDER BY "+col)
 	if err != nil {
 		return nil, fmt.Errorf("server: reading languages: %w", err)
 	}

@@ -93,5 +93,5 @@ psql -X -q -h 127.0.0.1 -p "$cp" -U postgres -d icu -c "PREPARE cmp(text, text) 
 	-c "EXECUTE cmp('a', 'B')"
 log "the conformance corpus on that database: croql's answers do not depend on its default collation"
 (cd "$repo" && CROQL_POSTGRES_DSN="postgres://postgres@127.0.0.1:$cp/icu?sslmode=disable" CROQL_MYSQL_DSN= \
-	CROQL_REQUIRE_DB=postgres nice go test -count=1 ./compile/engine/conformance/)
+	CROQL_REQUIRE_DB=postgres nice go test -count=1 ./store/conformance/)
 log "done"

@@ -22,9 +22,10 @@ import (
 
 	"github.com/croql/croql"
 	"github.com/croql/croql/compile"
-	"github.com/croql/croql/compile/engine"
+	"github.com/croql/croql/mapping"
 	"github.com/croql/croql/schema"
 	"github.com/croql/croql/server"
+	"github.com/croql/croql/store"
 )
 
 // CPUOptions configure a CPU-per-request run (CPU).
@@ -171,7 +172,7 @@ func CPU(ctx context.Context, o CPUOptions) (*CPUReport, error) {
 	var direct *sql.DB
 	directCPU := meter{proc: processCPU}
 	if o.Engine == "postgres" {
-		medb, err := engine.OpenDSN(ctx, withParam(dsn, "application_name", app+"_monitor"))
+		medb, err := store.OpenDSN(ctx, withParam(dsn, "application_name", app+"_monitor"))
 		if err != nil {
 			return nil, err
 		}
@@ -180,7 +181,7 @@ func CPU(ctx context.Context, o CPUOptions) (*CPUReport, error) {
 		mon.SetMaxOpenConns(1)
 		serverCPU.back = func() time.Duration { return pgBackendCPU(ctx, mon, app) }
 		if o.Direct {
-			dedb, err := engine.OpenDSN(ctx, withParam(dsn, "application_name", app+"_direct"))
+			dedb, err := store.OpenDSN(ctx, withParam(dsn, "application_name", app+"_direct"))
 			if err != nil {
 				return nil, err
 			}
@@ -191,7 +192,7 @@ func CPU(ctx context.Context, o CPUOptions) (*CPUReport, error) {
 		}
 	} else {
 		if o.Direct {
-			edb, err := engine.OpenDSN(ctx, dsn)
+			edb, err := store.OpenDSN(ctx, dsn)
 			if err != nil {
 				return nil, err
 			}
@@ -204,7 +205,7 @@ func CPU(ctx context.Context, o CPUOptions) (*CPUReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	mapping := compile.DefaultMapping(schema.New())
+	mapping := mapping.Default(schema.New())
 	objsOf := map[string][]any{}
 	for _, name := range []string{croql.Strings, croql.TM, croql.Translations} {
 		c, _ := schema.New().Context(name)
@@ -437,7 +438,7 @@ func withParam(dsn, k, v string) string {
 // change to either is another store).
 func storeKey(o CPUOptions, p *schema.Project, d compile.Dialect) string {
 	h := sha256.New()
-	for _, s := range compile.DefaultMapping(schema.New()).DDL(d) {
+	for _, s := range store.DDL(d, mapping.Default(schema.New())) {
 		io.WriteString(h, s)
 	}
 	head, _ := json.Marshal(p.Strings[:min(20, len(p.Strings))])
@@ -454,7 +455,7 @@ func cachedStore(ctx context.Context, o CPUOptions, p *schema.Project, logf func
 		return "", err
 	}
 	key := storeKey(o, p, d)
-	m := compile.DefaultMapping(schema.New())
+	m := mapping.Default(schema.New())
 	switch o.Engine {
 	case "sqlite":
 		if err := os.MkdirAll(o.CacheDir, 0o700); err != nil {
@@ -468,11 +469,11 @@ func cachedStore(ctx context.Context, o CPUOptions, p *schema.Project, logf func
 		tmp := file + ".tmp"
 		_ = os.Remove(tmp)
 		logf("store: loading %s", file)
-		db, err := engine.OpenTarget(ctx, "sqlite", "file:"+tmp, "")
+		db, err := store.OpenTarget(ctx, "sqlite", "file:"+tmp, "")
 		if err != nil {
 			return "", err
 		}
-		if err := errors.Join(engine.Load(ctx, db, m, p), db.Close()); err != nil {
+		if err := errors.Join(store.Load(ctx, db, m, p), db.Close()); err != nil {
 			return "", err
 		}
 		if err := os.Rename(tmp, file); err != nil {
@@ -484,8 +485,8 @@ func cachedStore(ctx context.Context, o CPUOptions, p *schema.Project, logf func
 			return "", errors.New("serveload: postgres needs a DSN")
 		}
 		dsn := withParam(o.DSN, "search_path", key)
-		if edb, err := engine.OpenDSN(ctx, dsn); err == nil {
-			err = compile.CheckLoaded(ctx, edb.SQL, edb.Dialect)
+		if edb, err := store.OpenDSN(ctx, dsn); err == nil {
+			err = store.CheckLoaded(ctx, edb.SQL, edb.Dialect)
 			edb.Close()
 			if err == nil {
 				logf("store: schema %s (cached)", key)
@@ -493,11 +494,11 @@ func cachedStore(ctx context.Context, o CPUOptions, p *schema.Project, logf func
 			}
 		}
 		logf("store: loading schema %s", key)
-		db, err := engine.OpenTarget(ctx, "postgres", o.DSN, key)
+		db, err := store.OpenTarget(ctx, "postgres", o.DSN, key)
 		if err != nil {
 			return "", err
 		}
-		if err := errors.Join(engine.Load(ctx, db, m, p), db.Close()); err != nil {
+		if err := errors.Join(store.Load(ctx, db, m, p), db.Close()); err != nil {
 			return "", err
 		}
 		return dsn, nil

@@ -17,8 +17,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/croql/croql/ast"
-	"github.com/croql/croql/fuzz"
 	"github.com/croql/croql/schema"
+	"github.com/croql/croql/store/fuzz"
 )
 
 // idSet is the ids of `croql query --ids` output.

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/croql/croql/compile"
-	"github.com/croql/croql/compile/engine"
+	"github.com/croql/croql/mapping"
 	"github.com/croql/croql/schema"
+	"github.com/croql/croql/store"
 	"github.com/croql/croql/typecheck"
 )
 
@@ -21,7 +21,7 @@ const engineNames = "sqlite, postgres, mysql, vitess"
 // ignored unless given; "postgres", "mysql" or "vitess": the server at
 // dsn, in a scratch schema, database or keyspace that is dropped
 // afterwards), creates the
-// reference tables (compile.DefaultMapping), loads p, runs the compiled
+// reference tables (mapping.Default), loads p, runs the compiled
 // query and returns the ids of the matching objects in ascending order.
 func runOnEngine(ctx context.Context, engineName, dsn string, p *schema.Project, q *typecheck.Query) (ids []int64, err error) {
 	all, err := runAllOnEngine(ctx, engineName, dsn, p, q)
@@ -40,7 +40,7 @@ func runAllOnEngine(ctx context.Context, engineName, dsn string, p *schema.Proje
 	if engineName != "sqlite" && dsn == "" {
 		return nil, fmt.Errorf("--engine %s needs --dsn (for example %s)", engineName, exampleDSN(engineName))
 	}
-	db, err := engine.Open(ctx, engineName, dsn)
+	db, err := store.Open(ctx, engineName, dsn)
 	if err != nil {
 		return nil, err
 	}
@@ -49,12 +49,12 @@ func runAllOnEngine(ctx context.Context, engineName, dsn string, p *schema.Proje
 			err = errors.Join(err, fmt.Errorf("engine %s: cleaning up: %w", engineName, cerr))
 		}
 	}()
-	m := compile.DefaultMapping(schema.New())
-	if err := engine.Load(ctx, db, m, p); err != nil {
+	m := mapping.Default(schema.New())
+	if err := store.Load(ctx, db, m, p); err != nil {
 		return nil, fmt.Errorf("engine %s: loading the data: %w", engineName, err)
 	}
 	for _, q := range qs {
-		matched, err := compile.Run(ctx, db.SQL, db.Dialect, m, q)
+		matched, err := store.Run(ctx, db.SQL, db.Dialect, m, q)
 		if err != nil {
 			return nil, err
 		}

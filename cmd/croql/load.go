@@ -5,12 +5,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/croql/croql/compile/engine"
 	"github.com/croql/croql/schema"
+	"github.com/croql/croql/store"
 )
 
 // newLoadCmd returns `croql load --dsn DSN FILE`: it streams a project
-// file into a database (engine.LoadFile), creating the reference tables
+// file into a database (store.LoadFile), creating the reference tables
 // (docs/sql.md), with its progress on a terminal.
 func newLoadCmd(c *cli) *cobra.Command {
 	var (
@@ -35,11 +35,11 @@ func newLoadCmd(c *cli) *cobra.Command {
 				return usageErrorf("--dsn is required (for example %s, or a SQLite file name)", exampleDSN("postgres"))
 			}
 			if engineName == "" {
-				engineName = engine.EngineOfDSN(dsn)
+				engineName = store.EngineOfDSN(dsn)
 			}
 			ctx, stop := signalContext()
 			defer stop()
-			db, err := engine.OpenTarget(ctx, engineName, dsn, schemaName)
+			db, err := store.OpenTarget(ctx, engineName, dsn, schemaName)
 			if err != nil {
 				return failure(err)
 			}
@@ -57,7 +57,7 @@ func newLoadCmd(c *cli) *cobra.Command {
 			if skipBad {
 				opts.Skipped = skipReporter(c.stderr, prog, "croql load")
 			}
-			st, err := engine.LoadFile(ctx, db, pr, opts, func(st engine.LoadStats) {
+			st, err := store.LoadFile(ctx, db, pr, opts, func(st store.LoadStats) {
 				prog.show("%d objects, %d rows", st.Objects, st.Rows)
 			})
 			prog.done()

@@ -18,10 +18,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/croql/croql/compile/engine"
 	"github.com/croql/croql/demo"
 	"github.com/croql/croql/internal/testdb"
 	"github.com/croql/croql/schema"
+	"github.com/croql/croql/store"
 )
 
 // postgresDSN returns CROQL_POSTGRES_DSN, or skips (fails when
@@ -58,7 +58,7 @@ func TestLoadSQLite(t *testing.T) {
 	code, stderr := runLoad(t, "--dsn", dbFile, f)
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stderr, "into sqlite")
-	db, err := engine.OpenSQLite(dbFile)
+	db, err := store.OpenSQLite(dbFile)
 	require.NoError(t, err)
 	defer db.Close()
 	var n int
@@ -91,7 +91,7 @@ func TestLoadBadData(t *testing.T) {
 	code, stderr := runLoad(t, "--dsn", dbFile, f)
 	assert.Equal(t, 1, code)
 	assert.Contains(t, stderr, "line 2: string 1: the id is taken")
-	db, err := engine.OpenSQLite(dbFile)
+	db, err := store.OpenSQLite(dbFile)
 	require.NoError(t, err)
 	var n int
 	require.NoError(t, db.SQL.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'table'`).Scan(&n))

@@ -10,6 +10,7 @@ import (
 	"github.com/croql/croql"
 	"github.com/croql/croql/compile"
 	"github.com/croql/croql/diag"
+	"github.com/croql/croql/mapping"
 	"github.com/croql/croql/parser"
 )
 
@@ -65,7 +66,7 @@ func newSQLCmd(c *cli) *cobra.Command {
 			if page {
 				purpose = compile.Page
 			}
-			s, diags := env.SQLFor(src, d, compile.DefaultMapping(env.Catalog()), purpose)
+			s, diags := env.SQLFor(src, d, mapping.Default(env.Catalog()), purpose)
 			// Notes on a sharded dialect, after the diagnostics.
 			var notes []string
 			if _, sharded := d.(compile.Sharding); sharded {

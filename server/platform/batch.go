@@ -10,6 +10,7 @@ import (
 
 	"github.com/croql/croql/app/postimport"
 	"github.com/croql/croql/compile"
+	"github.com/croql/croql/mapping"
 )
 
 // batch is a multi-row INSERT into one table being filled: the values of
@@ -87,7 +88,7 @@ func (w *writer) batchWriter(tx *sql.Tx, t *tables, g *idGen, now time.Time) (*b
 	c := t.str.Columns
 	tc := t.tr.Columns
 	b.summaryFields = sortedKeys(t.summary.Columns)
-	sumCols := []string{t.summaryFK, compile.OrdinalColumn}
+	sumCols := []string{t.summaryFK, mapping.OrdinalColumn}
 	for _, f := range b.summaryFields {
 		sumCols = append(sumCols, t.summary.Columns[f])
 	}
@@ -312,7 +313,7 @@ func (b *batchWriter) replacePending(ctx context.Context) error {
 func (b *batchWriter) ordinals(ctx context.Context, ids []int64) (map[int64][]ordinal, error) {
 	t, w := b.t, b.w
 	list, args := w.in(1, ids)
-	rows, err := b.tx.QueryContext(ctx, "SELECT "+w.d.Quote(t.summaryFK)+", "+w.d.Quote(compile.OrdinalColumn)+", COALESCE("+w.d.Quote(t.summary.Columns["language"])+", '') FROM "+w.d.Quote(t.summary.Name)+
+	rows, err := b.tx.QueryContext(ctx, "SELECT "+w.d.Quote(t.summaryFK)+", "+w.d.Quote(mapping.OrdinalColumn)+", COALESCE("+w.d.Quote(t.summary.Columns["language"])+", '') FROM "+w.d.Quote(t.summary.Name)+
 		" WHERE "+w.d.Quote(t.summaryFK)+" IN ("+list+")", args...)
 	if err != nil {
 		return nil, err
@@ -457,7 +458,7 @@ func (b *batchWriter) insertTranslation(ctx context.Context, r replacement, ords
 	}
 	all := translated == len(keys)
 	// The summary elements of a string are keyed by the string and an
-	// ordinal (compile.OrdinalColumn): the next one. Writes to the
+	// ordinal (mapping.OrdinalColumn): the next one. Writes to the
 	// string's file wait for each other (lockFile), so no other
 	// transaction takes the same ordinal meanwhile.
 	ord := int64(0)

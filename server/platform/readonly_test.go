@@ -14,13 +14,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/croql/croql/compile"
-	"github.com/croql/croql/compile/engine"
 	"github.com/croql/croql/demo"
 	"github.com/croql/croql/internal/testdb"
+	"github.com/croql/croql/mapping"
 	"github.com/croql/croql/schema"
 	"github.com/croql/croql/server"
 	"github.com/croql/croql/server/platform"
+	"github.com/croql/croql/store"
 )
 
 // TestReadOnlyDatabaseRefusesImports: croql serve on a database that
@@ -35,10 +35,10 @@ func TestReadOnlyDatabaseRefusesImports(t *testing.T) {
 			ctx := context.Background()
 			dsn := testdb.DSN(eng)
 			name := fmt.Sprintf("croqlro_%d", time.Now().UnixNano())
-			db, err := engine.OpenTarget(ctx, eng, dsn, name)
+			db, err := store.OpenTarget(ctx, eng, dsn, name)
 			require.NoError(t, err)
 			t.Cleanup(func() { dropStore(t, eng, dsn, name) })
-			require.NoError(t, engine.Load(ctx, db, compile.DefaultMapping(schema.New()), demo.Generate(demo.Options{Strings: 20, Seed: 1})))
+			require.NoError(t, store.Load(ctx, db, mapping.Default(schema.New()), demo.Generate(demo.Options{Strings: 20, Seed: 1})))
 			require.NoError(t, db.Close())
 
 			st, err := server.OpenExisting(ctx, eng, readOnlyDSN(t, eng, dsn, name), "demo")
@@ -80,7 +80,7 @@ func readOnlyDSN(t *testing.T, eng, dsn, name string) string {
 
 // dropStore drops the schema (database) a test loaded.
 func dropStore(t *testing.T, eng, dsn, name string) {
-	db, err := engine.OpenDSN(context.Background(), dsn)
+	db, err := store.OpenDSN(context.Background(), dsn)
 	require.NoError(t, err)
 	defer db.Close()
 	stmt := "DROP SCHEMA IF EXISTS " + db.Dialect.Quote(name) + " CASCADE"

@@ -12,29 +12,30 @@ import (
 
 	"github.com/croql/croql/app/postimport"
 	"github.com/croql/croql/compile"
+	"github.com/croql/croql/mapping"
 	"github.com/croql/croql/schema"
 	"github.com/croql/croql/server"
 )
 
 // writer writes imported strings into a project's reference schema. Table
-// and column names come from the default mapping (compile.DefaultMapping)
+// and column names come from the default mapping (mapping.Default)
 // and are quoted by the project's dialect; every value is a bound
 // parameter.
 type writer struct {
 	proj *server.Project
 	d    compile.Dialect
-	m    *compile.Mapping
+	m    *mapping.Mapping
 	// maxProjectBytes is the per-project quota (checkProjectBytes).
 	maxProjectBytes int64
 }
 
 func newWriter(proj *server.Project) *writer {
-	return &writer{proj: proj, d: proj.Dialect(), m: compile.DefaultMapping(schema.New())}
+	return &writer{proj: proj, d: proj.Dialect(), m: mapping.Default(schema.New())}
 }
 
 // tbl returns the table of a mapping object and a column getter that
 // fails loudly on a field the mapping lacks.
-func (w *writer) tbl(obj string) (*compile.Table, error) {
+func (w *writer) tbl(obj string) (*mapping.Table, error) {
 	t, ok := w.m.Tables[obj]
 	if !ok || t == nil {
 		return nil, fmt.Errorf("platform: the mapping has no table for %s", obj)
@@ -42,7 +43,7 @@ func (w *writer) tbl(obj string) (*compile.Table, error) {
 	return t, nil
 }
 
-func (w *writer) col(t *compile.Table, field string) (string, error) {
+func (w *writer) col(t *mapping.Table, field string) (string, error) {
 	c, ok := t.Columns[field]
 	if !ok || c == "" {
 		return "", fmt.Errorf("platform: the mapping has no column for %q of table %s", field, t.Name)
@@ -216,8 +217,8 @@ func labelSet(titles []string) []string {
 
 // tables are the names the writes need, resolved once per write.
 type tables struct {
-	str, file, tr, label, summary *compile.Table
-	strTr, strLabel               *compile.Child
+	str, file, tr, label, summary *mapping.Table
+	strTr, strLabel               *mapping.Child
 	summaryFK                     string
 	dependents                    []string // element tables keyed by string id
 	votesApprovals                []string // element tables keyed by translation id
@@ -228,7 +229,7 @@ func (w *writer) tables() (*tables, error) {
 	var t tables
 	var err error
 	for _, x := range []struct {
-		dst **compile.Table
+		dst **mapping.Table
 		obj string
 	}{{&t.str, "source string"}, {&t.file, "file"}, {&t.tr, "translation"}, {&t.label, "label"}, {&t.summary, "languages summary element"}} {
 		if *x.dst, err = w.tbl(x.obj); err != nil {
@@ -267,7 +268,7 @@ func (w *writer) tables() (*tables, error) {
 }
 
 // tableNamed finds the element table of a collection field of parent.
-func (w *writer) tableNamed(parent *compile.Table, field string) (string, bool) {
+func (w *writer) tableNamed(parent *mapping.Table, field string) (string, bool) {
 	for _, obj := range w.m.Catalog().Objects {
 		if t, err := w.m.Table(obj); err != nil || t != parent {
 			continue
@@ -662,7 +663,7 @@ func (w *writer) nextIDs(ctx context.Context, tx *sql.Tx, t *tables) (*idGen, er
 	var g idGen
 	for _, x := range []struct {
 		dst *int64
-		t   *compile.Table
+		t   *mapping.Table
 	}{{&g.str, t.str}, {&g.tr, t.tr}, {&g.label, t.label}} {
 		if err := tx.QueryRowContext(ctx, "SELECT COALESCE(MAX("+w.d.Quote(x.t.Key)+"), 0) FROM "+w.d.Quote(x.t.Name)).Scan(x.dst); err != nil {
 			return nil, err

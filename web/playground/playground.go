@@ -25,6 +25,8 @@ import (
 	"github.com/croql/croql/compile"
 	"github.com/croql/croql/demo"
 	"github.com/croql/croql/diag"
+	"github.com/croql/croql/editor"
+	"github.com/croql/croql/mapping"
 	"github.com/croql/croql/schema"
 )
 
@@ -54,7 +56,7 @@ type Playground struct {
 	mu   sync.Mutex
 	envs map[Options]*croql.Env
 	objs map[string][]any
-	maps map[*schema.Catalog]*compile.Mapping
+	maps map[*schema.Catalog]*mapping.Mapping
 }
 
 // New returns a playground over project p: its users and languages resolve
@@ -66,7 +68,7 @@ func New(p *schema.Project) *Playground {
 		langs:   p.LanguageCodes(),
 		envs:    map[Options]*croql.Env{},
 		objs:    map[string][]any{},
-		maps:    map[*schema.Catalog]*compile.Mapping{},
+		maps:    map[*schema.Catalog]*mapping.Mapping{},
 	}
 }
 
@@ -108,12 +110,12 @@ func (p *Playground) Env(o Options) (*croql.Env, error) {
 
 // mapping is the reference mapping of e's catalog (built once; a mapping
 // is read-only once built).
-func (p *Playground) mapping(e *croql.Env) *compile.Mapping {
+func (p *Playground) mapping(e *croql.Env) *mapping.Mapping {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	m, ok := p.maps[e.Catalog()]
 	if !ok {
-		m = compile.DefaultMapping(e.Catalog())
+		m = mapping.Default(e.Catalog())
 		p.maps[e.Catalog()] = m
 	}
 	return m
@@ -152,9 +154,9 @@ type Diagnostic struct {
 
 // Effective returns the options src is read with: o, overridden by what
 // an editor directive on its first line (`# croql: context=tm`, see
-// croql.ParseDirective) sets.
+// editor.ParseDirective) sets.
 func Effective(src string, o Options) Options {
-	d, _ := croql.ParseDirective(src)
+	d, _ := editor.ParseDirective(src)
 	if d.Context != "" {
 		o.Context = d.Context
 	}
@@ -166,8 +168,8 @@ func Effective(src string, o Options) Options {
 
 // open returns the environment of src's effective options and the text to
 // check (an editor directive blanked, offsets unchanged).
-func (p *Playground) open(src string, o Options) (*croql.Env, croql.Directive, string, error) {
-	d, text := croql.ParseDirective(src)
+func (p *Playground) open(src string, o Options) (*croql.Env, editor.Directive, string, error) {
+	d, text := editor.ParseDirective(src)
 	e, err := p.Env(Effective(src, o))
 	return e, d, text, err
 }
@@ -180,7 +182,7 @@ func (p *Playground) Lint(src string, o Options) []Diagnostic {
 	if err != nil {
 		return optionDiag(src, err)
 	}
-	doc := e.Open(src)
+	doc := editor.Open(e, src)
 	diags := append(append(diag.List{}, doc.Directive().Diags...), doc.Diagnostics()...)
 	diags.Sort()
 	return convertDiags(newOffsets(src), diags)
@@ -451,9 +453,9 @@ type CompletionItem struct {
 	SortText string `json:"sortText"`
 }
 
-// Complete returns the completions at UTF-16 offset at of src, in
-// croql's order (Env.Complete): inside a filter the element's fields
-// first, then the outer scopes', keywords that can follow, mention kinds,
+// Complete returns the completions at UTF-16 offset at of src, in the
+// editor's order (editor.Document.Complete): inside a filter the element's
+// fields first, then the outer scopes', keywords that can follow, mention kinds,
 // logins and language codes of the project, enum values.
 func (p *Playground) Complete(src string, o Options, at int) Completion {
 	e, _, _, err := p.open(src, o)
@@ -461,7 +463,7 @@ func (p *Playground) Complete(src string, o Options, at int) Completion {
 		return Completion{Items: []CompletionItem{}, Error: err.Error()}
 	}
 	off := newOffsets(src)
-	items := e.Complete(src, off.byteOf(at))
+	items := editor.Open(e, src).Complete(off.byteOf(at))
 	out := Completion{Items: make([]CompletionItem, len(items))}
 	for i, it := range items {
 		out.Items[i] = CompletionItem{
@@ -496,7 +498,7 @@ type Hover struct {
 }
 
 // Hover describes the field, mention, keyword or literal at UTF-16
-// offset at of src (Env.Hover): a field's type, documentation and
+// offset at of src (editor.Document.Hover): a field's type, documentation and
 // edition, the user id a @user mention resolves to in the project.
 func (p *Playground) Hover(src string, o Options, at int) Hover {
 	e, _, _, err := p.open(src, o)
@@ -504,7 +506,7 @@ func (p *Playground) Hover(src string, o Options, at int) Hover {
 		return Hover{Error: err.Error()}
 	}
 	off := newOffsets(src)
-	h := e.Hover(src, off.byteOf(at))
+	h := editor.Open(e, src).Hover(off.byteOf(at))
 	if h == nil {
 		return Hover{}
 	}
@@ -525,15 +527,15 @@ type Token struct {
 	Unknown bool `json:"unknown,omitempty"`
 }
 
-// Tokens classifies every token of src (Env.SemanticTokens), in source
-// order; it works on incomplete text.
+// Tokens classifies every token of src (editor.Document.SemanticTokens), in
+// source order; it works on incomplete text.
 func (p *Playground) Tokens(src string, o Options) []Token {
 	e, _, _, err := p.open(src, o)
 	if err != nil {
 		return []Token{}
 	}
 	off := newOffsets(src)
-	toks := e.SemanticTokens(src)
+	toks := editor.Open(e, src).SemanticTokens()
 	out := make([]Token, len(toks))
 	for i, t := range toks {
 		out[i] = Token{From: off.utf16(t.Span.Start), To: off.utf16(t.Span.End), Kind: t.Kind.String(), Unknown: t.Unknown}

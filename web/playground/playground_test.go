@@ -9,6 +9,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/croql/croql"
+	"github.com/croql/croql/editor"
 	"github.com/croql/croql/internal/corpus"
 )
 
@@ -370,7 +371,7 @@ func TestCorpusRangesStayInTheText(t *testing.T) {
 			ed = croql.Enterprise
 		}
 		lib := croql.Lint(src, Effective(src, o).Context, croql.WithEdition(ed), croql.WithUserIDs(users), croql.WithLanguages(langs...))
-		if !strings.HasPrefix(src, croql.DirectivePrefix) && len(lib) != len(a.Diagnostics) {
+		if !strings.HasPrefix(src, editor.DirectivePrefix) && len(lib) != len(a.Diagnostics) {
 			t.Errorf("%s: %d diagnostics, the library has %d", c.Where(), len(a.Diagnostics), len(lib))
 		}
 		for j, d := range a.Diagnostics {

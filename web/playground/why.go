@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/croql/croql"
+	"github.com/croql/croql/editor"
 	"github.com/croql/croql/schema"
 )
 
@@ -76,7 +77,7 @@ func (p *Playground) Diff(old, new string, o Options, limit int) Diff {
 		out.Error = err.Error()
 		return out
 	}
-	_, oldText := croql.ParseDirective(old)
+	_, oldText := editor.ParseDirective(old)
 	oq, diags := e.Compile(oldText)
 	if oq == nil {
 		out.Error = "old query: " + firstError(diags)

@@ -32,9 +32,10 @@ import (
 
 	"github.com/croql/croql"
 	"github.com/croql/croql/compile"
-	"github.com/croql/croql/compile/engine"
 	"github.com/croql/croql/internal/corpus"
+	"github.com/croql/croql/mapping"
 	"github.com/croql/croql/schema"
+	"github.com/croql/croql/store"
 )
 
 // pattern is one seed pattern, checked, with the evaluator's ids.
@@ -163,13 +164,13 @@ func patterns(dir string, p *schema.Project) ([]pattern, error) {
 // per form. The forms' runs of a pattern alternate, so that a change in
 // the machine's load falls on all of them alike.
 func check(ctx context.Context, dsn string, pats []pattern, runs int, params string, verbose bool, out io.Writer) (bool, error) {
-	db, err := engine.OpenDSN(ctx, dsn)
+	db, err := store.OpenDSN(ctx, dsn)
 	if err != nil {
 		return false, err
 	}
 	defer db.Close()
 	forms := strings.Split(params, ",")
-	m := compile.DefaultMapping(schema.New())
+	m := mapping.Default(schema.New())
 	equal := make([]int, len(forms))
 	total := make([]time.Duration, len(forms))
 	for _, pt := range pats {
@@ -187,7 +188,7 @@ func check(ctx context.Context, dsn string, pats []pattern, runs int, params str
 					continue
 				}
 				start := time.Now()
-				got, err := s.Run(ctx, db.SQL)
+				got, err := store.RunSQL(ctx, db.SQL, s)
 				d := time.Since(start)
 				switch {
 				case err != nil:
@@ -238,13 +239,13 @@ func explainPattern(ctx context.Context, dsn string, pats []pattern, name, param
 	if i < 0 {
 		return fmt.Errorf("-explain: no seed pattern %q", name)
 	}
-	db, err := engine.OpenDSN(ctx, dsn)
+	db, err := store.OpenDSN(ctx, dsn)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
 	for _, form := range strings.Split(params, ",") {
-		s, err := compile.Compile(pats[i].q.Checked(), dialect(db.Dialect, form), compile.DefaultMapping(schema.New()))
+		s, err := compile.Compile(pats[i].q.Checked(), dialect(db.Dialect, form), mapping.Default(schema.New()))
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
@@ -257,7 +258,7 @@ func explainPattern(ctx context.Context, dsn string, pats []pattern, name, param
 }
 
 // explainSQL prints EXPLAIN VERBOSE of s.
-func explainSQL(ctx context.Context, db *engine.DB, s *compile.SQL, out io.Writer) error {
+func explainSQL(ctx context.Context, db *store.DB, s *compile.SQL, out io.Writer) error {
 	rows, err := db.SQL.QueryContext(ctx, "EXPLAIN (VERBOSE, COSTS OFF) "+s.Select(), s.Args...)
 	if err != nil {
 		return err

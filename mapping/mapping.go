@@ -1,0 +1,729 @@
+// Package mapping is the one description of where CroQL's objects are
+// stored in SQL: every table's name, key, columns, children (foreign keys
+// and join tables), indexes and shard key. The compiler (package compile)
+// reads it to write a WHERE clause, package store to create, load and read
+// the tables, and croql serve to read and write rows; nothing else names a
+// table or a column.
+//
+// [Default] derives the reference mapping from the catalog's Go types;
+// [Mapping.Layout] lists the physical tables and columns it implies.
+package mapping
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/croql/croql/schema"
+	"github.com/croql/croql/typecheck"
+)
+
+// Mapping says where every object of a catalog is stored: its table, the
+// column of each field, and how the elements of each collection are found
+// from their parent. Build one with [Default] and change what a
+// service names differently (see docs/sql.md):
+//
+//	m := mapping.Default(cat)
+//	m.Tables["source string"].Name = "app_strings"
+//	m.Tables["source string"].Columns["text"] = "body"
+//
+// Tables is keyed by schema object name (schema.Object.Name). Objects with
+// the same Go type (a string's translation and the translations context's
+// root) share one *Table, so a change reaches both.
+//
+// A Mapping is read, never written, by Compile, DDL, Load and Run, so one
+// value serves any number of goroutines once it is set up.
+type Mapping struct {
+	Tables map[string]*Table
+	cat    *schema.Catalog
+}
+
+// Table is how one object is stored.
+type Table struct {
+	// Name is the table name.
+	Name string
+	// Key is the column identifying a row, filled from the Go struct
+	// field "ID" of the object; children, join tables and references
+	// hold it. Empty for element tables nothing refers to.
+	Key string
+	// Columns maps each field (by schema.Field.Name) to its column. The
+	// column of a Record field (file, branch) holds the key of the
+	// referenced row; the column of a User field holds the user id. Fields
+	// derived from one Go field (`type is plain` ... from Type, `is
+	// visible` from IsHidden) name that Go field's column. Collection
+	// fields are in Children instead.
+	Columns map[string]string
+	// Children maps each collection field (by name) to how its elements
+	// are reached from a row of this table.
+	Children map[string]*Child
+	// Indexes lists extra indexes of the reference DDL, each a column list.
+	// Keys, foreign keys, join tables and reference columns are indexed
+	// without being listed.
+	Indexes [][]string
+	// Unique lists unique indexes of the reference DDL.
+	Unique [][]string
+	// Stored maps Go fields that CroQL does not query, but that the
+	// platform's API shows, to their columns (a TM record's language, the
+	// date a translation was added). The loader fills them, the DDL
+	// creates them nullable (rows written without them read as absent),
+	// and no query reads them.
+	Stored map[string]string
+}
+
+// Child tells how the elements of a collection are found.
+type Child struct {
+	// FK is the column of the element table holding the parent's key:
+	// element.FK = parent.Key.
+	FK string
+	// Through, when set, is a join table instead: Through.From holds the
+	// parent's key and Through.To the element's key (the element table
+	// then needs a Key). Elements shared between parents (labels,
+	// translations a duplicate shares with its master) are stored once.
+	Through string
+	From    string
+	To      string
+}
+
+// Catalog is the catalog the mapping was built for.
+func (m *Mapping) Catalog() *schema.Catalog { return m.cat }
+
+// Table returns the table of obj.
+func (m *Mapping) Table(obj *schema.Object) (*Table, error) {
+	if obj == nil {
+		return nil, errors.New("mapping: no object")
+	}
+	t, ok := m.Tables[obj.Name]
+	if !ok || t == nil {
+		return nil, fmt.Errorf("mapping: the mapping has no table for %s", obj.Name)
+	}
+	return t, nil
+}
+
+// Column returns the column of field f of obj.
+func (m *Mapping) Column(obj *schema.Object, f *schema.Field) (*Table, string, error) {
+	t, err := m.Table(obj)
+	if err != nil {
+		return nil, "", err
+	}
+	col, ok := t.Columns[f.Name]
+	if !ok || col == "" {
+		return nil, "", fmt.Errorf("mapping: the mapping has no column for `%s` of %s (table %s)", f.Name, obj.Name, t.Name)
+	}
+	return t, col, nil
+}
+
+// defaultTables are the table names Default gives the catalog's
+// objects, by Go type name; other objects get snake_case plurals.
+var defaultTables = map[string]string{
+	"UserRef":         "users",
+	"SourceString":    "strings",
+	"File":            "files",
+	"Branch":          "branches",
+	"Comment":         "comments",
+	"Screenshot":      "screenshots",
+	"Translation":     "translations",
+	"Vote":            "votes",
+	"Approval":        "approvals",
+	"LanguageSummary": "languages_summary",
+	"Label":           "labels",
+	"CustomField":     "custom_fields",
+	"TMSegment":       "tm_segments",
+	"TMRecord":        "tm_records",
+	"GlossaryTerm":    "glossary_terms",
+	"GlossaryConcept": "glossary_concepts",
+}
+
+// parentKeys are the foreign key column names of the children of an
+// object, by Go type name.
+var parentKeys = map[string]string{
+	"SourceString": "string_id",
+	"Translation":  "translation_id",
+	"TMSegment":    "segment_id",
+}
+
+// shared element types are stored once and reached through a join table.
+var shared = map[string]bool{"Label": true, "Translation": true}
+
+// Default returns the reference mapping of cat: one table per Go
+// type, snake_case columns named after the Go fields (`user_id` for a
+// user, `file_id` for a file), a `<parent>_id` foreign key in element
+// tables, and join tables for labels (string_labels) and translations
+// (string_translations: a duplicate string lists the translations it
+// shares with its master). docs/sql.md shows the resulting tables.
+//
+// Default is computed from the struct definitions, not global
+// state; the table-name defaults above are read-only.
+func Default(cat *schema.Catalog) *Mapping {
+	m := &Mapping{Tables: map[string]*Table{}, cat: cat}
+	byType := map[reflect.Type]*Table{}
+	tableOf := func(o *schema.Object) *Table {
+		if t, ok := byType[o.GoType]; ok {
+			return t
+		}
+		name := defaultTables[o.GoType.Name()]
+		if name == "" {
+			name = snake(o.GoType.Name()) + "s"
+		}
+		t := &Table{Name: name, Columns: map[string]string{}, Children: map[string]*Child{}}
+		if _, ok := o.GoType.FieldByName("ID"); ok && isReferenced(cat, o) {
+			t.Key = "id"
+		}
+		byType[o.GoType] = t
+		return t
+	}
+	objs := slices.Clone(cat.Objects)
+	for _, c := range cat.Contexts {
+		if !slices.Contains(objs, c.Root) {
+			objs = append(objs, c.Root)
+		}
+	}
+	for _, o := range objs {
+		if o == nil || o.GoType == nil {
+			continue
+		}
+		t := tableOf(o)
+		m.Tables[o.Name] = t
+		for _, f := range o.Fields {
+			switch f.Type.Kind {
+			case schema.Collection:
+				if _, done := t.Children[f.Name]; done || f.Type.Obj == nil {
+					continue
+				}
+				et := tableOf(f.Type.Obj)
+				if shared[f.Type.Obj.GoType.Name()] {
+					from := parentFK(o)
+					to := strings.TrimSuffix(et.Name, "s") + "_id"
+					t.Children[f.Name] = &Child{Through: singular(t.Name) + "_" + et.Name, From: from, To: to}
+				} else {
+					t.Children[f.Name] = &Child{FK: parentFK(o)}
+				}
+			case schema.Record:
+				t.Columns[f.Name] = snake(f.GoName) + "_id"
+			case schema.User:
+				col := snake(f.GoName)
+				if col == "user" {
+					col = "user_id"
+				}
+				t.Columns[f.Name] = col
+			default:
+				t.Columns[f.Name] = snake(f.GoName)
+			}
+		}
+	}
+	m.addIndexes()
+	return m
+}
+
+// addIndexes adds the reference DDL's extra indexes and the Stored
+// columns the platform's API shows.
+func (m *Mapping) addIndexes() {
+	add := func(obj string, unique bool, cols ...string) {
+		if t := m.Tables[obj]; t != nil {
+			if unique {
+				t.Unique = append(t.Unique, cols)
+			} else {
+				t.Indexes = append(t.Indexes, cols)
+			}
+		}
+	}
+	if t := m.Tables["translation"]; t != nil {
+		t.Stored = map[string]string{"Added": "added"}
+	}
+	if t := m.Tables["TM record"]; t != nil {
+		t.Stored = map[string]string{"Language": "language_id"}
+	}
+	add("user", true, "login")
+	add("source string", false, "identifier")
+	add("source string", false, "added")
+	add("source string", false, "updated")
+	add("translation", false, "language")
+	add("languages summary element", false, "language")
+	add("glossary term", false, "concept_id")
+	add("glossary term", false, "language")
+	// Approvals by a user: the IN form of "approved by @user" starts from
+	// that user's few approvals instead of reading every translation.
+	add("approval", false, "user_id")
+}
+
+func parentFK(o *schema.Object) string {
+	if k, ok := parentKeys[o.GoType.Name()]; ok {
+		return k
+	}
+	return snake(o.GoType.Name()) + "_id"
+}
+
+func singular(table string) string { return strings.TrimSuffix(table, "s") }
+
+// isReferenced reports whether rows of o need a key: o is a context root,
+// has collections, is the target of a reference or is a shared element.
+func isReferenced(cat *schema.Catalog, o *schema.Object) bool {
+	if shared[o.GoType.Name()] || o == cat.UserObj {
+		return true
+	}
+	for _, c := range cat.Contexts {
+		if c.Root.GoType == o.GoType {
+			return true
+		}
+	}
+	for _, x := range cat.Objects {
+		for _, f := range x.Fields {
+			if f.Type.Kind == schema.Record && f.Type.Obj != nil && f.Type.Obj.GoType == o.GoType {
+				return true
+			}
+		}
+	}
+	for _, f := range o.Fields {
+		if f.Type.Kind == schema.Collection {
+			return true
+		}
+	}
+	return false
+}
+
+// snake turns a Go name into snake_case: HasQAIssues -> has_qa_issues,
+// MaxLength -> max_length, URL -> url.
+func snake(s string) string {
+	rs := []rune(s)
+	var b strings.Builder
+	for i, r := range rs {
+		if unicode.IsUpper(r) && i > 0 {
+			prevLower := unicode.IsLower(rs[i-1]) || unicode.IsDigit(rs[i-1])
+			nextLower := i+1 < len(rs) && unicode.IsLower(rs[i+1])
+			if prevLower || (nextLower && unicode.IsUpper(rs[i-1])) {
+				b.WriteByte('_')
+			}
+		}
+		b.WriteRune(unicode.ToLower(r))
+	}
+	return b.String()
+}
+
+// Column is one physical column of a table, for the DDL, the loader and
+// the reader.
+type Column struct {
+	Name string
+	Kind schema.Kind
+	Null bool
+	// GoName is the Go field the value comes from ("" for foreign keys,
+	// which the loader fills from the parent).
+	GoName string
+	// Ref marks a Record column: the value is the key of a pointer field.
+	Ref bool
+	// Ordinal marks the OrdinalColumn of a keyless element table: the
+	// element's position in its owner's collection.
+	Ordinal bool
+}
+
+// OrdinalColumn is the column that, with the owner's foreign key, is the
+// primary key of an element table without a key of its own (comments,
+// votes, approvals, ...): the element's position (0, 1, ...) in its
+// owner's collection. Every table has a key, so that logical
+// replication, CDC tools and Galera can update and delete its rows.
+const OrdinalColumn = "ordinal"
+
+// TableLayout is a table with the physical columns the mapping implies.
+type TableLayout struct {
+	Table  *Table
+	Object *schema.Object
+	// Columns are the table's physical columns: the key first, then the
+	// fields' columns in the catalog's order, the stored ones, the
+	// foreign keys and the ordinal.
+	Columns []Column
+	// FKs are the foreign key columns (filled from the parent's key).
+	FKs []string
+	// Refs are the Record reference columns (indexed).
+	Refs []string
+	// PKey is the primary key: the table's Key, or for an element table
+	// without one its foreign key and OrdinalColumn.
+	PKey []string
+}
+
+// Join is a join table of the mapping: From holds the parent's key, To
+// the element's.
+type Join struct {
+	Name, From, To string
+}
+
+// Layout is every table of a mapping with its physical columns, in a
+// stable order (the catalog's), for the DDL, the loader and the reader.
+type Layout struct {
+	Tables []*TableLayout
+	Joins  []Join
+	byT    map[*Table]*TableLayout
+}
+
+// Of returns the layout of table t (nil when t is not the mapping's).
+func (l *Layout) Of(t *Table) *TableLayout { return l.byT[t] }
+
+// Layout checks the mapping against its catalog and lists the physical
+// tables.
+func (m *Mapping) Layout() (*Layout, error) {
+	if m.cat == nil {
+		return nil, errors.New("mapping: the mapping has no catalog (build it with Default)")
+	}
+	b := &layoutBuilder{m: m, l: &Layout{byT: map[*Table]*TableLayout{}}, objs: m.objects()}
+	for _, o := range b.objs {
+		b.fields(o)
+	}
+	b.stored()
+	for _, o := range b.objs {
+		b.children(o)
+	}
+	b.keys()
+	if len(b.errs) > 0 {
+		return nil, errors.Join(b.errs...)
+	}
+	return b.l, nil
+}
+
+// objects are the catalog's objects and the contexts' roots, in the
+// catalog's order.
+func (m *Mapping) objects() []*schema.Object {
+	objs := slices.Clone(m.cat.Objects)
+	for _, c := range m.cat.Contexts {
+		if !slices.Contains(objs, c.Root) {
+			objs = append(objs, c.Root)
+		}
+	}
+	return objs
+}
+
+// layoutBuilder builds a Layout, collecting every problem of the mapping.
+type layoutBuilder struct {
+	m    *Mapping
+	l    *Layout
+	objs []*schema.Object
+	errs []error
+}
+
+func (b *layoutBuilder) fail(err error) { b.errs = append(b.errs, err) }
+
+// table is the layout of o's table, added with its key column when new.
+func (b *layoutBuilder) table(o *schema.Object) (*Table, *TableLayout) {
+	t, err := b.m.Table(o)
+	if err != nil {
+		b.fail(err)
+		return nil, nil
+	}
+	if err := CheckIdent(t.Name); err != nil {
+		b.fail(fmt.Errorf("table of %s: %w", o.Name, err))
+		return nil, nil
+	}
+	ti := b.l.byT[t]
+	if ti == nil {
+		ti = &TableLayout{Table: t, Object: o}
+		b.l.byT[t] = ti
+		b.l.Tables = append(b.l.Tables, ti)
+		if t.Key != "" {
+			if err := CheckIdent(t.Key); err != nil {
+				b.fail(fmt.Errorf("key of %s: %w", t.Name, err))
+			}
+			ti.Columns = append(ti.Columns, Column{Name: t.Key, Kind: schema.Int, GoName: "ID"})
+		}
+	}
+	return t, ti
+}
+
+// fields adds the columns of o's scalar, record and user fields.
+func (b *layoutBuilder) fields(o *schema.Object) {
+	t, ti := b.table(o)
+	if ti == nil {
+		return
+	}
+	for _, f := range o.Fields {
+		if f.Type.Kind == schema.Collection {
+			if _, ok := t.Children[f.Name]; !ok {
+				b.fail(fmt.Errorf("mapping: the mapping of %s has no child entry for collection `%s`", o.Name, f.Name))
+			}
+			continue
+		}
+		col, ok := t.Columns[f.Name]
+		if !ok || col == "" {
+			b.fail(fmt.Errorf("mapping: the mapping has no column for `%s` of %s (table %s)", f.Name, o.Name, t.Name))
+			continue
+		}
+		if err := CheckIdent(col); err != nil {
+			b.fail(fmt.Errorf("column of `%s` of %s: %w", f.Name, o.Name, err))
+			continue
+		}
+		c := Column{Name: col, Kind: f.Type.Kind, Null: f.Nullable, GoName: f.GoName}
+		base := typecheck.DerivedBase(f) // the column of a derived bool holds its base
+		switch {
+		case base != nil:
+			c.Kind = base.Type.Kind
+		case f.Type.Kind == schema.Record:
+			c.Kind, c.Ref = schema.Int, true
+		case f.Type.Kind == schema.User:
+			c.Kind = schema.Int
+		}
+		if err := ti.add(c); err != nil {
+			b.fail(err)
+		}
+		if c.Ref && !slices.Contains(ti.Refs, col) {
+			ti.Refs = append(ti.Refs, col)
+		}
+	}
+}
+
+// stored adds the Stored Go fields no query reads, in a stable order.
+func (b *layoutBuilder) stored() {
+	for _, ti := range b.l.Tables {
+		if ti.Object == nil || ti.Object.GoType == nil {
+			continue
+		}
+		for _, goName := range slices.Sorted(maps.Keys(ti.Table.Stored)) {
+			col := ti.Table.Stored[goName]
+			if err := CheckIdent(col); err != nil {
+				b.fail(fmt.Errorf("stored column of %s.%s: %w", ti.Table.Name, goName, err))
+				continue
+			}
+			sf, ok := ti.Object.GoType.FieldByName(goName)
+			if !ok {
+				b.fail(fmt.Errorf("mapping: table %s stores %s, which %s does not have", ti.Table.Name, goName, ti.Object.GoType))
+				continue
+			}
+			kind, err := storedKind(sf.Type)
+			if err != nil {
+				b.fail(fmt.Errorf("mapping: table %s stores %s: %w", ti.Table.Name, goName, err))
+				continue
+			}
+			if err := ti.add(Column{Name: col, Kind: kind, Null: true, GoName: goName}); err != nil {
+				b.fail(err)
+			}
+		}
+	}
+}
+
+// children adds the foreign keys and join tables of o's collections.
+func (b *layoutBuilder) children(o *schema.Object) {
+	t := b.m.Tables[o.Name]
+	if t == nil {
+		return
+	}
+	for _, f := range o.Fields {
+		ch := t.Children[f.Name]
+		if f.Type.Kind != schema.Collection || ch == nil || f.Type.Obj == nil {
+			continue
+		}
+		et := b.m.Tables[f.Type.Obj.Name]
+		if et == nil {
+			continue // reported by fields
+		}
+		if ch.Through == "" && t.Key == "" {
+			b.fail(fmt.Errorf("mapping: table %s has children (`%s`) but no key", t.Name, f.Name))
+		}
+		if ch.Through != "" {
+			b.join(o, f, ch, et)
+			continue
+		}
+		if err := CheckIdent(ch.FK); err != nil {
+			b.fail(fmt.Errorf("foreign key of `%s` of %s: %w", f.Name, o.Name, err))
+			continue
+		}
+		eti := b.l.byT[et]
+		if eti != nil && !slices.Contains(eti.FKs, ch.FK) {
+			eti.FKs = append(eti.FKs, ch.FK)
+			if err := eti.add(Column{Name: ch.FK, Kind: schema.Int}); err != nil {
+				b.fail(err)
+			}
+		}
+	}
+}
+
+// join adds the join table of collection f of o, whose elements are in
+// et.
+func (b *layoutBuilder) join(o *schema.Object, f *schema.Field, ch *Child, et *Table) {
+	if et.Key == "" {
+		b.fail(fmt.Errorf("mapping: `%s` of %s goes through %s, but table %s has no key", f.Name, o.Name, ch.Through, et.Name))
+	}
+	for _, id := range []string{ch.Through, ch.From, ch.To} {
+		if err := CheckIdent(id); err != nil {
+			b.fail(fmt.Errorf("join table of `%s` of %s: %w", f.Name, o.Name, err))
+		}
+	}
+	j := Join{ch.Through, ch.From, ch.To}
+	if !slices.Contains(b.l.Joins, j) {
+		b.l.Joins = append(b.l.Joins, j)
+	}
+}
+
+// keys sets every table's primary key: its own, or owner plus ordinal. A
+// table of a custom mapping with neither is left without a primary key
+// (the default mapping has none such).
+func (b *layoutBuilder) keys() {
+	for _, ti := range b.l.Tables {
+		switch {
+		case ti.Table.Key != "":
+			ti.PKey = []string{ti.Table.Key}
+		case len(ti.FKs) == 1 && ti.Object != nil:
+			if err := ti.add(Column{Name: OrdinalColumn, Kind: schema.Int, Ordinal: true}); err != nil {
+				b.fail(err)
+			}
+			ti.PKey = []string{ti.FKs[0], OrdinalColumn}
+		}
+	}
+}
+
+// storedKind is the column kind of a Stored Go field's type.
+func storedKind(t reflect.Type) (schema.Kind, error) {
+	if t == reflect.TypeFor[schema.Time]() {
+		return schema.Datetime, nil
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return schema.String, nil
+	case reflect.Bool:
+		return schema.Bool, nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return schema.Int, nil
+	case reflect.Float32, reflect.Float64:
+		return schema.Float, nil
+	}
+	return schema.Invalid, fmt.Errorf("a %s has no column type", t)
+}
+
+// add adds a column unless a column of that name is there already, in
+// which case both must come from the same Go field.
+func (ti *TableLayout) add(c Column) error {
+	for _, x := range ti.Columns {
+		if x.Name == c.Name {
+			if x.GoName != c.GoName || x.Ordinal != c.Ordinal || (x.Kind != c.Kind && !(x.GoName == "" && c.GoName == "")) {
+				return fmt.Errorf("mapping: column %s of table %s holds two different values (%s and %s)", c.Name, ti.Table.Name, orFK(x.GoName), orFK(c.GoName))
+			}
+			return nil
+		}
+	}
+	ti.Columns = append(ti.Columns, c)
+	return nil
+}
+
+func orFK(goName string) string {
+	if goName == "" {
+		return "a foreign key"
+	}
+	return "Go field " + goName
+}
+
+// CheckIdent rejects identifiers no engine can hold: empty, holding NUL,
+// or longer than 63 bytes.
+func CheckIdent(s string) error {
+	switch {
+	case s == "":
+		return errors.New("empty identifier")
+	case strings.IndexByte(s, 0) >= 0:
+		return fmt.Errorf("identifier %q holds a NUL character", s)
+	case len(s) > 63:
+		return fmt.Errorf("identifier %q is longer than 63 bytes", s)
+	}
+	return nil
+}
+
+// Check reports every problem of the mapping: an object without a table,
+// a field without a column, a collection without a child entry, a table
+// with children but no key, an empty or impossible identifier, one column
+// holding two different values.
+func (m *Mapping) Check() error {
+	_, err := m.Layout()
+	return err
+}
+
+// TableNames returns every table of the mapping, join tables included, in
+// DDL order.
+func (m *Mapping) TableNames() []string {
+	l, err := m.Layout()
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, ti := range l.Tables {
+		out = append(out, ti.Table.Name)
+	}
+	for _, j := range l.Joins {
+		out = append(out, j.Name)
+	}
+	return out
+}
+
+// ShardKeys returns the shard column of every table of the mapping, the
+// distribution the DDL declares for a [Sharding] dialect:
+//
+//   - a table with a key is placed by its key (strings, translations,
+//     labels, users, files, branches, TM records, glossary terms and
+//     concepts);
+//   - an element table without a key by its foreign key, so that the
+//     elements of one object are on its shard and "some element
+//     matches" is answered on that shard alone;
+//   - a join table by the parent's key (string_labels and
+//     string_translations by string_id), with the same effect.
+//
+// Translations are placed by their own id, not with their string: the
+// translations a duplicate shares with its master (8.6% of the demo
+// project's) have no single string, and the schema has no string_id on
+// translations. "A string's translations" is the join table on the
+// string's shard, then one lookup per translation by its id.
+func (m *Mapping) ShardKeys() map[string]string {
+	l, err := m.Layout()
+	if err != nil {
+		return nil
+	}
+	out := map[string]string{LoadMarker: "id"}
+	for _, ti := range l.Tables {
+		out[ti.Table.Name] = ti.ShardColumn()
+	}
+	for _, j := range l.Joins {
+		out[j.Name] = j.From
+	}
+	return out
+}
+
+// ShardColumn is the column that places the table's rows on the shards
+// of a sharded engine (see ShardKeys).
+func (ti *TableLayout) ShardColumn() string {
+	switch {
+	case ti.Table.Key != "":
+		return ti.Table.Key
+	case len(ti.FKs) > 0:
+		return ti.FKs[0]
+	case len(ti.PKey) > 0:
+		return ti.PKey[0]
+	}
+	return ti.Columns[0].Name
+}
+
+// Prefixed is a copy of m whose tables (join tables included) are named
+// prefix + their name. Objects that share a *Table still share one.
+func (m *Mapping) Prefixed(prefix string) *Mapping {
+	if prefix == "" {
+		return m
+	}
+	out := &Mapping{Tables: make(map[string]*Table, len(m.Tables)), cat: m.cat}
+	done := map[*Table]*Table{}
+	for name, t := range m.Tables {
+		c, ok := done[t]
+		if !ok {
+			cp := *t
+			c = &cp
+			c.Name = prefix + t.Name
+			c.Children = make(map[string]*Child, len(t.Children))
+			for f, ch := range t.Children {
+				chc := *ch
+				if chc.Through != "" {
+					chc.Through = prefix + chc.Through
+				}
+				c.Children[f] = &chc
+			}
+			done[t] = c
+		}
+		out.Tables[name] = c
+	}
+	return out
+}
+
+// LoadMarker is the table in which a load records that it completed, and
+// the layout it wrote (a store without it, or with another layout, is not
+// queried).
+const LoadMarker = "croql_load"

@@ -1,0 +1,183 @@
+package store
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/croql/croql/compile"
+	"github.com/croql/croql/mapping"
+	"github.com/croql/croql/schema"
+)
+
+// DDL returns the statements that create the mapping's tables in dialect
+// d, with the indexes the compiled queries use: the key, every foreign key
+// of an element table, both columns of a join table, every reference
+// column (file_id), and the extra indexes of the mapping (identifier,
+// added, updated, language, ...). Text columns compare by code point
+// (COLLATE "C" in PostgreSQL, utf8mb4_nopad_bin in MySQL); booleans,
+// integers and datetimes (Unix seconds) are NOT NULL unless the field is
+// nullable. It returns nil when the mapping does not Check.
+//
+// There are no FOREIGN KEY constraints: the loader keeps the references
+// consistent, and constraints would only slow bulk loading.
+func DDL(d compile.Dialect, m *mapping.Mapping) []string {
+	stmts := ddl(d, m, false)
+	if stmts == nil {
+		return nil
+	}
+	out := make([]string, len(stmts))
+	for i, s := range stmts {
+		out[i] = s.sql
+	}
+	return out
+}
+
+// ddlStmt is one statement of the DDL and the table it is about.
+type ddlStmt struct {
+	table, sql string
+	// create: a CREATE TABLE (else an index or a key, for after the rows).
+	create bool
+}
+
+// ddl is DDL with the table of each statement. keysAfter leaves the
+// PRIMARY KEY out of each CREATE TABLE and adds it after the tables, as
+// ALTER TABLE ... ADD PRIMARY KEY, before the indexes (for PostgreSQL's
+// bulk load: building the key once after the rows is cheaper than keeping
+// it up to date; the constraint and its index are the same, named
+// <table>_pkey).
+func ddl(d compile.Dialect, m *mapping.Mapping, keysAfter bool) []ddlStmt {
+	l, err := m.Layout()
+	if err != nil {
+		return nil
+	}
+	w := &ddlWriter{d: d, keysAfter: keysAfter}
+	for _, ti := range l.Tables {
+		w.table(ti)
+	}
+	for _, j := range l.Joins {
+		w.join(j)
+	}
+	w.out = append(w.out, w.keys...)
+	return append(w.out, w.idx...)
+}
+
+// ddlWriter gathers the statements of the DDL: the CREATE TABLEs (out),
+// the keys added after the rows (keys) and the indexes (idx).
+type ddlWriter struct {
+	d              compile.Dialect
+	keysAfter      bool
+	out, keys, idx []ddlStmt
+}
+
+// primaryKey is the PRIMARY KEY clause of table's CREATE TABLE, or ""
+// when the key is added after the rows.
+func (w *ddlWriter) primaryKey(table string, cols ...string) string {
+	q := make([]string, len(cols))
+	for i, c := range cols {
+		q[i] = w.d.Quote(c)
+	}
+	pk := "PRIMARY KEY (" + strings.Join(q, ", ") + ")"
+	if w.keysAfter {
+		w.keys = append(w.keys, ddlStmt{table: table, sql: "ALTER TABLE " + w.d.Quote(table) + " ADD " + pk})
+		return ""
+	}
+	return pk
+}
+
+func (w *ddlWriter) index(table string, unique bool, cols []string, kinds map[string]schema.Kind) {
+	name := table + "_" + strings.Join(cols, "_") + "_idx"
+	if len(name) > 63 {
+		name = name[:59] + "_idx"
+	}
+	parts := make([]string, len(cols))
+	for i, c := range cols {
+		parts[i] = w.d.IndexColumn(c, kinds[c])
+	}
+	kw := "CREATE INDEX "
+	if unique {
+		kw = "CREATE UNIQUE INDEX "
+	}
+	w.idx = append(w.idx, ddlStmt{table: table, sql: kw + w.d.Quote(name) + " ON " + w.d.Quote(table) + " (" + strings.Join(parts, ", ") + ")"})
+}
+
+// create adds the CREATE TABLE of table with the column definitions defs
+// and its primary key pkey, and its placement on a sharded engine.
+func (w *ddlWriter) create(table string, defs []string, pkey []string, shard string) {
+	if len(pkey) > 0 {
+		if pk := w.primaryKey(table, pkey...); pk != "" {
+			defs = append(defs, pk)
+		}
+	}
+	w.out = append(w.out, ddlStmt{table: table, create: true, sql: "CREATE TABLE " + w.d.Quote(table) + " (\n  " + strings.Join(defs, ",\n  ") + "\n)" + w.d.TableOptions()})
+	w.out = append(w.out, shardDDL(w.d, table, shard)...)
+}
+
+// table adds the statements of one table of the layout.
+func (w *ddlWriter) table(ti *mapping.TableLayout) {
+	t := ti.Table
+	var defs []string
+	kinds := map[string]schema.Kind{}
+	for _, c := range ti.Columns {
+		kinds[c.Name] = c.Kind
+		def := w.d.Quote(c.Name) + " " + w.d.ColumnType(c.Kind)
+		notNull := !c.Null && !(c.GoName == "" && len(ti.FKs) > 1)
+		if notNull {
+			def += " NOT NULL"
+		}
+		defs = append(defs, def)
+	}
+	w.create(t.Name, defs, ti.PKey, ti.ShardColumn())
+	var done [][]string
+	add := func(unique bool, cols ...string) {
+		if len(cols) == 0 || (len(cols) == 1 && cols[0] == t.Key) || slices.ContainsFunc(done, func(x []string) bool { return slices.Equal(x, cols) }) {
+			return
+		}
+		done = append(done, cols)
+		w.index(t.Name, unique, cols, kinds)
+	}
+	for _, fk := range ti.FKs {
+		add(false, fk)
+	}
+	for _, r := range ti.Refs {
+		add(false, r)
+	}
+	for _, u := range t.Unique {
+		add(true, u...)
+	}
+	for _, x := range t.Indexes {
+		add(false, x...)
+	}
+}
+
+// join adds the statements of a join table.
+func (w *ddlWriter) join(j mapping.Join) {
+	defs := []string{
+		w.d.Quote(j.From) + " " + w.d.ColumnType(schema.Int) + " NOT NULL",
+		w.d.Quote(j.To) + " " + w.d.ColumnType(schema.Int) + " NOT NULL",
+	}
+	w.create(j.Name, defs, []string{j.From, j.To}, j.From)
+	w.index(j.Name, false, []string{j.To}, nil)
+}
+
+// shardDDL is the statements that place table by column, for a Sharding
+// dialect (none for the others).
+func shardDDL(d compile.Dialect, table, column string) []ddlStmt {
+	s, ok := d.(compile.Sharding)
+	if !ok {
+		return nil
+	}
+	var out []ddlStmt
+	for _, stmt := range s.ShardTable(table, column) {
+		out = append(out, ddlStmt{table: table, create: true, sql: stmt})
+	}
+	return out
+}
+
+// WithTablePrefix makes the loader create and fill the mapping's tables,
+// and its LoadMarker, under names starting with prefix: a load built
+// beside the tables it replaces, in the same database, for an engine that
+// cannot move tables between databases in one step (package store
+// passes it for Vitess, then renames the tables into place).
+func WithTablePrefix(prefix string) LoadOption {
+	return func(o *loadOptions) { o.prefix = prefix }
+}

@@ -1,0 +1,1104 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"math"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/croql/croql/compile"
+	"github.com/croql/croql/mapping"
+	"github.com/croql/croql/schema"
+	"github.com/croql/croql/typecheck"
+)
+
+// LoadSQL creates the mapping's tables in db (the statements of DDL) and
+// stores p in them: users, files, branches, and the objects of every
+// context with their collections. It is NewLoader, Head, Add of every
+// object and Finish; see [Loader] for how each engine is fed. The tables
+// must not exist yet.
+//
+// Objects that several parents share (labels, files, branches, the
+// translations a duplicate shares with its master) are stored once by id;
+// the same id with different contents is an error, as is a string that
+// lists one label or translation twice, or a string value the engine
+// cannot hold (see Dialect.CheckString).
+func LoadSQL(ctx context.Context, db *sql.DB, d compile.Dialect, m *mapping.Mapping, p *schema.Project, opts ...LoadOption) error {
+	if db == nil || d == nil || m == nil || p == nil {
+		return errors.New("store: Load needs a database, a dialect, a mapping and a project")
+	}
+	l, err := NewSQLLoader(ctx, db, d, m, opts...)
+	if err != nil {
+		return err
+	}
+	if err := l.Head(p); err != nil {
+		l.Abort()
+		return err
+	}
+	for _, list := range []any{p.Strings, p.TMSegments, p.GlossaryTerms, p.GlossaryConcepts} {
+		v := reflect.ValueOf(list)
+		for i := range v.Len() {
+			if err := l.Add(v.Index(i).Addr().Interface()); err != nil {
+				l.Abort()
+				return err
+			}
+		}
+	}
+	return l.Finish()
+}
+
+// Loader stores a project in a database while it is read: Head with the
+// users, files and branches, then Add for each object, then Finish; Abort
+// instead of Finish gives up. It holds one connection and one transaction
+// for the whole load, and memory in proportion to the ids it has stored
+// (to find repeats), not to the rows.
+//
+// Rows go in multi-row INSERTs of prepared statements, or, when a
+// [WithCopy] option gives a bulk copier (package store passes
+// a binary COPY FROM for PostgreSQL), through it in batches of rows per
+// table. Package compile itself links no database driver. Secondary indexes are built
+// after the rows, then the planner's statistics of the loaded tables are
+// refreshed (Dialect.Analyze) and nothing else. On PostgreSQL the
+// primary keys are added after the rows as well, and the keys, indexes
+// and statistics are done table by table on two connections of the pool
+// (one when it has none to spare).
+type Loader struct {
+	ctx  context.Context
+	conn *sql.Conn
+	tx   *sql.Tx
+	d    compile.Dialect
+	bulk compile.BulkLoad
+	// unlogged: WithUnlogged (the LoadMarker table too).
+	unlogged bool
+	m        *mapping.Mapping
+	ld       *loader
+	// db is the pool of conn: PostgreSQL's Finish builds indexes on a
+	// second connection too.
+	db *sql.DB
+	// indexes are created by Finish: keys and indexes, with their table.
+	indexes []ddlStmt
+	// restore puts the connection's settings back (SQLite's PRAGMAs).
+	restore []string
+	done    bool
+	// marker is the LoadMarker table's name (with WithTablePrefix's prefix).
+	marker string
+}
+
+// loadSettings sets the connection up for a bulk load (the dialect's
+// BulkLoad().Settings) and returns the statements that put it back as it
+// was. Finish and Abort restore them.
+func loadSettings(ctx context.Context, conn *sql.Conn, settings []compile.Setting) ([]string, error) {
+	var restore []string
+	for _, st := range settings {
+		var old string
+		if err := conn.QueryRowContext(ctx, st.Get).Scan(&old); err != nil {
+			return nil, err
+		}
+		if _, err := conn.ExecContext(ctx, st.Set+st.Value); err != nil {
+			return nil, err
+		}
+		restore = append(restore, st.Set+old)
+	}
+	return restore, nil
+}
+
+// restoreSettings puts back the connection settings the load changed.
+func (l *Loader) restoreSettings() error {
+	for _, stmt := range l.restore {
+		if _, err := l.conn.ExecContext(context.WithoutCancel(l.ctx), stmt); err != nil {
+			return fmt.Errorf("store: loading: %w", err)
+		}
+	}
+	return nil
+}
+
+// CopyFunc copies rows into table (columns cols, in that order) over
+// conn, in the transaction the connection has open: a driver's bulk path
+// such as PostgreSQL's COPY FROM STDIN.
+type CopyFunc func(ctx context.Context, conn *sql.Conn, table string, cols []string, rows [][]any) error
+
+// LoadOption changes how Load and NewLoader store rows.
+type LoadOption func(*loadOptions)
+
+type loadOptions struct {
+	copy     CopyFunc
+	copyWait func(ctx context.Context, conn *sql.Conn) error
+	unlogged bool
+	prefix   string // WithTablePrefix
+}
+
+// WithUnlogged makes the loader create PostgreSQL tables UNLOGGED: they
+// skip the write-ahead log, so a load is faster, but a crash of the
+// server empties them, and replicas do not get them. For scratch data (package
+// store passes it for the scratch schemas of Open); other
+// dialects ignore it.
+func WithUnlogged() LoadOption {
+	return func(o *loadOptions) { o.unlogged = true }
+}
+
+// WithCopy makes the loader hand each batch of rows to f instead of an
+// INSERT statement. Package store's Load passes it for
+// PostgreSQL (pgx's CopyFrom); compile stays free of driver imports.
+func WithCopy(f CopyFunc) LoadOption {
+	return func(o *loadOptions) { o.copy = f }
+}
+
+// WithCopyWait gives the loader a function to call after the last batch
+// was handed to the CopyFunc of WithCopy, before the transaction ends
+// (commit or rollback): a CopyFunc that sends its batches in the
+// background while the loader reads on waits there for them and returns
+// the first error.
+func WithCopyWait(f func(ctx context.Context, conn *sql.Conn) error) LoadOption {
+	return func(o *loadOptions) { o.copyWait = f }
+}
+
+// NewSQLLoader creates the mapping's tables in db and starts a load.
+func NewSQLLoader(ctx context.Context, db *sql.DB, d compile.Dialect, m *mapping.Mapping, opts ...LoadOption) (*Loader, error) {
+	var o loadOptions
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	if db == nil || d == nil || m == nil {
+		return nil, errors.New("store: NewLoader needs a database, a dialect and a mapping")
+	}
+	m = m.Prefixed(o.prefix)
+	l, err := m.Layout()
+	if err != nil {
+		return nil, err
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("store: loading: %w", err)
+	}
+	bl := d.BulkLoad()
+	tables, indexes := loadDDL(d, m, bl, o.unlogged)
+	restore, err := loadSettings(ctx, conn, bl.Settings)
+	if err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("store: loading: %w", err)
+	}
+	tx, err := createTables(ctx, conn, bl, tables)
+	if err != nil {
+		for _, stmt := range restore {
+			_, _ = conn.ExecContext(context.WithoutCancel(ctx), stmt)
+		}
+		conn.Close()
+		return nil, err
+	}
+	ld := newLoader(ctx, tx, d, m, l)
+	if o.copy != nil {
+		cp := o.copy
+		ld.copyFrom = func(ctx context.Context, table string, cols []string, rows [][]any) error {
+			return cp(ctx, conn, table, cols, rows)
+		}
+		if wait := o.copyWait; wait != nil {
+			ld.copyWait = func() error { return wait(ctx, conn) }
+		}
+	}
+	if bl.RawInserts && ld.copyFrom == nil {
+		ld.raw = conn
+	}
+	return &Loader{ctx: ctx, conn: conn, tx: tx, d: d, bulk: bl, unlogged: o.unlogged, m: m, ld: ld, db: db, indexes: indexes, restore: restore, marker: o.prefix + mapping.LoadMarker}, nil
+}
+
+// loadDDL splits the DDL of a load: tables first, indexes after the rows
+// (building an index once is much faster than keeping it up to date
+// through a bulk load). Where the dialect says so the primary keys come
+// after the rows too (the loader has rejected repeated keys already).
+func loadDDL(d compile.Dialect, m *mapping.Mapping, bl compile.BulkLoad, unlogged bool) (tables []string, indexes []ddlStmt) {
+	for _, stmt := range ddl(d, m, bl.KeysAfterRows) {
+		if !stmt.create {
+			indexes = append(indexes, stmt)
+			continue
+		}
+		if unlogged && bl.UnloggedTable != "" {
+			stmt.sql = bl.UnloggedTable + strings.TrimPrefix(stmt.sql, "CREATE TABLE ")
+		}
+		tables = append(tables, stmt.sql)
+	}
+	return tables, indexes
+}
+
+// createTables runs the CREATE TABLEs of a load on conn and begins the
+// load's transaction: before them where the dialect's DDL is
+// transactional, after them otherwise.
+func createTables(ctx context.Context, conn *sql.Conn, bl compile.BulkLoad, tables []string) (*sql.Tx, error) {
+	var tx *sql.Tx
+	var err error
+	if bl.TransactionalDDL {
+		if tx, err = conn.BeginTx(ctx, nil); err != nil {
+			return nil, fmt.Errorf("store: loading: %w", err)
+		}
+	}
+	for _, stmt := range tables {
+		if _, err := conn.ExecContext(ctx, stmt); err != nil {
+			if tx != nil {
+				_ = tx.Rollback()
+			}
+			return nil, fmt.Errorf("store: creating tables: %w\n%s", err, stmt)
+		}
+	}
+	if tx == nil {
+		if tx, err = conn.BeginTx(ctx, nil); err != nil {
+			return nil, fmt.Errorf("store: loading: %w", err)
+		}
+	}
+	return tx, nil
+}
+
+// Head stores the users, files and branches of p (its objects are left
+// to Add).
+func (l *Loader) Head(p *schema.Project) error {
+	return l.ld.head(p)
+}
+
+// Add stores one object: a *schema.SourceString (with its translations,
+// which the translations context reads), *schema.TMSegment,
+// *schema.GlossaryTerm or *schema.GlossaryConcept.
+func (l *Loader) Add(obj any) error {
+	return l.ld.add1(obj)
+}
+
+// Rows is the number of rows stored so far (for progress).
+func (l *Loader) Rows() int64 { return l.ld.rows }
+
+// Finish writes the rows still buffered, builds the keys and indexes,
+// refreshes the statistics of the loaded tables and, last, records the
+// load as complete in the table LoadMarker (which [CheckLoaded] reads).
+// Where the dialect's DDL is transactional (SQLite) all of it is the
+// load's one transaction; elsewhere the rows are committed first, and a
+// load that fails after that leaves tables without the LoadMarker row.
+func (l *Loader) Finish() error {
+	if l.done {
+		return errors.New("store: the load is over")
+	}
+	l.done = true
+	defer l.conn.Close()
+	err := l.ld.flushAll()
+	l.ld.close()
+	if err != nil {
+		_ = l.tx.Rollback()
+		_ = l.restoreSettings()
+		return err
+	}
+	if l.bulk.TransactionalDDL {
+		err := l.buildIndexes(l.conn)
+		if err == nil {
+			err = l.mark(l.conn)
+		}
+		if err == nil {
+			if err = l.tx.Commit(); err != nil {
+				err = fmt.Errorf("store: loading: %w", err)
+			}
+		} else {
+			_ = l.tx.Rollback()
+		}
+		return errors.Join(err, l.restoreSettings())
+	}
+	if err := l.tx.Commit(); err != nil {
+		_ = l.restoreSettings()
+		return fmt.Errorf("store: loading: %w", err)
+	}
+	if l.bulk.ParallelIndexes {
+		err = l.buildParallel()
+	} else {
+		err = l.buildIndexes(l.conn)
+	}
+	if err == nil {
+		err = l.mark(l.conn)
+	}
+	return errors.Join(err, l.restoreSettings())
+}
+
+// buildIndexes builds the keys and indexes left for after the rows and
+// refreshes the statistics, one table per statement, on conn.
+func (l *Loader) buildIndexes(conn *sql.Conn) error {
+	for _, stmt := range l.indexes {
+		if _, err := conn.ExecContext(l.ctx, stmt.sql); err != nil {
+			return fmt.Errorf("store: creating indexes: %w\n%s", err, stmt.sql)
+		}
+	}
+	for _, t := range l.m.TableNames() {
+		if _, err := conn.ExecContext(l.ctx, l.d.Analyze(t)); err != nil {
+			return fmt.Errorf("store: analyze %s: %w", t, err)
+		}
+	}
+	return nil
+}
+
+// LoadFormat is the layout version a load records in LoadMarker.
+const LoadFormat = 1
+
+// mark creates LoadMarker and records the load in it.
+func (l *Loader) mark(conn *sql.Conn) error {
+	d := l.d
+	create := "CREATE TABLE "
+	if l.unlogged && l.bulk.UnloggedTable != "" {
+		create = l.bulk.UnloggedTable
+	}
+	create += d.Quote(l.marker) + " (\n  " +
+		d.Quote("id") + " " + d.ColumnType(schema.Int) + " NOT NULL,\n  " +
+		d.Quote("format") + " " + d.ColumnType(schema.Int) + " NOT NULL,\n  " +
+		d.Quote("row_count") + " " + d.ColumnType(schema.Int) + " NOT NULL,\n  " +
+		"PRIMARY KEY (" + d.Quote("id") + ")\n)" + d.TableOptions()
+	for _, stmt := range append([]ddlStmt{{sql: create}}, shardDDL(d, l.marker, "id")...) {
+		if _, err := conn.ExecContext(l.ctx, stmt.sql); err != nil {
+			return fmt.Errorf("store: recording the load: %w", err)
+		}
+	}
+	ins := "INSERT INTO " + d.Quote(l.marker) + " (" + d.Quote("id") + ", " + d.Quote("format") + ", " + d.Quote("row_count") + ") VALUES (1, " +
+		d.Placeholder(1) + ", " + d.Placeholder(2) + ")"
+	if _, err := conn.ExecContext(l.ctx, ins, int64(LoadFormat), l.ld.rows); err != nil {
+		return fmt.Errorf("store: recording the load: %w", err)
+	}
+	return nil
+}
+
+// CheckLoaded reports an error unless db holds a complete load: the
+// LoadMarker row that a load writes as its last step. A store without it
+// is the leftover of a load that failed, or one still running, and must
+// not be served as if it were empty.
+func CheckLoaded(ctx context.Context, db *sql.DB, d compile.Dialect) error {
+	var format int64
+	err := db.QueryRowContext(ctx, "SELECT "+d.Quote("format")+" FROM "+d.Quote(mapping.LoadMarker)+" WHERE "+d.Quote("id")+" = 1").Scan(&format)
+	if err != nil {
+		return fmt.Errorf("%w: no record of a completed load (table %s): a load failed or is still running; load the data again (%v)", ErrIncomplete, mapping.LoadMarker, err)
+	}
+	if format != LoadFormat {
+		return fmt.Errorf("%w: the load recorded layout %d, this croql reads layout %d: load the data again", ErrIncomplete, format, LoadFormat)
+	}
+	return nil
+}
+
+// ErrIncomplete is the error of CheckLoaded for a store whose load did not
+// complete.
+var ErrIncomplete = errors.New("store: the store is incomplete")
+
+// buildParallel builds the keys and indexes of each table and refreshes
+// its statistics, table by table, on two connections when the pool has
+// one to spare, so that the server builds on two CPUs (BulkLoad's
+// ParallelIndexes).
+func (l *Loader) buildParallel() error {
+	stmts := map[string][]string{}
+	for _, s := range l.indexes {
+		stmts[s.table] = append(stmts[s.table], s.sql)
+	}
+	tables := l.m.TableNames()
+	work := make(chan string, len(tables))
+	for _, t := range tables {
+		work <- t
+	}
+	close(work)
+	conns := []*sql.Conn{l.conn}
+	if st := l.db.Stats(); st.MaxOpenConnections == 0 || st.MaxOpenConnections-st.InUse >= 1 {
+		if c, err := l.db.Conn(l.ctx); err == nil {
+			defer c.Close()
+			conns = append(conns, c)
+		}
+	}
+	errs := make([]error, len(conns))
+	var wg sync.WaitGroup
+	for i, conn := range conns {
+		wg.Go(func() {
+			for t := range work {
+				if errs[i] != nil {
+					continue
+				}
+				for _, stmt := range stmts[t] {
+					if _, err := conn.ExecContext(l.ctx, stmt); err != nil {
+						errs[i] = fmt.Errorf("store: creating indexes: %w\n%s", err, stmt)
+						break
+					}
+				}
+				if errs[i] != nil {
+					continue
+				}
+				if _, err := conn.ExecContext(l.ctx, l.d.Analyze(t)); err != nil {
+					errs[i] = fmt.Errorf("store: analyze: %w", err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// Abort rolls the load back. Where the dialect's DDL is transactional
+// (SQLite) the tables go too; elsewhere they stay, empty, without the
+// LoadMarker row.
+func (l *Loader) Abort() {
+	if l.done {
+		return
+	}
+	l.done = true
+	l.ld.close()
+	_ = l.tx.Rollback()
+	_ = l.restoreSettings()
+	l.conn.Close()
+}
+
+// loader walks a project and fills batches.
+type loader struct {
+	ctx     context.Context
+	tx      *sql.Tx
+	d       compile.Dialect
+	m       *mapping.Mapping
+	l       *mapping.Layout
+	infos   map[*mapping.Table]*loadInfo
+	batches map[string]*batch
+	order   []*batch
+	// seen holds, per keyed table, a hash of each stored row by key.
+	seen map[*mapping.Table]map[int64]uint64
+	// hash hashes rows (hashRow), with a seed of the load's own.
+	hash maphash.Hash
+	// rowBufs are rows to reuse: object fills one, add copies it.
+	rowBufs [][]any
+	// caches of the table of each Go type and of the field indexes of
+	// each table's columns per Go type.
+	tables   map[reflect.Type]*mapping.Table
+	goFields map[fieldsKey]*goFields
+	// copyFrom, when set, takes the rows of a batch instead of an INSERT
+	// (PostgreSQL's COPY).
+	copyFrom func(ctx context.Context, table string, cols []string, rows [][]any) error
+	// copyWait, when set, waits for the copies copyFrom started.
+	copyWait func() error
+	// raw, when set, is the connection whose driver takes the INSERTs
+	// directly (SQLite): its statements are prepared and run through
+	// sql.Conn.Raw, without database/sql's per-argument conversion (the
+	// values are already driver values: nil, bool, int64, float64,
+	// string).
+	raw  *sql.Conn
+	rows int64
+}
+
+// loadInfo is what the loader needs of one table.
+type loadInfo struct {
+	ti    *mapping.TableLayout
+	b     *batch
+	colls []loadColl
+}
+
+type loadColl struct {
+	goName string
+	child  *mapping.Child
+	elem   *mapping.Table
+}
+
+// batch accumulates rows of one table for a multi-row INSERT.
+type batch struct {
+	table string
+	cols  []string
+	rows  int
+	vals  []any
+	bytes int
+	max   int
+	stmt  *sql.Stmt // the statement for max rows, prepared once
+	// dstmt is stmt of a raw connection (loader.raw), nv its arguments.
+	dstmt driver.Stmt
+	nv    []driver.NamedValue
+}
+
+// close waits for the copies still running and releases the prepared
+// statements.
+func (ld *loader) close() {
+	if ld.copyWait != nil {
+		_ = ld.copyWait()
+	}
+	for _, b := range ld.order {
+		if b.stmt != nil {
+			b.stmt.Close()
+		}
+	}
+	if ld.raw == nil {
+		return
+	}
+	_ = ld.raw.Raw(func(any) error {
+		for _, b := range ld.order {
+			if b.dstmt != nil {
+				b.dstmt.Close()
+				b.dstmt = nil
+			}
+		}
+		return nil
+	})
+}
+
+// execRaw inserts the rows of b through the driver of ld.raw.
+func (ld *loader) execRaw(b *batch) error {
+	return ld.raw.Raw(func(dc any) error {
+		st := b.dstmt
+		if st == nil || b.rows != b.max {
+			cp, ok := dc.(driver.ConnPrepareContext)
+			if !ok {
+				return fmt.Errorf("store: driver %T cannot prepare with a context", dc)
+			}
+			var err error
+			if st, err = cp.PrepareContext(ld.ctx, ld.insert(b.table, b.cols, b.rows)); err != nil {
+				return err
+			}
+			if b.rows == b.max {
+				b.dstmt = st
+			} else {
+				defer st.Close()
+			}
+		}
+		se, ok := st.(driver.StmtExecContext)
+		if !ok {
+			return fmt.Errorf("store: driver statement %T cannot run with a context", st)
+		}
+		nv := b.nv[:0]
+		for i, v := range b.vals {
+			nv = append(nv, driver.NamedValue{Ordinal: i + 1, Value: v})
+		}
+		b.nv = nv
+		_, err := se.ExecContext(ld.ctx, nv)
+		clear(nv) // let the strings go
+		return err
+	})
+}
+
+func newLoader(ctx context.Context, tx *sql.Tx, d compile.Dialect, m *mapping.Mapping, l *mapping.Layout) *loader {
+	ld := &loader{ctx: ctx, tx: tx, d: d, m: m, l: l,
+		infos: map[*mapping.Table]*loadInfo{}, batches: map[string]*batch{},
+		seen:   map[*mapping.Table]map[int64]uint64{},
+		tables: map[reflect.Type]*mapping.Table{}, goFields: map[fieldsKey]*goFields{}}
+	for _, ti := range l.Tables {
+		cols := make([]string, len(ti.Columns))
+		for i, c := range ti.Columns {
+			cols[i] = c.Name
+		}
+		li := &loadInfo{ti: ti, b: ld.batch(ti.Table.Name, cols)}
+		ld.infos[ti.Table] = li
+		if ti.Table.Key != "" {
+			ld.seen[ti.Table] = map[int64]uint64{}
+		}
+	}
+	// Collections of every object sharing a table.
+	for _, o := range m.Catalog().Objects {
+		t := m.Tables[o.Name]
+		li := ld.infos[t]
+		if li == nil {
+			continue
+		}
+		for _, f := range o.Fields {
+			if f.Type.Kind != schema.Collection {
+				continue
+			}
+			dup := false
+			for _, c := range li.colls {
+				dup = dup || c.goName == f.GoName
+			}
+			if !dup {
+				li.colls = append(li.colls, loadColl{goName: f.GoName, child: t.Children[f.Name], elem: m.Tables[f.Type.Obj.Name]})
+			}
+		}
+	}
+	for _, j := range l.Joins {
+		ld.batch(j.Name, []string{j.From, j.To})
+	}
+	return ld
+}
+
+func (ld *loader) batch(table string, cols []string) *batch {
+	if b := ld.batches[table]; b != nil {
+		return b
+	}
+	b := &batch{table: table, cols: cols, max: max(1, min(500, ld.d.MaxParams()/max(1, len(cols))))}
+	if n := ld.d.BulkLoad().BatchRows; n > 0 {
+		b.max = n
+	}
+	ld.batches[table] = b
+	ld.order = append(ld.order, b)
+	return b
+}
+
+func (ld *loader) head(p *schema.Project) error {
+	ut := ld.m.Tables[ld.m.Catalog().UserObj.Name]
+	for i := range p.Users {
+		if _, err := ld.object(ut, reflect.ValueOf(&p.Users[i]).Elem(), nil, 0, 0); err != nil {
+			return err
+		}
+	}
+	for _, list := range []any{p.Files, p.Branches} {
+		v := reflect.ValueOf(list)
+		for i := range v.Len() {
+			obj := v.Index(i)
+			t := ld.tableOfGo(obj.Type())
+			if t == nil {
+				continue
+			}
+			if _, err := ld.object(t, obj, nil, 0, 0); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// add1 stores one object of a context.
+func (ld *loader) add1(obj any) error {
+	v := reflect.ValueOf(obj)
+	if v.Kind() != reflect.Pointer || v.IsNil() {
+		return fmt.Errorf("store: loading: %T is not an object pointer", obj)
+	}
+	v = v.Elem()
+	t := ld.tableOfGo(v.Type())
+	if t == nil {
+		return fmt.Errorf("store: loading: no table for %s", v.Type())
+	}
+	if _, err := ld.object(t, v, nil, 0, 0); err != nil {
+		return fmt.Errorf("store: loading %s: %w", t.Name, err)
+	}
+	return nil
+}
+
+func (ld *loader) flushAll() error {
+	for _, b := range ld.order {
+		if err := ld.flush(b); err != nil {
+			return err
+		}
+	}
+	if ld.copyWait != nil {
+		if err := ld.copyWait(); err != nil {
+			return fmt.Errorf("store: copying: %w", err)
+		}
+	}
+	return nil
+}
+
+func (ld *loader) tableOfGo(t reflect.Type) *mapping.Table {
+	if tt, ok := ld.tables[t]; ok {
+		return tt
+	}
+	tt := ld.findTable(t)
+	ld.tables[t] = tt
+	return tt
+}
+
+func (ld *loader) findTable(t reflect.Type) *mapping.Table {
+	for _, c := range ld.m.Catalog().Contexts {
+		if c.Root.GoType == t {
+			return ld.m.Tables[c.Root.Name]
+		}
+	}
+	for _, o := range ld.m.Catalog().Objects {
+		if o.GoType == t {
+			return ld.m.Tables[o.Name]
+		}
+	}
+	return nil
+}
+
+// goFields is where the Go fields of a table's columns and collections
+// are in one Go type (nil for a column the parent fills).
+type goFields struct {
+	cols, colls [][]int
+}
+
+type fieldsKey struct {
+	li *loadInfo
+	t  reflect.Type
+}
+
+// fieldsOf returns the field indexes of v's type for li, computed once.
+func (ld *loader) fieldsOf(li *loadInfo, v reflect.Value) (*goFields, error) {
+	k := fieldsKey{li, v.Type()}
+	if f, ok := ld.goFields[k]; ok {
+		return f, nil
+	}
+	f := &goFields{cols: make([][]int, len(li.ti.Columns)), colls: make([][]int, len(li.colls))}
+	for i, c := range li.ti.Columns {
+		if c.GoName == "" {
+			continue
+		}
+		sf, ok := v.Type().FieldByName(c.GoName)
+		if !ok {
+			return nil, fmt.Errorf("store: %s has no Go field %s", v.Type(), c.GoName)
+		}
+		f.cols[i] = sf.Index
+	}
+	for i, lc := range li.colls {
+		sf, ok := v.Type().FieldByName(lc.goName)
+		if !ok {
+			return nil, fmt.Errorf("store: %s has no Go field %s", v.Type(), lc.goName)
+		}
+		f.colls[i] = sf.Index
+	}
+	ld.goFields[k] = f
+	return f, nil
+}
+
+func fieldAt(v reflect.Value, idx []int) reflect.Value {
+	if len(idx) == 1 {
+		return v.Field(idx[0])
+	}
+	return v.FieldByIndex(idx)
+}
+
+// object stores v (a struct) in table t, with fk holding the parent's key
+// (fkVal) when t is an element table, and returns v's key. A keyed object
+// stored before is not stored again.
+func (ld *loader) object(t *mapping.Table, v reflect.Value, fk *string, fkVal, ord int64) (int64, error) {
+	li := ld.infos[t]
+	if li == nil {
+		return 0, fmt.Errorf("store: no table for %s", v.Type())
+	}
+	ti := li.ti
+	gf, err := ld.fieldsOf(li, v)
+	if err != nil {
+		return 0, err
+	}
+	row := ld.rowBuf(len(ti.Columns))
+	defer ld.putRowBuf(row)
+	var key int64
+	for i, c := range ti.Columns {
+		switch {
+		case c.Ordinal:
+			row[i] = ord
+			continue
+		case c.GoName == "":
+			if fk != nil && *fk == c.Name {
+				row[i] = fkVal
+			}
+			continue
+		case c.Ref:
+			fv := fieldAt(v, gf.cols[i])
+			if fv.IsNil() {
+				continue
+			}
+			rt := ld.tableOfGo(fv.Type().Elem())
+			if rt == nil {
+				return 0, fmt.Errorf("store: no table for %s", fv.Type().Elem())
+			}
+			k, err := ld.object(rt, fv.Elem(), nil, 0, 0)
+			if err != nil {
+				return 0, err
+			}
+			row[i] = k
+			continue
+		}
+		val, err := ld.scalar(fieldAt(v, gf.cols[i]))
+		if err != nil {
+			return 0, fmt.Errorf("%s.%s: %w", v.Type().Name(), c.GoName, err)
+		}
+		row[i] = val
+		if c.Name == t.Key && c.GoName == "ID" {
+			key, _ = val.(int64)
+		}
+	}
+	if t.Key != "" {
+		h := ld.hashRow(row, ti.Columns)
+		if prev, ok := ld.seen[t][key]; ok {
+			if prev != h {
+				return 0, fmt.Errorf("store: %s %d appears twice with different contents", strings.ToLower(v.Type().Name()), key)
+			}
+			return key, nil
+		}
+		ld.seen[t][key] = h
+	}
+	if err := ld.add(li.b, row); err != nil {
+		return 0, err
+	}
+	// The links of this object, to reject one listed twice: a keyed
+	// object is walked once (stored before, it returned above), so a
+	// repeated row of a join table can only come from the same list.
+	var linked links
+	for ci, lc := range li.colls {
+		if lc.child == nil || lc.elem == nil {
+			continue
+		}
+		sv := fieldAt(v, gf.colls[ci])
+		for j := range sv.Len() {
+			ev := sv.Index(j)
+			if lc.child.Through == "" {
+				if _, err := ld.object(lc.elem, ev, &lc.child.FK, key, int64(j)); err != nil {
+					return 0, err
+				}
+				continue
+			}
+			ek, err := ld.object(lc.elem, ev, nil, 0, 0)
+			if err != nil {
+				return 0, err
+			}
+			if linked.repeat(link{lc.child.Through, ek}) {
+				return 0, fmt.Errorf("store: %s %d lists %s %d twice", strings.ToLower(v.Type().Name()), key, strings.ToLower(ev.Type().Name()), ek)
+			}
+			pair := [2]any{key, ek}
+			if err := ld.add(ld.batches[lc.child.Through], pair[:]); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return key, nil
+}
+
+// scalar converts a Go field value into a database value (nil for a nil
+// pointer).
+func (ld *loader) scalar(fv reflect.Value) (any, error) {
+	if fv.Kind() == reflect.Pointer {
+		if fv.IsNil() {
+			return nil, nil
+		}
+		fv = fv.Elem()
+	}
+	switch fv.Kind() {
+	case reflect.Bool:
+		return fv.Bool(), nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return fv.Int(), nil
+	case reflect.Float32, reflect.Float64:
+		f := fv.Float()
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, fmt.Errorf("%w: %v", compile.ErrUnrepresentable, f)
+		}
+		return f, nil
+	case reflect.String:
+		s := fv.String()
+		if err := ld.d.CheckString(s); err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
+	return nil, fmt.Errorf("store: cannot store a %s", fv.Type())
+}
+
+// link is a row of a join table as one object lists it: the join
+// table and the element's key.
+type link struct {
+	through string
+	key     int64
+}
+
+// links is a set of links, a list while it is short.
+type links struct {
+	list []link
+	set  map[link]bool
+}
+
+// repeat adds lk and tells whether it was there already.
+func (s *links) repeat(lk link) bool {
+	if s.set != nil {
+		if s.set[lk] {
+			return true
+		}
+		s.set[lk] = true
+		return false
+	}
+	if slices.Contains(s.list, lk) {
+		return true
+	}
+	s.list = append(s.list, lk)
+	if len(s.list) > 32 {
+		s.set = make(map[link]bool, 2*len(s.list))
+		for _, x := range s.list {
+			s.set[x] = true
+		}
+	}
+	return false
+}
+
+// rowBuf returns an empty row of n columns, reused.
+func (ld *loader) rowBuf(n int) []any {
+	if k := len(ld.rowBufs); k > 0 {
+		row := ld.rowBufs[k-1]
+		ld.rowBufs = ld.rowBufs[:k-1]
+		if cap(row) >= n {
+			return row[:n]
+		}
+	}
+	return make([]any, n)
+}
+
+// putRowBuf gives a row back for reuse (add copied its values).
+func (ld *loader) putRowBuf(row []any) {
+	clear(row)
+	ld.rowBufs = append(ld.rowBufs, row)
+}
+
+// hashRow hashes the values of a row except its foreign keys.
+func (ld *loader) hashRow(row []any, cols []mapping.Column) uint64 {
+	h := &ld.hash
+	h.Reset()
+	var buf [9]byte
+	for i, v := range row {
+		if cols[i].GoName == "" {
+			continue
+		}
+		switch x := v.(type) {
+		case nil:
+			h.WriteByte(0)
+		case bool:
+			buf[0], buf[1] = 1, 0
+			if x {
+				buf[1] = 1
+			}
+			h.Write(buf[:2])
+		case int64:
+			buf[0] = 2
+			binary.LittleEndian.PutUint64(buf[1:], uint64(x))
+			h.Write(buf[:])
+		case float64:
+			buf[0] = 3
+			binary.LittleEndian.PutUint64(buf[1:], math.Float64bits(x))
+			h.Write(buf[:])
+		case string:
+			buf[0] = 4
+			binary.LittleEndian.PutUint64(buf[1:], uint64(len(x)))
+			h.Write(buf[:])
+			h.WriteString(x)
+		}
+	}
+	return h.Sum64()
+}
+
+// add appends a row to b, flushing b when it is full.
+func (ld *loader) add(b *batch, row []any) error {
+	b.vals = append(b.vals, row...)
+	b.rows++
+	ld.rows++
+	for _, v := range row {
+		if s, ok := v.(string); ok {
+			b.bytes += len(s)
+		}
+	}
+	if b.rows >= b.max || b.bytes >= 4<<20 {
+		return ld.flush(b)
+	}
+	return nil
+}
+
+// flush inserts the rows of b.
+func (ld *loader) flush(b *batch) error {
+	if b.rows == 0 {
+		return nil
+	}
+	var err error
+	if ld.copyFrom != nil {
+		rows := make([][]any, b.rows)
+		n := len(b.cols)
+		for i := range rows {
+			rows[i] = b.vals[i*n : (i+1)*n : (i+1)*n]
+		}
+		if err := ld.copyFrom(ld.ctx, b.table, b.cols, rows); err != nil {
+			return fmt.Errorf("store: copying into %s: %w", b.table, err)
+		}
+		b.vals, b.rows, b.bytes = b.vals[:0], 0, 0
+		return nil
+	}
+	if ld.raw != nil {
+		err = ld.execRaw(b)
+	} else if b.rows == b.max {
+		if b.stmt == nil {
+			if b.stmt, err = ld.tx.PrepareContext(ld.ctx, ld.insert(b.table, b.cols, b.rows)); err != nil {
+				return fmt.Errorf("store: inserting into %s: %w", b.table, err)
+			}
+		}
+		_, err = b.stmt.ExecContext(ld.ctx, b.vals...)
+	} else {
+		_, err = ld.tx.ExecContext(ld.ctx, ld.insert(b.table, b.cols, b.rows), b.vals...)
+	}
+	if err != nil {
+		return fmt.Errorf("store: inserting into %s: %w", b.table, err)
+	}
+	b.vals, b.rows, b.bytes = b.vals[:0], 0, 0
+	return nil
+}
+
+// insert builds INSERT INTO table (cols) VALUES (...), ... for n rows.
+func (ld *loader) insert(table string, cols []string, n int) string {
+	return compile.InsertSQL(ld.d, table, cols, n)
+}
+
+// Run compiles q and runs it on db, returning the keys (ids) of the
+// matching root objects in ascending order.
+//
+// On a sharded engine ([compile.Sharding]) a query the engine refuses, or that
+// the compiler will not send there ([compile.ErrSharded]), is answered by the
+// coordinator (see [Exec]).
+func Run(ctx context.Context, db *sql.DB, d compile.Dialect, m *mapping.Mapping, q *typecheck.Query) ([]int64, error) {
+	ids, _, err := Exec(ctx, db, d, m, q, compile.WholeSet, 0)
+	return ids, err
+}
+
+// RunSQL runs the compiled query s's Select on db, under ctx: the driver
+// cancels the statement when ctx is done. When ctx has a deadline, the
+// server is told too, so that it stops the statement on its own even if
+// the cancellation does not reach it: on PostgreSQL the statement runs in
+// a read-only transaction with statement_timeout set (SET LOCAL) to the
+// time left; on MariaDB the statement runs on a connection whose
+// max_statement_time is the time left (reset afterwards), and on MySQL the
+// SELECT carries the MAX_EXECUTION_TIME optimizer hint.
+//
+// On a sharded engine, a statement the engine refuses (a shape vtgate
+// does not plan) is answered by the coordinator instead (see [Exec]).
+func RunSQL(ctx context.Context, db *sql.DB, s *compile.SQL) ([]int64, error) {
+	ids, _, err := execSQL(ctx, db, s, 0)
+	return ids, err
+}
+
+// RunSelect runs query, a SELECT whose first column is an int64 id,
+// with args bound, and returns the ids in order. A deadline on ctx
+// becomes the engine's statement timeout (as in Run), so the server stops
+// the statement too. It is what Run executes after compiling; tests and
+// tools use it for statements of their own.
+func RunSelect(ctx context.Context, db *sql.DB, d compile.Dialect, query string, args []any) ([]int64, error) {
+	return runSelect(ctx, db, d, query, args)
+}
+
+// runSelect runs query, a SELECT of ids in dialect d, under ctx (see Run).
+func runSelect(ctx context.Context, db *sql.DB, d compile.Dialect, query string, args []any) ([]int64, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("store: running query: %w", err)
+	}
+	deadline, limited := ctx.Deadline()
+	if !limited {
+		rows, err := db.QueryContext(ctx, query, args...)
+		if err != nil {
+			return nil, fmt.Errorf("store: running query: %w", err)
+		}
+		return scanIDs(rows)
+	}
+	return runTimed(ctx, db, d, query, args, time.Until(deadline))
+}
+
+// runTimed runs query in a read-only transaction whose statements the
+// server stops at ctx's deadline (TimedTx and the dialect's TimedSelect).
+func runTimed(ctx context.Context, db *sql.DB, d compile.Dialect, query string, args []any, left time.Duration) (ids []int64, err error) {
+	err = TimedTx(ctx, db, d, true, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, d.TimedSelect(query, left), args...)
+		if err != nil {
+			return fmt.Errorf("store: running query: %w", err)
+		}
+		ids, err = scanIDs(rows)
+		return err
+	})
+	return ids, err
+}
+
+// scanIDs reads the ids of rows and closes them.
+func scanIDs(rows *sql.Rows) ([]int64, error) {
+	defer rows.Close()
+	ids := []int64{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("store: reading ids: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: reading ids: %w", err)
+	}
+	return ids, nil
+}
