@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -36,7 +37,16 @@ func TestPastSugarSpans(t *testing.T) {
 					}
 				}
 			}
-			for _, d := range pastSugar(env, text, diags) {
+			out := pastSugar(env, text, diags)
+			require.GreaterOrEqual(t, len(out), len(diags), "%q: nothing is dropped", text)
+			for _, d := range out {
+				if isSyntaxError(d) {
+					// One of src's own, perhaps with a fix found later.
+					require.True(t, slices.ContainsFunc(diags, func(x diag.Diagnostic) bool {
+						return x.Span == d.Span && x.Rule == d.Rule
+					}), "%q: %v", text, d)
+					continue
+				}
 				for _, sp := range append([]diag.Span{d.Span}, fixSpans(d)...) {
 					require.True(t, 0 <= sp.Start && sp.Start <= sp.End && sp.End <= len(text), "%q: %v at %v", text, d, sp)
 					for _, s := range sugar {
@@ -56,13 +66,37 @@ func TestPastSugarOperators(t *testing.T) {
 	src := `text == "a" && is hiden`
 	_, diags := env.Check(src)
 	require.Len(t, diags, 2, "%v", diags)
-	more := pastSugar(env, src, diags)
-	require.Len(t, more, 1, "%v", more)
-	assert.Equal(t, "unknown-field", more[0].Rule)
-	assert.Equal(t, "is hiden", src[more[0].Span.Start:more[0].Span.End])
-	require.NotEmpty(t, more[0].Fixes)
-	assert.Equal(t, "is hidden", more[0].Fixes[0].Text)
-	assert.Equal(t, more[0].Span, more[0].Fixes[0].Span)
+	all := pastSugar(env, src, diags)
+	require.Len(t, all, 3, "%v", all)
+	assert.Equal(t, diags, all[:2], "the syntax errors as they were")
+	more := all[2]
+	assert.Equal(t, "unknown-field", more.Rule)
+	assert.Equal(t, "is hiden", src[more.Span.Start:more.Span.End])
+	require.NotEmpty(t, more.Fixes)
+	assert.Equal(t, "is hidden", more.Fixes[0].Text)
+	assert.Equal(t, more.Span, more.Fixes[0].Span)
+}
+
+// TestPastSugarRounds: with an in-list and a null test over API names,
+// the null test gets its fix (found once the in-list is rewritten), and
+// the misspelt field between them is shown.
+func TestPastSugarRounds(t *testing.T) {
+	env, err := croql.NewEnv(croql.Strings)
+	require.NoError(t, err)
+	src := `fileId in (1, 2) and is hiden and updatedAt is absent`
+	_, diags := env.Check(src)
+	require.Len(t, diags, 2, "%v", diags)
+	require.Empty(t, diags[1].Fixes, "a null test next to another syntax error has no fix of its own")
+	all := pastSugar(env, src, diags)
+	require.Len(t, all, 3, "%v", all)
+	null := all[1]
+	assert.Equal(t, "null-test", null.Rule)
+	require.Len(t, null.Fixes, 1)
+	f := null.Fixes[0]
+	assert.Equal(t, "updatedAt is absent", src[f.Span.Start:f.Span.End])
+	assert.Equal(t, "not (updated >= '1970-01-01' or updated < '1970-01-01')", f.Text)
+	assert.Equal(t, "unknown-field", all[2].Rule)
+	assert.Equal(t, "is hiden", src[all[2].Span.Start:all[2].Span.End])
 }
 
 func fixSpans(d diag.Diagnostic) []diag.Span {

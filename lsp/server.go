@@ -415,7 +415,7 @@ func (s *Server) update(ctx context.Context, uri protocol.DocumentURI, version i
 	diags = append(diags, dir.Diags...)
 	diags = append(diags, d.doc.Diagnostics()...)
 	if _, blanked := editor.ParseDirective(text); diags.HasErrors() {
-		diags = append(diags, pastSugar(env, blanked, diags)...)
+		diags = pastSugar(env, blanked, diags)
 	}
 	diags.Sort()
 	d.diags = diags
