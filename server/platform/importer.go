@@ -448,19 +448,23 @@ func (l translationList) Len() int { return len(l.stored) }
 
 func (l translationList) At(i int) postimport.String {
 	ss := &l.stored[i]
-	s := postimport.String{UniqID: ss.uniqID, Identifier: ss.identifier, Context: ss.context, MaxLength: ss.maxLength}
-	if ss.plural {
-		s.HasPlurals, s.Text = true, postimport.PluralText(map[string]string{"other": ss.text})
-	} else {
-		s.Text = postimport.PlainText(ss.text)
+	s := postimport.String{UniqID: ss.uniqID, Identifier: ss.Identifier, Context: ss.Context}
+	if ss.MaxLength != nil {
+		n := int(*ss.MaxLength)
+		s.MaxLength = &n
 	}
-	k, ok := l.byKey[ss.identifier]
-	if !ok || (l.parsed[k].Plural != nil) != ss.plural {
+	if ss.plural() {
+		s.HasPlurals, s.Text = true, postimport.PluralText(map[string]string{"other": ss.Text})
+	} else {
+		s.Text = postimport.PlainText(ss.Text)
+	}
+	k, ok := l.byKey[ss.Identifier]
+	if !ok || (l.parsed[k].Plural != nil) != ss.plural() {
 		return s
 	}
 	ps := &l.parsed[k]
 	t := postimport.Translation{Status: postimport.PlainStatus(postimport.StatusTranslated)}
-	if ss.plural {
+	if ss.plural() {
 		t.Text = postimport.PluralText(ps.Plural)
 		st := map[string]string{}
 		for k := range ps.Plural {
