@@ -419,6 +419,21 @@ func readValue(raw any, k schema.Kind) (any, error) {
 	if bs, ok := raw.([]byte); ok {
 		raw = string(bs)
 	}
+	// The driver's own value when it is the one wanted: no new box.
+	switch raw.(type) {
+	case bool:
+		if k == schema.Bool {
+			return raw, nil
+		}
+	case int64:
+		if k == schema.Int || k == schema.Datetime || k == schema.User || k == schema.Record {
+			return raw, nil
+		}
+	case string:
+		if k == schema.String || k == schema.Language {
+			return raw, nil
+		}
+	}
 	switch k {
 	case schema.Bool:
 		switch x := raw.(type) {

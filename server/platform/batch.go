@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"time"
 
@@ -71,6 +70,12 @@ type batchWriter struct {
 	// labels are the label ids by title found or created by this write.
 	labels  map[string]int64
 	pending []replacement
+	// The values being written, reused from row to row (the codecs copy
+	// what they read into the batches).
+	strBuf  schema.SourceString
+	fileBuf schema.File
+	trBuf   schema.Translation
+	sumBuf  schema.LanguageSummary
 }
 
 func (w *writer) batchWriter(tx *sql.Tx, t *tables, g *idGen, now time.Time) *batchWriter {
@@ -150,22 +155,25 @@ func (b *batchWriter) sendAll(ctx context.Context) error {
 // translations.
 func (b *batchWriter) insertString(ctx context.Context, s *postimport.String, fileID int64) error {
 	b.g.str++
-	str := schema.SourceString{ID: b.g.str, Identifier: s.Identifier, Context: s.Context,
-		IsHidden: s.IsHidden != nil && *s.IsHidden, File: &schema.File{ID: fileID}, Added: schema.Time(b.now)}
+	b.fileBuf = schema.File{ID: fileID}
+	str := &b.strBuf
+	*str = schema.SourceString{ID: b.g.str, Identifier: s.Identifier, Context: s.Context,
+		IsHidden: s.IsHidden != nil && *s.IsHidden, File: &b.fileBuf, Added: schema.Time(b.now)}
 	str.Type, str.Text = sourceText(s)
 	if s.MaxLength != nil {
 		n := int64(*s.MaxLength)
 		str.MaxLength = &n
 	}
-	vals, err := b.t.str.Values(b.str.vals, &str, store.Owner{})
+	vals, err := b.t.str.Values(b.str.vals, str, store.Owner{})
 	if err := b.push(ctx, b.str, vals, err); err != nil {
 		return err
 	}
-	if err := b.linkLabels(ctx, str.ID, labelSet(s.Labels)); err != nil {
+	id := str.ID
+	if err := b.linkLabels(ctx, id, labelSet(s.Labels)); err != nil {
 		return err
 	}
 	for _, l := range b.w.storedLanguages(s) {
-		if err := b.replace(ctx, replacement{id: str.ID, plural: s.HasPlurals, fresh: true, lang: l, tr: s.Translations[l]}); err != nil {
+		if err := b.replace(ctx, replacement{id: id, plural: s.HasPlurals, fresh: true, lang: l, tr: s.Translations[l]}); err != nil {
 			return err
 		}
 	}
@@ -384,7 +392,7 @@ func (b *batchWriter) insertTranslation(ctx context.Context, r replacement, ords
 	if r.plural {
 		forms = r.tr.Text.Plural
 	}
-	keys := slices.Sorted(maps.Keys(forms))
+	keys := sortedKeys(forms)
 	translated, approved := 0, 0
 	for _, k := range keys {
 		status := formStatus(r.tr.Status, k)
@@ -396,8 +404,9 @@ func (b *batchWriter) insertTranslation(ctx context.Context, r replacement, ords
 			approved++
 		}
 		b.g.tr++
-		tr := schema.Translation{ID: b.g.tr, Text: forms[k], PluralForm: k, Language: r.lang, Added: schema.Time(b.now), Updated: schema.Time(b.now)}
-		vals, err := b.t.tr.Values(b.tr.vals, &tr, store.Owner{})
+		tr := &b.trBuf
+		*tr = schema.Translation{ID: b.g.tr, Text: forms[k], PluralForm: k, Language: r.lang, Added: schema.Time(b.now), Updated: schema.Time(b.now)}
+		vals, err := b.t.tr.Values(b.tr.vals, tr, store.Owner{})
 		if err := b.push(ctx, b.tr, vals, err); err != nil {
 			return err
 		}
@@ -420,10 +429,21 @@ func (b *batchWriter) insertTranslation(ctx context.Context, r replacement, ords
 		}
 	}
 	ords[r.id] = append(ords[r.id], ordinal{n: ord, lang: r.lang})
-	e := schema.LanguageSummary{Language: r.lang, IsTranslated: all, IsPartiallyTranslated: !all,
+	e := &b.sumBuf
+	*e = schema.LanguageSummary{Language: r.lang, IsTranslated: all, IsPartiallyTranslated: !all,
 		IsApproved: approved == len(keys), IsPartiallyApproved: approved > 0 && approved < len(keys)}
-	vals, err := b.t.summary.Values(b.summary.vals, &e, store.Owner{Key: r.id, Ordinal: ord})
+	vals, err := b.t.summary.Values(b.summary.vals, e, store.Owner{Key: r.id, Ordinal: ord})
 	return b.push(ctx, b.summary, vals, err)
+}
+
+// sortedKeys are the keys of m, sorted.
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // formStatus is the status of plural form k of a translation: its own,

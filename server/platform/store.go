@@ -46,8 +46,9 @@ type tables struct {
 	tr      *store.Rows[schema.Translation]
 	label   *store.Rows[schema.Label]
 	summary *store.Rows[schema.LanguageSummary]
-	// strUpdate is every column of a string but its key.
-	strUpdate *store.Rows[schema.SourceString]
+	// strUpdate is every column of a string but its key; strMatch the
+	// columns a translation upload matches strings by and sends a module.
+	strUpdate, strMatch *store.Rows[schema.SourceString]
 	// strTr and strLabel are the join tables of a string's translations
 	// and labels.
 	strTr, strLabel *mapping.Child
@@ -107,6 +108,12 @@ func (t *tables) columns() error {
 	}
 	var err error
 	t.strUpdate, err = t.str.Subset(slices.DeleteFunc(slices.Clone(t.str.Columns()), func(c string) bool { return c == t.str.Key() })...)
+	if err != nil {
+		return err
+	}
+	t.strMatch, err = fieldsOf(t.str, func(s *schema.SourceString) []any {
+		return []any{&s.ID, &s.Identifier, &s.Context, &s.Text, &s.Type, &s.MaxLength}
+	})
 	return err
 }
 
@@ -255,23 +262,28 @@ func (w *writer) strings(ctx context.Context, st *server.Storage, fileID int64) 
 	return out, nil
 }
 
-// readStrings reads the strings of a file in id order within tx, with
-// their labels when withLabels is set. A string's uniqId is the one
+// readStrings reads the strings of a file in id order within tx: whole
+// (every column, and the labels) for an update, else the columns a
+// translation upload matches by (strMatch). A string's uniqId is the one
 // croql serve gives it ("hash::position", the position in id order).
-func (w *writer) readStrings(ctx context.Context, tx *sql.Tx, t *tables, fileID int64, fileName string, withLabels bool) ([]storedString, error) {
-	rows, err := tx.QueryContext(ctx, t.str.SelectSQL(t.strFile, 1, t.str.Key()), fileID)
+func (w *writer) readStrings(ctx context.Context, tx *sql.Tx, t *tables, fileID int64, fileName string, whole bool) ([]storedString, error) {
+	codec := t.strMatch
+	if whole {
+		codec = t.str
+	}
+	rows, err := tx.QueryContext(ctx, codec.SelectSQL(t.strFile, 1, t.str.Key()), fileID)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	var out []storedString
-	dest, raw := t.str.Dest()
+	dest, raw := codec.Dest()
 	for rows.Next() {
 		var s storedString
 		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
-		if _, err := t.str.Decode(raw, &s.SourceString); err != nil {
+		if _, err := codec.Decode(raw, &s.SourceString); err != nil {
 			return nil, err
 		}
 		s.uniqID = uniqID(fileName, s.Identifier, len(out)+1)
@@ -280,7 +292,7 @@ func (w *writer) readStrings(ctx context.Context, tx *sql.Tx, t *tables, fileID 
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	if withLabels {
+	if whole {
 		if err := w.readLabels(ctx, tx, t, out); err != nil {
 			return nil, err
 		}
@@ -359,6 +371,7 @@ func (w *writer) links(ctx context.Context, tx *sql.Tx, ch *mapping.Child, ids [
 // keys, in chunks, and hands each to fn.
 func selectIn[T any](ctx context.Context, tx *sql.Tx, r *store.Rows[T], where string, keys []int64, fn func(*T, store.Owner)) error {
 	dest, raw := r.Dest()
+	var v T
 	for len(keys) > 0 {
 		n := min(len(keys), chunk)
 		rows, err := tx.QueryContext(ctx, r.SelectSQL(where, n), int64Args(keys[:n])...)
@@ -367,7 +380,7 @@ func selectIn[T any](ctx context.Context, tx *sql.Tx, r *store.Rows[T], where st
 		}
 		keys = keys[n:]
 		for rows.Next() {
-			var v T
+			v = *new(T)
 			if err := rows.Scan(dest...); err != nil {
 				rows.Close()
 				return err
