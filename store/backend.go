@@ -41,6 +41,20 @@ type backend interface {
 	classify(err error) (Class, string)
 	// loadOptions are the LoadOption of a load into db.
 	loadOptions(db *DB) []LoadOption
+	// byteLength is the SQL of the length in bytes of the text in col
+	// (an expression).
+	byteLength(col string) string
+}
+
+// ByteLengthSQL is the SQL expression of the length in bytes of the text
+// column col (quoted by d) in d's engine: octet_length on PostgreSQL,
+// LENGTH on MySQL and MariaDB, the length of the text as a BLOB on SQLite.
+func ByteLengthSQL(d compile.Dialect, col string) (string, error) {
+	b, err := backendByName(d.Name())
+	if err != nil {
+		return "", err
+	}
+	return b.byteLength(d.Quote(col)), nil
 }
 
 // scratchSQL are the statements of an engine's scratch schemas: list

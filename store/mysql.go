@@ -167,3 +167,6 @@ func (mysqlBackend) classify(err error) (Class, string) {
 }
 
 func (mysqlBackend) loadOptions(*DB) []LoadOption { return nil }
+
+// byteLength: LENGTH counts bytes in MySQL and MariaDB.
+func (mysqlBackend) byteLength(col string) string { return "LENGTH(" + col + ")" }

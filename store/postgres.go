@@ -132,3 +132,5 @@ func (postgresBackend) loadOptions(db *DB) []LoadOption {
 	}
 	return opts
 }
+
+func (postgresBackend) byteLength(col string) string { return "octet_length(" + col + ")" }

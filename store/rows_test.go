@@ -205,6 +205,9 @@ func TestRowsErrors(t *testing.T) {
 	if _, err := pg.Values(nil, &schema.SourceString{Text: "a\x00b"}, store.Owner{}); err == nil {
 		t.Fatal("a NUL byte in a string value was accepted for PostgreSQL")
 	}
+	if got, err := store.ByteLengthSQL(d, "text"); err != nil || got != `length(CAST("text" AS BLOB))` {
+		t.Fatalf("ByteLengthSQL = %s, %v", got, err)
+	}
 	got := store.UpdateSQL(d, "t", []string{"a", "b"}, "k", 2)
 	if want := `UPDATE "t" SET "a" = ?, "b" = ? WHERE "k" IN (?, ?)`; got != want {
 		t.Fatalf("UpdateSQL = %s, want %s", got, want)

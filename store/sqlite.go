@@ -97,3 +97,5 @@ func registerContains(d *sqlite.Driver) error {
 	}
 	return nil
 }
+
+func (sqliteBackend) byteLength(col string) string { return "length(CAST(" + col + " AS BLOB))" }

@@ -211,3 +211,5 @@ func (vitessBackend) loadOptions(db *DB) []LoadOption {
 	}
 	return []LoadOption{WithTablePrefix(db.prefix)}
 }
+
+func (vitessBackend) byteLength(col string) string { return mysqlBackend{}.byteLength(col) }

@@ -100,21 +100,30 @@ type dumped struct {
 	rows string
 }
 
+// LoadTestStorage loads data into a new storage of engine (a temporary
+// SQLite file, or the server at dsn) that the test closes at its end. It
+// is exported for the package's external tests only.
+func LoadTestStorage(t testing.TB, engine, dsn string, data *schema.Project) *server.Storage {
+	t.Helper()
+	var st *server.Storage
+	var err error
+	if engine == "sqlite" {
+		st, err = server.LoadSQLite(context.Background(), t.TempDir(), data)
+	} else {
+		st, err = server.LoadServer(context.Background(), engine, dsn, data)
+	}
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, st.Close()) })
+	return st
+}
+
 // batchUploads runs the uploads on a new project of engine, its writer
 // allowed maxParams parameters per statement (0: the dialect's), and
 // dumps the tables they write.
 func batchUploads(t *testing.T, engine string, maxParams int) map[string]dumped {
 	ctx := context.Background()
 	data := &schema.Project{Name: "demo", SourceLanguage: "en", TargetLanguages: []string{"uk", "de"}}
-	var st *server.Storage
-	var err error
-	if engine == "sqlite" {
-		st, err = server.LoadSQLite(ctx, t.TempDir(), data)
-	} else {
-		st, err = server.LoadServer(ctx, engine, testdb.DSN(engine), data)
-	}
-	require.NoError(t, err)
-	defer func() { require.NoError(t, st.Close()) }()
+	st := LoadTestStorage(t, engine, testdb.DSN(engine), data)
 	proj, ok := st.Project(1)
 	require.True(t, ok)
 	w := newWriter(proj)

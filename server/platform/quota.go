@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/croql/croql/schema"
+	"github.com/croql/croql/store"
 )
 
 // Defaults of the upload quotas (Config fields of the same names).
@@ -81,7 +82,11 @@ func (w *writer) checkProjectBytes(ctx context.Context, tx *sql.Tx, t *tables) e
 	var total int64
 	for _, x := range [][2]string{{t.str.Table(), strText}, {t.tr.Table(), trText}} {
 		var n sql.NullInt64
-		q := "SELECT SUM(" + w.byteLength(w.d.Quote(x[1])) + ") FROM " + w.d.Quote(x[0])
+		length, err := store.ByteLengthSQL(w.d, x[1])
+		if err != nil {
+			return err
+		}
+		q := "SELECT SUM(" + length + ") FROM " + w.d.Quote(x[0])
 		if err := tx.QueryRowContext(ctx, q).Scan(&n); err != nil {
 			return fmt.Errorf("platform: the project's size: %w", err)
 		}
@@ -92,16 +97,4 @@ func (w *writer) checkProjectBytes(ctx context.Context, tx *sql.Tx, t *tables) e
 			strconv.FormatInt(total, 10), strconv.FormatInt(w.maxProjectBytes, 10))
 	}
 	return nil
-}
-
-// byteLength is the length in bytes of a text column in w's dialect.
-func (w *writer) byteLength(col string) string {
-	switch w.d.Name() {
-	case "postgres":
-		return "octet_length(" + col + ")"
-	case "sqlite":
-		return "length(CAST(" + col + " AS BLOB))"
-	default: // MySQL and MariaDB: LENGTH counts bytes
-		return "LENGTH(" + col + ")"
-	}
 }
