@@ -157,13 +157,8 @@ func (b *batchWriter) insertString(ctx context.Context, s *postimport.String, fi
 	b.g.str++
 	b.fileBuf = schema.File{ID: fileID}
 	str := &b.strBuf
-	*str = schema.SourceString{ID: b.g.str, Identifier: s.Identifier, Context: s.Context,
-		IsHidden: s.IsHidden != nil && *s.IsHidden, File: &b.fileBuf, Added: schema.Time(b.now)}
-	str.Type, str.Text = sourceText(s)
-	if s.MaxLength != nil {
-		n := int64(*s.MaxLength)
-		str.MaxLength = &n
-	}
+	*str = schema.SourceString{ID: b.g.str, Identifier: s.Identifier, File: &b.fileBuf, Added: schema.Time(b.now)}
+	fromUpload(str, s)
 	vals, err := b.t.str.Values(b.str.vals, str, store.Owner{})
 	if err := b.push(ctx, b.str, vals, err); err != nil {
 		return err

@@ -708,26 +708,25 @@ func fieldsOf[T any](r *store.Rows[T], fields func(*T) []any) (*store.Rows[T], e
 func (w *writer) updateString(ctx context.Context, b *batchWriter, ss *storedString, s *postimport.String) (bool, error) {
 	tx, t := b.tx, b.t
 	next := ss.SourceString
-	next.Type, next.Text = sourceText(s)
-	next.Context = s.Context
-	next.IsHidden = s.IsHidden != nil && *s.IsHidden
-	next.MaxLength = nil
-	if s.MaxLength != nil {
-		n := int64(*s.MaxLength)
-		next.MaxLength = &n
-	}
+	fromUpload(&next, s)
 	labels := labelSet(s.Labels)
 	textChanged := next.Type != ss.Type || next.Text != ss.Text
-	sameMax := (next.MaxLength == nil) == (ss.MaxLength == nil) && (next.MaxLength == nil || *next.MaxLength == *ss.MaxLength)
 	labelsChanged := !slices.Equal(labels, ss.labels)
-	if textChanged || next.Context != ss.Context || !sameMax || next.IsHidden != ss.IsHidden || labelsChanged {
+	before, err := t.strUpdate.Values(nil, &ss.SourceString, store.Owner{})
+	if err != nil {
+		return false, err
+	}
+	after, err := t.strUpdate.Values(nil, &next, store.Owner{})
+	if err != nil {
+		return false, err
+	}
+	if labelsChanged || !slices.Equal(before, after) {
 		now := schema.Time(b.now)
 		next.Updated = &now
-		vals, err := t.strUpdate.Values(nil, &next, store.Owner{})
-		if err != nil {
+		if after, err = t.strUpdate.Values(after[:0], &next, store.Owner{}); err != nil {
 			return false, err
 		}
-		if err := w.exec(ctx, tx, t.strUpdate.UpdateSQL(t.str.Key(), 1), append(vals, ss.ID)...); err != nil {
+		if err := w.exec(ctx, tx, t.strUpdate.UpdateSQL(t.str.Key(), 1), append(after, ss.ID)...); err != nil {
 			return false, err
 		}
 	}
@@ -745,6 +744,19 @@ func (w *writer) updateString(ctx context.Context, b *batchWriter, ss *storedStr
 		}
 	}
 	return textChanged, nil
+}
+
+// fromUpload sets the fields of str that an upload writes from the
+// uploaded string s.
+func fromUpload(str *schema.SourceString, s *postimport.String) {
+	str.Type, str.Text = sourceText(s)
+	str.Context = s.Context
+	str.IsHidden = s.IsHidden != nil && *s.IsHidden
+	str.MaxLength = nil
+	if s.MaxLength != nil {
+		n := int64(*s.MaxLength)
+		str.MaxLength = &n
+	}
 }
 
 // storedLanguages are the languages of s's translations that are stored:
