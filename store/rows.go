@@ -358,14 +358,11 @@ func UpdateSQL(d compile.Dialect, table string, set []string, where string, n in
 	b.WriteString("UPDATE ")
 	b.WriteString(d.Quote(table))
 	b.WriteString(" SET ")
-	for i, c := range set {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(d.Quote(c))
+	list(&b, len(set), func(i int) {
+		b.WriteString(d.Quote(set[i]))
 		b.WriteString(" = ")
 		b.WriteString(d.Placeholder(i + 1))
-	}
+	})
 	whereIn(&b, d, where, len(set)+1, n)
 	return b.String()
 }
@@ -376,24 +373,15 @@ func UpdateSQL(d compile.Dialect, table string, set []string, where string, n in
 func SelectSQL(d compile.Dialect, table string, cols []string, where string, n int, order ...string) string {
 	var b strings.Builder
 	b.WriteString("SELECT ")
-	for i, c := range cols {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(d.Quote(c))
-	}
+	list(&b, len(cols), func(i int) { b.WriteString(d.Quote(cols[i])) })
 	b.WriteString(" FROM ")
 	b.WriteString(d.Quote(table))
 	if where != "" {
 		whereIn(&b, d, where, 1, n)
 	}
-	for i, c := range order {
-		if i == 0 {
-			b.WriteString(" ORDER BY ")
-		} else {
-			b.WriteString(", ")
-		}
-		b.WriteString(d.Quote(c))
+	if len(order) > 0 {
+		b.WriteString(" ORDER BY ")
+		list(&b, len(order), func(i int) { b.WriteString(d.Quote(order[i])) })
 	}
 	return b.String()
 }
@@ -425,11 +413,16 @@ func whereIn(b *strings.Builder, d compile.Dialect, col string, from, n int) {
 		return
 	}
 	b.WriteString(" IN (")
+	list(b, n, func(i int) { b.WriteString(d.Placeholder(from + i)) })
+	b.WriteByte(')')
+}
+
+// list writes n items separated by commas, each by item.
+func list(b *strings.Builder, n int, item func(i int)) {
 	for i := range n {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(d.Placeholder(from + i))
+		item(i)
 	}
-	b.WriteByte(')')
 }

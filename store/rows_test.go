@@ -13,71 +13,65 @@ import (
 )
 
 // Rows writes and reads single rows of a catalog object through the
-// mapping: here a file, its strings and a string's languages-summary
-// element in an in-memory SQLite.
+// mapping: here the strings of a file, in an in-memory SQLite whose tables
+// LoadSQL created empty.
 func ExampleRowsOf() {
-	ctx := context.Background()
+	if err := writeAndReadStrings(context.Background()); err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// 1 k0 Pay now 3 true
+	// 2 k1 Cancel 3 true
+}
+
+func writeAndReadStrings(ctx context.Context) error {
 	db, err := store.OpenSQLite("")
 	if err != nil {
-		fmt.Println(err)
-		return
+		return err
 	}
 	defer db.Close()
 	m := mapping.Default(schema.New())
-	for _, stmt := range store.DDL(db.Dialect, m) {
-		if _, err := db.SQL.ExecContext(ctx, stmt); err != nil {
-			fmt.Println(err)
-			return
-		}
+	if err := store.LoadSQL(ctx, db.SQL, db.Dialect, m, &schema.Project{}); err != nil {
+		return err
 	}
 	strs, err := store.RowsOf[schema.SourceString](db.Dialect, m)
 	if err != nil {
-		fmt.Println(err)
-		return
+		return err
 	}
+	// Two rows in one INSERT: the values of each row in strs.Columns' order.
 	file := &schema.File{ID: 3, Name: "app.json", Type: "json"}
 	var args []any
 	for i, text := range []string{"Pay now", "Cancel"} {
 		s := schema.SourceString{ID: int64(i + 1), Type: "plain", Text: text, Identifier: fmt.Sprint("k", i), File: file, Added: 1700000000}
 		if args, err = strs.Values(args, &s, store.Owner{}); err != nil {
-			fmt.Println(err)
-			return
+			return err
 		}
 	}
 	if _, err := db.SQL.ExecContext(ctx, strs.InsertSQL(2), args...); err != nil {
-		fmt.Println(err)
-		return
+		return err
 	}
-	// Read the file's strings back, by the column of the Go field File.
+	// The file's strings, by the column of the Go field File.
 	fileCol, err := strs.Column(func(s *schema.SourceString) any { return &s.File })
 	if err != nil {
-		fmt.Println(err)
-		return
+		return err
 	}
 	rows, err := db.SQL.QueryContext(ctx, strs.SelectSQL(fileCol, 1, strs.Key()), file.ID)
 	if err != nil {
-		fmt.Println(err)
-		return
+		return err
 	}
 	defer rows.Close()
 	dest, raw := strs.Dest()
 	for rows.Next() {
 		var s schema.SourceString
 		if err := rows.Scan(dest...); err != nil {
-			fmt.Println(err)
-			return
+			return err
 		}
 		if _, err := strs.Decode(raw, &s); err != nil {
-			fmt.Println(err)
-			return
+			return err
 		}
 		fmt.Println(s.ID, s.Identifier, s.Text, s.File.ID, s.Updated == nil)
 	}
-	fmt.Println(rows.Err())
-	// Output:
-	// 1 k0 Pay now 3 true
-	// 2 k1 Cancel 3 true
-	// <nil>
+	return rows.Err()
 }
 
 func TestRowsElementTable(t *testing.T) {
@@ -88,10 +82,9 @@ func TestRowsElementTable(t *testing.T) {
 	}
 	defer db.Close()
 	m := mapping.Default(schema.New())
-	for _, stmt := range store.DDL(db.Dialect, m) {
-		if _, err := db.SQL.ExecContext(ctx, stmt); err != nil {
-			t.Fatal(err)
-		}
+	// The tables, empty.
+	if err := store.LoadSQL(ctx, db.SQL, db.Dialect, m, &schema.Project{}); err != nil {
+		t.Fatal(err)
 	}
 	sum, err := store.RowsOf[schema.LanguageSummary](db.Dialect, m)
 	if err != nil {
