@@ -181,23 +181,8 @@ func NewSQLLoader(ctx context.Context, db *sql.DB, d compile.Dialect, m *mapping
 	if err != nil {
 		return nil, fmt.Errorf("store: loading: %w", err)
 	}
-	// Tables first, indexes after the rows: building an index once is
-	// much faster than keeping it up to date through a bulk load. Where
-	// the dialect says so the primary keys come after the rows too (the
-	// loader has rejected repeated keys already).
 	bl := d.BulkLoad()
-	var tables []string
-	var indexes []ddlStmt
-	for _, stmt := range ddl(d, m, bl.KeysAfterRows) {
-		if !stmt.create {
-			indexes = append(indexes, stmt)
-			continue
-		}
-		if o.unlogged && bl.UnloggedTable != "" {
-			stmt.sql = bl.UnloggedTable + strings.TrimPrefix(stmt.sql, "CREATE TABLE ")
-		}
-		tables = append(tables, stmt.sql)
-	}
+	tables, indexes := loadDDL(d, m, bl, o.unlogged)
 	restore, err := loadSettings(ctx, conn, bl.Settings)
 	if err != nil {
 		conn.Close()
@@ -243,6 +228,24 @@ func NewSQLLoader(ctx context.Context, db *sql.DB, d compile.Dialect, m *mapping
 		ld.raw = conn
 	}
 	return &Loader{ctx: ctx, conn: conn, tx: tx, d: d, bulk: bl, unlogged: o.unlogged, m: m, ld: ld, db: db, indexes: indexes, restore: restore, marker: o.prefix + mapping.LoadMarker}, nil
+}
+
+// loadDDL splits the DDL of a load: tables first, indexes after the rows
+// (building an index once is much faster than keeping it up to date
+// through a bulk load). Where the dialect says so the primary keys come
+// after the rows too (the loader has rejected repeated keys already).
+func loadDDL(d compile.Dialect, m *mapping.Mapping, bl compile.BulkLoad, unlogged bool) (tables []string, indexes []ddlStmt) {
+	for _, stmt := range ddl(d, m, bl.KeysAfterRows) {
+		if !stmt.create {
+			indexes = append(indexes, stmt)
+			continue
+		}
+		if unlogged && bl.UnloggedTable != "" {
+			stmt.sql = bl.UnloggedTable + strings.TrimPrefix(stmt.sql, "CREATE TABLE ")
+		}
+		tables = append(tables, stmt.sql)
+	}
+	return tables, indexes
 }
 
 // Head stores the users, files and branches of p (its objects are left
