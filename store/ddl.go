@@ -63,21 +63,6 @@ func ddl(d compile.Dialect, m *mapping.Mapping, keysAfter bool) []ddlStmt {
 		}
 		return pk
 	}
-	index := func(table string, unique bool, cols []string, kinds map[string]schema.Kind) {
-		name := table + "_" + strings.Join(cols, "_") + "_idx"
-		if len(name) > 63 {
-			name = name[:59] + "_idx"
-		}
-		parts := make([]string, len(cols))
-		for i, c := range cols {
-			parts[i] = d.IndexColumn(c, kinds[c])
-		}
-		kw := "CREATE INDEX "
-		if unique {
-			kw = "CREATE UNIQUE INDEX "
-		}
-		idx = append(idx, ddlStmt{table: table, sql: kw + d.Quote(name) + " ON " + d.Quote(table) + " (" + strings.Join(parts, ", ") + ")"})
-	}
 	for _, ti := range l.Tables {
 		t := ti.Table
 		var defs []string
@@ -98,31 +83,7 @@ func ddl(d compile.Dialect, m *mapping.Mapping, keysAfter bool) []ddlStmt {
 		}
 		out = append(out, ddlStmt{table: t.Name, create: true, sql: "CREATE TABLE " + d.Quote(t.Name) + " (\n  " + strings.Join(defs, ",\n  ") + "\n)" + d.TableOptions()})
 		out = append(out, shardDDL(d, t.Name, ti.ShardColumn())...)
-		var done [][]string
-		add := func(unique bool, cols ...string) {
-			if len(cols) == 0 || (len(cols) == 1 && cols[0] == t.Key) {
-				return
-			}
-			for _, x := range done {
-				if slices.Equal(x, cols) {
-					return
-				}
-			}
-			done = append(done, cols)
-			index(t.Name, unique, cols, kinds)
-		}
-		for _, fk := range ti.FKs {
-			add(false, fk)
-		}
-		for _, r := range ti.Refs {
-			add(false, r)
-		}
-		for _, u := range t.Unique {
-			add(true, u...)
-		}
-		for _, x := range t.Indexes {
-			add(false, x...)
-		}
+		idx = append(idx, tableIndexes(d, ti, kinds)...)
 	}
 	for _, j := range l.Joins {
 		defs := []string{
@@ -134,10 +95,62 @@ func ddl(d compile.Dialect, m *mapping.Mapping, keysAfter bool) []ddlStmt {
 		}
 		out = append(out, ddlStmt{table: j.Name, create: true, sql: "CREATE TABLE " + d.Quote(j.Name) + " (\n  " + strings.Join(defs, ",\n  ") + "\n)" + d.TableOptions()})
 		out = append(out, shardDDL(d, j.Name, j.From)...)
-		index(j.Name, false, []string{j.To}, nil)
+		idx = append(idx, indexDDL(d, j.Name, false, []string{j.To}, nil))
 	}
 	out = append(out, keys...)
 	return append(out, idx...)
+}
+
+// tableIndexes are the indexes of a table of the layout: on its foreign
+// keys, its references, its unique and its extra indexes, each column
+// list once, the key alone left out.
+func tableIndexes(d compile.Dialect, ti *mapping.TableLayout, kinds map[string]schema.Kind) []ddlStmt {
+	t := ti.Table
+	var out []ddlStmt
+	var done [][]string
+	add := func(unique bool, cols ...string) {
+		if len(cols) == 0 || (len(cols) == 1 && cols[0] == t.Key) {
+			return
+		}
+		for _, x := range done {
+			if slices.Equal(x, cols) {
+				return
+			}
+		}
+		done = append(done, cols)
+		out = append(out, indexDDL(d, t.Name, unique, cols, kinds))
+	}
+	for _, fk := range ti.FKs {
+		add(false, fk)
+	}
+	for _, r := range ti.Refs {
+		add(false, r)
+	}
+	for _, u := range t.Unique {
+		add(true, u...)
+	}
+	for _, x := range t.Indexes {
+		add(false, x...)
+	}
+	return out
+}
+
+// indexDDL is CREATE [UNIQUE] INDEX on cols of table (kinds: the
+// columns' kinds, for the dialect's index column form).
+func indexDDL(d compile.Dialect, table string, unique bool, cols []string, kinds map[string]schema.Kind) ddlStmt {
+	name := table + "_" + strings.Join(cols, "_") + "_idx"
+	if len(name) > 63 {
+		name = name[:59] + "_idx"
+	}
+	parts := make([]string, len(cols))
+	for i, c := range cols {
+		parts[i] = d.IndexColumn(c, kinds[c])
+	}
+	kw := "CREATE INDEX "
+	if unique {
+		kw = "CREATE UNIQUE INDEX "
+	}
+	return ddlStmt{table: table, sql: kw + d.Quote(name) + " ON " + d.Quote(table) + " (" + strings.Join(parts, ", ") + ")"}
 }
 
 // shardDDL is the statements that place table by column, for a Sharding
