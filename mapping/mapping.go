@@ -116,6 +116,53 @@ func (m *Mapping) Column(obj *schema.Object, f *schema.Field) (*Table, string, e
 	return t, col, nil
 }
 
+// Collection is a collection of the object of one Go type: how its
+// elements are reached (Child), their Go type and their table.
+type Collection struct {
+	Field *schema.Field
+	Child *Child
+	Elem  reflect.Type
+	Table string
+}
+
+// Collections are the collections of the catalog object of Go type
+// parent (the first such object, as the catalog lists them), for a
+// service that finds a collection by its elements' Go type rather than by
+// a name: a string's translations, labels, languages summary.
+func (m *Mapping) Collections(parent reflect.Type) []Collection {
+	for _, obj := range m.cat.Objects {
+		if obj.GoType != parent {
+			continue
+		}
+		pt, err := m.Table(obj)
+		if err != nil {
+			return nil
+		}
+		var out []Collection
+		for _, f := range obj.Fields {
+			if f.Type.Kind != schema.Collection || f.Type.Obj == nil || pt.Children[f.Name] == nil {
+				continue
+			}
+			if et, err := m.Table(f.Type.Obj); err == nil {
+				out = append(out, Collection{Field: f, Child: pt.Children[f.Name], Elem: f.Type.Obj.GoType, Table: et.Name})
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// CollectionOf is the collection of parent whose elements are of Go type
+// elem (false when it has none).
+func (m *Mapping) CollectionOf(parent, elem reflect.Type) (Collection, bool) {
+	for _, c := range m.Collections(parent) {
+		if c.Elem == elem {
+			return c, true
+		}
+	}
+	return Collection{}, false
+}
+
 // defaultTables are the table names Default gives the catalog's
 // objects, by Go type name; other objects get snake_case plurals.
 var defaultTables = map[string]string{

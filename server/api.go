@@ -273,43 +273,29 @@ func pageOf(objs []map[string]any, params listParams) listResponse {
 	return listBody(page, params, int64(len(objs)))
 }
 
-// tableOf is the mapping's table of the catalog object named name: its
-// name, columns by field and key.
-func (s *Server) tableOf(name string) (string, map[string]string, string) {
-	for _, o := range s.mapping.Catalog().Objects {
-		if o.Name == name {
-			if t, err := s.mapping.Table(o); err == nil {
-				return t.Name, t.Columns, t.Key
-			}
-		}
-	}
-	return "", nil, ""
-}
-
 // files reads the project's files in the platform's File shape: a file's
 // branch is its strings' branch, its dates their earliest added and
 // latest updated date.
 func (s *Server) files(ctx context.Context, p *Project) ([]map[string]any, error) {
 	d := p.Dialect()
-	ft, fc, fk := s.tableOf("file")
-	st, sc, _ := s.tableOf("source string")
-	if ft == "" || st == "" {
-		return nil, fmt.Errorf("server: the mapping has no files or strings table")
+	t, err := s.tables(d)
+	if err != nil {
+		return nil, err
 	}
 	q := func(c string) string { return "f." + d.Quote(c) }
-	sq := func(c string) string { return "s." + d.Quote(sc[c]) }
+	sq := func(c string) string { return "s." + d.Quote(c) }
 	sub := func(expr string) string {
-		return "(SELECT " + expr + " FROM " + d.Quote(st) + " AS s WHERE " + sq("file") + " = " + q(fk) + ")"
+		return "(SELECT " + expr + " FROM " + d.Quote(t.str.Table()) + " AS s WHERE " + sq(t.strFile) + " = " + q(t.file.Key()) + ")"
 	}
-	query := "SELECT " + strings.Join([]string{q(fk), q(fc["name"]), q(fc["title"]), q(fc["type"]), q(fc["context"]),
-		sub("MIN(" + sq("branch") + ")"), sub("MIN(" + sq("added") + ")"),
-		sub("MAX(COALESCE(" + sq("updated") + ", " + sq("added") + "))")}, ", ") +
-		" FROM " + d.Quote(ft) + " AS f ORDER BY " + q(fk)
+	query := "SELECT " + strings.Join([]string{q(t.file.Key()), q(t.fileName), q(t.fileTitle), q(t.fileType), q(t.fileContext),
+		sub("MIN(" + sq(t.strBranch) + ")"), sub("MIN(" + sq(t.strAdded) + ")"),
+		sub("MAX(COALESCE(" + sq(t.strUpdated) + ", " + sq(t.strAdded) + "))")}, ", ") +
+		" FROM " + d.Quote(t.file.Table()) + " AS f ORDER BY " + q(t.file.Key())
 	cols := []column{{json: "id", kind: kInt}, {json: "name", kind: kString}, {json: "title", kind: kString, nullable: true},
 		{json: "type", kind: kString}, {json: "context", kind: kString}, {json: "branchId", kind: kInt, nullable: true},
 		{json: "createdAt", kind: kTime, nullable: true}, {json: "updatedAt", kind: kTime, nullable: true}}
 	var out []map[string]any
-	err := s.cfg.Storage.ReadTx(ctx, p, func(tx *sql.Tx) error {
+	err = s.cfg.Storage.ReadTx(ctx, p, func(tx *sql.Tx) error {
 		var err error
 		out, err = scanObjects(ctx, tx, query, cols)
 		return err
@@ -362,14 +348,15 @@ func (s *Server) FileObject(ctx context.Context, p *Project, id int64) (map[stri
 // labels reads the project's labels.
 func (s *Server) labels(ctx context.Context, p *Project) ([]map[string]any, error) {
 	d := p.Dialect()
-	lt, lc, lk := s.tableOf("label")
-	if lt == "" {
-		return nil, fmt.Errorf("server: the mapping has no labels table")
+	t, err := s.tables(d)
+	if err != nil {
+		return nil, err
 	}
-	query := "SELECT " + d.Quote(lk) + ", " + d.Quote(lc["title"]) + ", " + d.Quote(lc["is system"]) + " FROM " + d.Quote(lt) + " ORDER BY " + d.Quote(lk)
+	key := d.Quote(t.label.Key())
+	query := "SELECT " + key + ", " + d.Quote(t.labelTitle) + ", " + d.Quote(t.labelSystem) + " FROM " + d.Quote(t.label.Table()) + " ORDER BY " + key
 	cols := []column{{json: "id", kind: kInt}, {json: "title", kind: kString}, {json: "isSystem", kind: kBool}}
 	var out []map[string]any
-	err := s.cfg.Storage.ReadTx(ctx, p, func(tx *sql.Tx) error {
+	err = s.cfg.Storage.ReadTx(ctx, p, func(tx *sql.Tx) error {
 		var err error
 		out, err = scanObjects(ctx, tx, query, cols)
 		return err

@@ -286,18 +286,11 @@ func (s *Server) residentPlan(req *listRequest, sq *sqlRows) plan {
 // labelIDs fills labelIds of a page of strings.
 func (s *Server) labelIDs(ctx context.Context, tx *sql.Tx, p *Project, objs []map[string]any) error {
 	d := p.Dialect()
-	st, _, _ := s.tableOf("source string")
-	var through, from, to string
-	for _, o := range s.mapping.Catalog().Objects {
-		if t, err := s.mapping.Table(o); err == nil && t.Name == st {
-			if ch := t.Children["labels"]; ch != nil {
-				through, from, to = ch.Through, ch.From, ch.To
-			}
-		}
+	t, err := s.tables(d)
+	if err != nil {
+		return err
 	}
-	if through == "" {
-		return nil
-	}
+	through, from, to := t.strLabels.Child.Through, t.strLabels.Child.From, t.strLabels.Child.To
 	byID, ids := pageIndex(objs, "labelIds", func() any { return []int64{} })
 	in, args := inList(d, nil, ids)
 	q := "SELECT " + d.Quote(from) + ", " + d.Quote(to) + " FROM " + d.Quote(through) + " WHERE " + d.Quote(from) + " IN (" + in + ") ORDER BY 1, 2"

@@ -181,22 +181,14 @@ type summaryKey struct {
 // languages summary (translated, approved) by language.
 func (s *Server) progressData(ctx context.Context, p *Project) (*progressOf, error) {
 	d := p.Dialect()
-	st, sc, sk := s.tableOf("source string")
-	lt, lc, _ := s.tableOf("languages summary element")
-	var fk string
-	for _, o := range s.mapping.Catalog().Objects {
-		if t, err := s.mapping.Table(o); err == nil && t.Name == st {
-			if ch := t.Children["languages summary"]; ch != nil {
-				fk = ch.FK
-			}
-		}
+	t, err := s.tables(d)
+	if err != nil {
+		return nil, err
 	}
-	if st == "" || lt == "" || fk == "" {
-		return nil, fmt.Errorf("server: the mapping has no strings or languages summary table")
-	}
+	fk := t.strSummary.Child.FK
 	out := &progressOf{words: map[int64]int64{}, fileOf: map[int64]int64{}, files: map[int64]bool{}, summary: map[summaryKey]languageState{}}
-	err := s.cfg.Storage.ReadTx(ctx, p, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, "SELECT "+d.Quote(sk)+", "+d.Quote(sc["text"])+", "+d.Quote(sc["file"])+" FROM "+d.Quote(st))
+	err = s.cfg.Storage.ReadTx(ctx, p, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, "SELECT "+d.Quote(t.str.Key())+", "+d.Quote(t.strText)+", "+d.Quote(t.strFile)+" FROM "+d.Quote(t.str.Table()))
 		if err != nil {
 			return err
 		}
@@ -217,7 +209,7 @@ func (s *Server) progressData(ctx context.Context, p *Project) (*progressOf, err
 		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 			return err
 		}
-		rows, err = tx.QueryContext(ctx, "SELECT "+d.Quote(fk)+", "+d.Quote(lc["language"])+", "+d.Quote(lc["is translated"])+", "+d.Quote(lc["is approved"])+" FROM "+d.Quote(lt))
+		rows, err = tx.QueryContext(ctx, "SELECT "+d.Quote(fk)+", "+d.Quote(t.sumLang)+", "+d.Quote(t.sumTranslated)+", "+d.Quote(t.sumApproved)+" FROM "+d.Quote(t.sum.Table()))
 		if err != nil {
 			return err
 		}

@@ -186,6 +186,7 @@ type Server struct {
 
 	mu   sync.Mutex
 	res  map[string]map[string]*resource // dialect name, context
+	tabs map[string]*tables              // dialect name
 	envs map[envKey]*croql.Env
 
 	statsCache statsCache
@@ -212,7 +213,7 @@ func New(cfg Config) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{cfg: cfg, mux: http.NewServeMux(), mapping: mapping.Default(schema.New()), log: log,
+	s := &Server{cfg: cfg, mux: http.NewServeMux(), mapping: cfg.Storage.Mapping(), log: log,
 		res: map[string]map[string]*resource{}, envs: map[envKey]*croql.Env{}, resident: newResidents(cfg.ResidentMaxBytes)}
 	// The resources of every dialect in use are built now, so that a bad
 	// mapping fails here rather than on a request.

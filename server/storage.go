@@ -58,6 +58,7 @@ type Project struct {
 	version atomic.Int64
 	db      *sql.DB
 	dialect compile.Dialect
+	mapping *mapping.Mapping
 	// writes counts the committed write transactions (what the server's
 	// statistics of the project are read again after).
 	writes atomic.Int64
@@ -67,6 +68,16 @@ type Project struct {
 
 // Dialect is the SQL dialect of the project's database.
 func (p *Project) Dialect() compile.Dialect { return p.dialect }
+
+// Mapping is where the project's objects are stored: its storage's
+// mapping, which every read and write of the project names tables and
+// columns through.
+func (p *Project) Mapping() *mapping.Mapping {
+	if p.mapping == nil { // a project not added to a storage
+		return mapping.Default(schema.New())
+	}
+	return p.mapping
+}
 
 // DB is the connection pool of the project's database.
 func (p *Project) DB() *sql.DB { return p.db }
@@ -108,6 +119,23 @@ type Storage struct {
 	projects []*Project
 	closers  []func() error
 	closed   bool
+	mapping  *mapping.Mapping
+}
+
+// Mapping is the storage's mapping of the catalog's objects to tables
+// (the reference mapping, mapping.Default), made once: its loads, reads
+// and the platform's writes name tables and columns through it.
+func (s *Storage) Mapping() *mapping.Mapping {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.mappingLocked()
+}
+
+func (s *Storage) mappingLocked() *mapping.Mapping {
+	if s.mapping == nil {
+		s.mapping = mapping.Default(schema.New())
+	}
+	return s.mapping
 }
 
 // Projects lists the projects in id order.
@@ -181,7 +209,7 @@ func (s *Storage) Add(p *Project, db *sql.DB, d compile.Dialect, close func() er
 			return fmt.Errorf("server: two projects with id %d", p.ID)
 		}
 	}
-	p.db, p.dialect = db, d
+	p.db, p.dialect, p.mapping = db, d, s.mappingLocked()
 	s.projects = append(s.projects, p)
 	slices.SortFunc(s.projects, func(a, b *Project) int { return int(min(max(a.ID-b.ID, -1), 1)) })
 	if close != nil {
@@ -258,8 +286,8 @@ func projectOf(id int64, data *schema.Project) *Project {
 func LoadSQLite(ctx context.Context, dir string, data ...*schema.Project) (*Storage, error) {
 	loads := make([]loadFunc, len(data))
 	for i, d := range data {
-		loads[i] = func(ctx context.Context, db *store.DB) (*schema.Project, error) {
-			return d, store.Load(ctx, db, mapping.Default(schema.New()), d)
+		loads[i] = func(ctx context.Context, db *store.DB, m *mapping.Mapping) (*schema.Project, error) {
+			return d, store.Load(ctx, db, m, d)
 		}
 	}
 	return dataSources(loadSQLite(ctx, dir, loads))(data)
@@ -274,13 +302,13 @@ func LoadSQLiteFiles(ctx context.Context, dir string, files ...string) (*Storage
 
 // loadFunc stores one project in db and returns it (its head at least:
 // name, languages, users).
-type loadFunc func(ctx context.Context, db *store.DB) (*schema.Project, error)
+type loadFunc func(ctx context.Context, db *store.DB, m *mapping.Mapping) (*schema.Project, error)
 
 // fileLoads streams each file into its database.
 func fileLoads(files []string) []loadFunc {
 	loads := make([]loadFunc, len(files))
 	for i, name := range files {
-		loads[i] = func(ctx context.Context, db *store.DB) (*schema.Project, error) {
+		loads[i] = func(ctx context.Context, db *store.DB, m *mapping.Mapping) (*schema.Project, error) {
 			f, err := os.Open(name)
 			if err != nil {
 				return nil, fmt.Errorf("server: %w", err)
@@ -302,9 +330,9 @@ func fileLoads(files []string) []loadFunc {
 // describe is the served project of a load: the head's identity and
 // languages, and, from the database, the users and every language a
 // translation names (a streamed load keeps no objects in memory).
-func describe(ctx context.Context, id int64, head *schema.Project, db *store.DB) (*Project, error) {
+func describe(ctx context.Context, id int64, head *schema.Project, db *store.DB, m *mapping.Mapping) (*Project, error) {
 	p := projectOf(id, head)
-	dir, err := readDirectory(ctx, db.SQL, db.Dialect, mapping.Default(schema.New()))
+	dir, err := readDirectory(ctx, db.SQL, db.Dialect, m)
 	if err != nil {
 		return nil, err
 	}
@@ -373,7 +401,7 @@ func loadSQLite(ctx context.Context, dir string, loads []loadFunc) (_ *Storage, 
 		if err != nil {
 			return nil, err
 		}
-		head, err := load(ctx, ldb)
+		head, err := load(ctx, ldb, s.Mapping())
 		if err == nil {
 			_, err = ldb.SQL.ExecContext(ctx, "PRAGMA journal_mode = WAL")
 		}
@@ -386,7 +414,7 @@ func loadSQLite(ctx context.Context, dir string, loads []loadFunc) (_ *Storage, 
 		if err != nil {
 			return nil, err
 		}
-		p, err := describe(ctx, id, head, db)
+		p, err := describe(ctx, id, head, db, s.Mapping())
 		if err != nil {
 			db.Close()
 			return nil, err
@@ -411,8 +439,8 @@ func loadSQLite(ctx context.Context, dir string, loads []loadFunc) (_ *Storage, 
 func LoadServer(ctx context.Context, engineName, dsn string, data ...*schema.Project) (*Storage, error) {
 	loads := make([]loadFunc, len(data))
 	for i, d := range data {
-		loads[i] = func(ctx context.Context, db *store.DB) (*schema.Project, error) {
-			return d, store.Load(ctx, db, mapping.Default(schema.New()), d)
+		loads[i] = func(ctx context.Context, db *store.DB, m *mapping.Mapping) (*schema.Project, error) {
+			return d, store.Load(ctx, db, m, d)
 		}
 	}
 	return dataSources(loadServer(ctx, engineName, dsn, loads))(data)
@@ -437,12 +465,12 @@ func loadServer(ctx context.Context, engineName, dsn string, loads []loadFunc) (
 		if err != nil {
 			return nil, unavailable(err)
 		}
-		head, err := load(ctx, db)
+		head, err := load(ctx, db, s.Mapping())
 		if err != nil {
 			db.Close()
 			return nil, fmt.Errorf("server: loading project %d: %w", id, err)
 		}
-		p, err := describe(ctx, id, head, db)
+		p, err := describe(ctx, id, head, db, s.Mapping())
 		if err != nil {
 			db.Close()
 			return nil, err
@@ -474,7 +502,7 @@ func OpenExisting(ctx context.Context, engineName, dsn, name string) (_ *Storage
 			err = errors.Join(err, edb.Close())
 		}
 	}()
-	p, err := readDirectory(ctx, db, d, mapping.Default(schema.New()))
+	p, err := readDirectory(ctx, db, d, s.Mapping())
 	if err != nil {
 		return nil, err
 	}
@@ -500,7 +528,6 @@ func unavailable(err error) error {
 // readDirectory reads the users and the translation languages of the
 // reference schema.
 func readDirectory(ctx context.Context, db *sql.DB, d compile.Dialect, m *mapping.Mapping) (*Project, error) {
-	cat := m.Catalog()
 	users, err := store.ReadUsers(ctx, db, d, m)
 	if err != nil {
 		return nil, fmt.Errorf("server: reading users: %w", err)
@@ -509,16 +536,12 @@ func readDirectory(ctx context.Context, db *sql.DB, d compile.Dialect, m *mappin
 	for _, u := range users {
 		p.Users[u.Login], p.Logins[u.ID] = u.ID, u.Login
 	}
-	tr, ok := cat.Context("translations")
-	if !ok {
-		return nil, errors.New("server: the catalog has no translations context")
-	}
-	tt, err := m.Table(tr.Root)
+	t, err := newTables(d, m)
 	if err != nil {
 		return nil, err
 	}
-	col := d.Quote(tt.Columns["language"])
-	rows, err := db.QueryContext(ctx, "SELECT DISTINCT "+col+" FROM "+d.Quote(tt.Name)+" ORDER BY "+col)
+	col := d.Quote(t.trLang)
+	rows, err := db.QueryContext(ctx, "SELECT DISTINCT "+col+" FROM "+d.Quote(t.tr.Table())+" ORDER BY "+col)
 	if err != nil {
 		return nil, fmt.Errorf("server: reading languages: %w", err)
 	}
@@ -535,19 +558,15 @@ func readDirectory(ctx context.Context, db *sql.DB, d compile.Dialect, m *mappin
 		return nil, fmt.Errorf("server: reading languages: %w", err)
 	}
 	// The project's dates: its earliest and latest string.
-	if sc, ok := cat.Context("strings"); ok {
-		if st, err := m.Table(sc.Root); err == nil && st.Columns["added"] != "" && st.Columns["updated"] != "" {
-			added, updated := d.Quote(st.Columns["added"]), d.Quote(st.Columns["updated"])
-			var first, last, lastUpdate sql.NullInt64
-			err := db.QueryRowContext(ctx, "SELECT MIN("+added+"), MAX("+added+"), MAX("+updated+") FROM "+d.Quote(st.Name)).Scan(&first, &last, &lastUpdate)
-			if err != nil {
-				return nil, fmt.Errorf("server: reading the project's dates: %w", err)
-			}
-			if first.Valid {
-				p.Created = schema.Time(first.Int64).Std()
-				p.Updated = schema.Time(max(last.Int64, lastUpdate.Int64)).Std()
-			}
-		}
+	added, updated := d.Quote(t.strAdded), d.Quote(t.strUpdated)
+	var first, last, lastUpdate sql.NullInt64
+	err = db.QueryRowContext(ctx, "SELECT MIN("+added+"), MAX("+added+"), MAX("+updated+") FROM "+d.Quote(t.str.Table())).Scan(&first, &last, &lastUpdate)
+	if err != nil {
+		return nil, fmt.Errorf("server: reading the project's dates: %w", err)
+	}
+	if first.Valid {
+		p.Created = schema.Time(first.Int64).Std()
+		p.Updated = schema.Time(max(last.Int64, lastUpdate.Int64)).Std()
 	}
 	return p, nil
 }

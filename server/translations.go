@@ -135,22 +135,12 @@ func (s *Server) trWhere(req *listRequest, b *trBase, withStrings bool, purpose 
 // fields, stringID the expression of the string), over the mapping.
 func (s *Server) trSelect(req *listRequest, stringID string) string {
 	d, res := req.p.Dialect(), req.res
-	at, _, _ := s.tableOf("approval")
-	var approvalFK string
-	for _, o := range s.mapping.Catalog().Objects {
-		if o.Name == "translation" {
-			if t, err := s.mapping.Table(o); err == nil && t.Children["approvals"] != nil {
-				approvalFK = t.Children["approvals"].FK
-			}
+	approvals, added := "0", "NULL" // NULL: a mapping that does not store when a translation was added
+	if t, err := s.tables(d); err == nil {
+		approvals = "(SELECT COUNT(*) FROM " + d.Quote(t.trApprovals.Table) + " AS a WHERE a." + d.Quote(t.trApprovals.Child.FK) + " = " + res.key + ")"
+		if t.trAdded != "" {
+			added = alias + "." + d.Quote(t.trAdded)
 		}
-	}
-	approvals := "0"
-	if at != "" && approvalFK != "" {
-		approvals = "(SELECT COUNT(*) FROM " + d.Quote(at) + " AS a WHERE a." + d.Quote(approvalFK) + " = " + res.key + ")"
-	}
-	added := "NULL" // a mapping that does not store when a translation was added
-	if tt := s.mapping.Tables["translation"]; tt != nil && tt.Stored["Added"] != "" {
-		added = alias + "." + d.Quote(tt.Stored["Added"])
 	}
 	return "SELECT " + strings.Join([]string{res.key, stringID, res.sqlOf("text"), res.sqlOf("pluralCategoryName"),
 		res.sqlOf("userId"), res.sqlOf("updatedAt"), approvals, added}, ", ") + " FROM " + res.table

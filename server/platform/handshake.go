@@ -210,7 +210,7 @@ type tokenRequest struct {
 }
 
 func oauthError(w http.ResponseWriter, status int, code, desc string) {
-	writeJSON(w, status, map[string]string{"error": code, "error_description": desc})
+	server.WriteJSON(w, status, map[string]string{"error": code, "error_description": desc})
 }
 
 // serveToken is POST /oauth/token: grant_type crowdin_app with the app's
@@ -282,7 +282,7 @@ func (p *Platform) serveToken(w http.ResponseWriter, r *http.Request) {
 	p.hs.mu.Lock()
 	in.tokens = append(in.tokens, tok)
 	p.hs.mu.Unlock()
-	writeJSON(w, http.StatusOK, map[string]any{
+	server.WriteJSON(w, http.StatusOK, map[string]any{
 		"access_token": tok,
 		"token_type":   "bearer",
 		"expires_in":   int64(p.cfg.TokenLifetime / time.Second),
@@ -338,19 +338,19 @@ func (p *Platform) serveInstall(w http.ResponseWriter, r *http.Request) {
 		}
 		found = true
 		if a.ClientSecret == "" {
-			writeError(w, http.StatusBadRequest, "The app "+app+" has no client secret (--app-client-secret): croql serve calls it without the handshake")
+			server.WriteError(w, http.StatusBadRequest, "The app "+app+" has no client secret (--app-client-secret): croql serve calls it without the handshake")
 			return
 		}
 		if err := p.Install(r.Context(), a, org, p.publicURL(r)); err != nil {
-			writeError(w, http.StatusBadGateway, err.Error())
+			server.WriteError(w, http.StatusBadGateway, err.Error())
 			return
 		}
 	}
 	if !found {
-		writeError(w, http.StatusNotFound, "No registered app has the identifier "+app)
+		server.WriteError(w, http.StatusNotFound, "No registered app has the identifier "+app)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"data": map[string]any{"app": app, "organization": org, "installed": true}})
+	server.WriteJSON(w, http.StatusOK, map[string]any{"data": map[string]any{"app": app, "organization": org, "installed": true}})
 }
 
 // serveUninstall is DELETE /admin/applications/{app}/organizations/{org}/installation.
@@ -358,14 +358,14 @@ func (p *Platform) serveUninstall(w http.ResponseWriter, r *http.Request) {
 	app, org := r.PathValue("app"), r.PathValue("org")
 	was, err := p.Uninstall(r.Context(), app, org, p.publicURL(r))
 	if err != nil {
-		writeError(w, http.StatusBadGateway, err.Error()+" (the installation is forgotten and its tokens revoked)")
+		server.WriteError(w, http.StatusBadGateway, err.Error()+" (the installation is forgotten and its tokens revoked)")
 		return
 	}
 	if !was {
-		writeError(w, http.StatusNotFound, "The app "+app+" is not installed in the organization "+org)
+		server.WriteError(w, http.StatusNotFound, "The app "+app+" is not installed in the organization "+org)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"data": map[string]any{"app": app, "organization": org, "installed": false}})
+	server.WriteJSON(w, http.StatusOK, map[string]any{"data": map[string]any{"app": app, "organization": org, "installed": false}})
 }
 
 // joinURL resolves an event path of a descriptor against the app's base

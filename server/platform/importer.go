@@ -151,7 +151,7 @@ func (p *Platform) importHandler(s *server.Server, translation bool) http.Handle
 		g, _ := server.GrantOf(r)
 		proj, ok := s.Storage().Project(id)
 		if err != nil || !ok || !g.Reads(id) {
-			writeError(w, http.StatusNotFound, "Project Not Found")
+			server.WriteError(w, http.StatusNotFound, "Project Not Found")
 			return
 		}
 		up, ierr := p.readUpload(w, r)
@@ -162,7 +162,7 @@ func (p *Platform) importHandler(s *server.Server, translation bool) http.Handle
 				ierr = failf(http.StatusBadRequest, "languageId %q is not a target language of the project (%s)", up.language, strings.Join(proj.TargetLanguages, ", "))
 			}
 		}
-		opts := ImportOptions{Organization: p.subs.Organization(bearer(r))}
+		opts := ImportOptions{Organization: p.subs.Organization(server.Bearer(r))}
 		if ierr == nil && up.option != "" {
 			if translation {
 				ierr = failf(http.StatusBadRequest, "updateOption applies to source uploads, not to translation uploads")
@@ -182,13 +182,13 @@ func (p *Platform) importHandler(s *server.Server, translation bool) http.Handle
 		if ierr != nil {
 			ie := p.importFailure(id, up.name, ierr)
 			if ie.status == http.StatusPaymentRequired {
-				writeJSON(w, ie.status, map[string]any{"error": map[string]any{"code": ie.status, "message": ie.msg, "subscribeLink": ie.link}})
+				server.WriteJSON(w, ie.status, map[string]any{"error": map[string]any{"code": ie.status, "message": ie.msg, "subscribeLink": ie.link}})
 				return
 			}
-			writeError(w, ie.status, ie.msg)
+			server.WriteError(w, ie.status, ie.msg)
 			return
 		}
-		writeJSON(w, http.StatusCreated, map[string]any{"data": res})
+		server.WriteJSON(w, http.StatusCreated, map[string]any{"data": res})
 	})
 }
 

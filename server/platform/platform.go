@@ -369,10 +369,10 @@ func (p *Platform) handleAdmin(s *server.Server, pattern string, h http.Handler)
 			return
 		}
 		if _, ok := s.Tokens().Authenticate(r); ok {
-			writeError(w, http.StatusForbidden, "The admin routes need an admin token (croql serve --admin-token-file); a read token is not one")
+			server.WriteError(w, http.StatusForbidden, "The admin routes need an admin token (croql serve --admin-token-file); a read token is not one")
 			return
 		}
-		writeError(w, http.StatusUnauthorized, "Unauthorized")
+		server.WriteError(w, http.StatusUnauthorized, "Unauthorized")
 	}))
 }
 
@@ -399,20 +399,9 @@ func (b *blobs) serve(w http.ResponseWriter, r *http.Request) {
 	data, ok := b.m[r.PathValue("id")]
 	b.mu.Unlock()
 	if !ok {
-		writeError(w, http.StatusNotFound, "Not found (the job it belonged to is over)")
+		server.WriteError(w, http.StatusNotFound, "Not found (the job it belonged to is over)")
 		return
 	}
 	w.Header().Set("Content-Type", "application/octet-stream")
 	_, _ = w.Write(data)
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
-}
-
-// writeError writes the platform's error shape {"error":{"code","message"}}.
-func writeError(w http.ResponseWriter, status int, msg string) {
-	writeJSON(w, status, map[string]any{"error": map[string]any{"code": status, "message": msg}})
 }

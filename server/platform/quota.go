@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/croql/croql/schema"
+	"github.com/croql/croql/server"
 )
 
 // Defaults of the upload quotas (Config fields of the same names).
@@ -47,7 +48,7 @@ func (p *Platform) uploadSlot(w http.ResponseWriter, r *http.Request) (release f
 	case <-t.C:
 	}
 	w.Header().Set("Retry-After", "1")
-	writeError(w, http.StatusTooManyRequests, fmt.Sprintf("The concurrent uploads quota (%d uploads at once, --max-concurrent-uploads) is in use; try again", cap(p.uploads)))
+	server.WriteError(w, http.StatusTooManyRequests, fmt.Sprintf("The concurrent uploads quota (%d uploads at once, --max-concurrent-uploads) is in use; try again", cap(p.uploads)))
 	return nil, false
 }
 

@@ -99,31 +99,31 @@ func (p *Platform) addStorage(w http.ResponseWriter, r *http.Request) {
 		name = un
 	}
 	if name == "" || strings.ContainsAny(name, "/\\") {
-		writeError(w, http.StatusBadRequest, "The storage needs a file name without slashes in the Crowdin-API-FileName header")
+		server.WriteError(w, http.StatusBadRequest, "The storage needs a file name without slashes in the Crowdin-API-FileName header")
 		return
 	}
 	data, err := io.ReadAll(io.LimitReader(http.MaxBytesReader(w, r.Body, p.cfg.MaxFileBytes+1), p.cfg.MaxFileBytes+1))
 	if err != nil || int64(len(data)) > p.cfg.MaxFileBytes {
-		writeError(w, http.StatusRequestEntityTooLarge, fileTooLarge(p.cfg.MaxFileBytes).msg)
+		server.WriteError(w, http.StatusRequestEntityTooLarge, fileTooLarge(p.cfg.MaxFileBytes).msg)
 		return
 	}
-	writeJSON(w, http.StatusCreated, map[string]any{"data": storageObject(p.storages.add(name, data))})
+	server.WriteJSON(w, http.StatusCreated, map[string]any{"data": storageObject(p.storages.add(name, data))})
 }
 
 func (p *Platform) getStorage(w http.ResponseWriter, r *http.Request) {
 	id, err := strconv.ParseInt(r.PathValue("storageId"), 10, 64)
 	st, ok := p.storages.get(id)
 	if err != nil || !ok {
-		writeError(w, http.StatusNotFound, "Storage Not Found")
+		server.WriteError(w, http.StatusNotFound, "Storage Not Found")
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"data": storageObject(st)})
+	server.WriteJSON(w, http.StatusOK, map[string]any{"data": storageObject(st)})
 }
 
 func (p *Platform) deleteStorage(w http.ResponseWriter, r *http.Request) {
 	id, err := strconv.ParseInt(r.PathValue("storageId"), 10, 64)
 	if err != nil || !p.storages.remove(id) {
-		writeError(w, http.StatusNotFound, "Storage Not Found")
+		server.WriteError(w, http.StatusNotFound, "Storage Not Found")
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -135,7 +135,7 @@ func (p *Platform) listStorages(w http.ResponseWriter, r *http.Request) {
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > 500 {
-			writeError(w, http.StatusBadRequest, "limit must be from 1 to 500")
+			server.WriteError(w, http.StatusBadRequest, "limit must be from 1 to 500")
 			return
 		}
 		limit = n
@@ -143,7 +143,7 @@ func (p *Platform) listStorages(w http.ResponseWriter, r *http.Request) {
 	if v := q.Get("offset"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
-			writeError(w, http.StatusBadRequest, "offset must be an integer, 0 or more")
+			server.WriteError(w, http.StatusBadRequest, "offset must be an integer, 0 or more")
 			return
 		}
 		offset = n
@@ -153,7 +153,7 @@ func (p *Platform) listStorages(w http.ResponseWriter, r *http.Request) {
 	for i := offset; i < len(all) && i < offset+limit; i++ {
 		data = append(data, map[string]any{"data": storageObject(all[i])})
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"data": data, "pagination": map[string]any{"offset": offset, "limit": limit}})
+	server.WriteJSON(w, http.StatusOK, map[string]any{"data": data, "pagination": map[string]any{"offset": offset, "limit": limit}})
 }
 
 // urlUnescape reads a percent-encoded header value (the JS client
@@ -179,7 +179,7 @@ const badBody = `The body must be a JSON object such as {"storageId":1,"name":"a
 func (p *Platform) storageOf(w http.ResponseWriter, id int64) (storage, bool) {
 	st, ok := p.storages.get(id)
 	if !ok {
-		writeError(w, http.StatusBadRequest, "storageId: no storage "+strconv.FormatInt(id, 10)+" (add the file with POST /api/v2/storages first)")
+		server.WriteError(w, http.StatusBadRequest, "storageId: no storage "+strconv.FormatInt(id, 10)+" (add the file with POST /api/v2/storages first)")
 	}
 	return st, ok
 }
@@ -188,7 +188,7 @@ func (p *Platform) storageOf(w http.ResponseWriter, id int64) (storage, bool) {
 func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20))
 	if err := dec.Decode(v); err != nil {
-		writeError(w, http.StatusBadRequest, badBody)
+		server.WriteError(w, http.StatusBadRequest, badBody)
 		return false
 	}
 	return true
@@ -207,7 +207,7 @@ func (p *Platform) filesHandler(s *server.Server) http.Handler {
 		}
 		proj, ok := p.projectOf(s, r)
 		if !ok {
-			writeError(w, http.StatusNotFound, "Project Not Found")
+			server.WriteError(w, http.StatusNotFound, "Project Not Found")
 			return
 		}
 		var req struct {
@@ -224,7 +224,7 @@ func (p *Platform) filesHandler(s *server.Server) http.Handler {
 			return
 		}
 		if req.BranchID != nil || req.DirectoryID != nil {
-			writeError(w, http.StatusBadRequest, "branchId and directoryId are not supported by croql serve's uploads: files are added at the project's root")
+			server.WriteError(w, http.StatusBadRequest, "branchId and directoryId are not supported by croql serve's uploads: files are added at the project's root")
 			return
 		}
 		name := req.Name
@@ -232,7 +232,7 @@ func (p *Platform) filesHandler(s *server.Server) http.Handler {
 			name = st.name
 		}
 		if strings.ContainsAny(name, "/\\") {
-			writeError(w, http.StatusBadRequest, "name: a file name without slashes")
+			server.WriteError(w, http.StatusBadRequest, "name: a file name without slashes")
 			return
 		}
 		release, ok := p.uploadSlot(w, r)
@@ -249,10 +249,10 @@ func (p *Platform) filesHandler(s *server.Server) http.Handler {
 		o, err := s.FileObject(r.Context(), proj, res.FileID)
 		if err != nil || o == nil {
 			p.log.Error("croql serve: reading an imported file", "project", proj.ID, "file", name, "err", err)
-			writeError(w, http.StatusInternalServerError, "The file was stored but could not be read back; the server's log has the details")
+			server.WriteError(w, http.StatusInternalServerError, "The file was stored but could not be read back; the server's log has the details")
 			return
 		}
-		writeJSON(w, http.StatusCreated, map[string]any{"data": o})
+		server.WriteJSON(w, http.StatusCreated, map[string]any{"data": o})
 	})
 }
 
@@ -262,12 +262,12 @@ func (p *Platform) uploadTranslation(s *server.Server) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		proj, ok := p.projectOf(s, r)
 		if !ok {
-			writeError(w, http.StatusNotFound, "Project Not Found")
+			server.WriteError(w, http.StatusNotFound, "Project Not Found")
 			return
 		}
 		lang := r.PathValue("languageId")
 		if !proj.HasLanguage(lang) {
-			writeError(w, http.StatusBadRequest, "languageId \""+lang+"\" is not a target language of the project ("+strings.Join(proj.TargetLanguages, ", ")+")")
+			server.WriteError(w, http.StatusBadRequest, "languageId \""+lang+"\" is not a target language of the project ("+strings.Join(proj.TargetLanguages, ", ")+")")
 			return
 		}
 		var req struct {
@@ -283,11 +283,11 @@ func (p *Platform) uploadTranslation(s *server.Server) http.Handler {
 		}
 		f, err := s.FileObject(r.Context(), proj, req.FileID)
 		if err != nil {
-			writeError(w, http.StatusInternalServerError, "The project's files could not be read")
+			server.WriteError(w, http.StatusInternalServerError, "The project's files could not be read")
 			return
 		}
 		if f == nil {
-			writeError(w, http.StatusBadRequest, "fileId: no file "+strconv.FormatInt(req.FileID, 10)+" in the project")
+			server.WriteError(w, http.StatusBadRequest, "fileId: no file "+strconv.FormatInt(req.FileID, 10)+" in the project")
 			return
 		}
 		name, _ := f["name"].(string)
@@ -301,7 +301,7 @@ func (p *Platform) uploadTranslation(s *server.Server) http.Handler {
 			return
 		}
 		p.storages.remove(st.id)
-		writeJSON(w, http.StatusOK, map[string]any{"data": map[string]any{
+		server.WriteJSON(w, http.StatusOK, map[string]any{"data": map[string]any{
 			"projectId": proj.ID, "storageId": st.id, "languageId": lang, "fileId": req.FileID}})
 	})
 }
@@ -315,5 +315,5 @@ func (p *Platform) projectOf(s *server.Server, r *http.Request) (*server.Project
 
 func (p *Platform) writeImportError(w http.ResponseWriter, proj *server.Project, name string, err error) {
 	ie := p.importFailure(proj.ID, name, err)
-	writeError(w, ie.status, ie.msg)
+	server.WriteError(w, ie.status, ie.msg)
 }

@@ -33,7 +33,7 @@ type writer struct {
 }
 
 func newWriter(proj *server.Project) *writer {
-	return &writer{proj: proj, d: proj.Dialect(), m: mapping.Default(schema.New())}
+	return &writer{proj: proj, d: proj.Dialect(), m: proj.Mapping()}
 }
 
 func (w *writer) ph(n int) string { return w.d.Placeholder(n) }
@@ -121,26 +121,26 @@ func (t *tables) columns() error {
 // translations.
 func (w *writer) children(t *tables) error {
 	var sum elements
-	for _, c := range w.collections(reflect.TypeFor[schema.SourceString]()) {
+	for _, c := range w.m.Collections(reflect.TypeFor[schema.SourceString]()) {
 		switch {
-		case c.elem == reflect.TypeFor[schema.Translation]():
-			t.strTr = c.child
-		case c.elem == reflect.TypeFor[schema.Label]():
-			t.strLabel = c.child
-		case c.child.FK != "":
-			t.dependents = append(t.dependents, elements{c.table, c.child.FK})
-			if c.elem == reflect.TypeFor[schema.LanguageSummary]() {
-				sum = elements{c.table, c.child.FK}
+		case c.Elem == reflect.TypeFor[schema.Translation]():
+			t.strTr = c.Child
+		case c.Elem == reflect.TypeFor[schema.Label]():
+			t.strLabel = c.Child
+		case c.Child.FK != "":
+			t.dependents = append(t.dependents, elements{c.Table, c.Child.FK})
+			if c.Elem == reflect.TypeFor[schema.LanguageSummary]() {
+				sum = elements{c.Table, c.Child.FK}
 			}
 		}
 	}
-	for _, c := range w.collections(reflect.TypeFor[schema.Translation]()) {
-		if c.child.FK == "" {
+	for _, c := range w.m.Collections(reflect.TypeFor[schema.Translation]()) {
+		if c.Child.FK == "" {
 			continue
 		}
-		t.trDependents = append(t.trDependents, elements{c.table, c.child.FK})
-		if c.elem == reflect.TypeFor[schema.Approval]() {
-			t.approvals = elements{c.table, c.child.FK}
+		t.trDependents = append(t.trDependents, elements{c.Table, c.Child.FK})
+		if c.Elem == reflect.TypeFor[schema.Approval]() {
+			t.approvals = elements{c.Table, c.Child.FK}
 		}
 	}
 	if t.strTr == nil || t.strTr.Through == "" || t.strLabel == nil || t.strLabel.Through == "" || sum.fk != t.summary.OwnerColumn() || sum.fk == "" {
@@ -152,38 +152,6 @@ func (w *writer) children(t *tables) error {
 	byTable := func(a, b elements) int { return strings.Compare(a.table, b.table) }
 	slices.SortFunc(t.dependents, byTable)
 	slices.SortFunc(t.trDependents, byTable)
-	return nil
-}
-
-// collection is a collection field of an object: how its elements are
-// reached, their Go type and their table.
-type collection struct {
-	child *mapping.Child
-	elem  reflect.Type
-	table string
-}
-
-// collections are the collection fields of the object of Go type parent.
-func (w *writer) collections(parent reflect.Type) []collection {
-	var out []collection
-	for _, obj := range w.m.Catalog().Objects {
-		if obj.GoType != parent {
-			continue
-		}
-		pt, err := w.m.Table(obj)
-		if err != nil {
-			return nil
-		}
-		for _, f := range obj.Fields {
-			if f.Type.Kind != schema.Collection || f.Type.Obj == nil || pt.Children[f.Name] == nil {
-				continue
-			}
-			if et, err := w.m.Table(f.Type.Obj); err == nil {
-				out = append(out, collection{pt.Children[f.Name], f.Type.Obj.GoType, et.Name})
-			}
-		}
-		return out
-	}
 	return nil
 }
 

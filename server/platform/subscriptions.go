@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/croql/croql/server"
 )
 
 // Subscription states (the seed's three outcomes, section 3).
@@ -169,24 +171,15 @@ func (s *Subscriptions) Get(org, app string) (Subscription, bool) {
 	return row, ok
 }
 
-// bearer returns the token of an Authorization header.
-func bearer(r *http.Request) string {
-	scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-	if !ok || !strings.EqualFold(scheme, "bearer") {
-		return ""
-	}
-	return strings.TrimSpace(tok)
-}
-
 // serveSubscription is GET /api/v2/applications/{app}/subscription: the
 // seed's three outcomes for the token's organization.
 func (p *Platform) serveSubscription(w http.ResponseWriter, r *http.Request) {
 	app := r.PathValue("app")
-	org := p.subs.Organization(bearer(r))
+	org := p.subs.Organization(server.Bearer(r))
 	row, ok := p.subs.Get(org, app)
 	switch {
 	case ok && row.Status == Active:
-		writeJSON(w, http.StatusOK, map[string]string{"expires": row.Expires})
+		server.WriteJSON(w, http.StatusOK, map[string]string{"expires": row.Expires})
 	case ok && row.Status == Unpaid:
 		// Both spellings of the link: the seed's subscribe_link and the
 		// platform SDK's subscribeLink (with initializedAt, which it reads
@@ -195,7 +188,7 @@ func (p *Platform) serveSubscription(w http.ResponseWriter, r *http.Request) {
 		if row.InitializedAt != "" {
 			body["initializedAt"] = row.InitializedAt
 		}
-		writeJSON(w, http.StatusPaymentRequired, body)
+		server.WriteJSON(w, http.StatusPaymentRequired, body)
 	default:
 		msg := row.Message
 		if msg == "" {
@@ -203,7 +196,7 @@ func (p *Platform) serveSubscription(w http.ResponseWriter, r *http.Request) {
 		}
 		// The seed's message, and the platform's error shape, which the
 		// SDK's getSubscription reads (error.message).
-		writeJSON(w, http.StatusBadRequest, map[string]any{"message": msg,
+		server.WriteJSON(w, http.StatusBadRequest, map[string]any{"message": msg,
 			"error": map[string]any{"code": http.StatusBadRequest, "message": msg}})
 	}
 }
@@ -225,13 +218,13 @@ func (p *Platform) serveSetSubscription(w http.ResponseWriter, r *http.Request) 
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&row); err != nil {
-		writeError(w, http.StatusBadRequest, "The body must be a subscription: "+err.Error())
+		server.WriteError(w, http.StatusBadRequest, "The body must be a subscription: "+err.Error())
 		return
 	}
 	row.App, row.Organization = r.PathValue("app"), r.PathValue("org")
 	old, err := p.subs.Set(row)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
+		server.WriteError(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	var notices []PaidNotice
@@ -241,7 +234,7 @@ func (p *Platform) serveSetSubscription(w http.ResponseWriter, r *http.Request) 
 	if notices == nil {
 		notices = []PaidNotice{}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"data": row, "notified": notices})
+	server.WriteJSON(w, http.StatusOK, map[string]any{"data": row, "notified": notices})
 }
 
 // notifyPaid sends POST {app}/subscription-paid?organization_id=ORG (the
