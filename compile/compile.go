@@ -407,35 +407,7 @@ func (c *compiler) pred(n typecheck.Node, strict bool) {
 	case *typecheck.Member:
 		c.member(n)
 	case *typecheck.Not:
-		// `not not X` is X as TRUE or FALSE: a run of more than two nots
-		// is written as one NOT or none, so a thousand of them do not nest
-		// a thousand deep (SQLite refuses expressions over 1000 deep); one
-		// or two are written as they stand.
-		x, run := typecheck.Node(n.X), 1
-		for {
-			inner, ok := x.(*typecheck.Not)
-			if !ok {
-				break
-			}
-			x, run = inner.X, run+1
-		}
-		if run <= 2 {
-			x = n.X
-		} else if run%2 == 0 {
-			c.pred(x, true)
-			return
-		}
-		if e, ok := x.(*typecheck.Exists); ok {
-			if c.antiJoin(e) {
-				return
-			}
-			c.w(opSQLs[ast.OpNot].prefix, " ")
-			c.exists(e, true)
-			return
-		}
-		c.w(opSQLs[ast.OpNot].prefix, " (")
-		c.pred(x, true)
-		c.w(")")
+		c.not(n)
 	case *typecheck.Exists:
 		c.exists(n, strict)
 	case *typecheck.Logic:
@@ -452,13 +424,7 @@ func (c *compiler) pred(n typecheck.Node, strict bool) {
 			c.compare(n, strict)
 		}
 	case *typecheck.Between:
-		c.w("(")
-		c.value(n.X)
-		c.w(" BETWEEN ")
-		c.value(n.Lo)
-		c.w(" AND ")
-		c.value(n.Hi)
-		c.w(")")
+		c.between(n)
 	case *typecheck.Contains:
 		if !c.memberIn(n) {
 			c.contains(n)
@@ -470,13 +436,7 @@ func (c *compiler) pred(n typecheck.Node, strict bool) {
 		}
 		c.with(n, strict)
 	case *typecheck.If:
-		c.w("(CASE WHEN ")
-		c.pred(n.Cond, false)
-		c.w(" THEN ")
-		c.pred(n.Then, strict)
-		c.w(" ELSE ")
-		c.pred(n.Else, strict)
-		c.w(" END)")
+		c.ifPred(n, strict)
 	case *typecheck.IsSet:
 		c.w("(")
 		c.value(n.X)
@@ -484,6 +444,60 @@ func (c *compiler) pred(n typecheck.Node, strict bool) {
 	default:
 		c.fail("%T is not a condition", n)
 	}
+}
+
+// not writes `not X`. `not not X` is X as TRUE or FALSE: a run of more
+// than two nots is written as one NOT or none, so a thousand of them do
+// not nest a thousand deep (SQLite refuses expressions over 1000 deep);
+// one or two are written as they stand.
+func (c *compiler) not(n *typecheck.Not) {
+	x, run := typecheck.Node(n.X), 1
+	for {
+		inner, ok := x.(*typecheck.Not)
+		if !ok {
+			break
+		}
+		x, run = inner.X, run+1
+	}
+	if run <= 2 {
+		x = n.X
+	} else if run%2 == 0 {
+		c.pred(x, true)
+		return
+	}
+	if e, ok := x.(*typecheck.Exists); ok {
+		if c.antiJoin(e) {
+			return
+		}
+		c.w(opSQLs[ast.OpNot].prefix, " ")
+		c.exists(e, true)
+		return
+	}
+	c.w(opSQLs[ast.OpNot].prefix, " (")
+	c.pred(x, true)
+	c.w(")")
+}
+
+// between writes X BETWEEN Lo AND Hi.
+func (c *compiler) between(n *typecheck.Between) {
+	c.w("(")
+	c.value(n.X)
+	c.w(" BETWEEN ")
+	c.value(n.Lo)
+	c.w(" AND ")
+	c.value(n.Hi)
+	c.w(")")
+}
+
+// ifPred writes a conditional condition as CASE.
+func (c *compiler) ifPred(n *typecheck.If, strict bool) {
+	c.w("(CASE WHEN ")
+	c.pred(n.Cond, false)
+	c.w(" THEN ")
+	c.pred(n.Then, strict)
+	c.w(" ELSE ")
+	c.pred(n.Else, strict)
+	c.w(" END)")
 }
 
 // naryGroup is the most operands one flat AND or OR list has. A longer
@@ -1019,57 +1033,19 @@ func (c *compiler) elements(coll typecheck.Node, with *typecheck.Filter, link bo
 		c.fail("%T is not a collection of the mapping", x)
 		return
 	}
-	parent := c.scope(base.Scope, base.Obj)
-	if c.err != nil {
+	a, et, ok := c.elementsFrom(base, link, len(filters) == 0 && with == nil)
+	if !ok {
 		return
 	}
-	ch := parent.tab.Children[base.F.Name]
-	if ch == nil {
-		c.fail("the mapping of %s has no child entry for `%s`", parent.obj.Name, base.F.Name)
-		return
-	}
-	elemObj := base.F.Type.Obj
-	et, err := c.m.Table(elemObj)
-	if err != nil {
-		c.failErr(err)
-		return
-	}
-	a := c.alias()
-	pkey := parent.alias + "." + c.q(parent.tab.Key)
 	sep := " WHERE "
+	if link {
+		sep = " AND "
+	}
 	cond := func() {
 		c.w(sep)
 		sep = " AND "
 	}
-	switch {
-	case ch.Through != "" && len(filters) == 0 && with == nil:
-		// Nothing reads the elements: the join table alone counts them
-		// (the loader stores no link to a missing element).
-		c.w(" FROM ", c.q(ch.Through), " AS ", a)
-		if link {
-			cond()
-			c.w(a, ".", c.q(ch.From), " = ", pkey)
-		}
-		return
-	case ch.Through != "":
-		if et.Key == "" {
-			c.fail("table %s of %s has no key", et.Name, elemObj.Name)
-			return
-		}
-		l := c.alias()
-		c.w(" FROM ", c.q(ch.Through), " AS ", l, " JOIN ", c.q(et.Name), " AS ", a,
-			" ON ", a, ".", c.q(et.Key), " = ", l, ".", c.q(ch.To))
-		if link {
-			cond()
-			c.w(l, ".", c.q(ch.From), " = ", pkey)
-		}
-	default:
-		c.w(" FROM ", c.q(et.Name), " AS ", a)
-		if link {
-			cond()
-			c.w(a, ".", c.q(ch.FK), " = ", pkey)
-		}
-	}
+	elemObj := base.F.Type.Obj
 	b := binding{alias: a, obj: elemObj, tab: et}
 	saved := c.subRoot
 	defer func() { c.subRoot = saved }()
@@ -1089,6 +1065,58 @@ func (c *compiler) elements(coll typecheck.Node, with *typecheck.Filter, link bo
 		cond()
 		c.bindPred(with.Scope, b, with.Pred)
 	}
+}
+
+// elementsFrom writes the FROM of the elements of collection field base,
+// with the condition that ties them to the parent row when link is set,
+// and returns the elements' alias and table; ok is false when nothing is
+// left to write (bare: nothing reads the elements, so the join table
+// alone is enough) or on an error.
+func (c *compiler) elementsFrom(base *typecheck.Field, link, bare bool) (a string, et *mapping.Table, ok bool) {
+	parent := c.scope(base.Scope, base.Obj)
+	if c.err != nil {
+		return "", nil, false
+	}
+	ch := parent.tab.Children[base.F.Name]
+	if ch == nil {
+		c.fail("the mapping of %s has no child entry for `%s`", parent.obj.Name, base.F.Name)
+		return "", nil, false
+	}
+	elemObj := base.F.Type.Obj
+	et, err := c.m.Table(elemObj)
+	if err != nil {
+		c.failErr(err)
+		return "", nil, false
+	}
+	a = c.alias()
+	pkey := parent.alias + "." + c.q(parent.tab.Key)
+	switch {
+	case ch.Through != "" && bare:
+		// Nothing reads the elements: the join table alone counts them
+		// (the loader stores no link to a missing element).
+		c.w(" FROM ", c.q(ch.Through), " AS ", a)
+		if link {
+			c.w(" WHERE ", a, ".", c.q(ch.From), " = ", pkey)
+		}
+		return a, et, false
+	case ch.Through != "":
+		if et.Key == "" {
+			c.fail("table %s of %s has no key", et.Name, elemObj.Name)
+			return "", nil, false
+		}
+		l := c.alias()
+		c.w(" FROM ", c.q(ch.Through), " AS ", l, " JOIN ", c.q(et.Name), " AS ", a,
+			" ON ", a, ".", c.q(et.Key), " = ", l, ".", c.q(ch.To))
+		if link {
+			c.w(" WHERE ", l, ".", c.q(ch.From), " = ", pkey)
+		}
+	default:
+		c.w(" FROM ", c.q(et.Name), " AS ", a)
+		if link {
+			c.w(" WHERE ", a, ".", c.q(ch.FK), " = ", pkey)
+		}
+	}
+	return a, et, true
 }
 
 // compare writes a comparison.
