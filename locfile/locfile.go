@@ -6,11 +6,11 @@
 //
 // Each format has a [Parser]: [Parser.Match] tells whether it reads a file
 // (by its name and first bytes), [Parser.Parse] reads it and hands its
-// units to a function one at a time, in file order. Parsers that can
-// stream (XLIFF, PO, .strings, JSON, Android XML) hold one unit at a time;
-// ARB and .stringsdict are read whole, as their formats need (an ARB
-// key's metadata may follow it; a .stringsdict entry is a nested
-// dictionary). No parser panics on any input: a malformed file, or one
+// units to a function one at a time, in file order. XLIFF, PO, UTF-8
+// .strings and Android XML are read as they stream in, one unit held at a
+// time; JSON and ARB files are held in memory while they are read (an ARB
+// key's metadata may follow it), and so are .stringsdict files (a
+// property list is one nested value) and UTF-16 .strings files. No parser panics on any input: a malformed file, or one
 // over a [Limits] bound, is an [*Error] with the line and column it was
 // found at.
 //

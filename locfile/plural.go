@@ -271,7 +271,7 @@ func (p *pparser) ternary() (*pexpr, error) {
 		}
 		p.space()
 		if p.pos >= len(p.src) || p.src[p.pos] != ':' {
-			return nil, errors.New("? without :")
+			return nil, errors.New("a ? without its colon")
 		}
 		p.pos++
 		b, err := p.ternary()

@@ -285,7 +285,6 @@ func (Strings) Parse(r io.Reader, lim Limits, f *File, emit func(*Unit) error) e
 	cnt := counter{max: lim.MaxUnits}
 	var note string
 	for {
-		line := s.line
 		tok, text, err := s.next()
 		if err != nil {
 			return wrapPos(err, s.line, s.col)
@@ -300,9 +299,10 @@ func (Strings) Parse(r io.Reader, lim Limits, f *File, emit func(*Unit) error) e
 		default:
 			return s.errorf("expected a key")
 		}
-		line = s.line
+		line := s.line
 		u := &Unit{Key: text, Line: line}
-		tok, val, err := s.next()
+		tok, _, err = s.next()
+		var val string
 		if err != nil {
 			return wrapPos(err, s.line, s.col)
 		}
