@@ -248,6 +248,7 @@ func Find(ps []Parser, name string, head []byte) (Parser, error) {
 	if len(head) > headSize {
 		head = head[:headSize]
 	}
+	head = utf8Head(head)
 	types := make([]string, 0, len(ps))
 	for _, p := range ps {
 		if p.Match(name, head) {

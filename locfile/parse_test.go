@@ -232,3 +232,24 @@ func TestPathLanguage(t *testing.T) {
 		assert.Equal(t, c.res, res, c.path)
 	}
 }
+
+func TestXMLEncodings(t *testing.T) {
+	doc := `<?xml version="1.0" encoding="UTF-16"?>
+<resources><string name="a">Grüße</string></resources>`
+	var b []byte
+	b = append(b, 0xFF, 0xFE)
+	for _, r := range doc {
+		b = append(b, byte(r), byte(r>>8))
+	}
+	f, err := ReadBytes("values-de/strings.xml", b, nil, Limits{})
+	require.NoError(t, err)
+	assert.Equal(t, "Grüße", f.Units[0].Source.Text)
+
+	latin := []byte("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n<resources><string name=\"a\">Gr\xfc\xdfe</string></resources>")
+	f, err = ReadBytes("values-de/strings.xml", latin, nil, Limits{})
+	require.NoError(t, err)
+	assert.Equal(t, "Grüße", f.Units[0].Source.Text)
+
+	_, err = ReadBytes("values-de/strings.xml", []byte(`<?xml version="1.0" encoding="EBCDIC"?><resources/>`), nil, Limits{})
+	assert.ErrorContains(t, err, "EBCDIC")
+}

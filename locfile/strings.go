@@ -351,3 +351,17 @@ func wrapPos(err error, line, col int) error {
 	}
 	return &Error{Line: line, Column: col, Err: err}
 }
+
+// utf8Head converts the head of a UTF-16 file with a byte order mark to
+// UTF-8, for Match; other heads are returned as they are.
+func utf8Head(head []byte) []byte {
+	if len(head) < 2 || !(head[0] == 0xFF && head[1] == 0xFE || head[0] == 0xFE && head[1] == 0xFF) {
+		return head
+	}
+	r, err := decodeUTF16(bytes.NewReader(head[:len(head)&^1]))
+	if err != nil {
+		return head
+	}
+	b, _ := io.ReadAll(r)
+	return b
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 )
 
 // xmlReader reads XML tokens with encoding/xml's RawToken (so that the
@@ -18,8 +19,55 @@ type xmlReader struct {
 }
 
 func newXMLReader(r io.Reader, lim Limits) *xmlReader {
+	// A UTF-16 file (with a byte order mark) is converted to UTF-8 first;
+	// an error of the conversion comes back from the first token.
+	if u, err := decodeUTF16(r); err == nil {
+		r = u
+	} else {
+		r = errReader{err}
+	}
 	dec := xml.NewDecoder(r)
+	dec.CharsetReader = charsetReader
 	return &xmlReader{dec: dec, lim: lim}
+}
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+// charsetReader reads the encodings an XML declaration may name besides
+// UTF-8: UTF-16 (already converted by newXMLReader), US-ASCII and
+// ISO-8859-1.
+func charsetReader(label string, input io.Reader) (io.Reader, error) {
+	switch strings.ToLower(label) {
+	case "utf-16", "utf-16le", "utf-16be", "us-ascii", "ascii":
+		return input, nil
+	case "iso-8859-1", "latin1", "latin-1", "l1":
+		return &latin1Reader{r: input}, nil
+	}
+	return nil, fmt.Errorf("encoding %q is not read (UTF-8, UTF-16, ISO-8859-1)", label)
+}
+
+// latin1Reader turns ISO-8859-1 into UTF-8.
+type latin1Reader struct {
+	r       io.Reader
+	pending []byte
+}
+
+func (l *latin1Reader) Read(p []byte) (int, error) {
+	if len(l.pending) == 0 {
+		buf := make([]byte, (len(p)+1)/2)
+		n, err := l.r.Read(buf)
+		for _, b := range buf[:n] {
+			l.pending = utf8.AppendRune(l.pending, rune(b))
+		}
+		if n == 0 {
+			return 0, err
+		}
+	}
+	n := copy(p, l.pending)
+	l.pending = l.pending[n:]
+	return n, nil
 }
 
 func (x *xmlReader) pos() (int, int) { return x.dec.InputPos() }
