@@ -288,3 +288,21 @@ func TestLocDataEveryCommand(t *testing.T) {
 	code, _, errOut := runCLI("", "lint", "--data", data, `count of translations where (language = @language:"fr") > 0`)
 	assert.NotEqual(t, 0, code, "fr is no language of the files: %s", errOut)
 }
+
+func TestLocDataLanguageFlags(t *testing.T) {
+	tmp := t.TempDir()
+	po := filepath.Join(tmp, "messages.po")
+	require.NoError(t, os.WriteFile(po, []byte("msgid \"Yes\"\nmsgstr \"Так\"\n"), 0o600))
+	// no language in the file or its name: the translation has none
+	code, out, errOut := runCLI("", "query", "--data", po, "--context", "translations", "--ids", `text = "Так"`)
+	require.Equal(t, 0, code, errOut)
+	assert.Empty(t, out)
+	code, out, errOut = runCLI("", "query", "--data", po, "--target-language", "uk", "--source-language", "en_GB",
+		"--context", "translations", "--fields", "language", `text = "Так"`)
+	require.Equal(t, 0, code, errOut)
+	assert.Equal(t, `{"language":"uk"}`+"\n", out)
+	// the languages are the project's: @language mentions check against them
+	code, _, errOut = runCLI("", "lint", "--data", po, "--target-language", "uk", "--source-language", "en_GB",
+		`count of languages summary where (language = @language:"en-GB") > 0`)
+	assert.Equal(t, 0, code, errOut)
+}
