@@ -15,7 +15,8 @@ type Options struct {
 	// Name is the project's name (default "files").
 	Name string
 	// SourceLanguage is the source language. When empty it is the source
-	// language the first bilingual file gives (XLIFF), else "en".
+	// language the first bilingual file gives (XLIFF), else the first
+	// English (en, en-US, ...) of a monolingual file, else "en".
 	SourceLanguage string
 	// TargetLanguage is the target language of a bilingual file that
 	// names none, in its content or its path (a PO file without a
@@ -91,6 +92,14 @@ func Build(files []*File, opts Options) (*schema.Project, error) {
 		for _, f := range files {
 			if f.Bilingual && f.Language != "" {
 				src = normLanguage(f.Language)
+				break
+			}
+		}
+	}
+	if src == "" { // English, in the form the files write it (en-US)
+		for _, f := range files {
+			if l := languageOf(f); !f.Bilingual && baseLanguage(l) == "en" {
+				src = l
 				break
 			}
 		}

@@ -62,3 +62,14 @@ func TestBuildTranslationWithoutSource(t *testing.T) {
 	assert.Equal(t, "", p.Strings[0].Text)
 	assert.Equal(t, "A", p.Strings[0].Translations[0].Text)
 }
+
+func TestBuildEnglishVariantIsTheSource(t *testing.T) {
+	en := read(t, "l10n/app_en_US.arb", `{"a": "Hi"}`)
+	de := read(t, "l10n/app_de.arb", `{"a": "Hallo"}`)
+	p, err := Build([]*File{de, en}, Options{})
+	require.NoError(t, err)
+	assert.Equal(t, "en-US", p.SourceLanguage)
+	assert.Equal(t, []string{"de"}, p.TargetLanguages)
+	require.Len(t, p.Strings, 1)
+	assert.Equal(t, "Hi", p.Strings[0].Text)
+}
