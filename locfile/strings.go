@@ -235,10 +235,14 @@ func (s *stringsScanner) quoted() (string, error) {
 	}
 }
 
-// decodeUTF16 turns a UTF-16 file with a byte order mark into UTF-8; other
-// input is returned unchanged.
+// decodeUTF16 turns a UTF-16 file with a byte order mark into UTF-8 and
+// drops a UTF-8 byte order mark; other input is returned unchanged.
 func decodeUTF16(r io.Reader) (io.Reader, error) {
 	br := bufio.NewReader(r)
+	if head, _ := br.Peek(3); len(head) == 3 && head[0] == 0xEF && head[1] == 0xBB && head[2] == 0xBF {
+		_, _ = br.Discard(3) // a UTF-8 byte order mark
+		return br, nil
+	}
 	head, err := br.Peek(2)
 	if err != nil || len(head) < 2 {
 		return br, nil //nolint:nilerr // a file shorter than two bytes is read as it is
