@@ -112,6 +112,9 @@ type Unit struct {
 	// Hidden marks a unit not to be translated (XLIFF translate="no",
 	// Android translatable="false").
 	Hidden bool
+	// Original is the part of a document the unit is in: the original
+	// attribute of its XLIFF <file> element; "" for formats without parts.
+	Original string
 	// Line is the line the unit starts on (1-based).
 	Line int
 }

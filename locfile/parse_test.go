@@ -52,7 +52,7 @@ func TestXLIFF2(t *testing.T) {
 	assert.Equal(t, "en", f.Language)
 	assert.Equal(t, "ja", f.TargetLanguage)
 	require.Len(t, f.Units, 3)
-	assert.Equal(t, Unit{Key: "greet", Source: Text{Text: "Hello"}, Target: Text{Text: "こんにちは"}, Notes: []string{"hi"}, MaxLength: i64(9), State: StateApproved, Line: 2}, f.Units[0])
+	assert.Equal(t, Unit{Key: "greet", Source: Text{Text: "Hello"}, Target: Text{Text: "こんにちは"}, Notes: []string{"hi"}, MaxLength: i64(9), State: StateApproved, Original: "f", Line: 2}, f.Units[0])
 	assert.True(t, f.Units[1].ICU)
 	assert.Equal(t, "icu", f.Units[1].Type())
 	assert.Equal(t, StateNeedsReview, f.Units[1].State, "initial with a target")

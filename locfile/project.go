@@ -70,7 +70,9 @@ type group struct {
 // source language, or that names no language, gives the source texts; one
 // of another language gives translations into it. A bilingual file
 // gives both; a PO template (.pot) the source texts of every PO file of
-// the set when it is the only template. A translation without a source
+// the set when it is the only template. An XLIFF document of several
+// <file> elements of different original attributes makes a file of the
+// project of each, named by its original. A translation without a source
 // unit makes a string with an empty text.
 //
 // Each string gets the type plural (plural forms), icu (an ICU plural or
@@ -171,12 +173,27 @@ func Build(files []*File, opts Options) (*schema.Project, error) {
 		}
 		return e
 	}
+	// partOf is the group of a part of a document of several parts (the
+	// <file original> elements of an XLIFF document): each is a file of
+	// the project, named by its original.
+	partOf := func(f *File, original string) *group {
+		k := f.Type + "\x00part\x00" + original
+		g := byRes[k]
+		if g == nil {
+			g = &group{resource: original, typ: f.Type, name: original}
+			byRes[k] = g
+			groups = append(groups, g)
+		}
+		return g
+	}
 	for _, f := range ordered {
 		g := groupOf(f)
-		seen := make(map[[2]string]int, len(f.Units))
+		parts := false
+		seen := make(map[[3]string]int, len(f.Units))
 		for i := range f.Units {
 			u := &f.Units[i]
-			k := [2]string{u.Key, u.Context}
+			parts = parts || u.Original != f.Units[0].Original
+			k := [3]string{u.Original, u.Key, u.Context}
 			if line, dup := seen[k]; dup {
 				return nil, fmt.Errorf("%s: line %d: key %q (context %q) is given twice, first on line %d", f.Name, u.Line, u.Key, u.Context, line)
 			}
@@ -199,7 +216,11 @@ func Build(files []*File, opts Options) (*schema.Project, error) {
 			addTarget(tl)
 			for i := range f.Units {
 				u := &f.Units[i]
-				e := get(g, u)
+				ug := g
+				if parts {
+					ug = partOf(f, u.Original)
+				}
+				e := get(ug, u)
 				if e.source == nil {
 					e.source = u
 				}
@@ -244,14 +265,21 @@ func Build(files []*File, opts Options) (*schema.Project, error) {
 	for _, l := range append([]string{src}, targets...) {
 		p.Languages = append(p.Languages, schema.LanguageInfo{ID: l, PluralCategoryNames: PluralCategories(l)})
 	}
+	used := map[*group]bool{}
+	for _, e := range entries {
+		used[e.group] = true
+	}
 	fileIdx := map[*group]int{}
-	for i, g := range groups {
+	for _, g := range groups {
+		if !used[g] {
+			continue
+		}
 		name := g.name
 		if name == "" {
 			name = g.resource
 		}
-		p.Files = append(p.Files, schema.File{ID: int64(i + 1), Name: path.Clean(name), Type: g.typ})
-		fileIdx[g] = i
+		fileIdx[g] = len(p.Files)
+		p.Files = append(p.Files, schema.File{ID: int64(len(p.Files) + 1), Name: path.Clean(name), Type: g.typ})
 	}
 	var tid int64
 	p.Strings = make([]schema.SourceString, 0, len(entries))

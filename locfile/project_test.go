@@ -73,3 +73,25 @@ func TestBuildEnglishVariantIsTheSource(t *testing.T) {
 	require.Len(t, p.Strings, 1)
 	assert.Equal(t, "Hi", p.Strings[0].Text)
 }
+
+func TestBuildXLIFFParts(t *testing.T) {
+	doc := `<xliff version="1.2">
+<file original="en.lproj/Localizable.strings" source-language="en" target-language="de"><body>
+<trans-unit id="title"><source>Title</source><target>Titel</target></trans-unit></body></file>
+<file original="en.lproj/InfoPlist.strings" source-language="en" target-language="de"><body>
+<trans-unit id="title"><source>App</source><target>App</target></trans-unit></body></file>
+</xliff>`
+	f := read(t, "de.xliff", doc)
+	p, err := Build([]*File{f}, Options{})
+	require.NoError(t, err)
+	require.Len(t, p.Strings, 2, "one key in two parts is two strings")
+	require.Len(t, p.Files, 2)
+	assert.Equal(t, "en.lproj/Localizable.strings", p.Strings[0].File.Name)
+	assert.Equal(t, "en.lproj/InfoPlist.strings", p.Strings[1].File.Name)
+
+	// the same key twice in one part is an error
+	dup := read(t, "de.xliff", `<xliff version="1.2"><file original="a"><body>
+<trans-unit id="k"><source>1</source></trans-unit><trans-unit id="k"><source>2</source></trans-unit></body></file></xliff>`)
+	_, err = Build([]*File{dup}, Options{})
+	assert.ErrorContains(t, err, "given twice")
+}

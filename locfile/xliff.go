@@ -81,6 +81,7 @@ func (XLIFF12) Parse(r io.Reader, lim Limits, f *File, emit func(*Unit) error) e
 	x := newXMLReader(r, lim)
 	cnt := counter{max: lim.MaxUnits}
 	seenFile := false
+	original := ""
 	for {
 		tok, err := x.next()
 		if err == io.EOF {
@@ -97,6 +98,7 @@ func (XLIFF12) Parse(r io.Reader, lim Limits, f *File, emit func(*Unit) error) e
 		case "file":
 			src, _ := attr(s, "source-language")
 			trg, _ := attr(s, "target-language")
+			original, _ = attr(s, "original")
 			if !seenFile {
 				f.Language, f.TargetLanguage, seenFile = src, trg, true
 			} else if src != f.Language || trg != f.TargetLanguage {
@@ -111,6 +113,7 @@ func (XLIFF12) Parse(r io.Reader, lim Limits, f *File, emit func(*Unit) error) e
 			if err != nil {
 				return err
 			}
+			u.Original = original
 			if err := emit(u); err != nil {
 				return err
 			}
@@ -210,6 +213,7 @@ func (XLIFF2) Parse(r io.Reader, lim Limits, f *File, emit func(*Unit) error) er
 	f.Bilingual = true
 	x := newXMLReader(r, lim)
 	cnt := counter{max: lim.MaxUnits}
+	original := ""
 	for {
 		tok, err := x.next()
 		if err == io.EOF {
@@ -226,6 +230,11 @@ func (XLIFF2) Parse(r io.Reader, lim Limits, f *File, emit func(*Unit) error) er
 		case "xliff":
 			f.Language, _ = attr(s, "srcLang")
 			f.TargetLanguage, _ = attr(s, "trgLang")
+		case "file":
+			original, _ = attr(s, "original")
+			if original == "" {
+				original, _ = attr(s, "id")
+			}
 		case "unit":
 			line, _ := x.pos()
 			if err := cnt.add(line); err != nil {
@@ -235,6 +244,7 @@ func (XLIFF2) Parse(r io.Reader, lim Limits, f *File, emit func(*Unit) error) er
 			if err != nil {
 				return err
 			}
+			u.Original = original
 			if err := emit(u); err != nil {
 				return err
 			}
