@@ -141,6 +141,15 @@ func skipObject(dec *json.Decoder) bool {
 	return true
 }
 
+// checkLocFlags refuses the language flags when the data is not
+// localization files: a project file says its languages.
+func (c *cli) checkLocFlags() error {
+	if c.loc.source != "" || c.loc.target != "" {
+		return usageErrorf("--source-language and --target-language are for localization files given as --data; a project file says its languages")
+	}
+	return nil
+}
+
 // readLocProject reads the localization files --data names into a
 // project.
 func (c *cli) readLocProject(name string) (*schema.Project, error) {

@@ -306,3 +306,12 @@ func TestLocDataLanguageFlags(t *testing.T) {
 		`count of languages summary where (language = @language:"en-GB") > 0`)
 	assert.Equal(t, 0, code, errOut)
 }
+
+func TestLocFlagsNeedLocData(t *testing.T) {
+	code, _, errOut := runCLI("", "query", "--source-language", "de", "--ids", "true or true")
+	assert.NotEqual(t, 0, code)
+	assert.Contains(t, errOut, "--source-language and --target-language are for localization files")
+	code, _, errOut = runCLI("", "query", "--data", filepath.Join("..", "..", "testdata", "demo", "project.json"), "--target-language", "de", "--ids", "true or true")
+	assert.NotEqual(t, 0, code)
+	assert.Contains(t, errOut, "a project file says its languages")
+}

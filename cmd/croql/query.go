@@ -333,11 +333,14 @@ const (
 // loadProject reads the project file name ("-" for stdin), or returns the
 // built-in demo project when name is empty.
 func (c *cli) loadProject(name string, ropts schema.ReadOptions) (*schema.Project, error) {
-	if name == "" {
-		return demo.Default(), nil
-	}
 	if isLocData(name) {
 		return c.readLocProject(name)
+	}
+	if err := c.checkLocFlags(); err != nil {
+		return nil, err
+	}
+	if name == "" {
+		return demo.Default(), nil
 	}
 	var (
 		r    io.Reader

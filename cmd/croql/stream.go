@@ -183,6 +183,9 @@ func (c *cli) openData(name string) (io.Reader, int64, func(), error) {
 	if isLocData(name) {
 		return c.openLocData(name)
 	}
+	if err := c.checkLocFlags(); err != nil {
+		return nil, -1, nil, err
+	}
 	if name == "-" {
 		stdin := c.stdin
 		if stdin == nil {
