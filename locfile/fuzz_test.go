@@ -91,3 +91,33 @@ func FuzzPathLanguage(f *testing.F) {
 }
 
 func newBytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
+
+// FuzzBuild: whatever a parser reads, Build makes a valid project of it
+// or says why not, with a file of another language beside it.
+func FuzzBuild(f *testing.F) {
+	f.Add(uint8(0), []byte(`{"a": "x", "b": {"one": "1", "other": "n"}}`))
+	f.Add(uint8(1), []byte("msgid \"\"\nmsgstr \"Language: ru\\n\"\n\nmsgid \"a\"\nmsgid_plural \"b\"\nmsgstr[0] \"c\"\nmsgstr[2] \"d\"\n"))
+	f.Add(uint8(2), []byte(`<xliff version="2.0" srcLang="en" trgLang="de"><file id="x"><unit id="a"><segment><source>s</source><target>t</target></segment></unit></file></xliff>`))
+	f.Add(uint8(3), []byte(`<resources><plurals name="b"><item quantity="few">x</item></plurals></resources>`))
+	names := []string{"l/en.json", "l/de.po", "l/de.xlf", "values/strings.xml"}
+	others := []string{`{"b": "y"}`, "msgid \"a\"\nmsgstr \"z\"\n", `<xliff version="1.2"><file target-language="fr"><body><trans-unit id="a"><source>s</source><target>u</target></trans-unit></body></file></xliff>`, `<resources><string name="b">y</string></resources>`}
+	otherNames := []string{"l/de.json", "l/fr.po", "l/fr.xlf", "values-de/strings.xml"}
+	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
+		i := int(which) % len(names)
+		a, err := ReadBytes(names[i], data, nil, Limits{MaxUnits: 50, MaxText: 256})
+		if err != nil {
+			return
+		}
+		b, err := ReadBytes(otherNames[i], []byte(others[i]), nil, Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Build([]*File{a, b}, Options{})
+		if err != nil {
+			return
+		}
+		if err := p.Validate(); err != nil {
+			t.Fatalf("Build made an invalid project: %v", err)
+		}
+	})
+}
