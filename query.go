@@ -180,7 +180,7 @@ func backendDiag(rule, src string, err error, format string, args ...any) diag.D
 // On a right value Match allocates nothing and returns a nil error. Taking
 // any value has a price: the call is not inlined, and it costs about 28
 // instructions more than the typed evaluator (eval.Bind) per object (see
-// the README's performance section). A loop over objects of one type binds
+// docs/performance.md). A loop over objects of one type binds
 // the query once with For, whose Matcher costs what eval.Bind costs. To
 // evaluate over a service's own types, use package bind.
 func (q *Query) Match(obj any) (bool, error) {
@@ -244,7 +244,7 @@ func For[T any](q *Query) (Matcher[T], error) {
 // wrapping ErrMisuse; otherwise the error is nil and Match allocates
 // nothing. In a loop over a slice (`m.Match(&strs[i])`) the compiler
 // inlines Match and drops the nil test: it costs what eval.Bind's typed
-// function costs (see the README's performance section).
+// function costs (see docs/performance.md).
 func (m Matcher[T]) Match(x *T) (bool, error) {
 	if x == nil {
 		return false, m.misuse

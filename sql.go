@@ -17,7 +17,7 @@ import (
 const RuleSQL = "sql"
 
 // SQL checks src and compiles it into a WHERE clause for dialect d over
-// the reference mapping (compile.DefaultMapping): every value a bound
+// the reference mapping (mapping.Default): every value a bound
 // parameter, every identifier quoted. The diagnostics are the check's
 // (warnings included) and, when the dialect cannot take the query, one of
 // rule RuleSQL (see Query.SQL); when there is an error the result is nil.
@@ -61,7 +61,7 @@ func (e *Env) SQLForChecked(q *typecheck.Query, d compile.Dialect, m *mapping.Ma
 }
 
 // SQL compiles the query into a WHERE clause for dialect d over the
-// reference mapping (compile.DefaultMapping): every value a bound
+// reference mapping (mapping.Default): every value a bound
 // parameter, every identifier quoted. The ids the SQL selects are the
 // objects Match accepts (docs/sql.md lists where engines can differ). The
 // diagnostics are the query's warnings and, when the dialect cannot take

@@ -10,7 +10,9 @@ import (
 // CroQL it was rewritten to.
 type Lowering struct {
 	// Rule is the rule of the diagnostic whose fix was applied (in-list,
-	// null-test, bad-datetime, not-bool, unknown-field).
+	// null-test, bad-datetime, not-bool, unknown-field, and the misspelt
+	// operators' double-equals, angle-not-equal, double-ampersand,
+	// double-bar, bang-not, unexpected-char).
 	Rule string `json:"rule"`
 	// From is the text the fix replaced, To the text it wrote.
 	From string `json:"from"`

@@ -106,6 +106,15 @@ func (o Op) row() *Spelling {
 	return nil
 }
 
+// Role returns the role of o's row of Syntax (RoleInfix or RolePrefix),
+// or 0 for an Op without a row.
+func (o Op) Role() Role {
+	if s := o.row(); s != nil {
+		return s.Role
+	}
+	return 0
+}
+
 // Ops returns every operator that has a row in Syntax, in the order of
 // the enum. Tests that must cover every operator (on every back end)
 // range over it.

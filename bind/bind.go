@@ -31,9 +31,10 @@
 // the query against the binding, so a query that reads a field T does not
 // bind is a diagnostic (rule "unbound-field") with its span, never a
 // silent false. Query[T].Match takes a *T: it cannot be called with
-// anything else. Each evaluation copies the fields the binding maps into
-// the schema's own type, so it allocates; a hot path over millions of
-// values is faster on the schema types themselves (croql.Query.Match).
+// anything else, and a nil *T is an error wrapping croql.ErrMisuse. Each
+// evaluation copies the fields the binding maps into the schema's own
+// type, so it allocates; a hot path over millions of values is faster on
+// the schema types themselves (croql.Query.Match).
 package bind
 
 import (
@@ -448,11 +449,18 @@ func goTypeFor[T any](b *Binding[T], obj *schema.Object) string {
 	return strings.Join(names, " or ")
 }
 
-// Match reports whether the query holds for v; a nil v is false.
-func (q *Query[T]) Match(v *T) bool {
+// Match reports whether the query holds for v. A nil v is not a false:
+// it is an error wrapping croql.ErrMisuse, as for croql.Matcher.Match, so
+// a nil that reaches Match is seen; the error is nil for any other v.
+func (q *Query[T]) Match(v *T) (bool, error) {
 	if v == nil {
-		return false
+		return false, fmt.Errorf("%w: a nil %s", croql.ErrMisuse, reflect.TypeFor[*T]())
 	}
+	return q.match(v), nil
+}
+
+// match evaluates the query on a non-nil v.
+func (q *Query[T]) match(v *T) bool {
 	root := reflect.New(q.b.ctx.Root.GoType)
 	q.b.root.fill(reflect.ValueOf(v).Elem(), root.Elem())
 	return q.q.Program().Match(root.Interface()) // root is a non-nil *Root
@@ -462,7 +470,7 @@ func (q *Query[T]) Match(v *T) bool {
 func (q *Query[T]) Filter(vs []T) []T {
 	var out []T
 	for i := range vs {
-		if q.Match(&vs[i]) {
+		if q.match(&vs[i]) {
 			out = append(out, vs[i])
 		}
 	}

@@ -180,7 +180,9 @@ func TestAgreesWithSchemaTypes(t *testing.T) {
 				if want {
 					matches++
 				}
-				assert.Equal(t, want, q.Match(&m), "%s on %s string %d", c.Query(), name, s.ID)
+				got, err := q.Match(&m)
+				require.NoError(t, err)
+				assert.Equal(t, want, got, "%s on %s string %d", c.Query(), name, s.ID)
 			}
 			compared++
 		}
@@ -267,10 +269,9 @@ func TestCompileReportsUnboundFields(t *testing.T) {
 	q, diags = bind.Compile(env, b, `text = "a" and count of translations where (language = "de") > 0`)
 	require.False(t, diags.HasErrors(), "%v", diags)
 	v := onlyText{Text: "a", Trans: []onlyTransLang{{Lang: "fr"}, {Lang: "de"}}}
-	assert.True(t, q.Match(&v))
+	assert.True(t, match(t, q, &v))
 	v.Trans = v.Trans[:1]
-	assert.False(t, q.Match(&v))
-	assert.False(t, q.Match(nil))
+	assert.False(t, match(t, q, &v))
 
 	// Errors of the query come first, unchanged.
 	_, diags = bind.Compile(env, b, `txet = "a"`)
@@ -304,6 +305,35 @@ func TestNilEmbeddedPointer(t *testing.T) {
 	env, _ := croql.NewEnv(croql.Strings)
 	q, diags := bind.Compile(env, b, `text = "" and is hidden`)
 	require.False(t, diags.HasErrors(), "%v", diags)
-	assert.True(t, q.Match(&outer{Hidden: true}))
-	assert.False(t, q.Match(&outer{Inner: &Inner{Text: "x"}, Hidden: true}))
+	assert.True(t, match(t, q, &outer{Hidden: true}))
+	assert.False(t, match(t, q, &outer{Inner: &Inner{Text: "x"}, Hidden: true}))
+}
+
+// match is q.Match(v) for a v that is not nil: no error.
+func match[T any](t *testing.T, q *bind.Query[T], v *T) bool {
+	t.Helper()
+	ok, err := q.Match(v)
+	require.NoError(t, err)
+	return ok
+}
+
+// TestMatchNil: a nil *T is an error wrapping croql.ErrMisuse that names
+// the type, not a false; Filter never passes one.
+func TestMatchNil(t *testing.T) {
+	type onlyText struct {
+		Text string `croql:"text"`
+	}
+	b, err := bind.New[onlyText](croql.Strings)
+	require.NoError(t, err)
+	env, _ := croql.NewEnv(croql.Strings)
+	// A query that holds for the zero value: a nil read as a zero value
+	// would answer true.
+	q, diags := bind.Compile(env, b, `text = ""`)
+	require.False(t, diags.HasErrors(), "%v", diags)
+	ok, err := q.Match(nil)
+	require.ErrorIs(t, err, croql.ErrMisuse)
+	assert.False(t, ok)
+	assert.Contains(t, err.Error(), "a nil *bind_test.onlyText")
+	assert.True(t, match(t, q, &onlyText{}))
+	assert.Len(t, q.Filter([]onlyText{{}, {Text: "x"}, {}}), 2)
 }

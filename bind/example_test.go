@@ -68,3 +68,30 @@ func Example() {
 	// unbound-field: `file` of source string is not bound to a field of bind_test.Article
 	// true
 }
+
+// ExampleQuery_Match evaluates a query on one value of the service's own
+// type; a nil pointer is an error, not a false.
+func ExampleQuery_Match() {
+	b, err := bind.New[Article](croql.Strings)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	env, _ := croql.NewEnv(croql.Strings)
+	q, diags := bind.Compile(env, b, `not is hidden and max length < 50`)
+	if diags.HasErrors() {
+		fmt.Println(diags)
+		return
+	}
+	limit := 40
+	ok, err := q.Match(&Article{Slug: "checkout.pay", Limit: &limit})
+	fmt.Println(ok, err)
+	ok, err = q.Match(&Article{Slug: "checkout.paid"}) // no limit: max length is absent
+	fmt.Println(ok, err)
+	_, err = q.Match(nil)
+	fmt.Println(errors.Is(err, croql.ErrMisuse))
+	// Output:
+	// true <nil>
+	// false <nil>
+	// true
+}

@@ -429,21 +429,21 @@ func (c *compiler) pred(n typecheck.Node, strict bool) {
 			if c.antiJoin(e) {
 				return
 			}
-			c.w("NOT ")
+			c.w(opSQLs[ast.OpNot].prefix, " ")
 			c.exists(e, true)
 			return
 		}
-		c.w("NOT (")
+		c.w(opSQLs[ast.OpNot].prefix, " (")
 		c.pred(x, true)
 		c.w(")")
 	case *typecheck.Exists:
 		c.exists(n, strict)
 	case *typecheck.Logic:
-		switch n.Op {
-		case ast.OpAnd, ast.OpOr:
-			c.logic(n, strict)
-		case ast.OpXor:
+		switch {
+		case n.Op == ast.OpXor:
 			c.xor(xorTerms(n, nil))
+		case opSQLs[n.Op].infix != "":
+			c.logic(n, strict)
 		default:
 			c.fail("unknown logical operator %s", n.Op)
 		}
@@ -507,10 +507,9 @@ const inChunk = 1000
 // so the flat list means what the nested one did.
 func (c *compiler) logic(n *typecheck.Logic, strict bool) {
 	ops := flatten(n)
-	sep := " AND "
+	sep := " " + opSQLs[n.Op].infix + " "
 	var items []func()
 	if n.Op == ast.OpOr {
-		sep = " OR "
 		items = c.orItems(ops, strict)
 	} else {
 		items = make([]func(), len(ops))
@@ -589,7 +588,7 @@ func (c *compiler) xor(terms []typecheck.Node) {
 	mid := (len(terms) + 1) / 2
 	c.w("(")
 	c.xor(terms[:mid])
-	c.w(" <> ")
+	c.w(" ", opSQLs[ast.OpXor].infix, " ")
 	c.xor(terms[mid:])
 	c.w(")")
 }
@@ -809,34 +808,29 @@ func (c *compiler) value(n typecheck.Node) {
 		c.fromWhere(n.X, nil)
 		c.w(")")
 	case *typecheck.Arith:
-		op := map[ast.Op]string{ast.OpAdd: " + ", ast.OpSub: " - ", ast.OpMul: " * ", ast.OpDiv: " / "}[n.Op]
+		op := opSQLs[n.Op].infix
 		if op == "" {
 			c.fail("unknown arithmetic operator %s", n.Op)
 			return
 		}
+		x := c.sub(func() { c.value(n.X) })
+		y := c.sub(func() { c.value(n.Y) })
+		if typecheck.ArithmeticOf(n.Op).Partial {
+			// No value for a zero right operand: NULL, not an error.
+			y = "NULLIF(" + y + ", 0)"
+		}
 		if typecheck.MayOverflow(n) {
-			x := c.sub(func() { c.value(n.X) })
-			y := c.sub(func() { c.value(n.Y) })
-			c.w(c.d.IntArith(strings.TrimSpace(op), x, y))
+			c.w(c.d.IntArith(op, x, y))
 			return
 		}
-		c.w("(")
-		c.value(n.X)
-		c.w(op)
-		if n.Op == ast.OpDiv {
-			c.w("NULLIF(")
-			c.value(n.Y)
-			c.w(", 0)")
-		} else {
-			c.value(n.Y)
-		}
-		c.w(")")
+		c.w("(", x, " ", op, " ", y, ")")
 	case *typecheck.Neg:
+		op := opSQLs[ast.OpNeg].prefix
 		if typecheck.MayOverflow(n) {
-			c.w(c.d.IntArith("-", c.sub(func() { c.value(n.X) }), ""))
+			c.w(c.d.IntArith(op, c.sub(func() { c.value(n.X) }), ""))
 			return
 		}
-		c.w("(-(")
+		c.w("(", op, "(")
 		c.value(n.X)
 		c.w("))")
 	case *typecheck.ToFloat:
@@ -1103,16 +1097,13 @@ func (c *compiler) compare(n *typecheck.Compare, strict bool) {
 		return
 	}
 	if n.Operand == schema.Bool {
-		op := " = "
-		if n.Op == ast.OpNe {
-			op = " <> "
-		} else if n.Op != ast.OpEq {
+		if n.Op != ast.OpEq && n.Op != ast.OpNe {
 			c.fail("bools are not ordered")
 			return
 		}
 		c.w("(")
 		c.operand(n.X, true, true)
-		c.w(op)
+		c.w(" ", opSQLs[n.Op].infix, " ")
 		c.operand(n.Y, true, true)
 		c.w(")")
 		return
@@ -1120,26 +1111,20 @@ func (c *compiler) compare(n *typecheck.Compare, strict bool) {
 	nx, ny := typecheck.Nullable(n.X), typecheck.Nullable(n.Y)
 	x := c.sub(func() { c.value(n.X) })
 	y := c.sub(func() { c.value(n.Y) })
-	switch n.Op {
-	case ast.OpEq:
-		switch {
-		case !nx && !ny, !strict && nx != ny:
-			// Plain = where it means the same: no NULL, or one NULL side
-			// that a WHERE treats as false (keeps index use).
-			c.w("(", x, " = ", y, ")")
-		default:
-			c.w("(", c.d.NullSafeEq(x, y), ")")
-		}
-	case ast.OpNe:
-		if !nx && !ny {
-			c.w("(", x, " <> ", y, ")")
-		} else {
-			c.w("(", c.d.NullSafeNe(x, y), ")")
-		}
-	case ast.OpLt, ast.OpLe, ast.OpGt, ast.OpGe:
-		c.w("(", x, " ", n.Op.String(), " ", y, ")")
-	default:
+	op := opSQLs[n.Op].infix
+	switch {
+	case op == "":
 		c.fail("unknown comparison %s", n.Op)
+	case n.Op == ast.OpEq && (nx || ny) && (strict || nx == ny):
+		// Plain = only where it means the same: no NULL, or one NULL side
+		// that a WHERE treats as false (keeps index use).
+		c.w("(", c.d.NullSafeEq(x, y), ")")
+	case n.Op == ast.OpNe && (nx || ny):
+		c.w("(", c.d.NullSafeNe(x, y), ")")
+	default:
+		// An ordering with a NULL operand is NULL, which a WHERE takes
+		// as false (maybeNullBool makes it FALSE where it must be).
+		c.w("(", x, " ", op, " ", y, ")")
 	}
 }
 
@@ -1328,10 +1313,10 @@ func (c *compiler) countGrouped(n *typecheck.Compare) bool {
 	if k.T.Kind != schema.Int || k.Unresolved || holds(op, 0, k.I) {
 		return false
 	}
-	sqlOp := map[ast.Op]string{ast.OpEq: " = ", ast.OpNe: " <> ", ast.OpLt: " < ", ast.OpLe: " <= ", ast.OpGt: " > ", ast.OpGe: " >= "}[op]
-	if sqlOp == "" {
+	if opSQLs[op].infix == "" {
 		return false
 	}
+	sqlOp := " " + opSQLs[op].infix + " "
 	if !groupedSemiJoin(c.d, n == c.root) {
 		return false
 	}
@@ -1413,5 +1398,5 @@ func (c *compiler) contains(n *typecheck.Contains) {
 	if n.Fold {
 		x, sub = c.d.Fold(x), c.d.Fold(sub)
 	}
-	c.w("(", c.d.Contains(x, sub), ")")
+	c.w("(", opSQLs[ast.OpContains].spell(c.d, x, sub), ")")
 }

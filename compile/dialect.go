@@ -41,6 +41,9 @@ type Dialect interface {
 	// Contains is the case-sensitive substring test "x contains sub",
 	// true for an empty sub; NULL when either side is NULL.
 	Contains(x, sub string) string
+	// ByteLength is the length in bytes (of its UTF-8 encoding) of a text
+	// expression: what the quotas on stored text count.
+	ByteLength(x string) string
 	// Fold is the case folding of a string expression used on both sides
 	// of a case-insensitive contains (see docs/sql.md for the characters
 	// where engines differ from the evaluator).

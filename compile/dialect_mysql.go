@@ -165,3 +165,6 @@ func (MySQL) CheckString(s string) error {
 	}
 	return nil
 }
+
+// ByteLength implements Dialect: LENGTH counts bytes.
+func (MySQL) ByteLength(x string) string { return "LENGTH(" + x + ")" }

@@ -153,3 +153,6 @@ func (Postgres) CheckString(s string) error {
 	}
 	return nil
 }
+
+// ByteLength implements Dialect.
+func (Postgres) ByteLength(x string) string { return "octet_length(" + x + ")" }

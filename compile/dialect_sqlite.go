@@ -135,3 +135,7 @@ func (SQLite) TableOptions() string { return "" }
 
 // CheckString implements Dialect: SQLite binds any string.
 func (SQLite) CheckString(string) error { return nil }
+
+// ByteLength implements Dialect: length counts characters of a TEXT and
+// bytes of a BLOB.
+func (SQLite) ByteLength(x string) string { return "length(CAST(" + x + " AS BLOB))" }

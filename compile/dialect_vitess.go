@@ -285,11 +285,14 @@ func (c *compiler) memberIn(n typecheck.Node) bool {
 	neg := false
 	switch n := n.(type) {
 	case *typecheck.Compare:
-		op := map[ast.Op]string{ast.OpEq: " = ", ast.OpNe: " = ", ast.OpLt: " < ", ast.OpLe: " <= ", ast.OpGt: " > ", ast.OpGe: " >= "}[n.Op]
-		neg = n.Op == ast.OpNe
-		if op == "" || n.Operand == schema.Bool {
+		o := n.Op
+		if o == ast.OpNe { // not =
+			o, neg = ast.OpEq, true
+		}
+		if opSQLs[o].infix == "" || n.Operand == schema.Bool {
 			return false
 		}
+		op := " " + opSQLs[o].infix + " "
 		if x, ok := n.X.(*typecheck.Member); ok {
 			m, other = x, n.Y
 			write = func(field, val string) string { return "(" + field + op + val + ")" }

@@ -155,3 +155,34 @@ func BenchmarkMatchContext(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkEvalOperators measures the plain closures of the operators
+// (arithmetic, comparisons of two values, the logical operators) without
+// the optimising layer, one evaluation per operation as BenchmarkEval.
+func BenchmarkEvalOperators(b *testing.B) {
+	p := benchProject()
+	for _, pt := range []struct{ name, src string }{
+		{"arith-compare", `max length * 2 + 1 > count of translations - 3 or 10 / (max length + 1) <= 1.5`},
+		{"logic-xor", `(is hidden xor count of comments > 1) and not (identifier = text)`},
+	} {
+		b.Run(pt.name, func(b *testing.B) {
+			q := check(b, schema.New(), schema.CtxStrings, pt.src, checkOpts{users: p.UserIDs()})
+			prog, err := eval.Compile(q, eval.WithUserRefs(p.Users...), eval.WithoutOptimizations())
+			if err != nil {
+				b.Fatal(err)
+			}
+			strs := p.Strings
+			b.ReportAllocs()
+			n, i := 0, 0
+			for b.Loop() {
+				if prog.Match(&strs[i]) {
+					n++
+				}
+				if i++; i == len(strs) {
+					i = 0
+				}
+			}
+			_ = n
+		})
+	}
+}

@@ -132,7 +132,7 @@ func (c *compiler) pred(n typecheck.Node) (predFn, error) {
 		if err != nil {
 			return nil, err
 		}
-		return func(fr frame) bool { return !x(fr) }, nil
+		return opEvals[ast.OpNot].not(x), nil
 	case *typecheck.Logic:
 		return c.logic(n)
 	case *typecheck.Compare:
@@ -207,13 +207,8 @@ func (c *compiler) logic(n *typecheck.Logic) (predFn, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch n.Op {
-	case ast.OpAnd:
-		return func(fr frame) bool { return x(fr) && y(fr) }, nil
-	case ast.OpOr:
-		return func(fr frame) bool { return x(fr) || y(fr) }, nil
-	case ast.OpXor:
-		return func(fr frame) bool { return x(fr) != y(fr) }, nil
+	if build := opEvals[n.Op].logic; build != nil {
+		return build(x, y), nil
 	}
 	return nil, errAt(n, "unknown logical operator %s", n.Op)
 }
@@ -296,46 +291,18 @@ func (c *compiler) intV(n typecheck.Node) (valFn[int64], error) {
 		if err != nil {
 			return nil, err
 		}
-		// One closure per operator, so that the checked operation is
-		// inlined.
-		switch n.Op {
-		case ast.OpAdd:
-			return func(fr frame) (int64, bool) {
-				a, aok := x(fr)
-				b, bok := y(fr)
-				c, ok := addInt(a, b)
-				return c, aok && bok && ok
-			}, nil
-		case ast.OpSub:
-			return func(fr frame) (int64, bool) {
-				a, aok := x(fr)
-				b, bok := y(fr)
-				c, ok := subInt(a, b)
-				return c, aok && bok && ok
-			}, nil
-		case ast.OpMul:
-			return func(fr frame) (int64, bool) {
-				a, aok := x(fr)
-				b, bok := y(fr)
-				c, ok := mulInt(a, b)
-				return c, aok && bok && ok
-			}, nil
+		if build := opEvals[n.Op].intArith; build != nil {
+			return build(x, y), nil
 		}
-		// The checker makes every division float; any other operator
-		// here has no integer evaluation yet.
+		// The checker makes the result of an operator such as division
+		// a float; another operator here has no integer evaluation.
 		return nil, errAt(n, "operator %s has no integer evaluation in the evaluator", n.Op)
 	case *typecheck.Neg:
 		x, err := c.intV(n.X)
 		if err != nil {
 			return nil, err
 		}
-		return func(fr frame) (int64, bool) {
-			a, ok := x(fr)
-			if !ok || a == math.MinInt64 {
-				return 0, false
-			}
-			return -a, true
-		}, nil
+		return opEvals[ast.OpNeg].intNeg(x), nil
 	case *typecheck.If:
 		return ifOf(c, n, c.intV)
 	}
@@ -397,46 +364,8 @@ func (c *compiler) floatV(n typecheck.Node) (valFn[float64], error) {
 		if err != nil {
 			return nil, err
 		}
-		switch n.Op {
-		case ast.OpAdd:
-			return func(fr frame) (float64, bool) {
-				a, ok := x(fr)
-				if !ok {
-					return 0, false
-				}
-				b, ok := y(fr)
-				return a + b, ok
-			}, nil
-		case ast.OpSub:
-			return func(fr frame) (float64, bool) {
-				a, ok := x(fr)
-				if !ok {
-					return 0, false
-				}
-				b, ok := y(fr)
-				return a - b, ok
-			}, nil
-		case ast.OpMul:
-			return func(fr frame) (float64, bool) {
-				a, ok := x(fr)
-				if !ok {
-					return 0, false
-				}
-				b, ok := y(fr)
-				return a * b, ok
-			}, nil
-		case ast.OpDiv:
-			return func(fr frame) (float64, bool) {
-				a, ok := x(fr)
-				if !ok {
-					return 0, false
-				}
-				b, ok := y(fr)
-				if !ok || b == 0 {
-					return 0, false
-				}
-				return a / b, true
-			}, nil
+		if build := opEvals[n.Op].floatArith; build != nil {
+			return build(x, y), nil
 		}
 		return nil, errAt(n, "operator %s has no float evaluation in the evaluator", n.Op)
 	case *typecheck.Neg:
@@ -444,7 +373,7 @@ func (c *compiler) floatV(n typecheck.Node) (valFn[float64], error) {
 		if err != nil {
 			return nil, err
 		}
-		return func(fr frame) (float64, bool) { a, ok := x(fr); return -a, ok }, nil
+		return opEvals[ast.OpNeg].floatNeg(x), nil
 	case *typecheck.If:
 		return ifOf(c, n, c.floatV)
 	}
@@ -900,6 +829,9 @@ func (c *compiler) with(n *typecheck.Filter) (predFn, error) {
 // ---------------------------------------------------------------------------
 // Comparisons
 
+// isOrderOp reports whether op is one of the comparisons the optimising
+// layer has inline forms of (compareFast, fuse.go); the others compile to
+// their closure of opEvals.
 func isOrderOp(op ast.Op) bool {
 	switch op {
 	case ast.OpEq, ast.OpNe, ast.OpLt, ast.OpLe, ast.OpGt, ast.OpGe:
@@ -931,7 +863,8 @@ func constOf(n typecheck.Node) (*typecheck.Const, bool) {
 }
 
 func (c *compiler) compare(n *typecheck.Compare) (predFn, error) {
-	if !isOrderOp(n.Op) {
+	build := opEvals[n.Op].cmp
+	if build == nil {
 		return nil, errAt(n, "unknown comparison %s", n.Op)
 	}
 	if err := c.enter(n.X); err != nil {
@@ -947,68 +880,42 @@ func (c *compiler) compare(n *typecheck.Compare) (predFn, error) {
 	}
 	switch n.Operand {
 	case schema.Bool:
-		x, err := c.boolV(n.X)
-		if err != nil {
-			return nil, err
+		if build.bools == nil {
+			return nil, errAt(n, "bools are not ordered")
 		}
-		y, err := c.boolV(n.Y)
-		if err != nil {
-			return nil, err
-		}
-		eq := func(fr frame) bool {
-			a, aok := x(fr)
-			b, bok := y(fr)
-			if aok && bok {
-				return a == b
-			}
-			return aok == bok
-		}
-		switch n.Op {
-		case ast.OpEq:
-			return eq, nil
-		case ast.OpNe:
-			return func(fr frame) bool { return !eq(fr) }, nil
-		}
-		return nil, errAt(n, "bools are not ordered")
+		return cmpOf(c, n, c.boolV, build.bools)
 	case schema.Int, schema.Datetime, schema.User:
-		x, err := c.intV(n.X)
-		if err != nil {
-			return nil, err
-		}
-		y, err := c.intV(n.Y)
-		if err != nil {
-			return nil, err
-		}
-		return cmpVals(n.Op, x, y), nil
+		return cmpOf(c, n, c.intV, build.ints)
 	case schema.Float:
-		x, err := c.floatV(n.X)
-		if err != nil {
-			return nil, err
-		}
-		y, err := c.floatV(n.Y)
-		if err != nil {
-			return nil, err
-		}
-		return cmpVals(n.Op, x, y), nil
+		return cmpOf(c, n, c.floatV, build.floats)
 	case schema.String, schema.Language:
-		x, err := c.strV(n.X)
-		if err != nil {
-			return nil, err
-		}
-		y, err := c.strV(n.Y)
-		if err != nil {
-			return nil, err
-		}
-		return cmpVals(n.Op, x, y), nil
+		return cmpOf(c, n, c.strV, build.strs)
 	}
 	return nil, errAt(n, "cannot compare %s", n.Operand)
+}
+
+// cmpOf compiles the operands of comparison n with v and the comparison
+// with build.
+func cmpOf[T any](c *compiler, n *typecheck.Compare, v func(typecheck.Node) (valFn[T], error), build func(x, y valFn[T]) predFn) (predFn, error) {
+	if build == nil {
+		return nil, errAt(n, "operator %s does not compare %s", n.Op, n.Operand)
+	}
+	x, err := v(n.X)
+	if err != nil {
+		return nil, err
+	}
+	y, err := v(n.Y)
+	if err != nil {
+		return nil, err
+	}
+	return build(x, y), nil
 }
 
 // compareFast handles the shapes that dominate real queries with one
 // closure each: a field against a constant, and a count against a
 // constant.
 func (c *compiler) compareFast(n *typecheck.Compare) (predFn, bool, error) {
-	if !c.opt {
+	if !c.opt || !isOrderOp(n.Op) {
 		return nil, false, nil
 	}
 	x, y, op := n.X, n.Y, n.Op
@@ -1182,55 +1089,6 @@ func fieldConst[T ordered](op ast.Op, s int, g goField, k T) predFn {
 	}
 }
 
-// cmpVals compares two nullable values: = is null-safe, != is not =, and
-// ordering with an absent operand is false.
-func cmpVals[T ordered](op ast.Op, x, y valFn[T]) predFn {
-	switch op {
-	case ast.OpEq:
-		return func(fr frame) bool {
-			a, aok := x(fr)
-			b, bok := y(fr)
-			if aok && bok {
-				return a == b
-			}
-			return aok == bok
-		}
-	case ast.OpNe:
-		return func(fr frame) bool {
-			a, aok := x(fr)
-			b, bok := y(fr)
-			if aok && bok {
-				return a != b
-			}
-			return aok != bok
-		}
-	case ast.OpLt:
-		return func(fr frame) bool {
-			a, aok := x(fr)
-			b, bok := y(fr)
-			return aok && bok && a < b
-		}
-	case ast.OpLe:
-		return func(fr frame) bool {
-			a, aok := x(fr)
-			b, bok := y(fr)
-			return aok && bok && a <= b
-		}
-	case ast.OpGt:
-		return func(fr frame) bool {
-			a, aok := x(fr)
-			b, bok := y(fr)
-			return aok && bok && a > b
-		}
-	default: // ast.OpGe
-		return func(fr frame) bool {
-			a, aok := x(fr)
-			b, bok := y(fr)
-			return aok && bok && a >= b
-		}
-	}
-}
-
 func (c *compiler) between(n *typecheck.Between) (predFn, error) {
 	for _, x := range []typecheck.Node{n.X, n.Lo, n.Hi} {
 		if err := c.enter(x); err != nil {
@@ -1351,22 +1209,5 @@ func (c *compiler) contains(n *typecheck.Contains) (predFn, error) {
 	if err != nil {
 		return nil, err
 	}
-	if fold {
-		return func(fr frame) bool {
-			v, ok := x(fr)
-			if !ok {
-				return false
-			}
-			s, ok := sub(fr)
-			return ok && containsFold(v, s)
-		}, nil
-	}
-	return func(fr frame) bool {
-		v, ok := x(fr)
-		if !ok {
-			return false
-		}
-		s, ok := sub(fr)
-		return ok && strings.Contains(v, s)
-	}, nil
+	return opEvals[ast.OpContains].text(x, sub, fold), nil
 }

@@ -26,7 +26,7 @@
 // context's root type; [Bind] gives a typed matcher without the type test,
 // and [Typed.Func] the program's own compiled function as a func(*T) bool
 // for a loop over objects (within 2× of hand-written Go in instructions
-// per object on every bench pattern: README, "Instructions per object");
+// per object on every bench pattern: docs/performance.md, "Instructions per object");
 // [Filter] and [FilterParallel] filter slices, keeping their order.
 //
 // # Semantics

@@ -212,7 +212,7 @@ func validate(n typecheck.Node, depth int) error {
 		if n == nil {
 			return bad
 		}
-		if n.Op != ast.OpAnd && n.Op != ast.OpOr && n.Op != ast.OpXor {
+		if opEvals[n.Op].logic == nil {
 			return noEvaluation(n, n.Op)
 		}
 		return kids(n.X, n.Y)
@@ -220,7 +220,7 @@ func validate(n typecheck.Node, depth int) error {
 		if n == nil {
 			return bad
 		}
-		if n.Op != ast.OpAdd && n.Op != ast.OpSub && n.Op != ast.OpMul && n.Op != ast.OpDiv {
+		if e := opEvals[n.Op]; (n.T.Kind == schema.Int && e.intArith == nil) || (n.T.Kind != schema.Int && e.floatArith == nil) {
 			return noEvaluation(n, n.Op)
 		}
 		return kids(n.X, n.Y)
@@ -233,7 +233,7 @@ func validate(n typecheck.Node, depth int) error {
 		if n == nil {
 			return bad
 		}
-		if !isOrderOp(n.Op) {
+		if opEvals[n.Op].cmp == nil {
 			return noEvaluation(n, n.Op)
 		}
 		return kids(n.X, n.Y)

@@ -414,6 +414,9 @@ func (s *Server) update(ctx context.Context, uri protocol.DocumentURI, version i
 	d.doc = editor.Open(env, text)
 	diags = append(diags, dir.Diags...)
 	diags = append(diags, d.doc.Diagnostics()...)
+	if _, blanked := editor.ParseDirective(text); diags.HasErrors() {
+		diags = pastSugar(env, blanked, diags)
+	}
 	diags.Sort()
 	d.diags = diags
 	s.mu.Lock()

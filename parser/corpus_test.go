@@ -247,5 +247,36 @@ func TestFormatDiagnostic(t *testing.T) {
 	_, diags := parser.Parse(src)
 	require.Len(t, diags, 1)
 	got := diag.NewSource(src).Format(diags[0])
-	assert.Equal(t, "2:6: error: CroQL has no `==`: write `=` [croqlInvalidSyntax/double-equals]\n  text == \"a\"\n       ^^\n", got)
+	assert.Equal(t, "2:6: error: CroQL has no `==`: write `=` [croqlInvalidSyntax/double-equals]\n  text == \"a\"\n       ^^\n  did you mean: =\n", got)
+}
+
+// TestMisspeltOperatorFixes: the operators of other languages get a fix
+// that writes CroQL's, a word with the spaces that separate it from its
+// neighbours; the fixed text parses.
+func TestMisspeltOperatorFixes(t *testing.T) {
+	for src, want := range map[string]string{
+		`text == "a"`:                 `text = "a"`,
+		`text<>"a"`:                   `text!="a"`,
+		`is hidden&&is duplicate`:     `is hidden and is duplicate`,
+		`is hidden && is duplicate`:   `is hidden and is duplicate`,
+		`is hidden||is duplicate`:     `is hidden or is duplicate`,
+		`is hidden & is duplicate`:    `is hidden and is duplicate`,
+		`!is hidden`:                  `not is hidden`,
+		`!(is hidden)`:                `not (is hidden)`,
+		`is hidden and !is duplicate`: `is hidden and not is duplicate`,
+	} {
+		_, diags := parser.Parse(src)
+		require.Len(t, diags, 1, src)
+		require.Len(t, diags[0].Fixes, 1, src)
+		f := diags[0].Fixes[0]
+		assert.Equal(t, diags[0].Span, f.Span, src)
+		fixed := src[:f.Span.Start] + f.Text + src[f.Span.End:]
+		assert.Equal(t, want, fixed, src)
+		_, diags = parser.Parse(fixed)
+		assert.Empty(t, diags, fixed)
+	}
+	// A comma has no one fix.
+	_, diags := parser.Parse(`id of file = 1, 2`)
+	require.NotEmpty(t, diags)
+	assert.Empty(t, diags[0].Fixes)
 }

@@ -326,19 +326,20 @@ func (s *scanner) depthCheck(start, end int) {
 }
 
 // misspelt are the operator spellings of other languages that CroQL does
-// not have, longest first, with the token that stands in for each.
+// not have, longest first, with the token that stands in for each and the
+// CroQL that replaces it (the diagnostic's fix; none for the comma).
 var misspelt = [...]struct {
-	text, rule, msg string
-	standIn         lexer.TokenType
+	text, rule, msg, fix string
+	standIn              lexer.TokenType
 }{
-	{"==", "double-equals", "CroQL has no `==`: write `=`", tOp},
-	{"<>", "angle-not-equal", "CroQL has no `<>`: write `!=`", tOp},
-	{"&&", "double-ampersand", "CroQL has no `&&`: write `and`", tOp},
-	{"||", "double-bar", "CroQL has no `||`: write `or`", tOp},
-	{"&", "unexpected-char", "unexpected `&`: write `and`", tOp},
-	{"|", "unexpected-char", "unexpected `|`: write `or`", tOp},
-	{"!", "bang-not", "CroQL has no `!`: write `not`, as in `not is hidden`", tNot},
-	{",", "unexpected-char", "unexpected `,`: CroQL has no lists; combine comparisons with `or`", tOp},
+	{"==", "double-equals", "CroQL has no `==`: write `=`", "=", tOp},
+	{"<>", "angle-not-equal", "CroQL has no `<>`: write `!=`", "!=", tOp},
+	{"&&", "double-ampersand", "CroQL has no `&&`: write `and`", "and", tOp},
+	{"||", "double-bar", "CroQL has no `||`: write `or`", "or", tOp},
+	{"&", "unexpected-char", "unexpected `&`: write `and`", "and", tOp},
+	{"|", "unexpected-char", "unexpected `|`: write `or`", "or", tOp},
+	{"!", "bang-not", "CroQL has no `!`: write `not`, as in `not is hidden`", "not", tNot},
+	{",", "unexpected-char", "unexpected `,`: CroQL has no lists; combine comparisons with `or`", "", tOp},
 }
 
 func (s *scanner) run() {
@@ -395,7 +396,7 @@ next:
 			// A misspelling that is longer than the symbol wins (`==`, `<>`).
 			for _, m := range misspelt {
 				if len(m.text) > len(sym.Text) && strings.HasPrefix(src[start:], m.text) {
-					s.misspelling(m.text, m.rule, m.msg, m.standIn)
+					s.misspelling(m.text, m.rule, m.msg, m.fix, m.standIn)
 					continue next
 				}
 			}
@@ -405,7 +406,7 @@ next:
 		}
 		for _, m := range misspelt {
 			if strings.HasPrefix(src[start:], m.text) {
-				s.misspelling(m.text, m.rule, m.msg, m.standIn)
+				s.misspelling(m.text, m.rule, m.msg, m.fix, m.standIn)
 				continue next
 			}
 		}
@@ -413,12 +414,32 @@ next:
 	}
 }
 
-// misspelling reports an operator spelling CroQL does not have at s.pos.
-func (s *scanner) misspelling(text, rule, msg string, t lexer.TokenType) {
+// misspelling reports an operator spelling CroQL does not have at s.pos,
+// with a sugar fix (its meaning is plain) that writes fix in its place (a word gets the spaces that
+// separate it from its neighbours: `a&&b` is `a and b`).
+func (s *scanner) misspelling(text, rule, msg, fix string, t lexer.TokenType) {
 	start := s.pos
 	s.pos += len(text)
-	s.errorf(rule, diag.Span{Start: start, End: s.pos}, "%s", msg)
+	sp := diag.Span{Start: start, End: s.pos}
+	d := diag.Errorf(diag.ClassSyntax, rule, sp, "%s", msg)
+	if fix != "" {
+		if isWordStart(fix[0]) {
+			if start > 0 && !isSpaceOrParen(s.src[start-1]) {
+				fix = " " + fix
+			}
+			if s.pos < len(s.src) && !isSpaceOrParen(s.src[s.pos]) || s.pos < len(s.src) && s.src[s.pos] == '(' {
+				fix += " "
+			}
+		}
+		d = d.WithSugarFix(sp, fix)
+	}
+	s.add(d)
 	s.standIn(t, start, s.pos)
+}
+
+// isSpaceOrParen reports whether b separates a word from what is next to it.
+func isSpaceOrParen(b byte) bool {
+	return b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == '(' || b == ')'
 }
 
 // other handles a byte no rule above starts with: Unicode white space, and

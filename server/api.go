@@ -6,9 +6,7 @@ import (
 	"database/sql"
 	"fmt"
 	"net/http"
-	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/croql/croql"
@@ -27,35 +25,11 @@ func (s *Server) apiRoutes() {
 	s.Handle("GET /api/v2/tms/{tmId}", s.api(s.getOwned(croql.TM)))
 	s.Handle("GET /api/v2/glossaries", s.api(s.listOwned(croql.Glossary)))
 	s.Handle("GET /api/v2/glossaries/{glossaryId}", s.api(s.getOwned(croql.Glossary)))
-	s.Handle("GET /api/v2/projects/{projectId}/files", s.api(s.listFiles))
-	s.Handle("GET /api/v2/projects/{projectId}/files/{fileId}", s.api(s.getFile))
-	s.Handle("GET /api/v2/projects/{projectId}/labels", s.api(s.listLabels))
-	s.Handle("GET /api/v2/projects/{projectId}/labels/{labelId}", s.api(s.getLabel))
+	s.Handle("GET /api/v2/projects/{projectId}/files/{fileId}", s.api(s.getByID("fileId", "File", s.files)))
+	s.Handle("GET /api/v2/projects/{projectId}/labels/{labelId}", s.api(s.getByID("labelId", "Label", s.labels)))
 	s.Handle("GET /api/v2/projects/{projectId}/languages/progress", s.api(s.projectProgress))
 	s.Handle("GET /api/v2/projects/{projectId}/languages/{languageId}/progress", s.api(s.languageProgress))
 	s.Handle("GET /api/v2/projects/{projectId}/files/{fileId}/languages/progress", s.api(s.fileProgress))
-}
-
-// pathID reads a positive integer path value.
-func pathID(r *http.Request, name string) (int64, bool) {
-	raw := r.PathValue(name)
-	n, err := strconv.ParseInt(raw, 10, 64)
-	return n, err == nil && n > 0 && strconv.FormatInt(n, 10) == raw
-}
-
-// only refuses every query parameter of a single-object GET except
-// allowed (the platform's documented ones), and checks the 0/1 ones.
-func only(r *http.Request, allowed ...string) *httpError {
-	q, err := url.ParseQuery(r.URL.RawQuery)
-	if err != nil {
-		return invalid("query", "malformed", "the query string is not URL-encoded correctly: "+err.Error())
-	}
-	for _, k := range allowed {
-		if vs, ok := q[k]; ok && (len(vs) != 1 || vs[0] != "0" && vs[0] != "1") {
-			return invalid(k, "notInArray", k+" must be 0 or 1")
-		}
-	}
-	return nil
 }
 
 // getOne serves the single object of a list endpoint by its id.
@@ -127,12 +101,7 @@ func (s *Server) owned(ctx context.Context, p *Project, ctxName string) (map[str
 		return tmShape(p, n), nil
 	}
 	var langs []string
-	langCol := "NULL"
-	for _, c := range res.cols {
-		if c.json == "languageId" {
-			langCol = c.sql
-		}
-	}
+	langCol := res.sqlOf("languageId")
 	err = s.cfg.Storage.ReadTx(ctx, p, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, "SELECT DISTINCT "+langCol+" FROM "+res.table+" ORDER BY 1")
 		if err != nil {
@@ -236,13 +205,8 @@ func orderRes(names ...string) *resource {
 // compareValues orders two JSON values of one field: null first, then
 // numbers, strings and booleans by value.
 func compareValues(a, b any) int {
-	switch {
-	case a == nil && b == nil:
-		return 0
-	case a == nil:
-		return -1
-	case b == nil:
-		return 1
+	if a == nil || b == nil {
+		return cmpBool(a != nil, b != nil)
 	}
 	switch x := a.(type) {
 	case int64:
@@ -256,15 +220,20 @@ func compareValues(a, b any) int {
 		return strings.Compare(x, y)
 	case bool:
 		y, _ := b.(bool)
-		switch {
-		case x == y:
-			return 0
-		case !x:
-			return -1
-		}
-		return 1
+		return cmpBool(x, y)
 	}
 	return 0
+}
+
+// cmpBool orders false before true.
+func cmpBool(x, y bool) int {
+	switch {
+	case x == y:
+		return 0
+	case !x:
+		return -1
+	}
+	return 1
 }
 
 // sortObjects sorts objs by the orderBy terms, then by key ascending.
@@ -368,72 +337,9 @@ func scanObjects(ctx context.Context, tx *sql.Tx, query string, cols []column, a
 		if err := rows.Scan(ptrs...); err != nil {
 			return nil, fmt.Errorf("server: reading rows: %w", err)
 		}
-		o := make(map[string]any, len(cols)+12)
-		for i, c := range cols {
-			o[c.json] = value(c, vals[i])
-		}
-		out = append(out, o)
+		out = append(out, rowObject(cols, vals))
 	}
 	return out, rows.Err()
-}
-
-// listFiles is GET /projects/{projectId}/files with the platform's
-// parameters: branchId, filter (a substring of the name, as croql's
-// contains), orderBy; directoryId is a 400 (the data has no
-// directories), recursion applies to directoryId only.
-func (s *Server) listFiles(r *http.Request) (any, *httpError) {
-	p, e := s.project(r, "projectId", "Project")
-	if e != nil {
-		return nil, e
-	}
-	params, e := s.params(r, orderRes("id", "name", "title", "type", "context", "branchId", "createdAt", "updatedAt", "path", "status", "priority"), false)
-	if e != nil {
-		return nil, e
-	}
-	if params.croql != "" {
-		return nil, invalid("croql", "notSupported", "the files list takes no croql")
-	}
-	q := r.URL.Query()
-	if _, ok := q["directoryId"]; ok {
-		return nil, invalid("directoryId", "notSupported", "directoryId is not supported by croql serve: the data has no directories")
-	}
-	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
-	defer cancel()
-	all, err := s.files(ctx, p)
-	if err != nil {
-		return nil, s.dbError(r, ctx, "", err)
-	}
-	if v, ok := q["branchId"]; ok {
-		n, ok := digits(v[0])
-		if !ok || len(v) > 1 {
-			return nil, invalid("branchId", "notDigits", "branchId must be an integer")
-		}
-		all = slices.DeleteFunc(all, func(o map[string]any) bool { return o["branchId"] != n })
-	}
-	if v := q.Get("filter"); v != "" {
-		all = slices.DeleteFunc(all, func(o map[string]any) bool { return !strings.Contains(o["name"].(string), v) })
-	}
-	sortObjects(all, params.orderBy, "id")
-	return pageOf(all, params), nil
-}
-
-func (s *Server) getFile(r *http.Request) (any, *httpError) {
-	p, e := s.project(r, "projectId", "Project")
-	if e != nil {
-		return nil, e
-	}
-	id, ok := pathID(r, "fileId")
-	if !ok {
-		return nil, notFound("File")
-	}
-	o, err := s.FileObject(r.Context(), p, id)
-	if err != nil {
-		return nil, s.internal(r, err)
-	}
-	if o == nil {
-		return nil, notFound("File")
-	}
-	return item{o}, nil
 }
 
 // FileObject is the platform's File object of file id of project p, nil
@@ -471,90 +377,29 @@ func (s *Server) labels(ctx context.Context, p *Project) ([]map[string]any, erro
 	return out, err
 }
 
-func (s *Server) listLabels(r *http.Request) (any, *httpError) {
-	p, e := s.project(r, "projectId", "Project")
-	if e != nil {
-		return nil, e
-	}
-	params, e := s.params(r, orderRes("id", "title", "isSystem"), false)
-	if e != nil {
-		return nil, e
-	}
-	if params.croql != "" {
-		return nil, invalid("croql", "notSupported", "the labels list takes no croql")
-	}
-	if _, ok := r.URL.Query()["isSystem"]; ok {
-		v := r.URL.Query().Get("isSystem")
-		if v != "0" && v != "1" {
-			return nil, invalid("isSystem", "notInArray", "isSystem must be 0 or 1")
+// getByID serves the object of id path value param (a 404 naming what
+// when there is none) among the objects read returns.
+func (s *Server) getByID(param, what string, read func(context.Context, *Project) ([]map[string]any, error)) func(*http.Request) (any, *httpError) {
+	return func(r *http.Request) (any, *httpError) {
+		p, e := s.project(r, "projectId", "Project")
+		if e != nil {
+			return nil, e
 		}
-	}
-	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
-	defer cancel()
-	all, err := s.labels(ctx, p)
-	if err != nil {
-		return nil, s.dbError(r, ctx, "", err)
-	}
-	if v := r.URL.Query().Get("isSystem"); v != "" {
-		all = slices.DeleteFunc(all, func(o map[string]any) bool { return o["isSystem"] != (v == "1") })
-	}
-	sortObjects(all, params.orderBy, "id")
-	return pageOf(all, params), nil
-}
-
-func (s *Server) getLabel(r *http.Request) (any, *httpError) {
-	p, e := s.project(r, "projectId", "Project")
-	if e != nil {
-		return nil, e
-	}
-	id, ok := pathID(r, "labelId")
-	if !ok {
-		return nil, notFound("Label")
-	}
-	all, err := s.labels(r.Context(), p)
-	if err != nil {
-		return nil, s.internal(r, err)
-	}
-	for _, o := range all {
-		if o["id"] == id {
-			return item{o}, nil
+		id, ok := pathID(r, param)
+		if !ok {
+			return nil, notFound(what)
 		}
-	}
-	return nil, notFound("Label")
-}
-
-// labelIDs fills labelIds of a page of strings.
-func (s *Server) labelIDs(ctx context.Context, tx *sql.Tx, p *Project, objs []map[string]any) error {
-	d := p.Dialect()
-	st, _, _ := s.tableOf("source string")
-	var through, from, to string
-	for _, o := range s.mapping.Catalog().Objects {
-		if t, err := s.mapping.Table(o); err == nil && t.Name == st {
-			if ch := t.Children["labels"]; ch != nil {
-				through, from, to = ch.Through, ch.From, ch.To
+		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
+		defer cancel()
+		all, err := read(ctx, p)
+		if err != nil {
+			return nil, s.internal(r, err)
+		}
+		for _, o := range all {
+			if o["id"] == id {
+				return item{o}, nil
 			}
 		}
+		return nil, notFound(what)
 	}
-	if through == "" {
-		return nil
-	}
-	var q strings.Builder
-	q.WriteString("SELECT " + d.Quote(from) + ", " + d.Quote(to) + " FROM " + d.Quote(through) + " WHERE " + d.Quote(from) + " IN (")
-	byID, args := pageIDs(&q, d, objs, "labelIds", func() any { return []int64{} })
-	q.WriteString(") ORDER BY 1, 2")
-	rows, err := tx.QueryContext(ctx, q.String(), args...)
-	if err != nil {
-		return fmt.Errorf("server: labels: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var sid, lid int64
-		if err := rows.Scan(&sid, &lid); err != nil {
-			return fmt.Errorf("server: labels: %w", err)
-		}
-		if o := byID[sid]; o != nil {
-			o["labelIds"] = append(o["labelIds"].([]int64), lid)
-		}
-	}
-	return rows.Err()
 }

@@ -1,9 +1,7 @@
 package server
 
 import (
-	"encoding/json"
 	"fmt"
-	"net/http"
 	"strconv"
 )
 
@@ -62,39 +60,4 @@ func (s *Server) pageTooLarge(fit int) *httpError {
 		budget, fit, fit))
 	e.validation[0].Errors[0].Fit = fit
 	return e
-}
-
-// writeBody writes a handler's answer. A list answer larger than
-// Config.MaxPageBytes is refused whole (a 400 under the key limit that
-// says how many of its objects fit) rather than cut short: the
-// platform's clients read a page shorter than its limit as the last one.
-func (s *Server) writeBody(w http.ResponseWriter, body any) {
-	lr, ok := body.(listResponse)
-	if !ok || s.cfg.MaxPageBytes <= 0 {
-		writeJSON(w, http.StatusOK, body)
-		return
-	}
-	b, err := json.Marshal(lr)
-	if err != nil {
-		writeJSON(w, http.StatusOK, body) // the same failure, answered as writeJSON does
-		return
-	}
-	if int64(len(b))+1 <= s.cfg.MaxPageBytes {
-		writeJSONBytes(w, http.StatusOK, b)
-		return
-	}
-	// How many objects fit: the envelope, then each object and its comma.
-	empty, _ := json.Marshal(listResponse{Data: []any{}, Pagination: lr.Pagination})
-	n, fit := int64(len(empty))+1, 0
-	for i, o := range lr.Data {
-		ob, _ := json.Marshal(o)
-		if n += int64(len(ob)); i > 0 {
-			n++
-		}
-		if n > s.cfg.MaxPageBytes {
-			break
-		}
-		fit++
-	}
-	writeError(w, s.pageTooLarge(fit))
 }

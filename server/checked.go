@@ -2,7 +2,13 @@ package server
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/croql/croql"
 	"github.com/croql/croql/compile"
@@ -103,4 +109,62 @@ func checkQuery(ctx context.Context, env *croql.Env, src string) *checkedQuery {
 	}
 	rq.mu.Unlock()
 	return c.check(src)
+}
+
+// invalidUTF8 is the 400 of a query that is not valid UTF-8.
+func invalidUTF8(src string) *httpError {
+	at := 0
+	for at < len(src) {
+		r, n := utf8.DecodeRuneInString(src[at:])
+		if r == utf8.RuneError && n <= 1 {
+			break
+		}
+		at += n
+	}
+	d := diag.Errorf(diag.ClassSyntax, "invalid-utf8", diag.Span{Start: at, End: at + 1},
+		"the query is not valid UTF-8 (byte %d); percent-encode the UTF-8 bytes of each character", at)
+	return croqlError(strings.ToValidUTF8(src, "\uFFFD"), diag.List{d})
+}
+
+// croqlWhere is the request's croql checked (once for the request:
+// checkQuery) and compiled for the project's dialect and purpose; a blank
+// query lists every object. On a sharded engine, a form the compiler will
+// not send there is answered by the coordinator, decided here before any
+// statement runs; so is every form once the engine has refused one
+// (answer).
+func (s *Server) croqlWhere(req *listRequest, purpose compile.Purpose) ([]string, []any, *httpError) {
+	src, p := req.params.croql, req.p
+	if !utf8.ValidString(src) {
+		return nil, nil, invalidUTF8(src)
+	}
+	if strings.TrimSpace(src) == "" {
+		return nil, nil, nil
+	}
+	if req.co != nil {
+		return req.co.where, req.co.args, nil
+	}
+	env, err := s.env(p, req.ep.context)
+	if err != nil {
+		return nil, nil, &httpError{status: http.StatusInternalServerError, message: "Internal Server Error"}
+	}
+	c, diags := checkQuery(req.r.Context(), env, src).sql(p.Dialect(), s.mapping, purpose)
+	if c == nil && isSharded(p.Dialect()) && errors.Is(diags.Err(), compile.ErrSharded) {
+		if e := s.coordinate(req); e != nil {
+			return nil, nil, e
+		}
+		return req.co.where, req.co.args, nil
+	}
+	if c == nil {
+		// A back end's error (RuleSQL) is over the part of the query
+		// the database cannot take; say which database (in a copy: the
+		// request's checked query keeps its own list).
+		diags = slices.Clone(diags)
+		for i, d := range diags {
+			if d.Rule == croql.RuleSQL {
+				diags[i].Message = fmt.Sprintf("the query cannot run on this server's %s database: %s", p.Dialect().Name(), d.Message)
+			}
+		}
+		return nil, nil, croqlError(src, diags)
+	}
+	return []string{"(" + c.Where + ")"}, c.Args, nil
 }

@@ -109,9 +109,12 @@ func (s *Server) readStatsAt(ctx context.Context, p *Project, w int64) *projectS
 func (s *Server) readStats(ctx context.Context, p *Project) (*projectStats, error) {
 	st := &projectStats{objects: map[string]int64{}, text: map[string]float64{}, known: true}
 	d := p.Dialect()
-	length := "CHAR_LENGTH"
-	if d.Name() == "sqlite" {
-		length = "LENGTH"
+	// The length in characters: CHAR_LENGTH where the engine has it
+	// (LENGTH counts bytes on MySQL), LENGTH otherwise (SQLite's counts
+	// characters).
+	length := "LENGTH"
+	if p.runs(ctx, "SELECT CHAR_LENGTH('')") {
+		length = "CHAR_LENGTH"
 	}
 	cat := s.mapping.Catalog()
 	err := s.cfg.Storage.ReadTx(ctx, p, func(tx *sql.Tx) error {
@@ -134,12 +137,11 @@ func (s *Server) readStats(ctx context.Context, p *Project) (*projectStats, erro
 				fields = append(fields, f.Name)
 				cols = append(cols, "AVG("+length+"("+d.Quote(col)+"))")
 			}
-			vals := make([]any, len(cols))
 			var n int64
 			avgs := make([]sql.NullFloat64, len(fields))
-			vals[0] = &n
+			vals := []any{&n} // COUNT(*), then each field's AVG
 			for i := range avgs {
-				vals[i+1] = &avgs[i]
+				vals = append(vals, &avgs[i])
 			}
 			q := "SELECT " + strings.Join(cols, ", ") + " FROM " + d.Quote(t.Name)
 			if err := tx.QueryRowContext(ctx, q).Scan(vals...); err != nil {
@@ -207,30 +209,6 @@ func (e *requestEstimate) tooCostly(src string, budget float64, ctxName string) 
 		typecheck.Approx(e.cost), typecheck.Approx(e.perObject), e.objects, what, typecheck.Approx(budget)).
 		WithHint("%s", hint)
 	return croqlError(src, diag.List{d})
-}
-
-// estimate is the cost of a list request on p: its query's estimate per
-// object under the project's cost model, times the objects it may visit.
-// ok is false when the query has errors, the facade's budget per object
-// included (the handler reports them). The check is the request's
-// (checkQuery): ctx's request keeps it for the handler.
-func (s *Server) estimate(ctx context.Context, p *Project, ctxName, src string) (e *requestEstimate, ok bool) {
-	st := s.stats(ctx, p)
-	e = &requestEstimate{}
-	if strings.TrimSpace(src) != "" {
-		env, err := s.env(p, ctxName)
-		if err != nil {
-			return nil, false
-		}
-		q := checkQuery(ctx, env, src).q
-		if q == nil {
-			return nil, false
-		}
-		e.q, e.model = q, env.CostModel()
-		e.perObject = q.Cost(e.model)
-	}
-	e.cost, e.objects = requestCost(e.perObject, st, ctxName)
-	return e, true
 }
 
 // statsTimeout bounds reading a project's statistics.

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"encoding/json"
 	"net/http"
 	"strconv"
 
@@ -68,9 +67,9 @@ type httpError struct {
 	// validation, when set, is the body of a 400.
 	validation []ValidationError
 	message    string
-	// refused: a sharded engine refused the query's statement (or the
-	// compiler refused to send it there); the coordinator answers the
-	// request again (Server.coordinatedOnRefusal).
+	// refused: a sharded engine refused the query's statement; the
+	// request's plan is chosen again with the coordinator's keys
+	// (Server.answer).
 	refused bool
 	// retryAfter, when positive, is the Retry-After header's seconds.
 	retryAfter int
@@ -99,43 +98,4 @@ func croqlError(src string, diags diag.List) *httpError {
 			Line: pos.Line, Column: pos.Column, Hint: d.Hint, Fixes: d.Fixes})
 	}
 	return &httpError{status: http.StatusBadRequest, message: "invalid croql", validation: []ValidationError{ve}}
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		status = http.StatusInternalServerError
-		b = []byte(`{"error":{"code":500,"message":"Internal Server Error"}}`)
-	}
-	writeJSONBytes(w, status, b)
-}
-
-// writeJSONBytes writes b, a JSON document, as writeJSON does.
-func writeJSONBytes(w http.ResponseWriter, status int, b []byte) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(status)
-	_, _ = w.Write(append(b, '\n'))
-}
-
-func writeError(w http.ResponseWriter, e *httpError) {
-	if e.validation != nil {
-		var body ValidationBody
-		for _, v := range e.validation {
-			body.Errors = append(body.Errors, struct {
-				Error ValidationError `json:"error"`
-			}{v})
-		}
-		writeJSON(w, e.status, body)
-		return
-	}
-	var body ErrorBody
-	body.Error.Code, body.Error.Message = e.status, e.message
-	if e.status == http.StatusUnauthorized {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="croql"`)
-	}
-	if e.retryAfter > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(e.retryAfter))
-	}
-	writeJSON(w, e.status, body)
 }

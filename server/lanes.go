@@ -1,12 +1,9 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/json"
 	"errors"
-	"io"
 	"math"
 	"net/http"
 	"runtime"
@@ -15,8 +12,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/croql/croql"
 )
 
 // Defaults of the admission of list requests (Config fields of the same
@@ -134,28 +129,6 @@ func newLanes(cfg Config) *lanes {
 	}
 }
 
-// applyLaneDefaults fills the admission fields of cfg.
-func applyLaneDefaults(cfg *Config) {
-	if cfg.MaxRequestCost == 0 {
-		cfg.MaxRequestCost = DefaultMaxRequestCost
-	}
-	if cfg.CheapCost == 0 {
-		cfg.CheapCost = DefaultCheapCost
-	}
-	if cfg.CheapLane <= 0 {
-		cfg.CheapLane = DefaultCheapLane()
-	}
-	if cfg.ExpensiveLane <= 0 {
-		cfg.ExpensiveLane = DefaultExpensiveLane()
-	}
-	if cfg.LaneQueue == 0 {
-		cfg.LaneQueue = DefaultLaneQueue
-	}
-	if cfg.MaxPerToken == 0 {
-		cfg.MaxPerToken = DefaultMaxPerToken
-	}
-}
-
 // reservePool makes room in each project's connection pool for both lanes
 // at once (and two connections more for the other routes), so that
 // expensive requests, which the expensive lane bounds, never hold all of
@@ -173,104 +146,73 @@ func (s *Server) reservePool() {
 	}
 }
 
-// admit is the admission of a list request of context ctxName (body: the
-// parameters are a POST body): it estimates the request's cost (a 400
-// too-costly over the request budget) and runs the handler in the cheap
-// or the expensive lane, at most Config.MaxPerToken requests of one token
-// in each. A full lane, or no place before the request's deadline, is a
-// 503 with Retry-After; a token over its limit a 429 with Retry-After.
-// A request whose project or query is wrong goes through the cheap lane
-// to the handler, which answers it.
-func (s *Server) admit(ctxName string, body bool, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// The query checked for the estimate is the handler's.
-		r = r.WithContext(withQueries(r.Context()))
-		// A request waits for a place at most the statement timeout.
-		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
-		defer cancel()
-		l := s.lanes.cheap
-		p, src, ok, bodyErr := s.admissionQuery(r, ctxName, body)
-		if bodyErr != nil {
-			// The handler answers an unreadable body with a 400 before
-			// any query: no lane (the body's failed read may have
-			// ended the request's context already).
-			next.ServeHTTP(w, r)
-			return
+// admitList is the admission of a list request: it estimates the
+// request's cost (a 400 too-costly over the request budget) and takes a
+// place in the cheap or the expensive lane, at most Config.MaxPerToken
+// requests of one token in each; release gives it back. A full lane, or
+// no place before the request's deadline, is a 503 with Retry-After; a
+// token over its limit a 429 with Retry-After. A request whose query has
+// errors takes the cheap lane: its plan answers it. A list without croql
+// (files, labels) is not priced.
+func (s *Server) admitList(req *listRequest) (release func(), e *httpError) {
+	if req.ep.context == "" {
+		return func() {}, nil
+	}
+	r := req.r
+	// A request waits for a place at most the statement timeout.
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
+	defer cancel()
+	l := s.lanes.cheap
+	if est, ok := s.estimate(ctx, req.p, req.ep.context, req.params.croql); ok {
+		if s.cfg.MaxRequestCost > 0 && est.cost > s.cfg.MaxRequestCost {
+			s.metrics.rejected(laneExpensive, "too-costly")
+			return nil, est.tooCostly(req.params.croql, s.cfg.MaxRequestCost, req.ep.context)
 		}
-		if ok {
-			e, ok := s.estimate(ctx, p, ctxName, src)
-			if ok && s.cfg.MaxRequestCost > 0 && e.cost > s.cfg.MaxRequestCost {
-				s.metrics.rejected(laneExpensive, "too-costly")
-				writeError(w, e.tooCostly(src, s.cfg.MaxRequestCost, ctxName))
-				return
-			}
-			if ok && e.cost > s.lanes.cheapCost {
-				l = s.lanes.expensive
-			}
+		if est.cost > s.lanes.cheapCost {
+			l = s.lanes.expensive
 		}
-		tok := sha256.Sum256([]byte(bearer(r)))
-		release, err := l.acquire(ctx, tok)
-		if err != nil && r.Context().Err() != nil {
-			// The client went away while waiting: nobody reads the answer.
-			writeError(w, &httpError{status: 499, message: "Client Closed Request"})
-			return
-		}
+	}
+	release, err := l.acquire(ctx, sha256.Sum256([]byte(Bearer(r))))
+	if err == nil {
+		return release, nil
+	}
+	if r.Context().Err() != nil {
+		// The client went away while waiting: nobody reads the answer.
+		return nil, &httpError{status: 499, message: "Client Closed Request"}
+	}
+	status, reason := http.StatusServiceUnavailable, "full"
+	msg := "the server is busy with " + l.name + " requests; try again later"
+	switch {
+	case errors.Is(err, errTokenLimit):
+		status, reason = http.StatusTooManyRequests, "token"
+		msg = "this token has " + strconv.Itoa(l.maxToken) + " " + l.name + " requests in flight, the most the server allows; try again when one has answered"
+	case errors.Is(err, errLaneWait):
+		reason = "wait"
+	}
+	s.metrics.rejected(l.name, reason)
+	return nil, &httpError{status: status, message: msg, retryAfter: int(math.Ceil(l.retryAfter.Seconds()))}
+}
+
+// estimate is the cost of a list request on p: its query's estimate per
+// object under the project's cost model, times the objects it may visit.
+// ok is false when the query has errors, the facade's budget per object
+// included (the handler reports them). The check is the request's
+// (checkQuery): ctx's request keeps it for the handler.
+func (s *Server) estimate(ctx context.Context, p *Project, ctxName, src string) (e *requestEstimate, ok bool) {
+	st := s.stats(ctx, p)
+	e = &requestEstimate{}
+	if strings.TrimSpace(src) != "" {
+		env, err := s.env(p, ctxName)
 		if err != nil {
-			status, reason := http.StatusServiceUnavailable, "full"
-			msg := "the server is busy with " + l.name + " requests; try again later"
-			switch {
-			case errors.Is(err, errTokenLimit):
-				status, reason = http.StatusTooManyRequests, "token"
-				msg = "this token has " + strconv.Itoa(l.maxToken) + " " + l.name + " requests in flight, the most the server allows; try again when one has answered"
-			case errors.Is(err, errLaneWait):
-				reason = "wait"
-			}
-			s.metrics.rejected(l.name, reason)
-			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(l.retryAfter.Seconds()))))
-			writeError(w, &httpError{status: status, message: msg})
-			return
+			return nil, false
 		}
-		defer release()
-		next.ServeHTTP(w, r)
-	})
-}
-
-// bearer is the request's bearer token (the auth check has accepted it).
-func bearer(r *http.Request) string {
-	_, tok, _ := strings.Cut(r.Header.Get("Authorization"), " ")
-	return strings.TrimSpace(tok)
-}
-
-// admissionQuery reads the project and the croql text of a list request
-// without answering it: false when the project is not one the token may
-// read or the parameters cannot be read (the handler answers those). A
-// POST body is read whole (at most Config.MaxBody bytes) and put back for
-// the handler; bodyErr is the error of a body that could not be read.
-func (s *Server) admissionQuery(r *http.Request, ctxName string, body bool) (p *Project, src string, ok bool, bodyErr error) {
-	param := map[string]string{croql.Strings: "projectId", croql.Translations: "projectId",
-		croql.TM: "tmId", croql.Glossary: "glossaryId"}[ctxName]
-	p, e := s.project(r, param, "")
-	if e != nil {
-		return nil, "", false, nil
+		q := checkQuery(ctx, env, src).q
+		if q == nil {
+			return nil, false
+		}
+		e.q, e.model = q, env.CostModel()
+		e.perObject = q.Cost(e.model)
 	}
-	if !body {
-		q := r.URL.Query()
-		return p, q.Get("croql"), len(q["croql"]) <= 1, nil
-	}
-	b, err := io.ReadAll(io.LimitReader(r.Body, s.cfg.MaxBody+1))
-	rest := r.Body
-	r.Body = struct {
-		io.Reader
-		io.Closer
-	}{io.MultiReader(bytes.NewReader(b), rest), rest}
-	if err != nil {
-		return nil, "", false, err
-	}
-	var obj struct {
-		Croql string `json:"croql"`
-	}
-	if json.Unmarshal(b, &obj) != nil {
-		return nil, "", false, nil
-	}
-	return p, obj.Croql, true, nil
+	e.cost, e.objects = requestCost(e.perObject, st, ctxName)
+	return e, true
 }

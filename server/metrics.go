@@ -21,7 +21,7 @@ type metrics struct {
 	engine   *prometheus.HistogramVec
 	refused  *prometheus.CounterVec
 	// coordinated counts the list requests the coordinator answered on
-	// a sharded engine (coordinatedOnRefusal).
+	// a sharded engine (Server.coordinate).
 	coordinated prometheus.Counter
 }
 

@@ -1,7 +1,10 @@
 package server
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -79,134 +82,146 @@ func filters(p *Project, ctxName string, q url.Values, hasCroql bool) (listFilte
 	if q == nil {
 		return f, nil
 	}
-	get := func(name string) (string, bool, *httpError) {
-		vs, ok := q[name]
-		if !ok {
-			return "", false, nil
-		}
-		if len(vs) > 1 {
-			return "", false, invalid(name, "duplicate", name+" is given more than once")
-		}
-		return vs[0], true, nil
+	given, e := givenParams(ctxName, q, hasCroql)
+	if e != nil {
+		return f, e
 	}
+	for _, rule := range listRules[ctxName] {
+		if v, ok := given[rule.name]; ok {
+			if e := f.read(p, ctxName, rule.name, v, given); e != nil {
+				return f, e
+			}
+		}
+	}
+	return f, nil
+}
+
+// givenParams are the platform parameters of q the list honours, by
+// name; a parameter it refuses, one given twice, or one the platform does
+// not allow beside croql is a 400.
+func givenParams(ctxName string, q url.Values, hasCroql bool) (map[string]string, *httpError) {
 	given := map[string]string{}
 	for _, rule := range listRules[ctxName] {
-		v, ok, e := get(rule.name)
-		if e != nil {
-			return f, e
-		}
+		vs, ok := q[rule.name]
 		if !ok {
 			continue
 		}
+		if len(vs) > 1 {
+			return nil, invalid(rule.name, "duplicate", rule.name+" is given more than once")
+		}
 		if rule.refuse != "" {
-			return f, invalid(rule.name, "notSupported", fmt.Sprintf("%s is not supported by croql serve: %s", rule.name, rule.refuse))
+			return nil, invalid(rule.name, "notSupported", fmt.Sprintf("%s is not supported by croql serve: %s", rule.name, rule.refuse))
 		}
 		if hasCroql && !rule.withCroql {
-			return f, invalid(rule.name, "notAllowedWithCroql", fmt.Sprintf("%s cannot be used with croql in the same request (as on the platform): write it into the croql", rule.name))
+			return nil, invalid(rule.name, "notAllowedWithCroql", fmt.Sprintf("%s cannot be used with croql in the same request (as on the platform): write it into the croql", rule.name))
 		}
-		given[rule.name] = v
+		given[rule.name] = vs[0]
 	}
 	// fileId, branchId and directoryId exclude each other (the platform's
 	// "can't be used with" notes).
 	if _, ok := given["fileId"]; ok {
 		if _, ok := given["branchId"]; ok {
-			return f, invalid("branchId", "notAllowedWithFileId", "branchId cannot be used with fileId in the same request")
+			return nil, invalid("branchId", "notAllowedWithFileId", "branchId cannot be used with fileId in the same request")
 		}
 	}
-	add := func(list *[]filterParam, name, src string) { *list = append(*list, filterParam{name, src}) }
-	for _, rule := range listRules[ctxName] {
-		v, ok := given[rule.name]
+	return given, nil
+}
+
+// add adds the filter src of parameter name over the list's objects
+// (strs false) or, for the translations list, over their strings.
+func (f *listFilters) add(strs bool, name, src string) {
+	list := &f.root
+	if strs {
+		list = &f.strs
+	}
+	*list = append(*list, filterParam{name, src})
+}
+
+// read reads parameter name of value v (given are all the parameters)
+// into f as the CroQL it stands for.
+func (f *listFilters) read(p *Project, ctxName, name, v string, given map[string]string) *httpError {
+	overStrings := ctxName == croql.Translations
+	switch name {
+	case "denormalizePlaceholders", "approvedOnly", "passedWorkflow":
+		// denormalizePlaceholders: the stored texts are the texts as
+		// written (croql serve keeps no normalized placeholders): 0 and 1
+		// answer the same.
+		if v != "0" && v != "1" {
+			return invalid(name, "notInArray", name+" must be 0 or 1")
+		}
+		if v == "1" && name == "approvedOnly" {
+			f.add(false, name, "count of approvals > 0")
+		} else if v == "1" && name == "passedWorkflow" {
+			f.add(true, name, "isPassedWorkflow")
+		}
+	case "fileId", "branchId", "conceptId", "userId", "minApprovalCount":
+		n, ok := digits(v)
 		if !ok {
-			continue
+			return invalid(name, "notDigits", name+" must be an integer")
 		}
-		switch rule.name {
-		case "denormalizePlaceholders":
-			// The stored texts are the texts as written (croql serve
-			// keeps no normalized placeholders): 0 and 1 answer the same.
-			if v != "0" && v != "1" {
-				return f, invalid(rule.name, "notInArray", rule.name+" must be 0 or 1")
-			}
-		case "fileId", "branchId", "conceptId", "userId", "minApprovalCount":
-			n, ok := digits(v)
-			if !ok {
-				return f, invalid(rule.name, "notDigits", rule.name+" must be an integer")
-			}
-			switch rule.name {
-			case "fileId", "branchId":
-				field := strings.TrimSuffix(rule.name, "Id")
-				src := "id of " + field + " = " + strconv.FormatInt(n, 10)
-				if ctxName == croql.Translations {
-					add(&f.strs, rule.name, src)
-				} else {
-					add(&f.root, rule.name, src)
-				}
-			case "conceptId":
-				add(&f.root, rule.name, "concept = "+strconv.FormatInt(n, 10))
-			case "userId":
-				add(&f.root, rule.name, "user = "+strconv.FormatInt(n, 10))
-			case "minApprovalCount":
-				add(&f.root, rule.name, "count of approvals >= "+strconv.FormatInt(n, 10))
-			}
-		case "labelIds", "stringIds":
-			ids, e := idList(rule.name, v)
-			if e != nil {
-				return f, e
-			}
-			if rule.name == "stringIds" {
-				f.stringIDs = ids
-				continue
-			}
-			var or []string
-			for _, id := range ids {
-				or = append(or, "id = "+strconv.FormatInt(id, 10))
-			}
-			list := &f.strs
-			if ctxName == croql.Strings {
-				list = &f.root
-			}
-			add(list, rule.name, "count of labels where ("+strings.Join(or, " or ")+") > 0")
-		case "approvedOnly", "passedWorkflow":
-			if v != "0" && v != "1" {
-				return f, invalid(rule.name, "notInArray", rule.name+" must be 0 or 1")
-			}
-			if v == "1" && rule.name == "approvedOnly" {
-				add(&f.root, rule.name, "count of approvals > 0")
-			} else if v == "1" {
-				add(&f.strs, rule.name, "isPassedWorkflow")
-			}
-		case "languageId":
-			if !p.knowsLanguage(v) {
-				return f, invalid(rule.name, "notInArray", fmt.Sprintf("languageId %q is not a language of the project (%s)", v, strings.Join(p.Languages, ", ")))
-			}
-			add(&f.root, rule.name, "language = @language:"+quoteCroql(v))
-		case "filter":
-			if v == "" {
-				continue
-			}
-			scopes := []string{"identifier", "text", "context"}
-			if sc, ok := given["scope"]; ok && sc != "" {
-				scopes = nil
-				for _, x := range strings.Split(sc, ",") {
-					switch x {
-					case "identifier", "text", "context":
-						scopes = append(scopes, x)
-					default:
-						return f, invalid("scope", "notInArray", fmt.Sprintf("scope: %q is not one of identifier, text, context", x))
-					}
-				}
-			}
-			var or []string
-			for _, sc := range scopes {
-				or = append(or, sc+" contains "+quoteCroql(v))
-			}
-			add(&f.root, rule.name, strings.Join(or, " or "))
-		case "scope":
-			if _, ok := given["filter"]; !ok {
-				return f, invalid("scope", "needsFilter", "scope names the fields filter searches; give filter too")
+		num := strconv.FormatInt(n, 10)
+		switch name {
+		case "fileId", "branchId":
+			f.add(overStrings, name, "id of "+strings.TrimSuffix(name, "Id")+" = "+num)
+		case "conceptId":
+			f.add(false, name, "concept = "+num)
+		case "userId":
+			f.add(false, name, "user = "+num)
+		case "minApprovalCount":
+			f.add(false, name, "count of approvals >= "+num)
+		}
+	case "labelIds", "stringIds":
+		ids, e := idList(name, v)
+		if e != nil {
+			return e
+		}
+		if name == "stringIds" {
+			f.stringIDs = ids
+			return nil
+		}
+		var or []string
+		for _, id := range ids {
+			or = append(or, "id = "+strconv.FormatInt(id, 10))
+		}
+		f.add(overStrings, name, "count of labels where ("+strings.Join(or, " or ")+") > 0")
+	case "languageId":
+		if !p.knowsLanguage(v) {
+			return invalid(name, "notInArray", fmt.Sprintf("languageId %q is not a language of the project (%s)", v, strings.Join(p.Languages, ", ")))
+		}
+		f.add(false, name, "language = @language:"+quoteCroql(v))
+	case "filter":
+		return f.readFilter(v, given)
+	case "scope":
+		if _, ok := given["filter"]; !ok {
+			return invalid("scope", "needsFilter", "scope names the fields filter searches; give filter too")
+		}
+	}
+	return nil
+}
+
+// readFilter reads filter (a substring of the fields scope names).
+func (f *listFilters) readFilter(v string, given map[string]string) *httpError {
+	if v == "" {
+		return nil
+	}
+	scopes := []string{"identifier", "text", "context"}
+	if sc, ok := given["scope"]; ok && sc != "" {
+		scopes = nil
+		for _, x := range strings.Split(sc, ",") {
+			switch x {
+			case "identifier", "text", "context":
+				scopes = append(scopes, x)
+			default:
+				return invalid("scope", "notInArray", fmt.Sprintf("scope: %q is not one of identifier, text, context", x))
 			}
 		}
 	}
-	return f, nil
+	var or []string
+	for _, sc := range scopes {
+		or = append(or, sc+" contains "+quoteCroql(v))
+	}
+	f.add(false, "filter", strings.Join(or, " or "))
+	return nil
 }
 
 // idList reads a comma-separated list of ids (at most MaxLimit).
@@ -345,4 +360,246 @@ func shiftParams(d compile.Dialect, where string, base int) string {
 		n, _ := strconv.Atoi(m[1 : len(m)-2])
 		return "$" + strconv.Itoa(n+base) + "::"
 	})
+}
+
+// listParams are the parameters of a list request.
+type listParams struct {
+	croql     string
+	limit     int64
+	offset    int64
+	orderBy   []orderTerm
+	withTotal bool
+	// afterID, when keyset is set, is the afterId parameter: the page
+	// starts after the object whose key field (keyField: id, or stringId
+	// for translations) is afterID, in key order.
+	afterID  int64
+	keyset   bool
+	keyField string
+	// query is the query string of a GET (nil for a POST …/query body,
+	// which takes only croql's own parameters): the platform's filter
+	// parameters are read from it.
+	query url.Values
+}
+
+type orderTerm struct {
+	col  column
+	desc bool
+}
+
+// params reads the list parameters from the query string (GET) or the
+// JSON body (POST …/query), each read once. res, when not nil, is the
+// resource orderBy names its fields.
+func (s *Server) params(r *http.Request, res *resource, body bool) (listParams, *httpError) {
+	var raw map[string]string
+	var q url.Values
+	var e *httpError
+	if body {
+		raw, e = s.bodyParams(r)
+	} else {
+		raw, q, e = queryParams(r)
+	}
+	if e != nil {
+		return listParams{}, e
+	}
+	p := listParams{croql: raw["croql"], limit: DefaultLimit, query: q}
+	if v, ok := raw["limit"]; ok {
+		n, ok := digits(v)
+		if !ok {
+			return p, invalid("limit", "notDigits", fmt.Sprintf("limit must be an integer from 1 to %d", MaxLimit))
+		}
+		if n < 1 || n > MaxLimit {
+			return p, invalid("limit", "notBetween", fmt.Sprintf("limit must be from 1 to %d", MaxLimit))
+		}
+		p.limit = n
+	}
+	if v, ok := raw["offset"]; ok {
+		n, ok := digits(v)
+		if !ok {
+			return p, invalid("offset", "notDigits", "offset must be an integer, 0 or more")
+		}
+		p.offset = n
+	}
+	if v, ok := raw["withTotal"]; ok {
+		switch v {
+		case "true", "1":
+			p.withTotal = true
+		case "false", "0", "":
+		default:
+			return p, invalid("withTotal", "notBoolean", "withTotal must be true or false")
+		}
+	}
+	if v := raw["orderBy"]; v != "" {
+		if res == nil {
+			return p, invalid("orderBy", "notSupported", "this list takes no orderBy")
+		}
+		terms, e := parseOrderBy(v, res)
+		if e != nil {
+			return p, e
+		}
+		p.orderBy = terms
+	}
+	if v, ok := raw["afterId"]; ok {
+		return p, p.parseAfterID(v, res)
+	}
+	return p, nil
+}
+
+// queryParams reads the list parameters of a query string, and the
+// query string.
+func queryParams(r *http.Request) (map[string]string, url.Values, *httpError) {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return nil, nil, invalid("query", "malformed", "the query string is not URL-encoded correctly: "+err.Error())
+	}
+	raw := map[string]string{}
+	for k, vs := range q {
+		switch k {
+		case "croql", "limit", "offset", "afterId", "orderBy", "withTotal":
+			if len(vs) > 1 {
+				return nil, nil, invalid(k, "duplicate", k+" is given more than once")
+			}
+			raw[k] = vs[0]
+		}
+	}
+	return raw, q, nil
+}
+
+// bodyParams reads the list parameters of a POST …/query body: a JSON
+// object of at most Config.MaxBody bytes.
+func (s *Server) bodyParams(r *http.Request) (map[string]string, *httpError) {
+	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(strings.ToLower(ct), "application/json") {
+		return nil, invalid("body", "notJson", "the body must be a JSON object (Content-Type: application/json)")
+	}
+	b, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, s.cfg.MaxBody))
+	if err != nil {
+		if _, ok := err.(*http.MaxBytesError); ok {
+			return nil, invalid("body", "tooLarge", fmt.Sprintf("the body is longer than %d bytes", s.cfg.MaxBody))
+		}
+		return nil, invalid("body", "unreadable", "the body could not be read")
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(b, &obj); err != nil || obj == nil {
+		return nil, invalid("body", "notJson", `the body must be a JSON object such as {"croql":"count of translations > 0","limit":25}`)
+	}
+	raw := map[string]string{}
+	for k, v := range obj {
+		switch k {
+		case "croql", "orderBy":
+			var str string
+			if err := json.Unmarshal(v, &str); err != nil {
+				return nil, invalid(k, "notString", k+" must be a JSON string")
+			}
+			raw[k] = str
+		case "limit", "offset", "afterId":
+			var n json.Number
+			if err := json.Unmarshal(v, &n); err != nil || len(v) == 0 || v[0] == '"' {
+				return nil, invalid(k, "notDigits", k+" must be a JSON number")
+			}
+			raw[k] = n.String()
+		case "withTotal":
+			var t bool
+			if err := json.Unmarshal(v, &t); err != nil {
+				return nil, invalid(k, "notBoolean", "withTotal must be true or false")
+			}
+			raw[k] = strconv.FormatBool(t)
+		default:
+			return nil, invalid(k, "unknownKey", fmt.Sprintf("%q is not a parameter: the body takes croql, limit, offset, afterId, orderBy and withTotal", k))
+		}
+	}
+	return raw, nil
+}
+
+// parseAfterID reads the afterId parameter v (keyset paging): an id, with the
+// list in its key order (no orderBy, or orderBy of the key field
+// ascending) and no offset.
+func (p *listParams) parseAfterID(v string, res *resource) *httpError {
+	n, ok := digits(v)
+	if !ok {
+		return invalid("afterId", "notDigits", "afterId must be an integer, 0 or more")
+	}
+	if res == nil {
+		return invalid("afterId", "notSupported", "this list takes no afterId")
+	}
+	p.keyField = "id"
+	if _, ok := res.column("id"); !ok {
+		p.keyField = "stringId"
+	}
+	if p.offset > 0 {
+		return invalid("afterId", "notWithOffset", "afterId and offset cannot be combined: afterId starts the page after that id, offset must be 0")
+	}
+	for _, t := range p.orderBy {
+		if t.col.json != p.keyField || t.desc {
+			return invalid("afterId", "notWithOrderBy", fmt.Sprintf("afterId pages in %s order: orderBy must be empty or %q", p.keyField, p.keyField))
+		}
+	}
+	p.afterID, p.keyset = n, true
+	return nil
+}
+
+// digits parses a non-negative decimal integer of ASCII digits only.
+func digits(s string) (int64, bool) {
+	if s == "" || len(s) > 18 {
+		return 0, false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil
+}
+
+// parseOrderBy reads the platform's orderBy form: `field [asc|desc]`,
+// comma-separated, over the scalar fields of the response.
+func parseOrderBy(v string, res *resource) ([]orderTerm, *httpError) {
+	var out []orderTerm
+	parts := strings.Split(v, ",")
+	if len(parts) > 8 {
+		return nil, invalid("orderBy", "tooLong", "orderBy takes at most 8 fields")
+	}
+	for _, part := range parts {
+		f := strings.Fields(part)
+		if len(f) == 0 || len(f) > 2 {
+			return nil, invalid("orderBy", "invalidOrderBy", "orderBy is a comma-separated list of `field` or `field asc|desc`")
+		}
+		c, ok := res.column(f[0])
+		if !ok {
+			return nil, invalid("orderBy", "notInArray", fmt.Sprintf("orderBy: %q is not a field of this list (one of %s)", f[0], strings.Join(res.orderable(), ", ")))
+		}
+		t := orderTerm{col: c}
+		if len(f) == 2 {
+			switch strings.ToLower(f[1]) {
+			case "asc":
+			case "desc":
+				t.desc = true
+			default:
+				return nil, invalid("orderBy", "invalidOrderBy", fmt.Sprintf("orderBy: %q is neither asc nor desc", f[1]))
+			}
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// pathID reads a positive integer path value.
+func pathID(r *http.Request, name string) (int64, bool) {
+	raw := r.PathValue(name)
+	n, err := strconv.ParseInt(raw, 10, 64)
+	return n, err == nil && n > 0 && strconv.FormatInt(n, 10) == raw
+}
+
+// only refuses every query parameter of a single-object GET except
+// allowed (the platform's documented ones), and checks the 0/1 ones.
+func only(r *http.Request, allowed ...string) *httpError {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return invalid("query", "malformed", "the query string is not URL-encoded correctly: "+err.Error())
+	}
+	for _, k := range allowed {
+		if vs, ok := q[k]; ok && (len(vs) != 1 || vs[0] != "0" && vs[0] != "1") {
+			return invalid(k, "notInArray", k+" must be 0 or 1")
+		}
+	}
+	return nil
 }

@@ -16,32 +16,25 @@ import (
 // languages summary (is translated, is approved). Percentages are of the
 // words, rounded down, as the platform's progress bars show them.
 func (s *Server) projectProgress(r *http.Request) (any, *httpError) {
-	p, e := s.project(r, "projectId", "Project")
-	if e != nil {
-		return nil, e
-	}
-	params, e := s.params(r, nil, false)
-	if e != nil {
-		return nil, e
-	}
-	if params.croql != "" {
-		return nil, invalid("croql", "notSupported", "the progress list takes no croql")
-	}
-	langs := slices.Clone(p.TargetLanguages)
-	if v := r.URL.Query().Get("languageIds"); v != "" {
-		langs = nil
-		for _, l := range strings.Split(v, ",") {
-			if !p.HasLanguage(l) {
-				return nil, invalid("languageIds", "notInArray", fmt.Sprintf("languageIds: %q is not a target language of the project", l))
-			}
-			langs = append(langs, l)
+	var langs []string
+	p, params, data, e := s.progressRequest(r, false, func(p *Project, params listParams) *httpError {
+		if params.croql != "" {
+			return invalid("croql", "notSupported", "the progress list takes no croql")
 		}
-	}
-	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
-	defer cancel()
-	data, err := s.progressData(ctx, p)
-	if err != nil {
-		return nil, s.dbError(r, ctx, "", err)
+		langs = slices.Clone(p.TargetLanguages)
+		if v := r.URL.Query().Get("languageIds"); v != "" {
+			langs = nil
+			for _, l := range strings.Split(v, ",") {
+				if !p.HasLanguage(l) {
+					return invalid("languageIds", "notInArray", fmt.Sprintf("languageIds: %q is not a target language of the project", l))
+				}
+				langs = append(langs, l)
+			}
+		}
+		return nil
+	})
+	if e != nil {
+		return nil, e
 	}
 	return pageOf(data.byLanguage(p, langs, func(int64) bool { return true }), params), nil
 }
@@ -49,23 +42,16 @@ func (s *Server) projectProgress(r *http.Request) (any, *httpError) {
 // fileProgress is GET /projects/{projectId}/files/{fileId}/languages/progress:
 // the project progress over the file's strings.
 func (s *Server) fileProgress(r *http.Request) (any, *httpError) {
-	p, e := s.project(r, "projectId", "Project")
+	var id int64
+	p, params, data, e := s.progressRequest(r, false, func(*Project, listParams) *httpError {
+		var ok bool
+		if id, ok = pathID(r, "fileId"); !ok {
+			return notFound("File")
+		}
+		return nil
+	})
 	if e != nil {
 		return nil, e
-	}
-	params, e := s.params(r, nil, false)
-	if e != nil {
-		return nil, e
-	}
-	id, ok := pathID(r, "fileId")
-	if !ok {
-		return nil, notFound("File")
-	}
-	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
-	defer cancel()
-	data, err := s.progressData(ctx, p)
-	if err != nil {
-		return nil, s.dbError(r, ctx, "", err)
 	}
 	if !data.files[id] {
 		return nil, notFound("File")
@@ -76,24 +62,11 @@ func (s *Server) fileProgress(r *http.Request) (any, *httpError) {
 // languageProgress is GET /projects/{projectId}/languages/{languageId}/progress:
 // one language's progress per file (the files that have strings).
 func (s *Server) languageProgress(r *http.Request) (any, *httpError) {
-	p, e := s.project(r, "projectId", "Project")
+	_, params, data, e := s.progressRequest(r, true, nil)
 	if e != nil {
 		return nil, e
 	}
 	lang := r.PathValue("languageId")
-	if !p.HasLanguage(lang) {
-		return nil, notFound("Language")
-	}
-	params, e := s.params(r, nil, false)
-	if e != nil {
-		return nil, e
-	}
-	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
-	defer cancel()
-	data, err := s.progressData(ctx, p)
-	if err != nil {
-		return nil, s.dbError(r, ctx, "", err)
-	}
 	ids := make([]int64, 0, len(data.files))
 	for id := range data.files {
 		ids = append(ids, id)
@@ -108,6 +81,33 @@ func (s *Server) languageProgress(r *http.Request) (any, *httpError) {
 	return pageOf(objs, params), nil
 }
 
+// progressRequest resolves the project (and, with lang, the path's
+// language) of a progress request, reads its parameters, runs check (when
+// not nil) on them and reads the project's progress data.
+func (s *Server) progressRequest(r *http.Request, lang bool, check func(*Project, listParams) *httpError) (*Project, listParams, *progressOf, *httpError) {
+	p, e := s.project(r, "projectId", "Project")
+	if e != nil {
+		return nil, listParams{}, nil, e
+	}
+	if lang && !p.HasLanguage(r.PathValue("languageId")) {
+		return nil, listParams{}, nil, notFound("Language")
+	}
+	params, e := s.params(r, nil, false)
+	if e == nil && check != nil {
+		e = check(p, params)
+	}
+	if e != nil {
+		return nil, listParams{}, nil, e
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
+	defer cancel()
+	data, err := s.progressData(ctx, p)
+	if err != nil {
+		return nil, listParams{}, nil, s.dbError(r, ctx, "", err)
+	}
+	return p, params, data, nil
+}
+
 // progressOf is what the progress endpoints count: each string's source
 // words and file, and its languages summary (translated, approved) by
 // language.
@@ -115,7 +115,7 @@ type progressOf struct {
 	words   map[int64]int64
 	fileOf  map[int64]int64
 	files   map[int64]bool
-	summary map[summaryKey][2]bool
+	summary map[summaryKey]languageState
 }
 
 // byLanguage is the progress of each of langs over the strings keep
@@ -130,24 +130,37 @@ func (d *progressOf) byLanguage(p *Project, langs []string, keep func(int64) boo
 	return objs
 }
 
+// progressCounts are the strings (or their words) of a progress: all,
+// translated and approved.
+type progressCounts struct{ total, translated, approved int64 }
+
+func (c progressCounts) add(n int64, summary languageState) progressCounts {
+	c.total += n
+	if summary.translated {
+		c.translated += n
+	}
+	if summary.approved {
+		c.approved += n
+	}
+	return c
+}
+
+func (c progressCounts) object() map[string]any {
+	return map[string]any{"total": c.total, "translated": c.translated, "approved": c.approved, "preTranslateAppliedTo": 0}
+}
+
+// languageState is a string's languages summary in one language.
+type languageState struct{ translated, approved bool }
+
 // progress counts the strings keep keeps in language l.
 func (d *progressOf) progress(l string, keep func(int64) bool) map[string]any {
-	var ph, wd [3]int64 // total, translated, approved
+	var phrases, words progressCounts
 	for id, n := range d.words {
 		if !keep(id) {
 			continue
 		}
-		ph[0]++
-		wd[0] += n
 		st := d.summary[summaryKey{id, l}]
-		if st[0] {
-			ph[1]++
-			wd[1] += n
-		}
-		if st[1] {
-			ph[2]++
-			wd[2] += n
-		}
+		phrases, words = phrases.add(1, st), words.add(n, st)
 	}
 	pct := func(a, b int64) int64 {
 		if b == 0 {
@@ -155,11 +168,8 @@ func (d *progressOf) progress(l string, keep func(int64) bool) map[string]any {
 		}
 		return a * 100 / b
 	}
-	count := func(c [3]int64) map[string]any {
-		return map[string]any{"total": c[0], "translated": c[1], "approved": c[2], "preTranslateAppliedTo": 0}
-	}
-	return map[string]any{"words": count(wd), "phrases": count(ph), "translationProgress": pct(wd[1], wd[0]),
-		"approvalProgress": pct(wd[2], wd[0]), "eTag": ""}
+	return map[string]any{"words": words.object(), "phrases": phrases.object(), "translationProgress": pct(words.translated, words.total),
+		"approvalProgress": pct(words.approved, words.total), "eTag": ""}
 }
 
 type summaryKey struct {
@@ -184,7 +194,7 @@ func (s *Server) progressData(ctx context.Context, p *Project) (*progressOf, err
 	if st == "" || lt == "" || fk == "" {
 		return nil, fmt.Errorf("server: the mapping has no strings or languages summary table")
 	}
-	out := &progressOf{words: map[int64]int64{}, fileOf: map[int64]int64{}, files: map[int64]bool{}, summary: map[summaryKey][2]bool{}}
+	out := &progressOf{words: map[int64]int64{}, fileOf: map[int64]int64{}, files: map[int64]bool{}, summary: map[summaryKey]languageState{}}
 	err := s.cfg.Storage.ReadTx(ctx, p, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, "SELECT "+d.Quote(sk)+", "+d.Quote(sc["text"])+", "+d.Quote(sc["file"])+" FROM "+d.Quote(st))
 		if err != nil {
@@ -219,7 +229,7 @@ func (s *Server) progressData(ctx context.Context, p *Project) (*progressOf, err
 			if err := rows.Scan(&id, &lang, &tr, &ap); err != nil {
 				return err
 			}
-			out.summary[summaryKey{id, lang}] = [2]bool{value(column{kind: kBool}, tr) == true, value(column{kind: kBool}, ap) == true}
+			out.summary[summaryKey{id, lang}] = languageState{value(column{kind: kBool}, tr) == true, value(column{kind: kBool}, ap) == true}
 		}
 		return rows.Err()
 	})

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"os"
 	"reflect"
 	"slices"
@@ -16,6 +15,7 @@ import (
 	"unsafe"
 
 	"github.com/croql/croql"
+	"github.com/croql/croql/compile"
 	"github.com/croql/croql/schema"
 )
 
@@ -45,7 +45,7 @@ var residentContexts = []string{croql.Strings, croql.TM, croql.Glossary}
 
 // DefaultResidentPageVisits is how many objects the evaluator checks for
 // a first page without a total before it asks whether the database can
-// find the page by an index (see residentList).
+// find the page by an index (see residentRows).
 const DefaultResidentPageVisits = 20_000
 
 // residents holds the snapshots of a server's projects.
@@ -405,102 +405,94 @@ func deepRefs(v reflect.Value, seen map[uintptr]bool) int64 {
 	return 0
 }
 
-// residentList answers a list request from p's snapshot: ok is false when
-// the database must answer it (no snapshot, orderBy or filter
-// parameters, a list the snapshot does not hold, an evaluation error the
-// database reports in its own words, a first page the evaluator has not
-// found in its first pageVisits objects and the database finds by an
-// index). where and args are the request's compiled condition.
-//
-// whole compiles the condition in its whole-set forms: when the page's
-// forms are read in key order and the whole-set forms by index searches
-// alone (an IN from a user's few approvals), the database answers the
-// first page with those.
-func (s *Server) residentList(r *http.Request, p *Project, res *resource, params listParams, flt listFilters, lang string, where []string, args []any, whole func() ([]string, []any, *httpError)) (any, bool, *httpError) {
-	if params.keyset || len(params.orderBy) > 0 || lang != "" || len(flt.root) > 0 || len(flt.strs) > 0 || len(flt.stringIDs) > 0 {
-		return nil, false, nil
-	}
-	sn := s.resident.get(p)
-	if sn == nil {
-		return nil, false, nil
-	}
-	objs, ids := sn.objs[res.context], sn.ids[res.context]
-	if objs == nil {
-		return nil, false, nil
-	}
-	q, ok, err := s.residentQuery(r.Context(), p, res.context, params.croql)
-	if err != nil {
-		return nil, false, s.internal(r, err)
-	}
-	if !ok {
-		// s.compile accepted it: the database path reports it.
-		return nil, false, nil
-	}
-	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
+// residentRows is the strategy of a list of rows answered from the
+// resident snapshot: the evaluator walks the context's objects in id
+// order (stopping at the end of the page when no total is asked for) and
+// the page's rows are read from the database by key and rendered as on
+// the SQL path. Where the snapshot cannot answer after all (an evaluation
+// error the database reports in its own words, a first page the
+// evaluator has not found in its first pageVisits objects and the
+// database finds by an index, a project changed under the snapshot), the
+// SQL strategy sql answers.
+type residentRows struct {
+	sn   *snapshot
+	q    *croql.Query // nil for a blank query
+	objs []any
+	ids  []int64
+	sql  *sqlRows
+}
+
+func (pl *residentRows) run(s *Server, req *listRequest) (any, *httpError) {
+	ctx, cancel := s.timeout(req)
 	defer cancel()
-	// The page's ids, and the count of every match when a total is asked.
+	page, total, fallback, e := pl.walk(ctx, s, req)
+	if e != nil || fallback != nil {
+		return fallback, e
+	}
+	if page == nil {
+		return pl.sql.run(s, req)
+	}
+	rows := []any{}
+	err := s.cfg.Storage.ReadTx(ctx, req.p, func(tx *sql.Tx) error {
+		if len(page) == 0 {
+			return nil
+		}
+		in, args := inList(req.p.Dialect(), nil, page)
+		var err error
+		rows, err = s.page(ctx, tx, req.p, req.res, []string{req.res.key + " IN (" + in + ")"}, args,
+			listParams{limit: int64(len(page))})
+		return err
+	})
+	if err != nil {
+		return nil, s.dbError(req.r, ctx, req.params.croql, err)
+	}
+	if len(rows) != len(page) || pl.sn.version != req.p.version.Load() {
+		// The project changed under the snapshot: the database answers.
+		return pl.sql.run(s, req)
+	}
+	s.resident.served.Add(1)
+	return listBody(rows, req.params, total), nil
+}
+
+// walk finds the page's ids, and the count of every match when a total is
+// asked. page is nil when the database answers instead; fallback, when
+// not nil, is the database's answer by the whole-set forms
+// (indexedWhole).
+func (pl *residentRows) walk(ctx context.Context, s *Server, req *listRequest) (page []int64, total int64, fallback any, e *httpError) {
+	params := req.params
 	end := params.offset + params.limit
-	var page []int64
-	var total int64
-	for i, o := range objs {
+	page = []int64{}
+	for i, o := range pl.objs {
 		if i == s.resident.pageVisits && total < end && !params.withTotal && params.offset == 0 {
-			if s.indexed(ctx, p, res, where, args) {
-				return nil, false, nil
+			if s.indexed(ctx, req.p, req.res, pl.sql.where, pl.sql.args) {
+				return nil, 0, nil, nil
 			}
-			if out, ok, e := s.indexedWhole(ctx, r, p, res, params, where, whole); ok {
-				return out, true, e
+			if out, ok, e := s.indexedWhole(ctx, req, pl.sql.where); ok {
+				return nil, 0, out, e
 			}
 		}
-		if q != nil {
-			hit, err := q.Program().MatchContext(ctx, o)
+		if pl.q != nil {
+			hit, err := pl.q.Program().MatchContext(ctx, o)
 			if err != nil {
 				if ctx.Err() != nil {
-					return nil, true, s.dbError(r, ctx, params.croql, ctx.Err())
+					return nil, 0, nil, s.dbError(req.r, ctx, params.croql, ctx.Err())
 				}
-				s.log.LogAttrs(r.Context(), slog.LevelDebug, "resident evaluation failed; the database answers", slog.String("error", err.Error()))
-				return nil, false, nil
+				s.log.LogAttrs(req.r.Context(), slog.LevelDebug, "resident evaluation failed; the database answers", slog.String("error", err.Error()))
+				return nil, 0, nil, nil
 			}
 			if !hit {
 				continue
 			}
 		}
 		if total >= params.offset && total < end {
-			page = append(page, ids[i])
+			page = append(page, pl.ids[i])
 		}
 		total++
 		if total >= end && !params.withTotal {
 			break
 		}
 	}
-	rows := []any{}
-	err = s.cfg.Storage.ReadTx(ctx, p, func(tx *sql.Tx) error {
-		if len(page) == 0 {
-			return nil
-		}
-		d := p.Dialect()
-		var in strings.Builder
-		args := make([]any, len(page))
-		for i, id := range page {
-			if i > 0 {
-				in.WriteString(", ")
-			}
-			args[i] = id
-			in.WriteString(d.Param(i+1, schema.Int))
-		}
-		var err error
-		rows, err = s.page(ctx, tx, p, res, []string{res.key + " IN (" + in.String() + ")"}, args,
-			listParams{limit: int64(len(page))})
-		return err
-	})
-	if err != nil {
-		return nil, true, s.dbError(r, ctx, params.croql, err)
-	}
-	if len(rows) != len(page) || sn.version != p.version.Load() {
-		// The project changed under the snapshot: the database answers.
-		return nil, false, nil
-	}
-	s.resident.served.Add(1)
-	return listBody(rows, params, total), true, nil
+	return page, total, nil, nil
 }
 
 // dataSources sets each project's Source to the data it was loaded from
@@ -573,38 +565,39 @@ func residentInBackground(ctx context.Context, s *Server, logw io.Writer) <-chan
 }
 
 // indexedWhole answers a first page from the database by the whole-set
-// forms of its condition when they differ from the page's where and
-// SQLite's plan of them finds the rows by index searches alone; ok is
-// false otherwise.
-func (s *Server) indexedWhole(ctx context.Context, r *http.Request, p *Project, res *resource, params listParams, where []string, whole func() ([]string, []any, *httpError)) (any, bool, *httpError) {
-	if whole == nil || p.Dialect().Name() != "sqlite" {
+// forms of its condition when they differ from the page's where and the
+// engine's plan of them finds the rows by index searches alone (indexed);
+// ok is false otherwise.
+func (s *Server) indexedWhole(ctx context.Context, req *listRequest, where []string) (any, bool, *httpError) {
+	if !readsPlans(ctx, req.p) {
 		return nil, false, nil
 	}
-	ww, wargs, e := whole()
-	if e != nil || slices.Equal(ww, where) || !s.indexed(ctx, p, res, ww, wargs) {
+	ww, wargs, e := s.rowsWhere(req, compile.WholeSet)
+	if e != nil || slices.Equal(ww, where) || !s.indexed(ctx, req.p, req.res, ww, wargs) {
 		return nil, false, nil
 	}
 	var rows []any
-	err := s.cfg.Storage.ReadTx(ctx, p, func(tx *sql.Tx) error {
+	err := s.cfg.Storage.ReadTx(ctx, req.p, func(tx *sql.Tx) error {
 		var err error
-		rows, err = s.page(ctx, tx, p, res, ww, wargs, params)
+		rows, err = s.page(ctx, tx, req.p, req.res, ww, wargs, req.params)
 		return err
 	})
 	if err != nil {
-		return nil, true, s.dbError(r, ctx, params.croql, err)
+		return nil, true, s.dbError(req.r, ctx, req.params.croql, err)
 	}
-	return listBody(rows, params, 0), true, nil
+	return listBody(rows, req.params, 0), true, nil
 }
 
 // indexed reports whether the database finds the rows of where through an
 // index on the list's table rather than by reading it in key order: a few
 // rows that the evaluator would have to look for among all the objects.
-// Only SQLite's plan is read (EXPLAIN QUERY PLAN): the root alias searched
-// through an index, or by rowid from a subquery's list, and no table
-// scanned anywhere (a list built by index searches only); on the other engines the evaluator goes on.
+// The plan is read where the engine answers EXPLAIN QUERY PLAN (SQLite's
+// form, readsPlans): the root alias searched through an index, or by
+// rowid from a subquery's list, and no table scanned anywhere (a list
+// built by index searches only); on the other engines the evaluator goes
+// on.
 func (s *Server) indexed(ctx context.Context, p *Project, res *resource, where []string, args []any) bool {
-	d := p.Dialect()
-	if d.Name() != "sqlite" || len(where) == 0 {
+	if len(where) == 0 || !readsPlans(ctx, p) {
 		return false
 	}
 	q := "EXPLAIN QUERY PLAN SELECT " + res.key + " FROM " + res.table + whereClause(where) + " ORDER BY " + res.key
@@ -635,3 +628,10 @@ func (s *Server) indexed(ctx context.Context, p *Project, res *resource, where [
 	})
 	return err == nil && found && !scans
 }
+
+// explainQueryPlan is the statement whose answer readsPlans asks for.
+const explainQueryPlan = "EXPLAIN QUERY PLAN SELECT 1"
+
+// readsPlans reports whether p's engine answers EXPLAIN QUERY PLAN with
+// the plan rows indexed reads (asked once per project).
+func readsPlans(ctx context.Context, p *Project) bool { return p.runs(ctx, explainQueryPlan) }

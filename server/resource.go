@@ -3,13 +3,13 @@ package server
 import (
 	"errors"
 	"fmt"
+	"github.com/croql/croql/mapping"
 	"reflect"
 	"strings"
 	"time"
 
 	"github.com/croql/croql"
 	"github.com/croql/croql/compile"
-	"github.com/croql/croql/mapping"
 	"github.com/croql/croql/schema"
 )
 
@@ -59,9 +59,9 @@ type resource struct {
 
 type recordsQuery struct {
 	// sql selects fk, then the record columns, of the segments listed in
-	// the IN list appended to it.
-	sql  string
-	cols []column
+	// the IN list appended to it; order is the records' key.
+	sql, order string
+	cols       []column
 }
 
 // resources builds the four list endpoints' descriptions for dialect d
@@ -122,7 +122,7 @@ func (b *resBuilder) col(t reflect.Type, goName string) string {
 	if b.err == nil {
 		b.err = fmt.Errorf("server: the mapping has no column for %s.%s", t.Name(), goName)
 	}
-	return "id"
+	return ""
 }
 
 func (b *resBuilder) q(c string) string { return alias + "." + b.d.Quote(c) }
@@ -145,7 +145,7 @@ func (b *resBuilder) table(t reflect.Type) *mapping.Table {
 	if b.err == nil {
 		b.err = fmt.Errorf("server: the mapping has no table for %s", t.Name())
 	}
-	return &mapping.Table{Name: "missing", Key: "id"}
+	return &mapping.Table{}
 }
 
 func (b *resBuilder) build(ctxName string) (*resource, error) {
@@ -167,125 +167,138 @@ func (b *resBuilder) build(ctxName string) (*resource, error) {
 	}
 	switch ctxName {
 	case croql.Strings:
-		r.cols = []column{
-			c("id", "ID", kInt, false),
-			c("fileId", "File", kInt, true),
-			c("branchId", "Branch", kInt, true),
-			c("identifier", "Identifier", kString, false),
-			c("text", "Text", kString, false),
-			c("type", "Type", kString, false),
-			c("context", "Context", kString, false),
-			c("maxLength", "MaxLength", kInt, true),
-			c("isHidden", "IsHidden", kBool, false),
-			c("isDuplicate", "IsDuplicate", kBool, false),
-			c("createdAt", "Added", kTime, false),
-			c("updatedAt", "Updated", kTime, true),
-		}
-		r.cols[7].zero = true
-		r.render = func(p *Project, v []any) map[string]any { return stringShape(p, r.object(v)) }
+		b.strings(r, c)
 	case croql.Translations:
-		st := reflect.TypeFor[schema.SourceString]()
-		strTab := b.table(st)
-		var ch *mapping.Child
-		for _, o := range b.cat.Objects {
-			if o.GoType != st {
-				continue
-			}
-			for _, f := range o.Fields {
-				if f.GoName == "Translations" {
-					ch = strTab.Children[f.Name]
-				}
-			}
-		}
-		// The string a translation was made for: the master among the
-		// strings that list it (a duplicate shares its master's
-		// translations), the lowest id among equals.
-		var stringID string
-		if ch != nil && ch.Through != "" {
-			d := b.d
-			stringID = "(SELECT j." + d.Quote(ch.From) + " FROM " + d.Quote(ch.Through) + " AS j JOIN " + d.Quote(strTab.Name) + " AS s ON s." + d.Quote(strTab.Key) + " = j." + d.Quote(ch.From) +
-				" WHERE j." + d.Quote(ch.To) + " = " + r.key + " ORDER BY s." + d.Quote(b.col(st, "IsDuplicate")) + ", j." + d.Quote(ch.From) + d.Limit("1") + ")"
-			r.links = "SELECT j." + d.Quote(ch.To) + ", j." + d.Quote(ch.From) + ", s." + d.Quote(b.col(st, "IsDuplicate")) + " FROM " + d.Quote(ch.Through) + " AS j JOIN " + d.Quote(strTab.Name) + " AS s ON s." + d.Quote(strTab.Key) + " = j." + d.Quote(ch.From) + " WHERE j." + d.Quote(ch.To) + " IN ("
-		} else {
-			stringID = "NULL"
-		}
-		r.cols = []column{
-			c("translationId", "ID", kInt, false),
-			{json: "stringId", sql: stringID, kind: kInt, nullable: true, orderable: true},
-			c("languageId", "Language", kString, false),
-			c("text", "Text", kString, false),
-			c("pluralCategoryName", "PluralForm", kString, false),
-			c("provider", "Provider", kString, true),
-			c("isPreTranslated", "IsPreTranslated", kBool, false),
-			c("userId", "User", kInt, false),
-			c("updatedAt", "Updated", kTime, false),
-		}
-		r.language = r.cols[2].sql
-		r.render = func(p *Project, v []any) map[string]any {
-			o := r.object(v)
-			o["contentType"] = "text/plain"
-			if id, ok := o["userId"].(int64); ok {
-				o["user"] = map[string]any{"id": id, "username": p.Logins[id]}
-			}
-			delete(o, "userId")
-			return o
-		}
+		b.translations(r, c)
 	case croql.TM:
-		r.cols = []column{c("id", "ID", kInt, false)}
-		rt := reflect.TypeFor[schema.TMRecord]()
-		recTab := b.table(rt)
-		var fk string
-		for _, f := range ctx.Root.Fields {
-			if f.GoName == "Records" {
-				if ch := root.Children[f.Name]; ch != nil {
-					fk = ch.FK
-				}
-			}
-		}
-		if fk == "" && b.err == nil {
-			b.err = errors.New("server: the mapping has no foreign key for TM records")
-		}
-		rc := func(json, goName string, k kind) column {
-			return column{json: json, sql: b.q(b.col(rt, goName)), kind: k}
-		}
-		rq := &recordsQuery{cols: []column{
-			rc("id", "ID", kInt), rc("text", "Text", kString), rc("usageCount", "UsageCount", kInt),
-			rc("createdBy", "CreatedBy", kInt), rc("updatedBy", "UpdatedBy", kInt),
-			rc("createdAt", "CreatedAt", kTime), rc("updatedAt", "UpdatedAt", kTime),
-			{json: "languageId", sql: b.q(b.col(rt, "Language")), kind: kString, zero: true},
-		}}
-		sel := []string{b.q(fk)}
-		for _, c := range rq.cols {
-			sel = append(sel, c.sql)
-		}
-		from := " FROM " + b.d.Quote(recTab.Name) + " AS " + alias + " WHERE " + b.q(fk) + " IN ("
-		rq.sql = "SELECT " + strings.Join(sel, ", ") + from
-		r.records = rq
-		r.render = func(p *Project, v []any) map[string]any { return segmentShape(p, r.object(v)) }
+		b.segments(r, ctx, root)
 	case croql.Glossary:
-		r.cols = []column{
-			c("id", "ID", kInt, false),
-			c("userId", "User", kInt, false),
-			c("languageId", "Language", kString, false),
-			c("text", "Text", kString, false),
-			c("description", "Description", kString, false),
-			c("partOfSpeech", "PartOfSpeech", kString, true),
-			c("status", "Status", kString, true),
-			c("type", "Type", kString, true),
-			c("gender", "Gender", kString, true),
-			c("note", "Note", kString, false),
-			c("url", "URL", kString, false),
-			c("conceptId", "ConceptID", kInt, false),
-			c("lemma", "Lemma", kString, false),
-			c("createdAt", "CreatedAt", kTime, false),
-			c("updatedAt", "UpdatedAt", kTime, true),
-		}
-		r.render = func(p *Project, v []any) map[string]any { return termShape(p, r.object(v)) }
+		b.terms(r, c)
 	}
 	if b.err != nil {
 		return nil, b.err
 	}
 	return r, nil
+}
+
+// colFunc makes the column of a root field: its JSON name, Go field,
+// kind and whether it may be null.
+type colFunc func(json, goName string, k kind, nullable bool) column
+
+// strings describes the strings list.
+func (b *resBuilder) strings(r *resource, c colFunc) {
+	maxLength := c("maxLength", "MaxLength", kInt, true)
+	maxLength.zero = true
+	r.cols = []column{
+		c("id", "ID", kInt, false), c("fileId", "File", kInt, true), c("branchId", "Branch", kInt, true),
+		c("identifier", "Identifier", kString, false), c("text", "Text", kString, false), c("type", "Type", kString, false),
+		c("context", "Context", kString, false), maxLength, c("isHidden", "IsHidden", kBool, false),
+		c("isDuplicate", "IsDuplicate", kBool, false), c("createdAt", "Added", kTime, false), c("updatedAt", "Updated", kTime, true),
+	}
+	r.render = func(p *Project, v []any) map[string]any { return stringShape(p, r.object(v)) }
+}
+
+// translations describes the translations list's rows (one per
+// translation; the list groups them by string).
+func (b *resBuilder) translations(r *resource, c colFunc) {
+	r.cols = []column{
+		c("translationId", "ID", kInt, false),
+		{json: "stringId", sql: b.stringOf(r), kind: kInt, nullable: true, orderable: true},
+		c("languageId", "Language", kString, false),
+		c("text", "Text", kString, false),
+		c("pluralCategoryName", "PluralForm", kString, false),
+		c("provider", "Provider", kString, true),
+		c("isPreTranslated", "IsPreTranslated", kBool, false),
+		c("userId", "User", kInt, false),
+		c("updatedAt", "Updated", kTime, false),
+	}
+	r.language = r.sqlOf("languageId")
+	r.render = func(p *Project, v []any) map[string]any {
+		o := r.object(v)
+		o["contentType"] = "text/plain"
+		if id, ok := o["userId"].(int64); ok {
+			o["user"] = map[string]any{"id": id, "username": p.Logins[id]}
+		}
+		delete(o, "userId")
+		return o
+	}
+}
+
+// stringOf is the expression of the string a translation was made for:
+// the master among the strings that list it (a duplicate shares its
+// master's translations), the lowest id among equals. It sets r.links,
+// the same choice's rows for a sharded engine.
+func (b *resBuilder) stringOf(r *resource) string {
+	st := reflect.TypeFor[schema.SourceString]()
+	strTab := b.table(st)
+	var ch *mapping.Child
+	for _, o := range b.cat.Objects {
+		if o.GoType != st {
+			continue
+		}
+		for _, f := range o.Fields {
+			if f.GoName == "Translations" {
+				ch = strTab.Children[f.Name]
+			}
+		}
+	}
+	if ch == nil || ch.Through == "" {
+		return "NULL"
+	}
+	d := b.d
+	join := d.Quote(ch.Through) + " AS j JOIN " + d.Quote(strTab.Name) + " AS s ON s." + d.Quote(strTab.Key) + " = j." + d.Quote(ch.From)
+	dup := "s." + d.Quote(b.col(st, "IsDuplicate"))
+	r.links = "SELECT j." + d.Quote(ch.To) + ", j." + d.Quote(ch.From) + ", " + dup + " FROM " + join + " WHERE j." + d.Quote(ch.To) + " IN ("
+	return "(SELECT j." + d.Quote(ch.From) + " FROM " + join + " WHERE j." + d.Quote(ch.To) + " = " + r.key +
+		" ORDER BY " + dup + ", j." + d.Quote(ch.From) + d.Limit("1") + ")"
+}
+
+// segments describes the TM segments list and its records.
+func (b *resBuilder) segments(r *resource, ctx *schema.Context, root *mapping.Table) {
+	r.cols = []column{{json: "id", sql: b.q(b.col(ctx.Root.GoType, "ID")), kind: kInt, orderable: true}}
+	rt := reflect.TypeFor[schema.TMRecord]()
+	recTab := b.table(rt)
+	var fk string
+	for _, f := range ctx.Root.Fields {
+		if f.GoName == "Records" {
+			if ch := root.Children[f.Name]; ch != nil {
+				fk = ch.FK
+			}
+		}
+	}
+	if fk == "" && b.err == nil {
+		b.err = errors.New("server: the mapping has no foreign key for TM records")
+	}
+	rc := func(json, goName string, k kind) column {
+		return column{json: json, sql: b.q(b.col(rt, goName)), kind: k}
+	}
+	rq := &recordsQuery{cols: []column{
+		rc("id", "ID", kInt), rc("text", "Text", kString), rc("usageCount", "UsageCount", kInt),
+		rc("createdBy", "CreatedBy", kInt), rc("updatedBy", "UpdatedBy", kInt),
+		rc("createdAt", "CreatedAt", kTime), rc("updatedAt", "UpdatedAt", kTime),
+		{json: "languageId", sql: b.q(b.col(rt, "Language")), kind: kString, zero: true},
+	}}
+	rq.order = b.q(b.col(rt, "ID"))
+	sel := []string{b.q(fk)}
+	for _, c := range rq.cols {
+		sel = append(sel, c.sql)
+	}
+	rq.sql = "SELECT " + strings.Join(sel, ", ") + " FROM " + b.d.Quote(recTab.Name) + " AS " + alias + " WHERE " + b.q(fk) + " IN ("
+	r.records = rq
+	r.render = func(p *Project, v []any) map[string]any { return segmentShape(p, r.object(v)) }
+}
+
+// terms describes the glossary terms list.
+func (b *resBuilder) terms(r *resource, c colFunc) {
+	r.cols = []column{
+		c("id", "ID", kInt, false), c("userId", "User", kInt, false), c("languageId", "Language", kString, false),
+		c("text", "Text", kString, false), c("description", "Description", kString, false),
+		c("partOfSpeech", "PartOfSpeech", kString, true), c("status", "Status", kString, true), c("type", "Type", kString, true),
+		c("gender", "Gender", kString, true), c("note", "Note", kString, false), c("url", "URL", kString, false),
+		c("conceptId", "ConceptID", kInt, false), c("lemma", "Lemma", kString, false),
+		c("createdAt", "CreatedAt", kTime, false), c("updatedAt", "UpdatedAt", kTime, true),
+	}
+	r.render = func(p *Project, v []any) map[string]any { return termShape(p, r.object(v)) }
 }
 
 // selectList is the SELECT list of the root columns.
@@ -298,12 +311,27 @@ func (r *resource) selectList() string {
 }
 
 // object writes the values of one row by column.
-func (r *resource) object(v []any) map[string]any {
-	o := make(map[string]any, len(r.cols)+4)
-	for i, c := range r.cols {
+func (r *resource) object(v []any) map[string]any { return rowObject(r.cols, v) }
+
+// rowObject writes the values v of a row of cols (in that order) as an
+// object.
+func rowObject(cols []column, v []any) map[string]any {
+	o := make(map[string]any, len(cols)+4)
+	for i, c := range cols {
 		o[c.json] = value(c, v[i])
 	}
 	return o
+}
+
+// sqlOf is the expression of the column named json, NULL when there is
+// none.
+func (r *resource) sqlOf(json string) string {
+	for _, c := range r.cols {
+		if c.json == json {
+			return c.sql
+		}
+	}
+	return "NULL"
 }
 
 // column returns the orderable column named json.
@@ -398,3 +426,98 @@ func toInt(v any) (int64, bool) {
 	}
 	return 0, false
 }
+
+// The shapes of the lists' objects, completed from their rows: the
+// platform's fields as its official clients declare them (see shapes.go
+// for the other objects).
+
+// apiStringType is the API's type of a string: the platform sends text,
+// asset or icu; a plural string is text with hasPlurals.
+func apiStringType(croqlType string) string {
+	switch croqlType {
+	case "icu", "asset":
+		return croqlType
+	}
+	return "text"
+}
+
+// stringShape completes a string row (the columns of resource strings)
+// into the platform's String object.
+func stringShape(p *Project, o map[string]any) map[string]any {
+	typ, _ := o["type"].(string)
+	o["projectId"] = p.ID
+	o["type"] = apiStringType(typ)
+	o["hasPlurals"] = typ == "plural"
+	o["isIcu"] = typ == "icu"
+	if typ == "plural" {
+		// The data holds one source text per plural string, its "other"
+		// form (what an upload stores); the platform sends the forms as an
+		// object.
+		o["text"] = map[string]any{"other": o["text"]}
+	}
+	o["masterStringId"] = nil
+	o["directoryId"] = nil
+	o["revision"] = nil
+	o["webUrl"] = ""
+	o["fields"] = map[string]any{}
+	if _, ok := o["labelIds"]; !ok {
+		o["labelIds"] = []int64{}
+	}
+	return o
+}
+
+// apiTermValue spells a term's partOfSpeech, status, type or gender the
+// API's way (an unknown value as it is).
+func apiTermValue(field string, v any) any {
+	s, ok := v.(string)
+	if !ok {
+		return v
+	}
+	if field == "partOfSpeech" {
+		if w, ok := apiPartOfSpeech[s]; ok {
+			return w
+		}
+		return s
+	}
+	if w, ok := apiTermWords[s]; ok {
+		return w
+	}
+	return s
+}
+
+// termShape completes a term row into the platform's Term object.
+func termShape(p *Project, o map[string]any) map[string]any {
+	o["glossaryId"] = p.ID
+	for _, f := range []string{"partOfSpeech", "status", "type", "gender"} {
+		o[f] = apiTermValue(f, o[f])
+	}
+	return o
+}
+
+// segmentShape completes a TM segment row.
+func segmentShape(_ *Project, o map[string]any) map[string]any {
+	if _, ok := o["records"]; !ok {
+		o["records"] = []any{}
+	}
+	return o
+}
+
+// userShape is the platform's short user object of a user id.
+func userShape(p *Project, id int64) map[string]any {
+	return map[string]any{"id": id, "username": p.Logins[id], "fullName": p.Logins[id], "avatarUrl": ""}
+}
+
+// Glossary term spellings: CroQL's values (the documentation's
+// identifiers) and the API's words, as the clients declare them.
+var (
+	apiPartOfSpeech = map[string]string{
+		"adj": "adjective", "adp": "adposition", "adv": "adverb", "aux": "auxiliary",
+		"cconj": "coordinating conjunction", "det": "determiner", "intj": "interjection",
+		"noun": "noun", "num": "numeral", "prt": "particle", "pron": "pronoun",
+		"propn": "proper noun", "sconj": "subordinating conjunction", "verb": "verb",
+		"sym": "other", "x": "other",
+	}
+	apiTermWords = map[string]string{
+		"not_recommended": "not recommended", "full_form": "full form", "short_form": "short form",
+	}
+)

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -47,7 +48,7 @@ type RunOptions struct {
 	// Tokens are set by Run).
 	Config Config
 	// Grace bounds how long shutdown waits for requests in flight
-	// (30 s when 0).
+	// (DefaultGrace when 0).
 	Grace time.Duration
 	// Setup, when set, runs on the server before it listens: routes are
 	// added there (the playground, the platform side of the app contract).
@@ -67,6 +68,10 @@ type RunOptions struct {
 	// once it listens.
 	AdminReady func(addr string)
 }
+
+// DefaultGrace is how long shutdown waits for the requests in flight by
+// default (RunOptions.Grace).
+const DefaultGrace = 30 * time.Second
 
 // DefaultListen is the address croql serve listens on by default:
 // loopback only.
@@ -93,78 +98,11 @@ func Run(ctx context.Context, o RunOptions) (err error) {
 	if logw == nil {
 		logw = io.Discard
 	}
-	tokens := &Tokens{}
-	if o.TokenFile != "" {
-		f, err := os.Open(o.TokenFile)
-		if err != nil {
-			return fmt.Errorf("server: %w", err)
-		}
-		tokens, err = ReadTokenFile(f)
-		f.Close()
-		if err != nil {
-			return err
-		}
+	tokens, err := runTokens(o)
+	if err != nil {
+		return err
 	}
-	if o.Token != "" {
-		if err := tokens.Add(o.Token); err != nil {
-			return err
-		}
-	}
-	if tokens.Len() == 0 {
-		return errors.New("server: no token: give --token, set CROQL_TOKEN, or list tokens with --token-file")
-	}
-	var data []*schema.Project
-	if o.Read != nil {
-		for _, name := range o.Data {
-			p, err := o.Read(name)
-			if err != nil {
-				return err
-			}
-			data = append(data, p)
-		}
-	}
-	files := o.Data
-	if o.Read != nil {
-		files = nil
-	}
-	if len(o.Data) == 0 && o.DSN == "" {
-		if o.Demo == nil {
-			return errors.New("server: no data: give --data FILE or --dsn DSN")
-		}
-		data = []*schema.Project{o.Demo}
-	}
-	var st *Storage
-	what := ""
-	existing := false // serving the data at the DSN: nothing to remove
-	switch {
-	case o.DSN == "":
-		if len(files) > 0 {
-			st, err = LoadSQLiteFiles(ctx, o.Dir, files...)
-		} else {
-			st, err = LoadSQLite(ctx, o.Dir, data...)
-		}
-		what = "embedded SQLite"
-	default:
-		eng, eerr := EngineOfDSN(o.DSN)
-		if eerr != nil {
-			return eerr
-		}
-		if len(o.Data) > 0 && eng == "sqlite" {
-			return errors.New("server: a SQLite --dsn serves an existing SQLite file as it is; to load --data into SQLite files, give --dir instead")
-		}
-		switch {
-		case len(files) > 0:
-			st, err = LoadServerFiles(ctx, eng, o.DSN, files...)
-			what = eng + " (scratch schemas, dropped on shutdown)"
-		case len(data) > 0:
-			st, err = LoadServer(ctx, eng, o.DSN, data...)
-			what = eng + " (scratch schemas, dropped on shutdown)"
-		default:
-			st, err = OpenExisting(ctx, eng, o.DSN, "")
-			what = eng + " (the data at the DSN)"
-			existing = true
-		}
-	}
+	st, what, existing, err := runStorage(ctx, o)
 	if err != nil {
 		return err
 	}
@@ -191,10 +129,7 @@ func Run(ctx context.Context, o RunOptions) (err error) {
 			return err
 		}
 	}
-	addr := o.Listen
-	if addr == "" {
-		addr = DefaultListen
-	}
+	addr := cmp.Or(o.Listen, DefaultListen)
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("server: %w", err)
@@ -206,9 +141,7 @@ func Run(ctx context.Context, o RunOptions) (err error) {
 	built := residentInBackground(ctx, srv, logw)
 	defer func() { <-built }()
 	grace := o.Grace
-	if grace <= 0 {
-		grace = 30 * time.Second
-	}
+	orDefault(&grace, DefaultGrace, false)()
 	if o.AdminListen != "" {
 		stopAdmin, err := serveAdmin(ctx, srv, o.AdminListen, logw, o.AdminReady)
 		if err != nil {
@@ -227,6 +160,80 @@ func Run(ctx context.Context, o RunOptions) (err error) {
 		fmt.Fprintln(logw, "croql serve: stopped; removing the scratch data")
 	}
 	return err
+}
+
+// runTokens are the tokens of o: its token file's and its token.
+func runTokens(o RunOptions) (*Tokens, error) {
+	tokens := &Tokens{}
+	if o.TokenFile != "" {
+		f, err := os.Open(o.TokenFile)
+		if err != nil {
+			return nil, fmt.Errorf("server: %w", err)
+		}
+		tokens, err = ReadTokenFile(f)
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	if o.Token != "" {
+		if err := tokens.Add(o.Token); err != nil {
+			return nil, err
+		}
+	}
+	if tokens.Len() == 0 {
+		return nil, errors.New("server: no token: give --token, set CROQL_TOKEN, or list tokens with --token-file")
+	}
+	return tokens, nil
+}
+
+// runStorage loads or opens the data of o: what says where it is served
+// from, existing that it is the data at the DSN (nothing to remove).
+func runStorage(ctx context.Context, o RunOptions) (st *Storage, what string, existing bool, err error) {
+	var data []*schema.Project
+	if o.Read != nil {
+		for _, name := range o.Data {
+			p, err := o.Read(name)
+			if err != nil {
+				return nil, "", false, err
+			}
+			data = append(data, p)
+		}
+	}
+	files := o.Data
+	if o.Read != nil {
+		files = nil
+	}
+	if len(o.Data) == 0 && o.DSN == "" {
+		if o.Demo == nil {
+			return nil, "", false, errors.New("server: no data: give --data FILE or --dsn DSN")
+		}
+		data = []*schema.Project{o.Demo}
+	}
+	if o.DSN == "" {
+		if len(files) > 0 {
+			st, err = LoadSQLiteFiles(ctx, o.Dir, files...)
+		} else {
+			st, err = LoadSQLite(ctx, o.Dir, data...)
+		}
+		return st, "embedded SQLite", false, err
+	}
+	eng, err := EngineOfDSN(o.DSN)
+	if err != nil {
+		return nil, "", false, err
+	}
+	switch {
+	case len(o.Data) > 0 && !store.LoadsBeside(eng):
+		return nil, "", false, errors.New("server: a SQLite --dsn serves an existing SQLite file as it is; to load --data into SQLite files, give --dir instead")
+	case len(files) > 0:
+		st, err = LoadServerFiles(ctx, eng, o.DSN, files...)
+	case len(data) > 0:
+		st, err = LoadServer(ctx, eng, o.DSN, data...)
+	default:
+		st, err = OpenExisting(ctx, eng, o.DSN, "")
+		return st, eng + " (the data at the DSN)", true, err
+	}
+	return st, eng + " (scratch schemas, dropped on shutdown)", false, err
 }
 
 // serveAdmin serves srv.AdminHandler on addr until stop is called.

@@ -25,6 +25,13 @@
 // from the database by key (resident.go). Extensions the platform lacks (POST …/query bodies, orderBy on
 // any scalar field, withTotal) are listed in docs/serve.md.
 //
+// Every list answers through one pipeline (pipeline.go): its parameters
+// are read once (a POST body once), its project resolved once and its
+// query checked once; it is admitted to a lane by its estimated cost, and
+// one plan is chosen before anything runs: the resident snapshot, SQL, or
+// on a sharded engine the coordinator's matches where the engine does not
+// run the query's form.
+//
 // A [Server] is an http.Handler. Routes can be added with [Server.Handle]
 // (behind the token check) and [Server.HandlePublic]; the data lives in a
 // [Storage], which has a transaction API for routes that write.
@@ -40,7 +47,6 @@ import (
 	"path"
 	"runtime/debug"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -130,6 +136,46 @@ type Config struct {
 	ResidentMaxBytes int64
 }
 
+// applyDefaults fills the fields of cfg left at their zero value (and
+// those whose negative value means nothing, as documented on each field)
+// from the table of defaults: one row a field.
+func (cfg *Config) applyDefaults() {
+	for _, set := range []func(){
+		orDefault(&cfg.Timeout, DefaultTimeout, false),
+		orDefault(&cfg.MaxBody, DefaultMaxBody, false),
+		orDefault(&cfg.MaxConns, DefaultMaxConns, true),
+		orDefault(&cfg.MaxConnsPerClient, DefaultMaxConnsPerClient, true),
+		orDefault(&cfg.MinBodyRate, DefaultMinBodyRate, true),
+		orDefault(&cfg.BodyGrace, DefaultBodyGrace, false),
+		orDefault(&cfg.MaxPageBytes, DefaultMaxPageBytes, true),
+		orDefault(&cfg.MaxRequestCost, DefaultMaxRequestCost, true),
+		orDefault(&cfg.CheapCost, DefaultCheapCost, true),
+		orDefault(&cfg.CheapLane, DefaultCheapLane(), false),
+		orDefault(&cfg.ExpensiveLane, DefaultExpensiveLane(), false),
+		orDefault(&cfg.LaneQueue, DefaultLaneQueue, true),
+		orDefault(&cfg.MaxPerToken, DefaultMaxPerToken, true),
+	} {
+		set()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Location == nil {
+		cfg.Location = time.UTC
+	}
+}
+
+// orDefault sets *v to def when it is 0, or negative unless
+// negativeMeans (a negative value means something of its own: none, no
+// cap).
+func orDefault[T int | int64 | float64 | time.Duration](v *T, def T, negativeMeans bool) func() {
+	return func() {
+		if *v == 0 || *v < 0 && !negativeMeans {
+			*v = def
+		}
+	}
+}
+
 // Server serves the API. It is safe for concurrent use.
 type Server struct {
 	cfg     Config
@@ -161,34 +207,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Storage == nil {
 		return nil, errors.New("server: no storage")
 	}
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = DefaultTimeout
-	}
-	if cfg.MaxBody <= 0 {
-		cfg.MaxBody = DefaultMaxBody
-	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	if cfg.MaxConns == 0 {
-		cfg.MaxConns = DefaultMaxConns
-	}
-	if cfg.MaxConnsPerClient == 0 {
-		cfg.MaxConnsPerClient = DefaultMaxConnsPerClient
-	}
-	if cfg.MinBodyRate == 0 {
-		cfg.MinBodyRate = DefaultMinBodyRate
-	}
-	if cfg.BodyGrace <= 0 {
-		cfg.BodyGrace = DefaultBodyGrace
-	}
-	if cfg.MaxPageBytes == 0 {
-		cfg.MaxPageBytes = DefaultMaxPageBytes
-	}
-	if cfg.Location == nil {
-		cfg.Location = time.UTC
-	}
-	applyLaneDefaults(&cfg)
+	cfg.applyDefaults()
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -256,29 +275,14 @@ func (s *Server) Tokens() *Tokens { return s.cfg.Tokens }
 
 func (s *Server) routes() {
 	s.HandlePublic("GET /healthz", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+		WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	}))
 	// The metrics name every project's pool and the routes' traffic: a
 	// token on the public port, none on the admin listener.
 	s.Handle("GET /metrics", s.metrics.handler())
 	s.Handle("GET /api/v2/projects", s.api(s.listProjects))
 	s.Handle("GET /api/v2/projects/{projectId}", s.api(s.getProject))
-	for _, e := range []struct {
-		path, context string
-	}{
-		{"/api/v2/projects/{projectId}/strings", croql.Strings},
-		{"/api/v2/projects/{projectId}/languages/{languageId}/translations", croql.Translations},
-		{"/api/v2/tms/{tmId}/segments", croql.TM},
-		{"/api/v2/glossaries/{glossaryId}/terms", croql.Glossary},
-	} {
-		if e.context == croql.Translations {
-			s.Handle("GET "+e.path, s.admit(e.context, false, s.api(s.coordinatedOnRefusal(false, s.listTranslations(false)))))
-			s.Handle("POST "+e.path+"/query", s.admit(e.context, true, s.api(s.coordinatedOnRefusal(true, s.listTranslations(true)))))
-			continue
-		}
-		s.Handle("GET "+e.path, s.admit(e.context, false, s.api(s.coordinatedOnRefusal(false, s.list(e.context, false)))))
-		s.Handle("POST "+e.path+"/query", s.admit(e.context, true, s.api(s.coordinatedOnRefusal(true, s.list(e.context, true)))))
-	}
+	s.listRoutes()
 	s.apiRoutes()
 	// Anything else under the API is a JSON 404 (after the token check,
 	// so that unknown paths tell nothing to a caller without a token).
@@ -459,23 +463,6 @@ func (s *Server) resource(d compile.Dialect, ctxName string) (*resource, error) 
 		return nil, fmt.Errorf("server: no resource for context %q", ctxName)
 	}
 	return r, nil
-}
-
-// project resolves a path id the request's token may read. A project the
-// token may not read is 404, as one that does not exist (docs/serve.md:
-// ids cannot be probed).
-func (s *Server) project(r *http.Request, param, what string) (*Project, *httpError) {
-	raw := r.PathValue(param)
-	id, err := strconv.ParseInt(raw, 10, 64)
-	if err != nil || id <= 0 || strconv.FormatInt(id, 10) != raw {
-		return nil, notFound(what)
-	}
-	g, _ := GrantOf(r)
-	p, ok := s.cfg.Storage.Project(id)
-	if !ok || !g.Reads(id) {
-		return nil, notFound(what)
-	}
-	return p, nil
 }
 
 func (s *Server) listProjects(r *http.Request) (any, *httpError) {

@@ -15,92 +15,6 @@ import (
 // value (null, "", [] or {}) for a field the data does not hold. CroQL
 // keeps its own spellings; only the API's answers are spelled here.
 
-// apiStringType is the API's type of a string: the platform sends text,
-// asset or icu; a plural string is text with hasPlurals.
-func apiStringType(croqlType string) string {
-	switch croqlType {
-	case "icu", "asset":
-		return croqlType
-	}
-	return "text"
-}
-
-// stringShape completes a string row (the columns of resource strings)
-// into the platform's String object.
-func stringShape(p *Project, o map[string]any) map[string]any {
-	typ, _ := o["type"].(string)
-	o["projectId"] = p.ID
-	o["type"] = apiStringType(typ)
-	o["hasPlurals"] = typ == "plural"
-	o["isIcu"] = typ == "icu"
-	if typ == "plural" {
-		// The data holds one source text per plural string, its "other"
-		// form (what an upload stores); the platform sends the forms as an
-		// object.
-		o["text"] = map[string]any{"other": o["text"]}
-	}
-	o["masterStringId"] = nil
-	o["directoryId"] = nil
-	o["revision"] = nil
-	o["webUrl"] = ""
-	o["fields"] = map[string]any{}
-	if _, ok := o["labelIds"]; !ok {
-		o["labelIds"] = []int64{}
-	}
-	return o
-}
-
-// Glossary term spellings: CroQL's values (the documentation's
-// identifiers) and the API's words, as the clients declare them.
-var (
-	apiPartOfSpeech = map[string]string{
-		"adj": "adjective", "adp": "adposition", "adv": "adverb", "aux": "auxiliary",
-		"cconj": "coordinating conjunction", "det": "determiner", "intj": "interjection",
-		"noun": "noun", "num": "numeral", "prt": "particle", "pron": "pronoun",
-		"propn": "proper noun", "sconj": "subordinating conjunction", "verb": "verb",
-		"sym": "other", "x": "other",
-	}
-	apiTermWords = map[string]string{
-		"not_recommended": "not recommended", "full_form": "full form", "short_form": "short form",
-	}
-)
-
-// apiTermValue spells a term's partOfSpeech, status, type or gender the
-// API's way (an unknown value as it is).
-func apiTermValue(field string, v any) any {
-	s, ok := v.(string)
-	if !ok {
-		return v
-	}
-	if field == "partOfSpeech" {
-		if w, ok := apiPartOfSpeech[s]; ok {
-			return w
-		}
-		return s
-	}
-	if w, ok := apiTermWords[s]; ok {
-		return w
-	}
-	return s
-}
-
-// termShape completes a term row into the platform's Term object.
-func termShape(p *Project, o map[string]any) map[string]any {
-	o["glossaryId"] = p.ID
-	for _, f := range []string{"partOfSpeech", "status", "type", "gender"} {
-		o[f] = apiTermValue(f, o[f])
-	}
-	return o
-}
-
-// segmentShape completes a TM segment row.
-func segmentShape(_ *Project, o map[string]any) map[string]any {
-	if _, ok := o["records"]; !ok {
-		o["records"] = []any{}
-	}
-	return o
-}
-
 // apiTime writes t as the API does, or null for the zero time.
 func apiTime(t time.Time) any {
 	if t.IsZero() {
@@ -218,9 +132,4 @@ func fileShape(p *Project, o map[string]any) map[string]any {
 	o["parserVersion"] = 1
 	o["fields"] = map[string]any{}
 	return o
-}
-
-// userShape is the platform's short user object of a user id.
-func userShape(p *Project, id int64) map[string]any {
-	return map[string]any{"id": id, "username": p.Logins[id], "fullName": p.Logins[id], "avatarUrl": ""}
 }

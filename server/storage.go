@@ -61,6 +61,8 @@ type Project struct {
 	// writes counts the committed write transactions (what the server's
 	// statistics of the project are read again after).
 	writes atomic.Int64
+	// features caches runs: statement → whether the engine runs it.
+	features sync.Map
 }
 
 // Dialect is the SQL dialect of the project's database.
@@ -71,6 +73,27 @@ func (p *Project) DB() *sql.DB { return p.db }
 
 // HasLanguage reports whether code is one of the project's target languages.
 func (p *Project) HasLanguage(code string) bool { return slices.Contains(p.TargetLanguages, code) }
+
+// runs reports whether the project's engine runs stmt, a statement that
+// reads nothing (a feature of the engine's SQL: a function, a form of
+// EXPLAIN), asked once per project: what the server's SQL may use.
+func (p *Project) runs(ctx context.Context, stmt string) bool {
+	if v, ok := p.features.Load(stmt); ok {
+		return v.(bool)
+	}
+	if p.db == nil {
+		return false
+	}
+	rows, err := p.db.QueryContext(ctx, stmt)
+	if err == nil {
+		err = errors.Join(rows.Err(), rows.Close())
+	}
+	if ctx.Err() != nil {
+		return false // not known yet: asked again next time
+	}
+	p.features.Store(stmt, err == nil)
+	return err == nil
+}
 
 // Storage is the set of projects a server serves and the databases that
 // hold them. Reads go through [Storage.ReadTx], writes (for routes that
@@ -440,16 +463,7 @@ func loadServer(ctx context.Context, engineName, dsn string, loads []loadFunc) (
 // load did not complete (store.CheckLoaded) is refused, never served
 // as empty. engineName, when not empty, must be the engine of the DSN.
 func OpenExisting(ctx context.Context, engineName, dsn, name string) (_ *Storage, err error) {
-	if engineName != "" {
-		d, err := compile.DialectByName(engineName)
-		if err != nil {
-			return nil, err
-		}
-		if e := store.EngineOfDSN(dsn); e != d.Name() {
-			return nil, fmt.Errorf("server: the DSN is a %s DSN, not %s", e, d.Name())
-		}
-	}
-	edb, err := store.OpenDSN(ctx, dsn)
+	edb, err := store.OpenLoaded(ctx, engineName, dsn)
 	if err != nil {
 		return nil, unavailable(err)
 	}
@@ -460,9 +474,6 @@ func OpenExisting(ctx context.Context, engineName, dsn, name string) (_ *Storage
 			err = errors.Join(err, edb.Close())
 		}
 	}()
-	if err := store.CheckLoaded(ctx, db, d); err != nil {
-		return nil, fmt.Errorf("server: refusing to serve %s: %w", store.EngineOfDSN(dsn), err)
-	}
 	p, err := readDirectory(ctx, db, d, mapping.Default(schema.New()))
 	if err != nil {
 		return nil, err
@@ -490,26 +501,13 @@ func unavailable(err error) error {
 // reference schema.
 func readDirectory(ctx context.Context, db *sql.DB, d compile.Dialect, m *mapping.Mapping) (*Project, error) {
 	cat := m.Catalog()
-	ut, err := m.Table(cat.UserObj)
+	users, err := store.ReadUsers(ctx, db, d, m)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("server: reading users: %w", err)
 	}
 	p := &Project{Users: map[string]int64{}, Logins: map[int64]string{}}
-	rows, err := db.QueryContext(ctx, "SELECT "+d.Quote(ut.Key)+", "+d.Quote(ut.Columns["login"])+" FROM "+d.Quote(ut.Name))
-	if err != nil {
-		return nil, fmt.Errorf("server: reading users: %w", err)
-	}
-	for rows.Next() {
-		var id int64
-		var login string
-		if err := rows.Scan(&id, &login); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("server: reading users: %w", err)
-		}
-		p.Users[login], p.Logins[id] = id, login
-	}
-	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-		return nil, fmt.Errorf("server: reading users: %w", err)
+	for _, u := range users {
+		p.Users[u.Login], p.Logins[u.ID] = u.ID, u.Login
 	}
 	tr, ok := cat.Context("translations")
 	if !ok {
@@ -520,7 +518,7 @@ func readDirectory(ctx context.Context, db *sql.DB, d compile.Dialect, m *mappin
 		return nil, err
 	}
 	col := d.Quote(tt.Columns["language"])
-	rows, err = db.QueryContext(ctx, "SELECT DISTINCT "+col+" FROM "+d.Quote(tt.Name)+" ORDER BY "+col)
+	rows, err := db.QueryContext(ctx, "SELECT DISTINCT "+col+" FROM "+d.Quote(tt.Name)+" ORDER BY "+col)
 	if err != nil {
 		return nil, fmt.Errorf("server: reading languages: %w", err)
 	}

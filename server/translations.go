@@ -5,8 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 
@@ -40,256 +38,307 @@ type trRow struct {
 	updated, added                any // API datetimes
 }
 
-// listTranslations serves GET (and POST …/query) of
-// /projects/{projectId}/languages/{languageId}/translations.
-func (s *Server) listTranslations(body bool) func(*http.Request) (any, *httpError) {
-	return func(r *http.Request) (any, *httpError) {
-		p, e := s.project(r, "projectId", "Project")
-		if e != nil {
-			return nil, e
-		}
-		lang := r.PathValue("languageId")
-		if !p.HasLanguage(lang) || p.Dialect().CheckString(lang) != nil {
-			return nil, notFound("Language")
-		}
-		res, err := s.resource(p.Dialect(), croql.Translations)
-		if err != nil {
-			return nil, s.internal(r, err)
-		}
-		params, e := s.params(r, orderRes("stringId", "translationId", "text", "createdAt"), body)
-		if e != nil {
-			return nil, e
-		}
-		var q url.Values
-		if !body {
-			q = r.URL.Query()
-		}
-		d := p.Dialect()
-		stringID := res.cols[1].sql
-		sharded := isSharded(d)
-		flt, e := filters(p, croql.Translations, q, strings.TrimSpace(params.croql) != "")
-		if e != nil {
-			return nil, e
-		}
-		var strWhere []string // sharded: the string filters, run apart
-		var strArgs []any
-		if len(flt.strs) > 0 && sharded {
-			if strWhere, strArgs, e = s.compileParams(p, croql.Strings, flt.strs, 0, compile.Page); e != nil {
-				return nil, e
-			}
-		}
-		// build is the condition compiled for purpose: the page's in the
-		// forms an engine stops early on, the total's in the forms
-		// fastest over every match. On a sharded engine the string
-		// filters and ids are applied apart (shardedRows).
-		build := func(purpose compile.Purpose) ([]string, []any, *httpError) {
-			where, args, e := s.compile(r, p, croql.Translations, params.croql, purpose)
-			if e != nil {
-				return nil, nil, e
-			}
-			extra, extraArgs, e := s.compileParams(p, croql.Translations, flt.root, len(args), purpose)
-			if e != nil {
-				return nil, nil, e
-			}
-			where, args = append(where, extra...), append(args, extraArgs...)
-			if len(flt.strs) > 0 && !sharded {
-				sw, sargs, e := s.compileParams(p, croql.Strings, flt.strs, len(args), purpose)
-				if e != nil {
-					return nil, nil, e
-				}
-				sres, err := s.resource(d, croql.Strings)
-				if err != nil {
-					return nil, nil, s.internal(r, err)
-				}
-				where = append(where, stringID+" IN (SELECT "+sres.key+" FROM "+sres.table+" WHERE "+strings.Join(sw, " AND ")+")")
-				args = append(args, sargs...)
-			}
-			if len(flt.stringIDs) > 0 && !sharded {
-				ph := make([]string, len(flt.stringIDs))
-				for i, id := range flt.stringIDs {
-					args = append(args, id)
-					ph[i] = d.Param(len(args), schema.Int)
-				}
-				where = append(where, stringID+" IN ("+strings.Join(ph, ", ")+")")
-			}
-			args = append(args, lang)
-			where = append(where, res.language+" = "+d.Param(len(args), schema.String))
-			return where, args, nil
-		}
-		where, args, e := build(compile.Page)
-		if e != nil {
-			return nil, e
-		}
-		var totalWhere []string
-		var totalArgs []any
-		if params.withTotal && !sharded {
-			if totalWhere, totalArgs, e = build(compile.WholeSet); e != nil {
-				return nil, e
-			}
-		}
+// trBase is what every strategy of a translations list shares: the
+// rows' SELECT, the page's condition and the total's.
+type trBase struct {
+	sel                 string
+	where, totalWhere   []string
+	args, totalArgs     []any
+	stringID            string
+	flt                 listFilters
+	inStringOrder, desc bool
+}
 
-		at, _, _ := s.tableOf("approval")
-		var approvalFK string
-		for _, o := range s.mapping.Catalog().Objects {
-			if o.Name == "translation" {
-				if t, err := s.mapping.Table(o); err == nil && t.Children["approvals"] != nil {
-					approvalFK = t.Children["approvals"].FK
-				}
-			}
-		}
-		approvals := "0"
-		if at != "" && approvalFK != "" {
-			approvals = "(SELECT COUNT(*) FROM " + d.Quote(at) + " AS a WHERE a." + d.Quote(approvalFK) + " = " + res.key + ")"
-		}
-		added := "NULL" // a mapping that does not store when a translation was added
-		if tt := s.mapping.Tables["translation"]; tt != nil && tt.Stored["Added"] != "" {
-			added = alias + "." + d.Quote(tt.Stored["Added"])
-		}
-		col := func(json string) string {
-			for _, c := range res.cols {
-				if c.json == json {
-					return c.sql
-				}
-			}
-			return "NULL"
-		}
-		if sharded {
-			// Read with the key in stringId's place: shardedRows puts
-			// each row's string in (see vitess.go).
-			stringID = res.key
-		}
-		sel := "SELECT " + strings.Join([]string{res.key, stringID, col("text"), col("pluralCategoryName"), col("userId"),
-			col("updatedAt"), approvals, added}, ", ") + " FROM " + res.table
-		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
-		defer cancel()
-		// In string order (the default, or orderBy stringId) the page's
-		// strings are found in SQL and only their translations read;
-		// another order needs every string's choice first.
-		inStringOrder := len(params.orderBy) == 0 || len(params.orderBy) == 1 && params.orderBy[0].col.json == "stringId"
-		var rows []trRow
-		var page []int64
-		var total int64
-		desc := len(params.orderBy) == 1 && params.orderBy[0].desc
-		// The page's strings and the total from the resident snapshot
-		// when there is one; the translations read below either way.
-		var sn *snapshot
-		resident := false
-		var types map[int64]string
-		var tids []int64
-		read := func(fromSnapshot bool) error {
-			rows, page, total, resident, types = nil, nil, 0, false, map[int64]string{}
-			if inStringOrder && fromSnapshot && !sharded {
-				page, tids, total, sn, resident = s.residentTranslationPage(ctx, p, params, flt, lang, desc)
-			}
-			return s.cfg.Storage.ReadTx(ctx, p, func(tx *sql.Tx) error {
-				if sharded {
-					var err error
-					rows, total, err = s.shardedRows(ctx, tx, d, sel+whereClause(where), args, shardedPage{
-						strWhere: strWhere, strArgs: strArgs, stringIDs: flt.stringIDs,
-						paged: inStringOrder, desc: desc,
-						limit: params.limit, offset: params.offset,
-						keyset: params.keyset, afterID: params.afterID,
-					})
-					if err != nil {
-						return err
-					}
-					return s.stringTypes(ctx, tx, p, rows, types)
-				}
-				w, a := where, args
-				if inStringOrder {
-					w = append(slices.Clone(where), stringID+" IS NOT NULL")
-					dir := ""
-					if desc {
-						dir = " DESC"
-					}
-					pw, pa := w, slices.Clone(args)
-					if params.keyset {
-						// Keyset paging: the strings after afterId.
-						pa = append(pa, params.afterID)
-						pw = append(slices.Clone(w), stringID+" > "+d.Param(len(pa), schema.Int))
-					}
-					pa = append(pa, params.limit, params.offset)
-					q := "SELECT DISTINCT " + stringID + " FROM " + res.table + whereClause(pw) + " ORDER BY 1" + dir +
-						d.Limit(d.Param(len(pa)-1, schema.Int)) + " OFFSET " + d.Param(len(pa), schema.Int)
-					if !resident { // else from the snapshot
-						var err error
-						if page, err = scanIDs(ctx, tx, q, pa); err != nil {
-							return err
-						}
-					}
-					if params.withTotal && !resident {
-						q := "SELECT COUNT(DISTINCT " + stringID + ") FROM " + res.table + whereClause(append(totalWhere, stringID+" IS NOT NULL"))
-						if err := tx.QueryRowContext(ctx, q, totalArgs...).Scan(&total); err != nil {
-							return fmt.Errorf("server: counting: %w", err)
-						}
-					}
-					if len(page) == 0 {
-						return nil
-					}
-					a = slices.Clone(args)
-					ph := make([]string, len(page))
-					for i, id := range page {
-						a = append(a, id)
-						ph[i] = d.Param(len(a), schema.Int)
-					}
-					w = append(w, stringID+" IN ("+strings.Join(ph, ", ")+")")
-					if resident {
-						// By key: the string id is a subquery per row.
-						ph = make([]string, len(tids))
-						for i, id := range tids {
-							a = append(a, id)
-							ph[i] = d.Param(len(a), schema.Int)
-						}
-						w = append(w, res.key+" IN ("+strings.Join(ph, ", ")+")")
-					}
-				}
-				var err error
-				// In string order the rows come in the page's order and
-				// stop once their texts pass the page's byte budget; in
-				// another, every string's rows are needed to order them.
-				order, budget := " ORDER BY 2, 1", pageBytes{}
-				if inStringOrder {
-					budget.max = s.cfg.MaxPageBytes
-					if len(params.orderBy) == 1 && params.orderBy[0].desc {
-						order = " ORDER BY 2 DESC, 1"
-					}
-				}
-				if rows, err = readTranslations(ctx, tx, sel+whereClause(w)+order, a, &budget); err != nil {
-					return err
-				}
-				return s.stringTypes(ctx, tx, p, rows, types)
-			})
-		}
-		err = read(true)
-		if err == nil && resident && sn.version != p.version.Load() {
-			// The project changed under the snapshot: the database
-			// answers (the snapshot is gone now).
-			err = read(false)
-		}
-		if err != nil {
-			return nil, s.dbErrorOn(p, r, ctx, params.croql, err)
-		}
-		if resident {
-			s.resident.served.Add(1)
-		}
-		objs := groupTranslations(p, rows, types)
-		sortObjects(objs, params.orderBy, "stringId")
-		for _, o := range objs {
-			if _, ok := o["plurals"]; ok {
-				delete(o, "translationId")
-				delete(o, "text")
-				delete(o, "createdAt")
-			}
-		}
-		if !inStringOrder {
-			return pageOf(objs, params), nil
-		}
-		out := make([]any, len(objs))
-		for i, o := range objs {
-			out[i] = item{o}
-		}
-		return listBody(out, params, total), nil
+// planTranslations chooses how a translations list is answered: on a
+// sharded engine every match is read and filed under its string in Go
+// (trSharded); in string order (the default, or orderBy stringId) the
+// page's strings are found first, from the resident snapshot when there
+// is one, and only their translations read (trByString); in another
+// order every string's choice is needed first (trAll). The filter
+// parameters are read before the croql's condition is compiled. sharded
+// chooses the sharded engine's strategy (the endpoint asks the dialect,
+// isSharded); any engine can run it.
+func (s *Server) planTranslations(req *listRequest, sharded bool) (plan, *httpError) {
+	flt, e := req.filters()
+	if e != nil {
+		return nil, e
 	}
+	orderBy := req.params.orderBy
+	b := &trBase{flt: flt, stringID: req.res.sqlOf("stringId"),
+		inStringOrder: len(orderBy) == 0 || len(orderBy) == 1 && orderBy[0].col.json == "stringId",
+		desc:          len(orderBy) == 1 && orderBy[0].desc}
+	if sharded {
+		var strWhere []string
+		var strArgs []any
+		if len(flt.strs) > 0 {
+			if strWhere, strArgs, e = s.compileParams(req.p, croql.Strings, flt.strs, 0, compile.Page); e != nil {
+				return nil, e
+			}
+		}
+		if b.where, b.args, e = s.trWhere(req, b, false, compile.Page); e != nil {
+			return nil, e
+		}
+		// Read with the key in stringId's place: shardedRows puts each
+		// row's string in (see vitess.go).
+		b.stringID = req.res.key
+		b.sel = s.trSelect(req, b.stringID)
+		return &trSharded{trBase: b, strWhere: strWhere, strArgs: strArgs}, nil
+	}
+	if b.where, b.args, e = s.trWhere(req, b, true, compile.Page); e != nil {
+		return nil, e
+	}
+	if req.params.withTotal {
+		if b.totalWhere, b.totalArgs, e = s.trWhere(req, b, true, compile.WholeSet); e != nil {
+			return nil, e
+		}
+	}
+	b.sel = s.trSelect(req, b.stringID)
+	if !b.inStringOrder {
+		return &trAll{b}, nil
+	}
+	return &trByString{b}, nil
+}
+
+// trWhere is the condition of the translations list compiled for
+// purpose: the croql's and the filter parameters', the string filters and
+// ids (withStrings; a sharded engine applies them apart) and the
+// language.
+func (s *Server) trWhere(req *listRequest, b *trBase, withStrings bool, purpose compile.Purpose) ([]string, []any, *httpError) {
+	where, args, e := s.rowsWhere(req, purpose)
+	if e != nil {
+		return nil, nil, e
+	}
+	d := req.p.Dialect()
+	if len(b.flt.strs) > 0 && withStrings {
+		sw, sargs, e := s.compileParams(req.p, croql.Strings, b.flt.strs, len(args), purpose)
+		if e != nil {
+			return nil, nil, e
+		}
+		sres, err := s.resource(d, croql.Strings)
+		if err != nil {
+			return nil, nil, s.internal(req.r, err)
+		}
+		where = append(where, b.stringID+" IN (SELECT "+sres.key+" FROM "+sres.table+" WHERE "+strings.Join(sw, " AND ")+")")
+		args = append(args, sargs...)
+	}
+	if len(b.flt.stringIDs) > 0 && withStrings {
+		var in string
+		in, args = inList(d, args, b.flt.stringIDs)
+		where = append(where, b.stringID+" IN ("+in+")")
+	}
+	args = append(args, req.lang)
+	where = append(where, req.res.language+" = "+d.Param(len(args), schema.String))
+	return where, args, nil
+}
+
+// trSelect is the SELECT of the translations list's rows (trRow's
+// fields, stringID the expression of the string), over the mapping.
+func (s *Server) trSelect(req *listRequest, stringID string) string {
+	d, res := req.p.Dialect(), req.res
+	at, _, _ := s.tableOf("approval")
+	var approvalFK string
+	for _, o := range s.mapping.Catalog().Objects {
+		if o.Name == "translation" {
+			if t, err := s.mapping.Table(o); err == nil && t.Children["approvals"] != nil {
+				approvalFK = t.Children["approvals"].FK
+			}
+		}
+	}
+	approvals := "0"
+	if at != "" && approvalFK != "" {
+		approvals = "(SELECT COUNT(*) FROM " + d.Quote(at) + " AS a WHERE a." + d.Quote(approvalFK) + " = " + res.key + ")"
+	}
+	added := "NULL" // a mapping that does not store when a translation was added
+	if tt := s.mapping.Tables["translation"]; tt != nil && tt.Stored["Added"] != "" {
+		added = alias + "." + d.Quote(tt.Stored["Added"])
+	}
+	return "SELECT " + strings.Join([]string{res.key, stringID, res.sqlOf("text"), res.sqlOf("pluralCategoryName"),
+		res.sqlOf("userId"), res.sqlOf("updatedAt"), approvals, added}, ", ") + " FROM " + res.table
+}
+
+// trRead is what a strategy read: the rows, the types of their strings,
+// the total, and whether the snapshot found the page (sn).
+type trRead struct {
+	rows  []trRow
+	types map[int64]string
+	total int64
+	sn    *snapshot
+}
+
+// finish groups the rows into one object per string, orders them and
+// pages them (in string order they are the page already).
+func (b *trBase) finish(s *Server, req *listRequest, rd *trRead) any {
+	objs := groupTranslations(req.p, rd.rows, rd.types)
+	sortObjects(objs, req.params.orderBy, "stringId")
+	for _, o := range objs {
+		if _, ok := o["plurals"]; ok {
+			delete(o, "translationId")
+			delete(o, "text")
+			delete(o, "createdAt")
+		}
+	}
+	if rd.sn != nil {
+		s.resident.served.Add(1)
+	}
+	if !b.inStringOrder {
+		return pageOf(objs, req.params)
+	}
+	out := make([]any, len(objs))
+	for i, o := range objs {
+		out[i] = item{o}
+	}
+	return listBody(out, req.params, rd.total)
+}
+
+// trAll reads every matching translation in string order and pages in Go
+// (an order other than the strings').
+type trAll struct{ *trBase }
+
+func (pl *trAll) run(s *Server, req *listRequest) (any, *httpError) {
+	ctx, cancel := s.timeout(req)
+	defer cancel()
+	rd := &trRead{types: map[int64]string{}}
+	err := s.cfg.Storage.ReadTx(ctx, req.p, func(tx *sql.Tx) error {
+		var err error
+		// Every string's rows are needed to order them: no page budget
+		// while reading (writeBody bounds the answer).
+		if rd.rows, err = readTranslations(ctx, tx, pl.sel+whereClause(pl.where)+" ORDER BY 2, 1", pl.args, &pageBytes{}); err != nil {
+			return err
+		}
+		return s.stringTypes(ctx, tx, req.p, rd.rows, rd.types)
+	})
+	if err != nil {
+		return nil, s.dbErrorOn(req, ctx, err)
+	}
+	return pl.finish(s, req, rd), nil
+}
+
+// trSharded is the translations list on a sharded engine (shardedRows).
+type trSharded struct {
+	*trBase
+	strWhere []string
+	strArgs  []any
+}
+
+func (pl *trSharded) run(s *Server, req *listRequest) (any, *httpError) {
+	ctx, cancel := s.timeout(req)
+	defer cancel()
+	params := req.params
+	rd := &trRead{types: map[int64]string{}}
+	err := s.cfg.Storage.ReadTx(ctx, req.p, func(tx *sql.Tx) error {
+		var err error
+		rd.rows, rd.total, err = s.shardedRows(ctx, tx, req.p.Dialect(), pl.sel+whereClause(pl.where), pl.args, shardedPage{
+			strWhere: pl.strWhere, strArgs: pl.strArgs, stringIDs: pl.flt.stringIDs,
+			paged: pl.inStringOrder, desc: pl.desc,
+			limit: params.limit, offset: params.offset,
+			keyset: params.keyset, afterID: params.afterID,
+		})
+		if err != nil {
+			return err
+		}
+		return s.stringTypes(ctx, tx, req.p, rd.rows, rd.types)
+	})
+	if err != nil {
+		return nil, s.dbErrorOn(req, ctx, err)
+	}
+	return pl.finish(s, req, rd), nil
+}
+
+// trByString is the translations list in string order: the page's
+// strings (and the total) are found first, from the resident snapshot
+// when it can (residentTranslationPage) or in SQL, then only their
+// translations are read, in the page's order, within the page's byte
+// budget.
+type trByString struct{ *trBase }
+
+func (pl *trByString) run(s *Server, req *listRequest) (any, *httpError) {
+	ctx, cancel := s.timeout(req)
+	defer cancel()
+	rd, err := pl.read(ctx, s, req, true)
+	if err == nil && rd.sn != nil && rd.sn.version != req.p.version.Load() {
+		// The project changed under the snapshot: the database
+		// answers (the snapshot is gone now).
+		rd, err = pl.read(ctx, s, req, false)
+	}
+	if err != nil {
+		return nil, s.dbErrorOn(req, ctx, err)
+	}
+	return pl.finish(s, req, rd), nil
+}
+
+// read reads the page (from the snapshot's page of strings when
+// fromSnapshot and it has one).
+func (pl *trByString) read(ctx context.Context, s *Server, req *listRequest, fromSnapshot bool) (*trRead, error) {
+	rd := &trRead{types: map[int64]string{}}
+	var page, tids []int64
+	if fromSnapshot {
+		var ok bool
+		var sn *snapshot
+		if page, tids, rd.total, sn, ok = s.residentTranslationPage(ctx, req.p, req.params, pl.flt, req.lang, pl.desc); ok {
+			rd.sn = sn
+		}
+	}
+	err := s.cfg.Storage.ReadTx(ctx, req.p, func(tx *sql.Tx) error {
+		if rd.sn == nil {
+			var err error
+			if page, rd.total, err = pl.stringPage(ctx, tx, req); err != nil {
+				return err
+			}
+		}
+		if len(page) == 0 {
+			return nil
+		}
+		d := req.p.Dialect()
+		w := append(slices.Clone(pl.where), pl.stringID+" IS NOT NULL")
+		in, a := inList(d, slices.Clone(pl.args), page)
+		w = append(w, pl.stringID+" IN ("+in+")")
+		if rd.sn != nil {
+			// By key: the string id is a subquery per row.
+			in, a = inList(d, a, tids)
+			w = append(w, req.res.key+" IN ("+in+")")
+		}
+		order := " ORDER BY 2, 1"
+		if pl.desc {
+			order = " ORDER BY 2 DESC, 1"
+		}
+		// The rows come in the page's order and stop once their texts
+		// pass the page's byte budget.
+		var err error
+		if rd.rows, err = readTranslations(ctx, tx, pl.sel+whereClause(w)+order, a, &pageBytes{max: s.cfg.MaxPageBytes}); err != nil {
+			return err
+		}
+		return s.stringTypes(ctx, tx, req.p, rd.rows, rd.types)
+	})
+	return rd, err
+}
+
+// stringPage finds the page's strings in SQL (after afterId with keyset
+// paging), and their total with withTotal.
+func (pl *trByString) stringPage(ctx context.Context, tx *sql.Tx, req *listRequest) ([]int64, int64, error) {
+	d, params := req.p.Dialect(), req.params
+	w := append(slices.Clone(pl.where), pl.stringID+" IS NOT NULL")
+	pa := slices.Clone(pl.args)
+	if params.keyset {
+		pa = append(pa, params.afterID)
+		w = append(w, pl.stringID+" > "+d.Param(len(pa), schema.Int))
+	}
+	pa = append(pa, params.limit, params.offset)
+	dir := ""
+	if pl.desc {
+		dir = " DESC"
+	}
+	q := "SELECT DISTINCT " + pl.stringID + " FROM " + req.res.table + whereClause(w) + " ORDER BY 1" + dir +
+		d.Limit(d.Param(len(pa)-1, schema.Int)) + " OFFSET " + d.Param(len(pa), schema.Int)
+	page, err := scanIDs(ctx, tx, q, pa)
+	if err != nil || !params.withTotal {
+		return page, 0, err
+	}
+	var total int64
+	q = "SELECT COUNT(DISTINCT " + pl.stringID + ") FROM " + req.res.table + whereClause(append(slices.Clone(pl.totalWhere), pl.stringID+" IS NOT NULL"))
+	if err := tx.QueryRowContext(ctx, q, pl.totalArgs...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("server: counting: %w", err)
+	}
+	return page, total, nil
 }
 
 // scanIDs runs a query of one integer column.
@@ -321,31 +370,29 @@ func readTranslations(ctx context.Context, tx *sql.Tx, query string, args []any,
 	}
 	defer rs.Close()
 	var out []trRow
-	v := make([]any, 8)
-	ptrs := make([]any, len(v))
-	for i := range v {
-		ptrs[i] = &v[i]
-	}
+	// The columns of trSelect, in its order.
+	var id, stringID, text, form, user, updated, approvals, added any
+	ptrs := []any{&id, &stringID, &text, &form, &user, &updated, &approvals, &added}
 	for rs.Next() {
 		if err := rs.Scan(ptrs...); err != nil {
 			return nil, fmt.Errorf("server: reading rows: %w", err)
 		}
 		var t trRow
-		t.id, _ = toInt(v[0])
-		t.stringID, t.hasString = toInt(v[1])
-		if err := budget.add(v[2:3]); err != nil {
+		t.id, _ = toInt(id)
+		t.stringID, t.hasString = toInt(stringID)
+		if err := budget.add([]any{text}); err != nil {
 			return nil, &pageBudgetError{fit: wholeStrings(out, t.stringID)}
 		}
-		t.text, _ = value(column{kind: kString}, v[2]).(string)
-		t.form, _ = value(column{kind: kString}, v[3]).(string)
-		t.user, _ = toInt(v[4])
-		t.updated = value(column{kind: kTime, nullable: true}, v[5])
-		t.approvals, _ = toInt(v[6])
-		t.added = value(column{kind: kTime, nullable: true}, v[7])
+		t.text, _ = value(column{kind: kString}, text).(string)
+		t.form, _ = value(column{kind: kString}, form).(string)
+		t.user, _ = toInt(user)
+		t.updated = value(column{kind: kTime, nullable: true}, updated)
+		t.approvals, _ = toInt(approvals)
+		t.added = value(column{kind: kTime, nullable: true}, added)
 		if t.added == nil {
 			t.added = t.updated
 		}
-		if v[1] != nil && t.hasString {
+		if stringID != nil && t.hasString {
 			out = append(out, t)
 		}
 	}
@@ -361,12 +408,7 @@ func (s *Server) stringTypes(ctx context.Context, tx *sql.Tx, p *Project, rows [
 	if err != nil {
 		return err
 	}
-	var typeCol string
-	for _, c := range res.cols {
-		if c.json == "type" {
-			typeCol = c.sql
-		}
-	}
+	typeCol := res.sqlOf("type")
 	var ids []int64
 	for i, r := range rows {
 		if i == 0 || r.stringID != rows[i-1].stringID {

@@ -7,11 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/croql/croql"
 	"github.com/croql/croql/compile"
-	"github.com/croql/croql/schema"
 )
 
 // isSharded reports whether d is the dialect of a sharded engine
@@ -46,81 +44,25 @@ type shardedPage struct {
 // from the join table. The rows come back ordered by string, then id, with
 // the number of strings they belong to.
 func (s *Server) shardedRows(ctx context.Context, tx *sql.Tx, d compile.Dialect, query string, args []any, pg shardedPage) ([]trRow, int64, error) {
-	res, err := s.resource(d, croql.Translations)
-	if err != nil {
-		return nil, 0, err
-	}
-	if res.links == "" {
-		return nil, 0, errors.New("server: the mapping links no strings to translations")
-	}
 	rows, err := readTranslations(ctx, tx, query, args, &pageBytes{}) // every match: the page is chosen after; writeBody bounds the answer
 	if err != nil {
 		return nil, 0, err
 	}
-	type choice struct {
-		id  int64
-		dup bool
+	owner, err := s.shardedOwners(ctx, tx, d, rows)
+	if err != nil {
+		return nil, 0, err
 	}
-	best := map[int64]choice{}
-	ids := make([]int64, len(rows))
-	for i, r := range rows {
-		ids[i] = r.id
-	}
-	for len(ids) > 0 {
-		ph, a := inChunk(d, &ids)
-		rs, err := tx.QueryContext(ctx, res.links+ph+")", a...)
-		if err != nil {
-			return nil, 0, fmt.Errorf("server: query: %w", err)
-		}
-		for rs.Next() {
-			var tid, sid int64
-			var dup bool
-			if err := rs.Scan(&tid, &sid, &dup); err != nil {
-				rs.Close()
-				return nil, 0, fmt.Errorf("server: reading rows: %w", err)
-			}
-			c, seen := best[tid]
-			if !seen || !dup && c.dup || dup == c.dup && sid < c.id {
-				best[tid] = choice{sid, dup}
-			}
-		}
-		err = rs.Err()
-		rs.Close()
-		if err != nil {
-			return nil, 0, fmt.Errorf("server: reading rows: %w", err)
-		}
-	}
-	var keep map[int64]bool // the strings the string filters keep
-	if len(pg.strWhere) > 0 {
-		sres, err := s.resource(d, croql.Strings)
-		if err != nil {
-			return nil, 0, err
-		}
-		kept, err := scanIDs(ctx, tx, "SELECT "+sres.key+" FROM "+sres.table+whereClause(pg.strWhere), pg.strArgs)
-		if err != nil {
-			return nil, 0, err
-		}
-		keep = map[int64]bool{}
-		for _, id := range kept {
-			keep[id] = true
-		}
-	}
-	if len(pg.stringIDs) > 0 {
-		only := map[int64]bool{}
-		for _, id := range pg.stringIDs {
-			if keep == nil || keep[id] {
-				only[id] = true
-			}
-		}
-		keep = only
+	keep, err := s.shardedKeep(ctx, tx, d, pg)
+	if err != nil {
+		return nil, 0, err
 	}
 	out := rows[:0]
 	for _, r := range rows {
-		c, ok := best[r.id]
-		if !ok || keep != nil && !keep[c.id] {
+		sid, ok := owner[r.id]
+		if !ok || keep != nil && !keep[sid] {
 			continue
 		}
-		r.stringID = c.id
+		r.stringID = sid
 		out = append(out, r)
 	}
 	slices.SortFunc(out, func(x, y trRow) int { return cmp.Or(cmp.Compare(x.stringID, y.stringID), cmp.Compare(x.id, y.id)) })
@@ -155,16 +97,81 @@ func (s *Server) shardedRows(ctx context.Context, tx *sql.Tx, d compile.Dialect,
 	return page, total, nil
 }
 
-// inChunk takes up to MaxLimit ids from the front of *ids: their
-// placeholders, comma-separated, for an IN list, and their arguments.
-func inChunk(d compile.Dialect, ids *[]int64) (string, []any) {
-	n := min(len(*ids), MaxLimit)
-	ph := make([]string, n)
-	args := make([]any, n)
-	for i, id := range (*ids)[:n] {
-		args[i] = id
-		ph[i] = d.Param(i+1, schema.Int)
+// shardedOwners is the string of each translation of rows, chosen from
+// the join table as the resource's stringId column chooses it: the master
+// among the strings that list it, the lowest id among equals.
+func (s *Server) shardedOwners(ctx context.Context, tx *sql.Tx, d compile.Dialect, rows []trRow) (map[int64]int64, error) {
+	res, err := s.resource(d, croql.Translations)
+	if err != nil {
+		return nil, err
 	}
-	*ids = (*ids)[n:]
-	return strings.Join(ph, ", "), args
+	if res.links == "" {
+		return nil, errors.New("server: the mapping links no strings to translations")
+	}
+	type choice struct {
+		id  int64
+		dup bool
+	}
+	best := map[int64]choice{}
+	ids := make([]int64, len(rows))
+	for i, r := range rows {
+		ids[i] = r.id
+	}
+	for len(ids) > 0 {
+		ph, a := inChunk(d, &ids)
+		rs, err := tx.QueryContext(ctx, res.links+ph+")", a...)
+		if err != nil {
+			return nil, fmt.Errorf("server: query: %w", err)
+		}
+		for rs.Next() {
+			var tid, sid int64
+			var dup bool
+			if err := rs.Scan(&tid, &sid, &dup); err != nil {
+				rs.Close()
+				return nil, fmt.Errorf("server: reading rows: %w", err)
+			}
+			c, seen := best[tid]
+			if !seen || !dup && c.dup || dup == c.dup && sid < c.id {
+				best[tid] = choice{sid, dup}
+			}
+		}
+		if err := errors.Join(rs.Err(), rs.Close()); err != nil {
+			return nil, fmt.Errorf("server: reading rows: %w", err)
+		}
+	}
+	owner := make(map[int64]int64, len(best))
+	for tid, c := range best {
+		owner[tid] = c.id
+	}
+	return owner, nil
+}
+
+// shardedKeep is the strings the string filters and the stringIds
+// parameter keep (nil: every string).
+func (s *Server) shardedKeep(ctx context.Context, tx *sql.Tx, d compile.Dialect, pg shardedPage) (map[int64]bool, error) {
+	var keep map[int64]bool
+	if len(pg.strWhere) > 0 {
+		sres, err := s.resource(d, croql.Strings)
+		if err != nil {
+			return nil, err
+		}
+		kept, err := scanIDs(ctx, tx, "SELECT "+sres.key+" FROM "+sres.table+whereClause(pg.strWhere), pg.strArgs)
+		if err != nil {
+			return nil, err
+		}
+		keep = map[int64]bool{}
+		for _, id := range kept {
+			keep[id] = true
+		}
+	}
+	if len(pg.stringIDs) > 0 {
+		only := map[int64]bool{}
+		for _, id := range pg.stringIDs {
+			if keep == nil || keep[id] {
+				only[id] = true
+			}
+		}
+		keep = only
+	}
+	return keep, nil
 }

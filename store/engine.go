@@ -189,6 +189,39 @@ func OpenDSN(ctx context.Context, dsn string) (*DB, error) {
 	return &DB{SQL: db, Dialect: b.dialect(), backend: b, close: db.Close}, nil
 }
 
+// OpenLoaded opens the store that a load completed at dsn, as it is
+// (OpenDSN), and checks its load marker (CheckLoaded). engine, when not
+// empty, is the engine the caller expects: a DSN of another engine is an
+// error that says which it is.
+func OpenLoaded(ctx context.Context, engine, dsn string) (*DB, error) {
+	if engine != "" {
+		b, err := backendByName(engine)
+		if err != nil {
+			return nil, err
+		}
+		if e := EngineOfDSN(dsn); e != b.name() {
+			return nil, fmt.Errorf("store: the DSN is a %s DSN, not %s", e, b.name())
+		}
+	}
+	db, err := OpenDSN(ctx, dsn)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckLoaded(ctx, db.SQL, db.Dialect); err != nil {
+		return nil, errors.Join(fmt.Errorf("store: refusing to serve %s: %w", db.backend.name(), err), db.Close())
+	}
+	return db, nil
+}
+
+// LoadsBeside reports whether engine loads into a scratch schema or
+// database beside the data at a DSN (PostgreSQL, MariaDB, Vitess), rather
+// than into a file of its own (SQLite, where a DSN names one file and a
+// load makes a new one).
+func LoadsBeside(engine string) bool {
+	b, err := backendByName(engine)
+	return err == nil && b.scratch() != nil
+}
+
 // SQLiteDriver returns a modernc.org/sqlite driver of its own with the
 // croql_fold function registered (compile.Fold) and croql_contains
 // (compile.SQLite's Contains), leaving the package's global driver

@@ -348,75 +348,104 @@ func isCount(n Node) bool { _, ok := n.(*Count); return ok }
 
 func isConst(n Node) bool { _, ok := n.(*Const); return ok }
 
+// unknownOp reports an operator the checker has no rule for (a row of
+// ast.Syntax without its row of opRules).
+func (c *checker) unknownOp(op ast.Op, sp diag.Span) Node {
+	c.report(c.errorf(RuleType, sp, "operator `%s` has no type rule", op))
+	return nil
+}
+
 func (c *checker) unary(n *ast.Unary) Node {
+	r, ok := opRules[n.Op]
+	if !ok || (r.class != ClassNot && r.class != ClassNeg) {
+		return c.unknownOp(n.Op, n.Sp)
+	}
 	x := c.check(n.X)
 	if x == nil {
 		return nil
 	}
-	if n.Op == ast.OpNot {
-		x = c.toBool(x, n.X, "the operand of `not`")
+	if r.class == ClassNot {
+		x = c.toBool(x, n.X, fmt.Sprintf("the operand of `%s`", n.Op))
 		if x == nil {
 			return nil
 		}
 		return &Not{X: x, Sp: n.Sp}
 	}
 	if !x.Type().IsNumeric() {
-		c.report(c.errorf(RuleType, n.X.Span(), "unary `-` needs a number, got %s", x.Type()))
+		c.report(c.errorf(RuleType, n.X.Span(), "unary `%s` needs a number, got %s", n.Op, x.Type()))
 		return nil
 	}
 	return &Neg{X: x, T: x.Type(), Sp: n.Sp}
 }
 
+// binary checks an infix operator by its row of opRules.
 func (c *checker) binary(n *ast.Binary) Node {
-	switch {
-	case n.Op.IsLogical():
-		x, y := c.check(n.X), c.check(n.Y)
-		if x != nil {
-			x = c.toBool(x, n.X, fmt.Sprintf("the left operand of `%s`", n.Op))
-		}
-		if y != nil {
-			y = c.toBool(y, n.Y, fmt.Sprintf("the right operand of `%s`", n.Op))
-		}
-		if x == nil || y == nil {
-			return nil
-		}
-		return &Logic{Op: n.Op, X: x, Y: y, Sp: n.Sp}
-	case n.Op.IsArithmetic():
+	switch opRules[n.Op].class {
+	case ClassLogic:
+		return c.logic(n)
+	case ClassArith:
 		x, y := c.check(n.X), c.check(n.Y)
 		if x == nil || y == nil {
 			return nil
 		}
 		return c.arith(n, x, y)
-	case n.Op == ast.OpContains:
-		x, y := c.operand(n.X, n.Y), c.operand(n.Y, n.X)
-		if x == nil || y == nil {
-			return nil
-		}
-		ok := true
-		for i, v := range []Node{x, y} {
-			if k := v.Type().Kind; k != schema.String && k != schema.Language {
-				side := []ast.Expr{n.X, n.Y}[i]
-				c.report(c.errorf(RuleType, side.Span(), "`contains` needs strings, %s is %s", c.text(side.Span()), v.Type()))
-				ok = false
-			}
-		}
-		if !ok {
-			return nil
-		}
-		return &Contains{X: x, Sub: y, Fold: c.cfg.FoldContains, Sp: n.Sp}
-	default:
-		x, y := c.operand(n.X, n.Y), c.operand(n.Y, n.X)
-		if x == nil || y == nil {
-			return nil
-		}
-		x, y, kind, ok := c.unify(n, x, y, n.Op == ast.OpEq || n.Op == ast.OpNe)
-		if !ok {
-			return nil
-		}
-		c.enumCheck(x, y)
-		c.enumCheck(y, x)
-		return &Compare{Op: n.Op, X: x, Y: y, Operand: kind, Sp: n.Sp}
+	case ClassContains:
+		return c.contains(n)
+	case ClassEquality, ClassOrder:
+		return c.compare(n, opRules[n.Op].class == ClassEquality)
 	}
+	return c.unknownOp(n.Op, n.OpSpan)
+}
+
+// logic checks and, or, xor: two conditions.
+func (c *checker) logic(n *ast.Binary) Node {
+	x, y := c.check(n.X), c.check(n.Y)
+	if x != nil {
+		x = c.toBool(x, n.X, fmt.Sprintf("the left operand of `%s`", n.Op))
+	}
+	if y != nil {
+		y = c.toBool(y, n.Y, fmt.Sprintf("the right operand of `%s`", n.Op))
+	}
+	if x == nil || y == nil {
+		return nil
+	}
+	return &Logic{Op: n.Op, X: x, Y: y, Sp: n.Sp}
+}
+
+// contains checks contains: two strings.
+func (c *checker) contains(n *ast.Binary) Node {
+	x, y := c.operand(n.X, n.Y), c.operand(n.Y, n.X)
+	if x == nil || y == nil {
+		return nil
+	}
+	ok := true
+	for i, v := range []Node{x, y} {
+		if k := v.Type().Kind; k != schema.String && k != schema.Language {
+			side := []ast.Expr{n.X, n.Y}[i]
+			c.report(c.errorf(RuleType, side.Span(), "`%s` needs strings, %s is %s", n.Op, c.text(side.Span()), v.Type()))
+			ok = false
+		}
+	}
+	if !ok {
+		return nil
+	}
+	return &Contains{X: x, Sub: y, Fold: c.cfg.FoldContains, Sp: n.Sp}
+}
+
+// compare checks a comparison: an equality (which also takes bools, users
+// and languages) or an ordering.
+func (c *checker) compare(n *ast.Binary, equality bool) Node {
+	x, y := c.operand(n.X, n.Y), c.operand(n.Y, n.X)
+	if x == nil || y == nil {
+		return nil
+	}
+	x, y, kind, ok := c.unify(n, x, y, equality)
+	if !ok {
+		return nil
+	}
+	c.enumCheck(x, y)
+	c.enumCheck(y, x)
+	return &Compare{Op: n.Op, X: x, Y: y, Operand: kind, Sp: n.Sp}
 }
 
 // operand checks a comparison operand. A single-quoted literal that is not
@@ -459,7 +488,7 @@ func (c *checker) arith(n *ast.Binary, x, y Node) Node {
 		return nil
 	}
 	t := schema.TInt
-	if n.Op == ast.OpDiv || x.Type().Kind == schema.Float || y.Type().Kind == schema.Float {
+	if opRules[n.Op].arith.Float || x.Type().Kind == schema.Float || y.Type().Kind == schema.Float {
 		t = schema.TFloat
 		x, y = toFloat(x), toFloat(y)
 	}

@@ -2,6 +2,7 @@ package typecheck
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/croql/croql/ast"
 	"github.com/croql/croql/diag"
@@ -42,20 +43,32 @@ func CheckFixes(cfg Config, src string, diags diag.List, parse func(string) (ast
 			continue
 		}
 		var kept []diag.Fix
+		msg := d.Message
 		for _, f := range d.Fixes {
 			cost := len(src) - f.Span.Len() + len(f.Text)
-			if fixes > 0 && bytes >= cost && FixChecks(cfg, src, f, parse) {
+			switch {
+			case fixes <= 0 || bytes < cost:
+			case FixChecks(cfg, src, f, parse):
 				kept = append(kept, f)
+			case f.Sugar:
+				// A sugar form over a name that is sugar too (`fileId in (1,
+				// 2)`): the fix with the inner rewrites applied.
+				if text, ok := lowerWithin(cfg, src, f.Span, f.Text, parse, false); ok {
+					msg = retext(msg, f.Text, text)
+					f.Text = text
+					kept = append(kept, f)
+				}
 			}
 			fixes, bytes = fixes-1, bytes-cost
 		}
-		if len(kept) == len(d.Fixes) {
+		if slices.Equal(kept, d.Fixes) {
 			continue
 		}
 		if out == nil {
 			out = slices.Clone(diags)
 		}
 		out[i].Fixes = kept
+		out[i].Message = msg
 		// A hint that is the text of a fix that does not check goes with it.
 		for _, f := range d.Fixes {
 			if d.Hint == "write `"+f.Text+"`" && !slices.Contains(kept, f) {
@@ -101,4 +114,71 @@ func errorAt(ds diag.List, sp diag.Span) bool {
 		}
 	}
 	return false
+}
+
+// maxLowerWithin bounds the rounds of lowerWithin.
+const maxLowerWithin = 4
+
+// lowerWithin returns repl, the text a fix writes over sp of src, with the
+// sugar fixes of the errors it causes applied when each lies inside it
+// (the in-list `fileId = 1 or fileId = 2` is `id of file = 1 or id of file
+// = 2`), and whether the result checks without an error in the replaced
+// text. With strict, the fixed query must parse without any error; else a
+// syntax error elsewhere leaves only the replaced text's syntax checked, as
+// FixChecks does.
+func lowerWithin(cfg Config, src string, sp diag.Span, repl string, parse func(string) (ast.Expr, diag.List), strict bool) (string, bool) {
+	if sp.Start < 0 || sp.End > len(src) || sp.Start > sp.End {
+		return "", false
+	}
+	for range maxLowerWithin {
+		fixed := src[:sp.Start] + repl + src[sp.End:]
+		region := diag.Span{Start: sp.Start, End: sp.Start + len(repl)}
+		tree, pd := parse(fixed)
+		if errorAt(pd, region) || tree == nil || strict && pd.HasErrors() {
+			return "", false
+		}
+		if pd.HasErrors() {
+			return repl, true
+		}
+		var inner []diag.Fix
+		for _, d := range Check(cfg, fixed, tree).Diags {
+			if d.Severity != diag.Error || !errorAt(diag.List{d}, region) {
+				continue
+			}
+			i := slices.IndexFunc(d.Fixes, func(f diag.Fix) bool {
+				return f.Sugar && region.Start <= f.Span.Start && f.Span.End <= region.End
+			})
+			if i < 0 {
+				return "", false
+			}
+			f := d.Fixes[i]
+			if !slices.ContainsFunc(inner, func(g diag.Fix) bool { return f.Span.Start < g.Span.End && g.Span.Start < f.Span.End }) {
+				inner = append(inner, f)
+			}
+		}
+		if len(inner) == 0 {
+			return repl, true
+		}
+		// From the end of the text, so the spans before stay put.
+		slices.SortFunc(inner, func(a, b diag.Fix) int { return b.Span.Start - a.Span.Start })
+		for _, f := range inner {
+			a, b := f.Span.Start-region.Start, f.Span.End-region.Start
+			repl = repl[:a] + f.Text + repl[b:]
+		}
+	}
+	return "", false
+}
+
+// retext replaces, in a message, the text of a fix that was rewritten
+// (with or without its outer parentheses) by the rewritten text.
+func retext(msg, old, text string) string {
+	if strings.Contains(msg, "`"+old+"`") {
+		return strings.ReplaceAll(msg, "`"+old+"`", "`"+text+"`")
+	}
+	o, ok1 := strings.CutPrefix(old, "(")
+	t, ok2 := strings.CutPrefix(text, "(")
+	if ok1 && ok2 && strings.HasSuffix(o, ")") && strings.HasSuffix(t, ")") {
+		return strings.ReplaceAll(msg, "`"+o[:len(o)-1]+"`", "`"+t[:len(t)-1]+"`")
+	}
+	return msg
 }

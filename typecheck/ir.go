@@ -220,7 +220,7 @@ func Nullable(n Node) bool {
 		return Nullable(n.X)
 	case *Arith:
 		// A division may be by zero; integer +, - and * may overflow.
-		return n.Op == ast.OpDiv || MayOverflow(n) || Nullable(n.X) || Nullable(n.Y)
+		return ArithmeticOf(n.Op).Partial || MayOverflow(n) || Nullable(n.X) || Nullable(n.Y)
 	case *If:
 		return Nullable(n.Then) || Nullable(n.Else)
 	}
@@ -235,7 +235,7 @@ func Nullable(n Node) bool {
 func MayOverflow(n Node) bool {
 	switch n := n.(type) {
 	case *Arith:
-		return n.T.Kind == schema.Int && n.Op != ast.OpDiv
+		return n.T.Kind == schema.Int && !ArithmeticOf(n.Op).Float
 	case *Neg:
 		if n.T.Kind != schema.Int {
 			return false

@@ -70,13 +70,10 @@ const maxSubjectWords = 12
 func fixNullTest(cfg Config, src string, d diag.Diagnostic, what string, negated bool, parse func(string) (ast.Expr, diag.List)) diag.Diagnostic {
 	// A form fits when the query with it parses and checks without an
 	// error in the form: the subject's type is known only from a check.
-	fits := func(a int, repl string) bool {
-		q := src[:a] + repl + src[d.Span.End:]
-		tree, pd := parse(q)
-		if pd.HasErrors() || tree == nil {
-			return false
-		}
-		return !errorAt(Check(cfg, q, tree).Diags, diag.Span{Start: a, End: a + len(repl)})
+	// A subject that is sugar itself (the API name `updatedAt`) is
+	// rewritten inside the form.
+	fits := func(a int, repl string) (string, bool) {
+		return lowerWithin(cfg, src, diag.Span{Start: a, End: d.Span.End}, repl, parse, true)
 	}
 	// Subjects are tried shortest first: each start of a word before the
 	// `is`, going back.
@@ -88,8 +85,7 @@ func fixNullTest(cfg Config, src string, d diag.Diagnostic, what string, negated
 		words++
 		subject := strings.TrimSpace(src[a:d.Span.Start])
 		for _, form := range nullForms(what, negated) {
-			repl := form(subject)
-			if fits(a, repl) {
+			if repl, ok := fits(a, form(subject)); ok {
 				phrase := "is " + what
 				if negated {
 					phrase = "is not " + what

@@ -176,6 +176,15 @@ func (c *checker) unknown(n *ast.Ident, scopes []*schema.Object) diag.Diagnostic
 	d := diag.Errorf(diag.ClassLogic, RuleUnknownField, n.Sp, "`%s` is not a field of %s", n.Name, article(inner.Name))
 	key := schema.NormalKey(n.Name)
 
+	// A bool literal (`is hidden = true`) or a value of a field that CroQL
+	// splits into bools (`type = "plural"`): name the CroQL construct.
+	if d, ok := c.boolLiteral(n, scopes, d); ok {
+		return d
+	}
+	if d, ok := c.splitField(n, scopes, d); ok {
+		return d
+	}
+
 	// 0. A name of the platform API: stringId -> `id`, createdAt -> `added`.
 	if d, ok := c.apiNameDiag(n, scopes, d); ok {
 		return d
@@ -320,4 +329,144 @@ func orList(f func(string) string, xs []string) string {
 		m[i] = f(x)
 	}
 	return strings.Join(m, " or ")
+}
+
+// parentCompare returns the comparison (= or !=) whose operand is n, the
+// identifier on top of the checker's path, the other operand, and the
+// expression holding the comparison (nil at the top of the query).
+func (c *checker) parentCompare(n *ast.Ident) (cmp *ast.Binary, other ast.Expr, outer ast.Expr) {
+	if len(c.path) < 2 || c.path[len(c.path)-1] != ast.Expr(n) {
+		return nil, nil, nil
+	}
+	b, ok := c.path[len(c.path)-2].(*ast.Binary)
+	if !ok || b.Op != ast.OpEq && b.Op != ast.OpNe {
+		return nil, nil, nil
+	}
+	switch {
+	case b.X == ast.Expr(n):
+		other = b.Y
+	case b.Y == ast.Expr(n):
+		other = b.X
+	default:
+		return nil, nil, nil
+	}
+	if len(c.path) >= 3 {
+		outer = c.path[len(c.path)-3]
+	}
+	return b, other, outer
+}
+
+// boolLiteral is the diagnostic of `true` or `false`, which CroQL does not
+// have: a bool is a condition by itself. `B = true` and `B != false` are
+// `B`, `B = false` and `B != true` are `not B`. The fix is offered for the
+// forms that mean the same for an absent B (`= true`, `!= true`), and for
+// `= false`, `!= false` when B is a field that is never absent (an absent
+// bool is false as a condition, while absent = false is false).
+func (c *checker) boolLiteral(n *ast.Ident, scopes []*schema.Object, d diag.Diagnostic) (diag.Diagnostic, bool) {
+	lit := strings.ToLower(n.Name)
+	if lit != "true" && lit != "false" {
+		return d, false
+	}
+	cmp, other, outer := c.parentCompare(n)
+	if cmp == nil {
+		d.Message = fmt.Sprintf("CroQL has no `%s`: a bool field is a condition by itself, tested as `is hidden` or `not is hidden`", n.Name)
+		return d, true
+	}
+	b := c.text(other.Span())
+	if b == "" {
+		return d, false
+	}
+	if c.notBool(other, scopes) {
+		d.Message = fmt.Sprintf("CroQL has no `%s`, and `%s` is not a bool: a bool field is a condition by itself, tested as `is hidden` or `not is hidden`", n.Name, b)
+		return d, true
+	}
+	positive := (lit == "true") == (cmp.Op == ast.OpEq)
+	fix := b
+	if !positive {
+		fix = "not " + b
+		if _, ok := other.(*ast.Ident); !ok {
+			fix = "not (" + b + ")"
+		}
+	}
+	d.Message = fmt.Sprintf("CroQL has no `%s`: a bool is tested as `%s` (true) or `not %s` (false); write `%s`", n.Name, b, b, fix)
+	if u, ok := outer.(*ast.Unary); ok && u.Op == ast.OpNot && !positive {
+		fix = "(" + fix + ")"
+	}
+	if lit == "false" && !c.neverAbsent(other, scopes) {
+		d.Message = fmt.Sprintf("CroQL has no `%s`: a bool is tested as `%s` (true) or `not %s` (false or absent)", n.Name, b, b)
+		return d, true
+	}
+	return d.WithSugarFix(cmp.Sp, fix), true
+}
+
+// notBool reports whether e is a field of a scope that is not a bool.
+func (c *checker) notBool(e ast.Expr, scopes []*schema.Object) bool {
+	id, ok := e.(*ast.Ident)
+	if !ok {
+		return false
+	}
+	for i := len(scopes) - 1; i >= 0; i-- {
+		if f, ok := scopes[i].Field(id.Name); ok {
+			return f.Type.Kind != schema.Bool && !f.BoolAlso
+		}
+	}
+	return false
+}
+
+// neverAbsent reports whether e is a field of a scope that is never absent.
+func (c *checker) neverAbsent(e ast.Expr, scopes []*schema.Object) bool {
+	id, ok := e.(*ast.Ident)
+	if !ok {
+		return false
+	}
+	for i := len(scopes) - 1; i >= 0; i-- {
+		if f, ok := scopes[i].Field(id.Name); ok {
+			return !f.Nullable
+		}
+	}
+	return false
+}
+
+// splitField is the diagnostic of a comparison of a value that CroQL
+// splits into bool fields, one per value: a string's type is `type is
+// plural`, not `type = "plural"`. The fix writes the bool field (`not` it
+// for !=); for a value with no field the message lists the fields.
+func (c *checker) splitField(n *ast.Ident, scopes []*schema.Object, d diag.Diagnostic) (diag.Diagnostic, bool) {
+	prefix := schema.NormalKey(n.Name + " is ")
+	var fields []string
+	for i := len(scopes) - 1; i >= 0; i-- {
+		for _, f := range scopes[i].Fields {
+			if f.Type.Kind == schema.Bool && strings.HasPrefix(f.Key, prefix) && len(f.Key) > len(prefix) && f.Edition <= c.cfg.Edition {
+				fields = append(fields, f.Name)
+			}
+		}
+	}
+	if len(fields) == 0 {
+		return d, false
+	}
+	inner := scopes[len(scopes)-1]
+	d.Message = fmt.Sprintf("%s has no field `%s`: its %s is tested with %s", article(inner.Name), n.Name, n.Name, "`"+strings.Join(fields, "`, `")+"`")
+	cmp, other, outer := c.parentCompare(n)
+	s, ok := other.(*ast.String)
+	if cmp == nil || !ok {
+		return d, true
+	}
+	var field string
+	for _, f := range fields {
+		if schema.NormalKey(f) == prefix+schema.NormalKey(s.Value) {
+			field = f
+		}
+	}
+	if field == "" {
+		return d, true
+	}
+	fix := field
+	if cmp.Op == ast.OpNe {
+		fix = "not " + field
+		if u, ok := outer.(*ast.Unary); ok && u.Op == ast.OpNot {
+			fix = "(" + fix + ")"
+		}
+	}
+	d.Message = fmt.Sprintf("%s has no field `%s`: its %s is tested with %s; write `%s`", article(inner.Name), n.Name, n.Name, "`"+strings.Join(fields, "`, `")+"`", fix)
+	return d.WithSugarFix(cmp.Sp, fix), true
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestFmt(t *testing.T) {
@@ -50,9 +51,11 @@ func TestFmtDiagnostics(t *testing.T) {
 	assert.Equal(t, "<arg>:1:6: error: CroQL has no `==`: write `=` [croqlInvalidSyntax/double-equals]\n"+
 		"  text == \"a\" && is hidden\n"+
 		"       ^^\n"+
+		"  did you mean: =\n"+
 		"<arg>:1:13: error: CroQL has no `&&`: write `and` [croqlInvalidSyntax/double-ampersand]\n"+
 		"  text == \"a\" && is hidden\n"+
-		"              ^^\n", errOut)
+		"              ^^\n"+
+		"  did you mean: and\n", errOut)
 
 	code, _, errOut = runCLI("", "fmt", "")
 	assert.Equal(t, 1, code)
@@ -119,4 +122,24 @@ func TestFmtLower(t *testing.T) {
 
 	code, _, errOut = runCLI("", "fmt", "--lower", "--now", "soon", "is hidden")
 	assert.Equal(t, 2, code, errOut)
+}
+
+// TestFmtLowerAPINames: an in-list or a null test over a name of the
+// platform API (the first queries an API user writes), and other
+// languages' operators and bool literals, lower to platform CroQL that
+// lints clean.
+func TestFmtLowerAPINames(t *testing.T) {
+	for src, want := range map[string]string{
+		"fileId in (1, 2)":    "id of file = 1 or id of file = 2",
+		"updatedAt is absent": "not (updated >= '1970-01-01' or updated < '1970-01-01')",
+		"fileId == 1 && !is hidden || type = \"plural\" and is duplicate = false": "id of file = 1 and not is hidden or type is plural and not is duplicate",
+	} {
+		code, out, errOut := runCLI("", "fmt", "--lower", src)
+		require.Equal(t, 0, code, errOut)
+		assert.Equal(t, want+"\n", out)
+		assert.Contains(t, errOut, "<arg>: lowered `")
+		code, out, errOut = runCLI("", "lint", want)
+		assert.Equal(t, 0, code, "%s: %s", want, errOut)
+		assert.Empty(t, out+errOut)
+	}
 }

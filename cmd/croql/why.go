@@ -170,7 +170,7 @@ func writeWhy(w io.Writer, format string, e *croql.Explanation) error {
 		enc := json.NewEncoder(w)
 		enc.SetEscapeHTML(false)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(e); err != nil {
+		if err := enc.Encode(whyJSON{e, jsonClauseOf(e.Clause)}); err != nil {
 			return failure(fmt.Errorf("writing: %w", err))
 		}
 		return nil
@@ -179,4 +179,35 @@ func writeWhy(w io.Writer, format string, e *croql.Explanation) error {
 		return failure(fmt.Errorf("writing: %w", err))
 	}
 	return nil
+}
+
+// whyJSON is the JSON of an explanation: croql.Explanation's, with every
+// clause that counts the elements of a collection (`of` set) carrying
+// `matched` and `total` even when they are 0.
+type whyJSON struct {
+	*croql.Explanation
+	Clause *jsonClause `json:"clause"`
+}
+
+// jsonClause is a croql.Clause whose `matched` and `total` are written
+// whenever `of` is.
+type jsonClause struct {
+	*croql.Clause
+	Matched *int          `json:"matched,omitempty"`
+	Total   *int          `json:"total,omitempty"`
+	Clauses []*jsonClause `json:"clauses,omitempty"`
+}
+
+func jsonClauseOf(c *croql.Clause) *jsonClause {
+	if c == nil {
+		return nil
+	}
+	j := &jsonClause{Clause: c}
+	if c.Of != "" {
+		j.Matched, j.Total = &c.Matched, &c.Total
+	}
+	for _, p := range c.Clauses {
+		j.Clauses = append(j.Clauses, jsonClauseOf(p))
+	}
+	return j
 }

@@ -127,3 +127,45 @@ func mustMatch(t *testing.T, q *croql.Query, obj any) bool {
 	require.NoError(t, err)
 	return ok
 }
+
+// TestWhyJSONZeroCounts: in `why --format json`, a clause that counts the
+// elements of a collection has `matched` and `total` even when they are 0
+// (a string with no comments), and a clause that counts nothing has
+// neither.
+func TestWhyJSONZeroCounts(t *testing.T) {
+	p := &schema.Project{Name: "why", SourceLanguage: "en", TargetLanguages: []string{"de"},
+		Strings: []schema.SourceString{{ID: 7, Type: "plain", Text: "Welcome", Translations: []schema.Translation{
+			{ID: 70, StringID: 7, Language: "de", Text: "Willkommen", User: 11}}}}, Users: []schema.UserRef{{ID: 11, Login: "alice"}}}
+	var buf bytes.Buffer
+	require.NoError(t, p.WriteJSON(&buf))
+	data := filepath.Join(t.TempDir(), "p.json")
+	require.NoError(t, os.WriteFile(data, buf.Bytes(), 0o644))
+	code, out, stderr := runCmd(t, "why", "--data", data, "--id", "7", "--format", "json",
+		`count of comments where (has issue) = 0 and count of translations where (is pre translated) = 0`)
+	require.Equal(t, 0, code, stderr)
+	var e struct {
+		Match  bool `json:"match"`
+		Clause struct {
+			Clauses []struct {
+				Clauses []map[string]any `json:"clauses"`
+			} `json:"clauses"`
+		} `json:"clause"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &e), out)
+	assert.True(t, e.Match)
+	require.Len(t, e.Clause.Clauses, 2, out)
+	want := []struct {
+		of             string
+		matched, total float64
+	}{{"comments", 0, 0}, {"translations", 0, 1}}
+	for i, w := range want {
+		require.Len(t, e.Clause.Clauses[i].Clauses, 1, out)
+		c := e.Clause.Clauses[i].Clauses[0]
+		assert.Equal(t, w.of, c["of"], out)
+		assert.Contains(t, c, "matched", out)
+		assert.Contains(t, c, "total", out)
+		assert.Equal(t, w.matched, c["matched"], out)
+		assert.Equal(t, w.total, c["total"], out)
+	}
+	assert.NotContains(t, out[:strings.Index(out, `"clauses"`)], `"matched"`, "the whole query counts nothing")
+}

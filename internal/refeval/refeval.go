@@ -218,56 +218,35 @@ func (in *Interp) eval(n typecheck.Node, scopes []reflect.Value) any {
 		}
 		fail("with on %T", x)
 	case *typecheck.Not:
-		return !truth(in.eval(n.X, scopes))
+		return operators[ast.OpNot].not(truth(in.eval(n.X, scopes)))
 	case *typecheck.Logic:
-		a, b := truth(in.eval(n.X, scopes)), truth(in.eval(n.Y, scopes))
-		switch n.Op {
-		case ast.OpAnd:
-			return a && b
-		case ast.OpOr:
-			return a || b
-		case ast.OpXor:
-			return a != b
+		if o := operators[n.Op]; o.logic != nil {
+			return o.logic(truth(in.eval(n.X, scopes)), truth(in.eval(n.Y, scopes)))
 		}
 	case *typecheck.Arith:
 		a, b := number(in.eval(n.X, scopes)), number(in.eval(n.Y, scopes))
 		if a == nil || b == nil {
 			return nil
 		}
-		if n.T.Kind == schema.Int && n.Op != ast.OpDiv {
-			x, y := big.NewInt(a.(int64)), big.NewInt(b.(int64))
-			switch n.Op {
-			case ast.OpAdd:
-				return int64Of(x.Add(x, y))
-			case ast.OpSub:
-				return int64Of(x.Sub(x, y))
-			case ast.OpMul:
-				return int64Of(x.Mul(x, y))
-			}
+		o := operators[n.Op]
+		if n.T.Kind == schema.Int && o.ints != nil {
+			return int64Of(o.ints(big.NewInt(a.(int64)), big.NewInt(b.(int64))))
 		}
-		x, y := toFloat(a), toFloat(b)
-		switch n.Op {
-		case ast.OpAdd:
-			return x + y
-		case ast.OpSub:
-			return x - y
-		case ast.OpMul:
-			return x * y
-		case ast.OpDiv:
-			if y == 0 {
-				return nil
+		if o.floats != nil {
+			if v, ok := o.floats(toFloat(a), toFloat(b)); ok {
+				return v
 			}
-			return x / y
+			return nil
 		}
 	case *typecheck.Neg:
+		o := operators[ast.OpNeg]
 		switch v := number(in.eval(n.X, scopes)).(type) {
 		case nil:
 			return nil
 		case int64:
-			x := big.NewInt(v)
-			return int64Of(x.Neg(x))
+			return int64Of(o.neg(big.NewInt(v)))
 		case float64:
-			return -v
+			return o.negFloat(v)
 		}
 	case *typecheck.ToFloat:
 		v := number(in.eval(n.X, scopes))
@@ -286,25 +265,8 @@ func (in *Interp) eval(n typecheck.Node, scopes []reflect.Value) any {
 		}
 		return in.eval(n.Else, scopes)
 	case *typecheck.Compare:
-		a, b := in.eval(n.X, scopes), in.eval(n.Y, scopes)
-		switch n.Op {
-		case ast.OpEq:
-			return equal(a, b)
-		case ast.OpNe:
-			return !equal(a, b)
-		}
-		if a == nil || b == nil {
-			return false
-		}
-		switch n.Op {
-		case ast.OpLt:
-			return less(a, b)
-		case ast.OpLe:
-			return lessEq(a, b)
-		case ast.OpGt:
-			return less(b, a)
-		case ast.OpGe:
-			return lessEq(b, a)
+		if o := operators[n.Op]; o.cmp != nil {
+			return o.cmp(in.eval(n.X, scopes), in.eval(n.Y, scopes))
 		}
 	case *typecheck.Between:
 		x, lo, hi := in.eval(n.X, scopes), in.eval(n.Lo, scopes), in.eval(n.Hi, scopes)
@@ -317,10 +279,7 @@ func (in *Interp) eval(n typecheck.Node, scopes []reflect.Value) any {
 		if x == nil || sub == nil {
 			return false
 		}
-		if n.Fold {
-			return containsFold(x.(string), sub.(string))
-		}
-		return strings.Contains(x.(string), sub.(string))
+		return operators[ast.OpContains].text(x.(string), sub.(string), n.Fold)
 	}
 	fail("cannot evaluate %T", n)
 	return nil
@@ -375,9 +334,9 @@ func readField(obj reflect.Value, f *schema.Field) any {
 }
 
 // int64Of is the exact result of integer arithmetic as a value: absent
-// when it does not fit in 64 bits.
+// when there is none (nil) or it does not fit in 64 bits.
 func int64Of(x *big.Int) any {
-	if !x.IsInt64() {
+	if x == nil || !x.IsInt64() {
 		return nil
 	}
 	return x.Int64()

@@ -18,7 +18,7 @@ import (
 )
 
 // writer writes imported strings into a project's reference schema. Table
-// and column names come from the default mapping (compile.DefaultMapping)
+// and column names come from the default mapping (mapping.Default)
 // and are quoted by the project's dialect; every value is a bound
 // parameter.
 type writer struct {

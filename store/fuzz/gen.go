@@ -261,6 +261,16 @@ func (b *builder) choose(weights ...int) int {
 
 func pick[T any](b *builder, xs []T) T { return xs[b.r.Intn(len(xs))] }
 
+// pickOp returns one of the operators ops, drawing a number only when
+// there is a choice (a class of one operator, such as division, draws
+// none, as when it was written out).
+func pickOp(b *builder, ops []ast.Op) ast.Op {
+	if len(ops) == 1 {
+		return ops[0]
+	}
+	return pick(b, ops)
+}
+
 func kindIs(k schema.Kind) func(*schema.Field) bool {
 	return func(f *schema.Field) bool { return f.Type.Kind == k }
 }
@@ -380,7 +390,7 @@ func (b *builder) boolean(sc scopes, d int, also bool) ast.Expr {
 		t := b.orderedTriple(sc, d-1)
 		return &ast.Between{X: t[0], Lo: t[1], Hi: t[2]}
 	case 5:
-		return &ast.Binary{Op: ast.OpContains, X: b.textual(sc, d-1), Y: b.textual(sc, d-1)}
+		return &ast.Binary{Op: pickOp(b, b.g.pools.textOps), X: b.textual(sc, d-1), Y: b.textual(sc, d-1)}
 	case 6:
 		return b.with(sc, d-1)
 	case 7:
@@ -550,7 +560,7 @@ func (b *builder) float(sc scopes, d int) ast.Expr {
 		}
 		return &ast.Binary{Op: pick(b, b.g.pools.arithOps), X: x, Y: y}
 	case 2:
-		return &ast.Binary{Op: ast.OpDiv, X: b.number(sc, d-1), Y: b.number(sc, d-1)}
+		return &ast.Binary{Op: pickOp(b, b.g.pools.divOps), X: b.number(sc, d-1), Y: b.number(sc, d-1)}
 	case 3:
 		return &ast.Unary{Op: ast.OpNeg, X: b.float(sc, d-1)}
 	case 4:

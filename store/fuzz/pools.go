@@ -3,11 +3,13 @@ package fuzz
 import (
 	"math"
 	"math/rand"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/croql/croql/ast"
 	"github.com/croql/croql/schema"
+	"github.com/croql/croql/typecheck"
 )
 
 // The pools of values the query generator and the data generator share, so
@@ -44,10 +46,26 @@ type pools struct {
 	floats    []float64
 	timeTexts []string
 	times     []schema.Time
-	cmpOps    []ast.Op // = != < <= > >=
-	eqOps     []ast.Op // = !=
-	logicOps  []ast.Op // and or xor
-	arithOps  []ast.Op // + - * (/ is generated on its own: it always gives a float)
+	// The operators, by their class (typecheck.ClassOf), so that a new
+	// operator of a class is generated without a change here.
+	cmpOps   []ast.Op // equalities and orderings: = != < <= > >=
+	eqOps    []ast.Op // equalities: = !=
+	logicOps []ast.Op // and or xor
+	arithOps []ast.Op // arithmetic on ints and floats: + - *
+	divOps   []ast.Op // arithmetic whose result is always a float: /
+	textOps  []ast.Op // tests of two strings: contains
+}
+
+// opsOf returns the operators of ast.Syntax that keep says to, in the
+// order of the enum.
+func opsOf(keep func(ast.Op) bool) []ast.Op {
+	var out []ast.Op
+	for _, op := range ast.Ops() {
+		if keep(op) {
+			out = append(out, op)
+		}
+	}
+	return out
 }
 
 // newPools builds the pools. The pieces are the fragments generated
@@ -71,10 +89,18 @@ func newPools() *pools {
 		smallInts: []int64{0, 1, 2, 3, 5, 7, 10, 11, 12, 13, 14, 42, 99, 100, 1000},
 		bigInts:   []int64{1 << 31, 1<<53 + 1, math.MaxInt64},
 		floats:    []float64{0, 0.5, 1, 1.5, 2.25, 10.01, 0.1, 1e-7, 123456.789},
-		cmpOps:    []ast.Op{ast.OpEq, ast.OpNe, ast.OpLt, ast.OpLe, ast.OpGt, ast.OpGe},
-		eqOps:     []ast.Op{ast.OpEq, ast.OpNe},
-		logicOps:  []ast.Op{ast.OpAnd, ast.OpOr, ast.OpXor},
-		arithOps:  []ast.Op{ast.OpAdd, ast.OpSub, ast.OpMul},
+		cmpOps: opsOf(func(op ast.Op) bool {
+			return typecheck.ClassOf(op) == typecheck.ClassEquality || typecheck.ClassOf(op) == typecheck.ClassOrder
+		}),
+		eqOps:    opsOf(func(op ast.Op) bool { return typecheck.ClassOf(op) == typecheck.ClassEquality }),
+		logicOps: opsOf(func(op ast.Op) bool { return typecheck.ClassOf(op) == typecheck.ClassLogic }),
+		arithOps: opsOf(func(op ast.Op) bool {
+			return typecheck.ClassOf(op) == typecheck.ClassArith && !typecheck.ArithmeticOf(op).Float
+		}),
+		divOps: opsOf(func(op ast.Op) bool {
+			return typecheck.ClassOf(op) == typecheck.ClassArith && typecheck.ArithmeticOf(op).Float
+		}),
+		textOps: opsOf(func(op ast.Op) bool { return typecheck.ClassOf(op) == typecheck.ClassContains }),
 		timeTexts: []string{
 			"2024-01-01 00:00:00", "2024-01-01", "2024-01-01T00:00:00Z", "2024-01-01T02:00:00+02:00",
 			"2024-02-29 23:59:59", "2023-12-31 23:59:59", "1970-01-01 00:00:00", "1969-12-31 23:59:59",
@@ -82,6 +108,9 @@ func newPools() *pools {
 			"today",
 		},
 	}
+	// The logical operators by spelling (and, or, xor), so that a seed
+	// generates what it did when they were written out.
+	slices.SortFunc(p.logicOps, func(a, b ast.Op) int { return strings.Compare(a.String(), b.String()) })
 	for _, s := range p.timeTexts {
 		if s == "today" {
 			p.times = append(p.times, Now())

@@ -1,0 +1,9 @@
+// Package opmatrix holds the operator matrix that runs without a
+// database: every operator of ast.Syntax, applied to operands of every
+// type the checker accepts for it (absent ones included), evaluated by
+// package eval against the reference interpreter (internal/refeval) on
+// fixture and generated data, and compiled to the SQL of each dialect,
+// compared with the golden files under testdata/opmatrix. It lists no
+// operator: a new row of ast.Syntax is in the matrix as soon as it exists,
+// and fails it until every layer has the operator. It has tests only.
+package opmatrix
