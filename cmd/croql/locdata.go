@@ -169,16 +169,16 @@ func (c *cli) readLocProject(name string) (*schema.Project, error) {
 	return p, nil
 }
 
-// openLocData reads localization files into the NDJSON form, for the
-// readers that stream a project file.
+// openLocData reads localization files into a project and hands it on in
+// the NDJSON form, written through a pipe as it is read, for the readers
+// that stream a project file. The returned function closes the pipe,
+// which ends the writer if the reader stopped early.
 func (c *cli) openLocData(name string) (io.Reader, int64, func(), error) {
 	p, err := c.readLocProject(name)
 	if err != nil {
 		return nil, -1, nil, err
 	}
-	var buf bytes.Buffer
-	if err := p.WriteNDJSON(&buf); err != nil {
-		return nil, -1, nil, err
-	}
-	return &buf, -1, func() {}, nil
+	pr, pw := io.Pipe()
+	go func() { pw.CloseWithError(p.WriteNDJSON(pw)) }()
+	return pr, -1, func() { pr.Close() }, nil
 }
