@@ -315,3 +315,18 @@ func TestLocFlagsNeedLocData(t *testing.T) {
 	assert.NotEqual(t, 0, code)
 	assert.Contains(t, errOut, "a project file says its languages")
 }
+
+func TestLocDataLoadAndSQLite(t *testing.T) {
+	data := filepath.Join("..", "..", "testdata", "locfiles", "po")
+	code, _, errOut := runCLI("", "load", "--dsn", filepath.Join(t.TempDir(), "po.sqlite"), data)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, errOut, "croql load: 6 objects")
+	// the SQL engine answers as the evaluator does
+	for _, q := range []string{`type is plural`, `count of translations where (plural form = "many") > 0`, `context = "menu"`} {
+		_, mem, _ := runCLI("", "query", "--data", data, "--ids", q)
+		code, sql, errOut := runCLI("", "query", "--engine", "sqlite", "--data", data, "--ids", q)
+		require.Equal(t, 0, code, errOut)
+		assert.Equal(t, mem, sql, q)
+		assert.NotEmpty(t, mem, q)
+	}
+}
