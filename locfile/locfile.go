@@ -233,7 +233,10 @@ type Parser interface {
 	Match(name string, head []byte) bool
 	// Parse reads r. It fills f's languages as soon as the file gives
 	// them (before the first unit), and calls emit with each unit in file
-	// order; an error of emit stops the parse and is returned as is.
+	// order; an error of emit stops the parse and is returned as is. The
+	// unit is the parser's own: emit copies what it keeps. f.Name, when
+	// set, is the file's path (the PO parser takes a target language from
+	// it when the header names none). Any other error is an [*Error].
 	Parse(r io.Reader, lim Limits, f *File, emit func(*Unit) error) error
 }
 
