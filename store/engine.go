@@ -1,6 +1,9 @@
 // Package store is where CroQL meets a database: it opens the engines,
 // creates the tables of a mapping (DDL), loads a project into them
 // atomically (Load, LoadFile, Loader), reads objects back (ReadObjects),
+// writes and reads single rows of a catalog object with the loader's and
+// the reader's rules (Rows, RowsOf, with the statement builders
+// UpdateSQL, SelectSQL, DeleteSQL),
 // runs compiled queries with deadlines the server enforces too (Run,
 // RunSQL, TimedTx), classifies the engines' errors (Classify, Retry), and
 // answers on a sharded engine what it refuses (Exec, Coordinate). Package

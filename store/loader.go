@@ -487,6 +487,8 @@ type loadInfo struct {
 	ti    *mapping.TableLayout
 	b     *batch
 	colls []loadColl
+	// key is the index of the table's key among ti.Columns, or -1.
+	key int
 }
 
 type loadColl struct {
@@ -575,10 +577,14 @@ func newLoader(ctx context.Context, tx *sql.Tx, d compile.Dialect, m *mapping.Ma
 		tables: map[reflect.Type]*mapping.Table{}, goFields: map[fieldsKey]*goFields{}}
 	for _, ti := range l.Tables {
 		cols := make([]string, len(ti.Columns))
+		li := &loadInfo{ti: ti, key: -1}
 		for i, c := range ti.Columns {
 			cols[i] = c.Name
+			if c.Name == ti.Table.Key && c.GoName == "ID" {
+				li.key = i
+			}
 		}
-		li := &loadInfo{ti: ti, b: ld.batch(ti.Table.Name, cols)}
+		li.b = ld.batch(ti.Table.Name, cols)
 		ld.infos[ti.Table] = li
 		if ti.Table.Key != "" {
 			ld.seen[ti.Table] = map[int64]uint64{}
@@ -687,15 +693,8 @@ func (ld *loader) tableOfGo(t reflect.Type) *mapping.Table {
 }
 
 func (ld *loader) findTable(t reflect.Type) *mapping.Table {
-	for _, c := range ld.m.Catalog().Contexts {
-		if c.Root.GoType == t {
-			return ld.m.Tables[c.Root.Name]
-		}
-	}
-	for _, o := range ld.m.Catalog().Objects {
-		if o.GoType == t {
-			return ld.m.Tables[o.Name]
-		}
+	if o := objectOfGo(ld.m.Catalog(), t); o != nil {
+		return ld.m.Tables[o.Name]
 	}
 	return nil
 }
@@ -717,17 +716,11 @@ func (ld *loader) fieldsOf(li *loadInfo, v reflect.Value) (*goFields, error) {
 	if f, ok := ld.goFields[k]; ok {
 		return f, nil
 	}
-	f := &goFields{cols: make([][]int, len(li.ti.Columns)), colls: make([][]int, len(li.colls))}
-	for i, c := range li.ti.Columns {
-		if c.GoName == "" {
-			continue
-		}
-		sf, ok := v.Type().FieldByName(c.GoName)
-		if !ok {
-			return nil, fmt.Errorf("store: %s has no Go field %s", v.Type(), c.GoName)
-		}
-		f.cols[i] = sf.Index
+	cols, err := goFieldIndexes(li.ti.Columns, v.Type())
+	if err != nil {
+		return nil, err
 	}
+	f := &goFields{cols: cols, colls: make([][]int, len(li.colls))}
 	for i, lc := range li.colls {
 		sf, ok := v.Type().FieldByName(lc.goName)
 		if !ok {
@@ -761,41 +754,23 @@ func (ld *loader) object(t *mapping.Table, v reflect.Value, fk *string, fkVal, o
 	}
 	row := ld.rowBuf(len(ti.Columns))
 	defer ld.putRowBuf(row)
+	fkName := ""
+	if fk != nil {
+		fkName = *fk
+	}
+	ref := func(rv reflect.Value) (int64, error) {
+		rt := ld.tableOfGo(rv.Type())
+		if rt == nil {
+			return 0, fmt.Errorf("store: no table for %s", rv.Type())
+		}
+		return ld.object(rt, rv, nil, 0, 0)
+	}
+	if err := encodeRow(ld.d, ti.Columns, gf.cols, v, row, fkName, Owner{Key: fkVal, Ordinal: ord}, ref); err != nil {
+		return 0, err
+	}
 	var key int64
-	for i, c := range ti.Columns {
-		switch {
-		case c.Ordinal:
-			row[i] = ord
-			continue
-		case c.GoName == "":
-			if fk != nil && *fk == c.Name {
-				row[i] = fkVal
-			}
-			continue
-		case c.Ref:
-			fv := fieldAt(v, gf.cols[i])
-			if fv.IsNil() {
-				continue
-			}
-			rt := ld.tableOfGo(fv.Type().Elem())
-			if rt == nil {
-				return 0, fmt.Errorf("store: no table for %s", fv.Type().Elem())
-			}
-			k, err := ld.object(rt, fv.Elem(), nil, 0, 0)
-			if err != nil {
-				return 0, err
-			}
-			row[i] = k
-			continue
-		}
-		val, err := ld.scalar(fieldAt(v, gf.cols[i]))
-		if err != nil {
-			return 0, fmt.Errorf("%s.%s: %w", v.Type().Name(), c.GoName, err)
-		}
-		row[i] = val
-		if c.Name == t.Key && c.GoName == "ID" {
-			key, _ = val.(int64)
-		}
+	if ki := li.key; ki >= 0 {
+		key, _ = row[ki].(int64)
 	}
 	if t.Key != "" {
 		h := ld.hashRow(row, ti.Columns)
@@ -845,7 +820,7 @@ func (ld *loader) object(t *mapping.Table, v reflect.Value, fk *string, fkVal, o
 
 // scalar converts a Go field value into a database value (nil for a nil
 // pointer).
-func (ld *loader) scalar(fv reflect.Value) (any, error) {
+func scalar(d compile.Dialect, fv reflect.Value) (any, error) {
 	if fv.Kind() == reflect.Pointer {
 		if fv.IsNil() {
 			return nil, nil
@@ -865,7 +840,7 @@ func (ld *loader) scalar(fv reflect.Value) (any, error) {
 		return f, nil
 	case reflect.String:
 		s := fv.String()
-		if err := ld.d.CheckString(s); err != nil {
+		if err := d.CheckString(s); err != nil {
 			return nil, err
 		}
 		return s, nil

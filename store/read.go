@@ -249,17 +249,7 @@ func (r *reader) plan(obj *schema.Object) (*readPlan, error) {
 // objectOf is the catalog object of Go type t (a context's root first, as
 // the loader finds tables).
 func (r *reader) objectOf(t reflect.Type) *schema.Object {
-	for _, c := range r.m.Catalog().Contexts {
-		if c.Root != nil && c.Root.GoType == t {
-			return c.Root
-		}
-	}
-	for _, o := range r.m.Catalog().Objects {
-		if o.GoType == t {
-			return o
-		}
-	}
-	return nil
+	return objectOfGo(r.m.Catalog(), t)
 }
 
 // order is the ORDER BY columns of a read of p's table: by the foreign key
@@ -391,19 +381,15 @@ func (r *reader) decode(p *readPlan, raw []any, fkCol int) (readRow, error) {
 		case p.fields[i] == nil:
 			continue
 		}
-		x, err := readValue(raw[i], c.Kind)
-		if err != nil {
-			return row, fmt.Errorf("column %s: %w", c.Name, err)
-		}
 		if i == p.key {
-			k, ok := x.(int64)
-			if !ok {
-				return row, fmt.Errorf("column %s: the key is NULL", c.Name)
+			k, err := readInt(raw[i], c)
+			if err != nil {
+				return row, err
 			}
 			row.key = k
 		}
-		if err := setField(v.FieldByIndex(p.fields[i]), x, c.Null); err != nil {
-			return row, fmt.Errorf("column %s into %s.%s: %w", c.Name, p.typ, c.GoName, err)
+		if err := decodeValue(raw[i], c, v.FieldByIndex(p.fields[i]), p.typ); err != nil {
+			return row, err
 		}
 	}
 	return row, nil
@@ -432,6 +418,21 @@ func readValue(raw any, k schema.Kind) (any, error) {
 	}
 	if bs, ok := raw.([]byte); ok {
 		raw = string(bs)
+	}
+	// The driver's own value when it is the one wanted: no new box.
+	switch raw.(type) {
+	case bool:
+		if k == schema.Bool {
+			return raw, nil
+		}
+	case int64:
+		if k == schema.Int || k == schema.Datetime || k == schema.User || k == schema.Record {
+			return raw, nil
+		}
+	case string:
+		if k == schema.String || k == schema.Language {
+			return raw, nil
+		}
 	}
 	switch k {
 	case schema.Bool:

@@ -5,12 +5,14 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/croql/croql/app/postimport"
 	"github.com/croql/croql/compile"
 	"github.com/croql/croql/mapping"
+	"github.com/croql/croql/schema"
+	"github.com/croql/croql/store"
 )
 
 // batch is a multi-row INSERT into one table being filled: the values of
@@ -29,18 +31,8 @@ type batch struct {
 
 // newBatch is a batch of rows of the columns cols of table, as many per
 // statement as chunk and the dialect's MaxParams allow.
-func (w *writer) newBatch(table string, cols []string) (*batch, error) {
-	for _, c := range cols {
-		if c == "" {
-			return nil, fmt.Errorf("platform: the mapping lacks a column of %s", table)
-		}
-	}
-	return &batch{table: table, cols: cols, max: max(1, min(chunk, w.d.MaxParams()/len(cols)))}, nil
-}
-
-// insertRows is INSERT INTO table (cols) VALUES (...), ... for n rows.
-func (w *writer) insertRows(table string, cols []string, n int) string {
-	return compile.InsertSQL(w.d, table, cols, n)
+func (w *writer) newBatch(table string, cols []string) *batch {
+	return &batch{table: table, cols: cols, max: max(1, min(chunk, w.d.MaxParams()/len(cols)))}
 }
 
 // replacement is a translation of a string into a language that replaces
@@ -55,7 +47,7 @@ type replacement struct {
 }
 
 // ordinal is a languages-summary element of a string: its ordinal and
-// its language (empty for NULL).
+// its language.
 type ordinal struct {
 	n    int64
 	lang string
@@ -75,65 +67,43 @@ type batchWriter struct {
 	now int64
 
 	str, strLabel, tr, strTr, summary *batch
-	// summaryFields are the fields of the summary's columns, sorted,
-	// after its foreign key and ordinal.
-	summaryFields []string
 	// labels are the label ids by title found or created by this write.
 	labels  map[string]int64
 	pending []replacement
+	// The values being written, reused from row to row (the codecs copy
+	// what they read into the batches).
+	strBuf  schema.SourceString
+	fileBuf schema.File
+	trBuf   schema.Translation
+	sumBuf  schema.LanguageSummary
 }
 
-func (w *writer) batchWriter(tx *sql.Tx, t *tables, g *idGen, now time.Time) (*batchWriter, error) {
-	b := &batchWriter{w: w, tx: tx, t: t, g: g, now: now.Unix(), labels: map[string]int64{}}
-	c := t.str.Columns
-	tc := t.tr.Columns
-	b.summaryFields = sortedKeys(t.summary.Columns)
-	sumCols := []string{t.summaryFK, mapping.OrdinalColumn}
-	for _, f := range b.summaryFields {
-		sumCols = append(sumCols, t.summary.Columns[f])
+func (w *writer) batchWriter(tx *sql.Tx, t *tables, g *idGen, now time.Time) *batchWriter {
+	return &batchWriter{w: w, tx: tx, t: t, g: g, now: now.Unix(), labels: map[string]int64{},
+		str:      w.newBatch(t.str.Table(), t.str.Columns()),
+		strLabel: w.newBatch(t.strLabel.Through, []string{t.strLabel.From, t.strLabel.To}),
+		tr:       w.newBatch(t.tr.Table(), t.tr.Columns()),
+		strTr:    w.newBatch(t.strTr.Through, []string{t.strTr.From, t.strTr.To}),
+		summary:  w.newBatch(t.summary.Table(), t.summary.Columns()),
 	}
-	var err error
-	for _, x := range []struct {
-		dst   **batch
-		table string
-		cols  []string
-	}{
-		{&b.str, t.str.Name, []string{t.str.Key, c["type is plain"], c["text"], c["identifier"], c["context"], c["max length"], c["is hidden"],
-			c["is duplicate"], c["isPassedWorkflow"], c["file"], c["branch"], c["added"], c["updated"]}},
-		{&b.strLabel, t.strLabel.Through, []string{t.strLabel.From, t.strLabel.To}},
-		{&b.tr, t.tr.Name, []string{t.tr.Key, tc["text"], tc["plural form"], tc["is pre translated"], tc["provider"], tc["language"], tc["user"], tc["updated"]}},
-		{&b.strTr, t.strTr.Through, []string{t.strTr.From, t.strTr.To}},
-		{&b.summary, t.summary.Name, sumCols},
-	} {
-		if *x.dst, err = w.newBatch(x.table, x.cols); err != nil {
-			return nil, err
-		}
-	}
-	return b, nil
 }
 
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
+// push takes the values of rows a codec appended to bt.vals (or its
+// error), sending the batch when it is full.
+func (b *batchWriter) push(ctx context.Context, bt *batch, vals []any, err error) error {
+	if err != nil {
+		return err
 	}
-	sort.Strings(out)
-	return out
-}
-
-// add adds a row to bt, sending the batch when it is full.
-func (b *batchWriter) add(ctx context.Context, bt *batch, vals ...any) error {
-	for _, v := range vals {
-		a, err := b.w.arg(v)
-		if err != nil {
-			return err
-		}
-		bt.vals = append(bt.vals, a)
-	}
+	bt.vals = vals
 	if len(bt.vals) >= bt.max*len(bt.cols) {
 		return b.send(ctx, bt)
 	}
 	return nil
+}
+
+// link adds a row of a join table to bt.
+func (b *batchWriter) link(ctx context.Context, bt *batch, parent, elem int64) error {
+	return b.push(ctx, bt, append(bt.vals, parent, elem), nil)
 }
 
 // send inserts the rows waiting in bt.
@@ -145,14 +115,14 @@ func (b *batchWriter) send(ctx context.Context, bt *batch) error {
 	var err error
 	if n == bt.max {
 		if bt.stmt == nil {
-			bt.full = b.w.insertRows(bt.table, bt.cols, n)
+			bt.full = compile.InsertSQL(b.w.d, bt.table, bt.cols, n)
 			if bt.stmt, err = b.tx.PrepareContext(ctx, bt.full); err != nil {
 				return fmt.Errorf("platform: preparing an insert of %d rows into %s: %w", n, bt.table, err)
 			}
 		}
 		_, err = bt.stmt.ExecContext(ctx, bt.vals...)
 	} else {
-		_, err = b.tx.ExecContext(ctx, b.w.insertRows(bt.table, bt.cols, n), bt.vals...)
+		_, err = b.tx.ExecContext(ctx, compile.InsertSQL(b.w.d, bt.table, bt.cols, n), bt.vals...)
 	}
 	if err != nil {
 		return fmt.Errorf("platform: inserting %d rows into %s: %w", n, bt.table, err)
@@ -185,16 +155,15 @@ func (b *batchWriter) sendAll(ctx context.Context) error {
 // translations.
 func (b *batchWriter) insertString(ctx context.Context, s *postimport.String, fileID int64) error {
 	b.g.str++
-	id := b.g.str
-	typ, text := sourceText(s)
-	var maxLen any
-	if s.MaxLength != nil {
-		maxLen = int64(*s.MaxLength)
-	}
-	hidden := s.IsHidden != nil && *s.IsHidden
-	if err := b.add(ctx, b.str, id, typ, text, s.Identifier, s.Context, maxLen, hidden, false, false, fileID, nil, b.now, nil); err != nil {
+	b.fileBuf = schema.File{ID: fileID}
+	str := &b.strBuf
+	*str = schema.SourceString{ID: b.g.str, Identifier: s.Identifier, File: &b.fileBuf, Added: schema.Time(b.now)}
+	fromUpload(str, s)
+	vals, err := b.t.str.Values(b.str.vals, str, store.Owner{})
+	if err := b.push(ctx, b.str, vals, err); err != nil {
 		return err
 	}
+	id := str.ID
 	if err := b.linkLabels(ctx, id, labelSet(s.Labels)); err != nil {
 		return err
 	}
@@ -214,7 +183,7 @@ func (b *batchWriter) linkLabels(ctx context.Context, id int64, titles []string)
 		if err != nil {
 			return err
 		}
-		if err := b.add(ctx, b.strLabel, id, lid); err != nil {
+		if err := b.link(ctx, b.strLabel, id, lid); err != nil {
 			return err
 		}
 	}
@@ -230,15 +199,23 @@ func (b *batchWriter) label(ctx context.Context, title string) (int64, error) {
 		return id, nil
 	}
 	t, w := b.t, b.w
+	if err := w.d.CheckString(title); err != nil {
+		return 0, err
+	}
 	var id int64
-	err := b.tx.QueryRowContext(ctx, "SELECT "+w.d.Quote(t.label.Key)+" FROM "+w.d.Quote(t.label.Name)+" WHERE "+w.d.Quote(t.label.Columns["title"])+" = "+w.ph(1), title).Scan(&id)
+	q := store.SelectSQL(w.d, t.label.Table(), []string{t.label.Key()}, t.labelTitle, 1)
+	err := b.tx.QueryRowContext(ctx, q, title).Scan(&id)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return 0, err
 	}
 	if err != nil {
 		b.g.label++
 		id = b.g.label
-		if err := w.insert(ctx, b.tx, t.label.Name, []string{t.label.Key, t.label.Columns["title"], t.label.Columns["is system"]}, []any{id, title, false}); err != nil {
+		vals, err := t.label.Values(nil, &schema.Label{ID: id, Title: title}, store.Owner{})
+		if err != nil {
+			return 0, err
+		}
+		if err := w.exec(ctx, b.tx, t.label.InsertSQL(1), vals...); err != nil {
 			return 0, err
 		}
 	}
@@ -311,24 +288,16 @@ func (b *batchWriter) replacePending(ctx context.Context) error {
 // ordinals reads the ordinals and languages of the languages-summary
 // elements of the strings ids.
 func (b *batchWriter) ordinals(ctx context.Context, ids []int64) (map[int64][]ordinal, error) {
-	t, w := b.t, b.w
-	list, args := w.in(1, ids)
-	rows, err := b.tx.QueryContext(ctx, "SELECT "+w.d.Quote(t.summaryFK)+", "+w.d.Quote(mapping.OrdinalColumn)+", COALESCE("+w.d.Quote(t.summary.Columns["language"])+", '') FROM "+w.d.Quote(t.summary.Name)+
-		" WHERE "+w.d.Quote(t.summaryFK)+" IN ("+list+")", args...)
+	t := b.t
+	sub, err := t.summary.Subset(t.summary.OwnerColumn(), mapping.OrdinalColumn, t.sumLang)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
 	out := make(map[int64][]ordinal, len(ids))
-	for rows.Next() {
-		var id int64
-		var o ordinal
-		if err := rows.Scan(&id, &o.n, &o.lang); err != nil {
-			return nil, err
-		}
-		out[id] = append(out[id], o)
-	}
-	return out, rows.Err()
+	err = selectIn(ctx, b.tx, sub, t.summary.OwnerColumn(), ids, func(e *schema.LanguageSummary, o store.Owner) {
+		out[o.Key] = append(out[o.Key], ordinal{n: o.Ordinal, lang: e.Language})
+	})
+	return out, err
 }
 
 // dropTranslations removes the translations of the strings ids into
@@ -339,54 +308,52 @@ func (b *batchWriter) dropTranslations(ctx context.Context, ids []int64, langs m
 	// All the strings' translations, the languages picked here: a filter
 	// on the language in SQL lets an engine without statistics (SQLite)
 	// walk every translation of the language.
-	list, args := w.in(1, ids)
-	rows, err := b.tx.QueryContext(ctx, "SELECT j."+w.d.Quote(t.strTr.From)+", tr."+w.d.Quote(t.tr.Key)+", tr."+w.d.Quote(t.tr.Columns["language"])+" FROM "+w.d.Quote(t.strTr.Through)+" AS j JOIN "+w.d.Quote(t.tr.Name)+" AS tr ON tr."+w.d.Quote(t.tr.Key)+" = j."+w.d.Quote(t.strTr.To)+
-		" WHERE j."+w.d.Quote(t.strTr.From)+" IN ("+list+")", args...)
+	links, err := w.links(ctx, b.tx, t.strTr, ids)
+	if err != nil {
+		return err
+	}
+	stringOf := make(map[int64]int64, len(links))
+	trIDs := make([]int64, len(links))
+	for i, l := range links {
+		stringOf[l[1]], trIDs[i] = l[0], l[1]
+	}
+	sub, err := t.tr.Subset(t.tr.Key(), t.trLang)
 	if err != nil {
 		return err
 	}
 	var trs []int64
-	for rows.Next() {
-		var id, tr int64
-		var l string
-		if err := rows.Scan(&id, &tr, &l); err != nil {
-			rows.Close()
-			return err
+	err = selectIn(ctx, b.tx, sub, t.tr.Key(), trIDs, func(tr *schema.Translation, _ store.Owner) {
+		if slices.Contains(langs[stringOf[tr.ID]], tr.Language) {
+			trs = append(trs, tr.ID)
 		}
-		for _, want := range langs[id] {
-			if l == want {
-				trs = append(trs, tr)
-				break
-			}
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	})
+	if err != nil {
 		return err
 	}
-	for len(trs) > 0 {
-		n := min(len(trs), chunk)
-		trList, trArgs := w.in(1, trs[:n])
-		trs = trs[n:]
-		for _, va := range t.votesApprovals {
-			if err := w.exec(ctx, b.tx, "DELETE FROM "+va+" IN ("+trList+")", trArgs...); err != nil {
-				return err
-			}
-		}
-		// The links by translation alone (a translation belongs to one
-		// string): with the strings' ids too, SQLite would seek its key
-		// (string, translation) for every pair of the two lists.
-		if err := w.exec(ctx, b.tx, "DELETE FROM "+w.d.Quote(t.strTr.Through)+" WHERE "+w.d.Quote(t.strTr.To)+" IN ("+trList+")", trArgs...); err != nil {
-			return err
-		}
-		if err := w.exec(ctx, b.tx, "DELETE FROM "+w.d.Quote(t.tr.Name)+" WHERE "+w.d.Quote(t.tr.Key)+" IN ("+trList+")", trArgs...); err != nil {
+	for _, e := range t.trDependents {
+		if err := w.deleteIn(ctx, b.tx, e.table, e.fk, trs); err != nil {
 			return err
 		}
 	}
-	// The summary elements, a statement per language. COALESCE keeps the
-	// language's index out of the plan (the column is NOT NULL): SQLite,
-	// without statistics, would walk every summary of the language
-	// instead of the strings' few.
+	// The links by translation alone (a translation belongs to one
+	// string): with the strings' ids too, SQLite would seek its key
+	// (string, translation) for every pair of the two lists.
+	if err := w.deleteIn(ctx, b.tx, t.strTr.Through, t.strTr.To, trs); err != nil {
+		return err
+	}
+	if err := w.deleteIn(ctx, b.tx, t.tr.Table(), t.tr.Key(), trs); err != nil {
+		return err
+	}
+	return b.dropSummaries(ctx, ids, langs)
+}
+
+// dropSummaries removes the languages-summary elements of the strings
+// ids in their languages langs, a statement per language. COALESCE keeps
+// the language's index out of the plan (the column is NOT NULL): SQLite,
+// without statistics, would walk every summary of the language instead
+// of the strings' few.
+func (b *batchWriter) dropSummaries(ctx context.Context, ids []int64, langs map[int64][]string) error {
+	t, w := b.t, b.w
 	byLang := map[string][]int64{}
 	var order []string
 	for _, id := range ids {
@@ -398,8 +365,9 @@ func (b *batchWriter) dropTranslations(ctx context.Context, ids []int64, langs m
 		}
 	}
 	for _, l := range order {
-		list, args := w.in(1, byLang[l])
-		if err := w.exec(ctx, b.tx, "DELETE FROM "+w.d.Quote(t.summary.Name)+" WHERE "+w.d.Quote(t.summaryFK)+" IN ("+list+") AND COALESCE("+w.d.Quote(t.summary.Columns["language"])+", '') = "+w.ph(len(byLang[l])+1), append(args, l)...); err != nil {
+		n := len(byLang[l])
+		q := t.summary.DeleteSQL(t.summary.OwnerColumn(), n) + " AND COALESCE(" + w.d.Quote(t.sumLang) + ", '') = " + w.ph(n+1)
+		if err := w.exec(ctx, b.tx, q, append(int64Args(byLang[l]), l)...); err != nil {
 			return err
 		}
 	}
@@ -413,13 +381,7 @@ func (b *batchWriter) dropTranslations(ctx context.Context, ids []int64, langs m
 func (b *batchWriter) insertTranslation(ctx context.Context, r replacement, ords map[int64][]ordinal) error {
 	// The language's summary element was removed with its translations.
 	if os := ords[r.id]; len(os) > 0 {
-		kept := os[:0]
-		for _, o := range os {
-			if o.lang != r.lang {
-				kept = append(kept, o)
-			}
-		}
-		ords[r.id] = kept
+		ords[r.id] = slices.DeleteFunc(os, func(o ordinal) bool { return o.lang == r.lang })
 	}
 	forms := map[string]string{"none": r.tr.Text.Plain}
 	if r.plural {
@@ -428,16 +390,7 @@ func (b *batchWriter) insertTranslation(ctx context.Context, r replacement, ords
 	keys := sortedKeys(forms)
 	translated, approved := 0, 0
 	for _, k := range keys {
-		status := postimport.StatusTranslated
-		if st := r.tr.Status; st != nil {
-			if st.IsPlural() {
-				if v, ok := st.Plural[k]; ok {
-					status = v
-				}
-			} else if st.Plain != "" {
-				status = st.Plain
-			}
-		}
+		status := formStatus(r.tr.Status, k)
 		if status == postimport.StatusUntranslated {
 			continue
 		}
@@ -446,10 +399,13 @@ func (b *batchWriter) insertTranslation(ctx context.Context, r replacement, ords
 			approved++
 		}
 		b.g.tr++
-		if err := b.add(ctx, b.tr, b.g.tr, forms[k], k, false, nil, r.lang, int64(0), b.now); err != nil {
+		tr := &b.trBuf
+		*tr = schema.Translation{ID: b.g.tr, Text: forms[k], PluralForm: k, Language: r.lang, Added: schema.Time(b.now), Updated: schema.Time(b.now)}
+		vals, err := b.t.tr.Values(b.tr.vals, tr, store.Owner{})
+		if err := b.push(ctx, b.tr, vals, err); err != nil {
 			return err
 		}
-		if err := b.add(ctx, b.strTr, r.id, b.g.tr); err != nil {
+		if err := b.link(ctx, b.strTr, r.id, tr.ID); err != nil {
 			return err
 		}
 	}
@@ -468,29 +424,34 @@ func (b *batchWriter) insertTranslation(ctx context.Context, r replacement, ords
 		}
 	}
 	ords[r.id] = append(ords[r.id], ordinal{n: ord, lang: r.lang})
-	vals := make([]any, 0, 2+len(b.summaryFields))
-	vals = append(vals, r.id, ord)
-	for _, f := range b.summaryFields {
-		var v any
-		switch f {
-		case "language":
-			v = r.lang
-		case "translation updated":
-			v = nil
-		case "is translated":
-			v = all
-		case "is partially translated":
-			v = !all
-		case "is approved":
-			v = approved == len(keys)
-		case "is partially approved":
-			v = approved > 0 && approved < len(keys)
-		case "rating", "approvalsCount":
-			v = int64(0)
-		default:
-			v = false
-		}
-		vals = append(vals, v)
+	e := &b.sumBuf
+	*e = schema.LanguageSummary{Language: r.lang, IsTranslated: all, IsPartiallyTranslated: !all,
+		IsApproved: approved == len(keys), IsPartiallyApproved: approved > 0 && approved < len(keys)}
+	vals, err := b.t.summary.Values(b.summary.vals, e, store.Owner{Key: r.id, Ordinal: ord})
+	return b.push(ctx, b.summary, vals, err)
+}
+
+// sortedKeys are the keys of m, sorted.
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
 	}
-	return b.add(ctx, b.summary, vals...)
+	slices.Sort(out)
+	return out
+}
+
+// formStatus is the status of plural form k of a translation: its own,
+// the plain status, or translated when none is given.
+func formStatus(st *postimport.Status, k string) string {
+	switch {
+	case st == nil:
+	case st.IsPlural():
+		if v, ok := st.Plural[k]; ok {
+			return v
+		}
+	case st.Plain != "":
+		return st.Plain
+	}
+	return postimport.StatusTranslated
 }

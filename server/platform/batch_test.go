@@ -65,8 +65,8 @@ func batchTranslation(plural bool, text, status string) postimport.Translation {
 
 // TestBatchSizes: the uploads write the same rows whatever the number of
 // rows per INSERT, down to one row per statement and to a batch that
-// binds exactly the dialect's parameter limit (16: two translation rows
-// of 8 columns), over more strings than one batch of replaced
+// binds exactly the dialect's parameter limit (18: two translation rows
+// of 9 columns), over more strings than one batch of replaced
 // translations (chunk): a new file, a translation upload that replaces
 // translations, and a source update whose strings carry translations
 // into two languages.
@@ -80,7 +80,7 @@ func TestBatchSizes(t *testing.T) {
 			require.Equal(t, want["languages_summary"].n, want["summaries by string and ordinal"].n)
 			require.Equal(t, want["translations"].n, want["string_translations"].n)
 			require.Positive(t, want["translations"].n)
-			for _, n := range []int{16, 1} {
+			for _, n := range []int{18, 1} {
 				got := batchUploads(t, engine, n)
 				for table, rows := range want {
 					require.Equal(t, rows.n, got[table].n, "%s with %d parameters per statement", table, n)
@@ -100,21 +100,30 @@ type dumped struct {
 	rows string
 }
 
+// LoadTestStorage loads data into a new storage of engine (a temporary
+// SQLite file, or the server at dsn) that the test closes at its end. It
+// is exported for the package's external tests only.
+func LoadTestStorage(t testing.TB, engine, dsn string, data *schema.Project) *server.Storage {
+	t.Helper()
+	var st *server.Storage
+	var err error
+	if engine == "sqlite" {
+		st, err = server.LoadSQLite(context.Background(), t.TempDir(), data)
+	} else {
+		st, err = server.LoadServer(context.Background(), engine, dsn, data)
+	}
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, st.Close()) })
+	return st
+}
+
 // batchUploads runs the uploads on a new project of engine, its writer
 // allowed maxParams parameters per statement (0: the dialect's), and
 // dumps the tables they write.
 func batchUploads(t *testing.T, engine string, maxParams int) map[string]dumped {
 	ctx := context.Background()
 	data := &schema.Project{Name: "demo", SourceLanguage: "en", TargetLanguages: []string{"uk", "de"}}
-	var st *server.Storage
-	var err error
-	if engine == "sqlite" {
-		st, err = server.LoadSQLite(ctx, t.TempDir(), data)
-	} else {
-		st, err = server.LoadServer(ctx, engine, testdb.DSN(engine), data)
-	}
-	require.NoError(t, err)
-	defer func() { require.NoError(t, st.Close()) }()
+	st := LoadTestStorage(t, engine, testdb.DSN(engine), data)
 	proj, ok := st.Project(1)
 	require.True(t, ok)
 	w := newWriter(proj)
@@ -138,8 +147,8 @@ func batchUploads(t *testing.T, engine string, maxParams int) map[string]dumped 
 			if i%2 != 0 {
 				continue
 			}
-			s := postimport.String{UniqID: ss.uniqID, Identifier: ss.identifier}
-			s.Translations = map[string]postimport.Translation{"uk": batchTranslation(ss.plural, "tr "+ss.identifier, postimport.StatusTranslated)}
+			s := postimport.String{UniqID: ss.uniqID, Identifier: ss.Identifier}
+			s.Translations = map[string]postimport.Translation{"uk": batchTranslation(ss.plural(), "tr "+ss.Identifier, postimport.StatusTranslated)}
 			out = append(out, s)
 		}
 		return out

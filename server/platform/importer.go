@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/croql/croql/app/postimport"
 	"github.com/croql/croql/server"
@@ -293,16 +294,7 @@ func (p *Platform) ImportWith(ctx context.Context, st *server.Storage, proj *ser
 	if org == "" {
 		org = DefaultOrganization
 	}
-	orgID, domain := orgClaims(org)
-	job := &postimport.Job{
-		JobType:        p.cfg.JobType,
-		Organization:   postimport.Organization{ID: orgID, Domain: domain, BaseURL: publicURL, APIBaseURL: publicURL},
-		Project:        postimport.Project{ID: proj.ID, Identifier: proj.Name, Name: proj.Name},
-		File:           postimport.File{ID: fileID, Name: name},
-		SourceLanguage: languageObject(proj.SourceLanguage),
-		// Empty for a source file (seed 2.3), one for a translation upload.
-		TargetLanguages: []postimport.Language{},
-	}
+	job := p.newJob(proj, publicURL, org, fileID, name)
 	app, mod, found := p.selectModule(name, data)
 	// The strings stored are built one at a time as they are written (a
 	// large file is not held twice), unless a module is sent them first.
@@ -339,22 +331,44 @@ func (p *Platform) ImportWith(ctx context.Context, st *server.Storage, proj *ser
 			out = stringSlice(answered)
 		}
 	}
-	if language == "" {
-		res.Strings = out.Len()
-		res.FileID, res.Update, err = db.replaceFile(ctx, st, fileID, existing, name, parser.Type(), out, opt, p.cfg.Now())
-	} else {
-		// Without a module, the strings are the file's as the write
-		// transaction reads them, each with its uploaded translation.
-		answer := func([]storedString) uploadStrings { return out }
-		if out == nil {
-			answer = func(stored []storedString) uploadStrings { return newTranslationList(stored, parsed, language) }
-		}
-		res.Strings, err = db.storeTranslations(ctx, st, fileID, name, answer, language, p.cfg.Now())
-	}
-	if err != nil {
+	if err := db.writeUpload(ctx, st, res, existing, parsed, out, opt, p.cfg.Now()); err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// newJob is the job of a file of proj, before its strings and target
+// languages are known.
+func (p *Platform) newJob(proj *server.Project, publicURL, org string, fileID int64, name string) *postimport.Job {
+	orgID, domain := orgClaims(org)
+	return &postimport.Job{
+		JobType:        p.cfg.JobType,
+		Organization:   postimport.Organization{ID: orgID, Domain: domain, BaseURL: publicURL, APIBaseURL: publicURL},
+		Project:        postimport.Project{ID: proj.ID, Identifier: proj.Name, Name: proj.Name},
+		File:           postimport.File{ID: fileID, Name: name},
+		SourceLanguage: languageObject(proj.SourceLanguage),
+		// Empty for a source file (seed 2.3), one for a translation upload.
+		TargetLanguages: []postimport.Language{},
+	}
+}
+
+// writeUpload writes an upload's strings out (a module's answer, or nil for
+// the parsed file's strings of a translation upload) and fills res.
+func (w *writer) writeUpload(ctx context.Context, st *server.Storage, res *ImportResult, existing bool, parsed []Parsed, out uploadStrings, opt UpdateOption, now time.Time) error {
+	var err error
+	if res.Language == "" {
+		res.Strings = out.Len()
+		res.FileID, res.Update, err = w.replaceFile(ctx, st, res.FileID, existing, res.Name, res.Type, out, opt, now)
+		return err
+	}
+	// Without a module, the strings are the file's as the write
+	// transaction reads them, each with its uploaded translation.
+	answer := func([]storedString) uploadStrings { return out }
+	if out == nil {
+		answer = func(stored []storedString) uploadStrings { return newTranslationList(stored, parsed, res.Language) }
+	}
+	res.Strings, err = w.storeTranslations(ctx, st, res.FileID, res.Name, answer, res.Language, now)
+	return err
 }
 
 func (p *Platform) selectModule(name string, data []byte) (App, postimport.Module, bool) {
@@ -448,19 +462,23 @@ func (l translationList) Len() int { return len(l.stored) }
 
 func (l translationList) At(i int) postimport.String {
 	ss := &l.stored[i]
-	s := postimport.String{UniqID: ss.uniqID, Identifier: ss.identifier, Context: ss.context, MaxLength: ss.maxLength}
-	if ss.plural {
-		s.HasPlurals, s.Text = true, postimport.PluralText(map[string]string{"other": ss.text})
-	} else {
-		s.Text = postimport.PlainText(ss.text)
+	s := postimport.String{UniqID: ss.uniqID, Identifier: ss.Identifier, Context: ss.Context}
+	if ss.MaxLength != nil {
+		n := int(*ss.MaxLength)
+		s.MaxLength = &n
 	}
-	k, ok := l.byKey[ss.identifier]
-	if !ok || (l.parsed[k].Plural != nil) != ss.plural {
+	if ss.plural() {
+		s.HasPlurals, s.Text = true, postimport.PluralText(map[string]string{"other": ss.Text})
+	} else {
+		s.Text = postimport.PlainText(ss.Text)
+	}
+	k, ok := l.byKey[ss.Identifier]
+	if !ok || (l.parsed[k].Plural != nil) != ss.plural() {
 		return s
 	}
 	ps := &l.parsed[k]
 	t := postimport.Translation{Status: postimport.PlainStatus(postimport.StatusTranslated)}
-	if ss.plural {
+	if ss.plural() {
 		t.Text = postimport.PluralText(ps.Plural)
 		st := map[string]string{}
 		for k := range ps.Plural {
@@ -480,18 +498,9 @@ func (p *Platform) runJob(ctx context.Context, app App, mod postimport.Module, j
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.JobTimeout)
 	defer cancel()
 	who := fmt.Sprintf("The app %s (module %s)", app.Identifier, mod.Key)
-	var token string
-	if app.ClientSecret != "" {
-		// The platform installs an app in an organization before it
-		// calls its modules there: the first job sends the event.
-		if err := p.Install(ctx, app, org, publicURL); err != nil {
-			p.log.Warn("croql serve: installing an app failed", "app", app.Identifier, "organization", org, "err", err)
-			return nil, failf(http.StatusBadGateway, "%s could not be installed in the organization %s (%v); nothing was imported", who, org, err)
-		}
-		var err error
-		if token, err = p.moduleJWT(app, mod.Key, job.Project.ID, job.Project.Identifier, org); err != nil {
-			return nil, err
-		}
+	token, err := p.jobToken(ctx, app, mod, job, publicURL, org, who)
+	if err != nil {
+		return nil, err
 	}
 	body, release, err := p.encodeJob(job, data, publicURL)
 	defer release()
@@ -517,6 +526,42 @@ func (p *Platform) runJob(ctx context.Context, app App, mod postimport.Module, j
 	if resp.StatusCode == http.StatusNotModified {
 		return nil, nil
 	}
+	strs, err := p.answerStrings(ctx, resp, who)
+	if err != nil {
+		return nil, err
+	}
+	if strs == nil {
+		strs = []postimport.String{}
+	}
+	// Every string is checked: decoded answers would otherwise count as
+	// "unchanged since decoding" (app/postimport's rule for its own input).
+	for i := range strs {
+		strs[i] = fresh(strs[i])
+	}
+	if err := postimport.Validate(job, strs); err != nil {
+		return nil, failf(http.StatusUnprocessableEntity, "%s produced invalid strings: %v; nothing was imported", who, err)
+	}
+	return strs, nil
+}
+
+// jobToken installs app in org when it has a client secret (the
+// platform installs an app in an organization before it calls its
+// modules there: the first job sends the event) and returns the JWT of
+// the job; "" for an app without a secret.
+func (p *Platform) jobToken(ctx context.Context, app App, mod postimport.Module, job *postimport.Job, publicURL, org, who string) (string, error) {
+	if app.ClientSecret == "" {
+		return "", nil
+	}
+	if err := p.Install(ctx, app, org, publicURL); err != nil {
+		p.log.Warn("croql serve: installing an app failed", "app", app.Identifier, "organization", org, "err", err)
+		return "", failf(http.StatusBadGateway, "%s could not be installed in the organization %s (%v); nothing was imported", who, org, err)
+	}
+	return p.moduleJWT(app, mod.Key, job.Project.ID, job.Project.Identifier, org)
+}
+
+// answerStrings reads a module's answer resp (not 304): the strings of
+// data.strings or data.stringsUrl, or the failure the answer says.
+func (p *Platform) answerStrings(ctx context.Context, resp *http.Response, who string) ([]postimport.String, error) {
 	answer, err := io.ReadAll(io.LimitReader(resp.Body, p.cfg.MaxAnswerBytes+1))
 	if err != nil {
 		if ctx.Err() != nil {
@@ -528,7 +573,6 @@ func (p *Platform) runJob(ctx context.Context, app App, mod postimport.Module, j
 		return nil, failf(http.StatusBadGateway, "%s answered more than %d bytes (the limit is 5 MB); nothing was imported", who, p.cfg.MaxAnswerBytes)
 	}
 	r, jsonErr := readAnswer(answer)
-	var strs []postimport.String
 	if jsonErr != nil {
 		return nil, failf(http.StatusBadGateway, "%s answered HTTP %d without a JSON body; nothing was imported", who, resp.StatusCode)
 	}
@@ -548,6 +592,7 @@ func (p *Platform) runJob(ctx context.Context, app App, mod postimport.Module, j
 		}
 		return nil, failf(http.StatusBadGateway, "%s answered HTTP %d with a JSON body without error.message; nothing was imported", who, resp.StatusCode)
 	}
+	var strs []postimport.String
 	switch {
 	case r.data != nil && len(r.data.Strings) > 0 && string(r.data.Strings) != "null":
 		if err := json.Unmarshal(r.data.Strings, &strs); err != nil {
@@ -562,17 +607,6 @@ func (p *Platform) runJob(ctx context.Context, app App, mod postimport.Module, j
 		}
 	default:
 		return nil, failf(http.StatusBadGateway, "%s answered neither data.strings, data.stringsUrl nor error.message; nothing was imported", who)
-	}
-	if strs == nil {
-		strs = []postimport.String{}
-	}
-	// Every string is checked: decoded answers would otherwise count as
-	// "unchanged since decoding" (app/postimport's rule for its own input).
-	for i := range strs {
-		strs[i] = fresh(strs[i])
-	}
-	if err := postimport.Validate(job, strs); err != nil {
-		return nil, failf(http.StatusUnprocessableEntity, "%s produced invalid strings: %v; nothing was imported", who, err)
 	}
 	return strs, nil
 }

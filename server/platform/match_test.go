@@ -6,15 +6,16 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/croql/croql/app/postimport"
+	"github.com/croql/croql/schema"
 )
 
 // TestMatchStrings: uniqId (with the same identifier) first, then the
 // first stored string left with the identifier; each stored string once.
 func TestMatchStrings(t *testing.T) {
 	stored := []storedString{
-		{id: 1, identifier: "a", uniqID: uniqID("f.json", "a", 1)},
-		{id: 2, identifier: "a", uniqID: uniqID("f.json", "a", 2)},
-		{id: 3, identifier: "b", uniqID: uniqID("f.json", "b", 3)},
+		{SourceString: schema.SourceString{ID: 1, Identifier: "a"}, uniqID: uniqID("f.json", "a", 1)},
+		{SourceString: schema.SourceString{ID: 2, Identifier: "a"}, uniqID: uniqID("f.json", "a", 2)},
+		{SourceString: schema.SourceString{ID: 3, Identifier: "b"}, uniqID: uniqID("f.json", "b", 3)},
 	}
 	strs := []postimport.String{
 		{Identifier: "x", UniqID: uniqID("f.json", "b", 3)}, // uniqId of b, another identifier: new

@@ -110,9 +110,15 @@ func startApp(t *testing.T, id string, patterns *postimport.SignaturePatterns, h
 
 func do(t testing.TB, method, url string, body io.Reader, hdr map[string]string) (int, []byte) {
 	t.Helper()
+	return doAs(t, token, method, url, body, hdr)
+}
+
+// doAs is do with another bearer token (another organization).
+func doAs(t testing.TB, tok, method, url string, body io.Reader, hdr map[string]string) (int, []byte) {
+	t.Helper()
 	req, err := http.NewRequest(method, url, body)
 	require.NoError(t, err)
-	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Authorization", "Bearer "+tok)
 	for k, v := range hdr {
 		req.Header.Set(k, v)
 	}
@@ -127,6 +133,12 @@ func do(t testing.TB, method, url string, body io.Reader, hdr map[string]string)
 // uploadFile posts a file as multipart/form-data.
 func uploadFile(t testing.TB, base, path, name, content string, fields map[string]string) (int, []byte) {
 	t.Helper()
+	return uploadFileAs(t, token, base, path, name, content, fields)
+}
+
+// uploadFileAs is uploadFile with another bearer token.
+func uploadFileAs(t testing.TB, tok, base, path, name, content string, fields map[string]string) (int, []byte) {
+	t.Helper()
 	var buf bytes.Buffer
 	mw := multipart.NewWriter(&buf)
 	for k, v := range fields {
@@ -136,7 +148,7 @@ func uploadFile(t testing.TB, base, path, name, content string, fields map[strin
 	require.NoError(t, err)
 	_, _ = io.WriteString(fw, content)
 	require.NoError(t, mw.Close())
-	return do(t, http.MethodPost, base+path, &buf, map[string]string{"Content-Type": mw.FormDataContentType()})
+	return doAs(t, tok, http.MethodPost, base+path, &buf, map[string]string{"Content-Type": mw.FormDataContentType()})
 }
 
 // listed is a string as the strings endpoint lists it.

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/croql/croql/schema"
 )
 
 // Defaults of the upload quotas (Config fields of the same names).
@@ -68,16 +70,18 @@ func (w *writer) checkProjectBytes(ctx context.Context, tx *sql.Tx, t *tables) e
 	if w.maxProjectBytes <= 0 {
 		return nil
 	}
+	strText, err := t.str.Column(func(s *schema.SourceString) any { return &s.Text })
+	if err != nil {
+		return err
+	}
+	trText, err := t.tr.Column(func(tr *schema.Translation) any { return &tr.Text })
+	if err != nil {
+		return err
+	}
 	var total int64
-	for _, x := range []struct {
-		table string
-		col   string
-	}{{t.str.Name, t.str.Columns["text"]}, {t.tr.Name, t.tr.Columns["text"]}} {
-		if x.col == "" {
-			continue
-		}
+	for _, x := range [][2]string{{t.str.Table(), strText}, {t.tr.Table(), trText}} {
 		var n sql.NullInt64
-		q := "SELECT SUM(" + w.byteLength(w.d.Quote(x.col)) + ") FROM " + w.d.Quote(x.table)
+		q := "SELECT SUM(" + w.d.ByteLength(w.d.Quote(x[1])) + ") FROM " + w.d.Quote(x[0])
 		if err := tx.QueryRowContext(ctx, q).Scan(&n); err != nil {
 			return fmt.Errorf("platform: the project's size: %w", err)
 		}
@@ -88,16 +92,4 @@ func (w *writer) checkProjectBytes(ctx context.Context, tx *sql.Tx, t *tables) e
 			strconv.FormatInt(total, 10), strconv.FormatInt(w.maxProjectBytes, 10))
 	}
 	return nil
-}
-
-// byteLength is the length in bytes of a text column in w's dialect.
-func (w *writer) byteLength(col string) string {
-	switch w.d.Name() {
-	case "postgres":
-		return "octet_length(" + col + ")"
-	case "sqlite":
-		return "length(CAST(" + col + " AS BLOB))"
-	default: // MySQL and MariaDB: LENGTH counts bytes
-		return "LENGTH(" + col + ")"
-	}
 }

@@ -2,12 +2,10 @@ package platform_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"mime/multipart"
 	"net"
 	"net/http"
 	"net/url"
@@ -117,28 +115,11 @@ func startSDKApp(t *testing.T, node, croqlURL, pgURL string) string {
 	return ""
 }
 
-// uploadAs posts a file with another bearer token (another organization).
+// uploadAs posts a file with another bearer token (another organization)
+// and decodes the JSON answer.
 func uploadAs(t *testing.T, tok, base, path, name, content string, fields map[string]string) (int, map[string]any) {
 	t.Helper()
-	var buf bytes.Buffer
-	mw := multipart.NewWriter(&buf)
-	for k, v := range fields {
-		require.NoError(t, mw.WriteField(k, v))
-	}
-	fw, err := mw.CreateFormFile("file", name)
-	require.NoError(t, err)
-	_, _ = io.WriteString(fw, content)
-	require.NoError(t, mw.Close())
-	req, err := http.NewRequest(http.MethodPost, base+path, &buf)
-	require.NoError(t, err)
-	req.Header.Set("Authorization", "Bearer "+tok)
-	req.Header.Set("Content-Type", mw.FormDataContentType())
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	status := resp.StatusCode
+	status, body := uploadFileAs(t, tok, base, path, name, content, fields)
 	var out map[string]any
 	require.NoError(t, json.Unmarshal(body, &out), string(body))
 	return status, out
@@ -162,15 +143,7 @@ func TestSDKAppAgainstServe(t *testing.T) {
 func testSDKApp(t *testing.T, node, engine, pgDSN string) {
 	ctx := context.Background()
 	data := &schema.Project{Name: "demo", SourceLanguage: "en", TargetLanguages: []string{"uk", "de"}}
-	var st *server.Storage
-	var err error
-	if engine == "sqlite" {
-		st, err = server.LoadSQLite(ctx, t.TempDir(), data)
-	} else {
-		st, err = server.LoadServer(ctx, engine, pgDSN, data)
-	}
-	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, st.Close()) })
+	st := platform.LoadTestStorage(t, engine, pgDSN, data)
 
 	// Four organizations, each with an upload token: 11 active, 12 a
 	// trial started two days ago, 13 a trial over (30 days ago), 14 no

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -15,12 +16,14 @@ import (
 	"github.com/croql/croql/mapping"
 	"github.com/croql/croql/schema"
 	"github.com/croql/croql/server"
+	"github.com/croql/croql/store"
 )
 
-// writer writes imported strings into a project's reference schema. Table
-// and column names come from the default mapping (mapping.Default)
-// and are quoted by the project's dialect; every value is a bound
-// parameter.
+// writer writes imported strings into a project's reference schema. The
+// rows are the catalog's Go values (schema.SourceString, ...) written and
+// read through the default mapping's row codecs (store.Rows): table and
+// column names come from the mapping only, quoted by the project's
+// dialect, and every value is a bound parameter.
 type writer struct {
 	proj *server.Project
 	d    compile.Dialect
@@ -33,48 +36,167 @@ func newWriter(proj *server.Project) *writer {
 	return &writer{proj: proj, d: proj.Dialect(), m: mapping.Default(schema.New())}
 }
 
-// tbl returns the table of a mapping object and a column getter that
-// fails loudly on a field the mapping lacks.
-func (w *writer) tbl(obj string) (*mapping.Table, error) {
-	t, ok := w.m.Tables[obj]
-	if !ok || t == nil {
-		return nil, fmt.Errorf("platform: the mapping has no table for %s", obj)
-	}
-	return t, nil
-}
-
-func (w *writer) col(t *mapping.Table, field string) (string, error) {
-	c, ok := t.Columns[field]
-	if !ok || c == "" {
-		return "", fmt.Errorf("platform: the mapping has no column for %q of table %s", field, t.Name)
-	}
-	return w.d.Quote(c), nil
-}
-
 func (w *writer) ph(n int) string { return w.d.Placeholder(n) }
+
+// tables are the codecs and names the writes need, resolved once per
+// write from the mapping by the catalog's Go types.
+type tables struct {
+	str     *store.Rows[schema.SourceString]
+	file    *store.Rows[schema.File]
+	tr      *store.Rows[schema.Translation]
+	label   *store.Rows[schema.Label]
+	summary *store.Rows[schema.LanguageSummary]
+	// strUpdate is every column of a string but its key; strMatch the
+	// columns a translation upload matches strings by and sends a module.
+	strUpdate, strMatch *store.Rows[schema.SourceString]
+	// strTr and strLabel are the join tables of a string's translations
+	// and labels.
+	strTr, strLabel *mapping.Child
+	// Columns of Go fields the writes look rows up by.
+	fileName, strFile, labelTitle, trLang, sumLang string
+	// dependents are the element tables of a string (comments, summary,
+	// ...), trDependents those of a translation (votes, approvals).
+	dependents, trDependents []elements
+	// approvals are a translation's approvals.
+	approvals elements
+}
+
+// elements is an element table and its foreign key.
+type elements struct{ table, fk string }
+
+func (w *writer) tables() (*tables, error) {
+	var t tables
+	var err error
+	if t.str, err = store.RowsOf[schema.SourceString](w.d, w.m); err != nil {
+		return nil, err
+	}
+	if t.file, err = store.RowsOf[schema.File](w.d, w.m); err != nil {
+		return nil, err
+	}
+	if t.tr, err = store.RowsOf[schema.Translation](w.d, w.m); err != nil {
+		return nil, err
+	}
+	if t.label, err = store.RowsOf[schema.Label](w.d, w.m); err != nil {
+		return nil, err
+	}
+	if t.summary, err = store.RowsOf[schema.LanguageSummary](w.d, w.m); err != nil {
+		return nil, err
+	}
+	if err := t.columns(); err != nil {
+		return nil, err
+	}
+	if err := w.children(&t); err != nil {
+		return nil, err
+	}
+	return &t, nil
+}
+
+// columns finds the columns the writes look rows up by.
+func (t *tables) columns() error {
+	var errs []error
+	col := func(c string, err error) string {
+		errs = append(errs, err)
+		return c
+	}
+	t.fileName = col(t.file.Column(func(f *schema.File) any { return &f.Name }))
+	t.strFile = col(t.str.Column(func(s *schema.SourceString) any { return &s.File }))
+	t.labelTitle = col(t.label.Column(func(l *schema.Label) any { return &l.Title }))
+	t.trLang = col(t.tr.Column(func(tr *schema.Translation) any { return &tr.Language }))
+	t.sumLang = col(t.summary.Column(func(e *schema.LanguageSummary) any { return &e.Language }))
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	var err error
+	t.strUpdate, err = t.str.Subset(slices.DeleteFunc(slices.Clone(t.str.Columns()), func(c string) bool { return c == t.str.Key() })...)
+	if err != nil {
+		return err
+	}
+	t.strMatch, err = fieldsOf(t.str, func(s *schema.SourceString) []any {
+		return []any{&s.ID, &s.Identifier, &s.Context, &s.Text, &s.Type, &s.MaxLength}
+	})
+	return err
+}
+
+// children finds the join tables and element tables of strings and
+// translations.
+func (w *writer) children(t *tables) error {
+	var sum elements
+	for _, c := range w.collections(reflect.TypeFor[schema.SourceString]()) {
+		switch {
+		case c.elem == reflect.TypeFor[schema.Translation]():
+			t.strTr = c.child
+		case c.elem == reflect.TypeFor[schema.Label]():
+			t.strLabel = c.child
+		case c.child.FK != "":
+			t.dependents = append(t.dependents, elements{c.table, c.child.FK})
+			if c.elem == reflect.TypeFor[schema.LanguageSummary]() {
+				sum = elements{c.table, c.child.FK}
+			}
+		}
+	}
+	for _, c := range w.collections(reflect.TypeFor[schema.Translation]()) {
+		if c.child.FK == "" {
+			continue
+		}
+		t.trDependents = append(t.trDependents, elements{c.table, c.child.FK})
+		if c.elem == reflect.TypeFor[schema.Approval]() {
+			t.approvals = elements{c.table, c.child.FK}
+		}
+	}
+	if t.strTr == nil || t.strTr.Through == "" || t.strLabel == nil || t.strLabel.Through == "" || sum.fk != t.summary.OwnerColumn() || sum.fk == "" {
+		return errors.New("platform: the mapping does not keep translations and labels in join tables and the languages summary by string")
+	}
+	if t.approvals.table == "" {
+		return errors.New("platform: the mapping keeps no approvals of translations")
+	}
+	byTable := func(a, b elements) int { return strings.Compare(a.table, b.table) }
+	slices.SortFunc(t.dependents, byTable)
+	slices.SortFunc(t.trDependents, byTable)
+	return nil
+}
+
+// collection is a collection field of an object: how its elements are
+// reached, their Go type and their table.
+type collection struct {
+	child *mapping.Child
+	elem  reflect.Type
+	table string
+}
+
+// collections are the collection fields of the object of Go type parent.
+func (w *writer) collections(parent reflect.Type) []collection {
+	var out []collection
+	for _, obj := range w.m.Catalog().Objects {
+		if obj.GoType != parent {
+			continue
+		}
+		pt, err := w.m.Table(obj)
+		if err != nil {
+			return nil
+		}
+		for _, f := range obj.Fields {
+			if f.Type.Kind != schema.Collection || f.Type.Obj == nil || pt.Children[f.Name] == nil {
+				continue
+			}
+			if et, err := w.m.Table(f.Type.Obj); err == nil {
+				out = append(out, collection{pt.Children[f.Name], f.Type.Obj.GoType, et.Name})
+			}
+		}
+		return out
+	}
+	return nil
+}
 
 // file returns the id of the file named name, or the id a new file will
 // get, and whether it exists.
 func (w *writer) file(ctx context.Context, st *server.Storage, name string) (id int64, existing bool, err error) {
-	ft, err := w.tbl("file")
+	t, err := w.tables()
 	if err != nil {
 		return 0, false, err
 	}
-	nameCol, err := w.col(ft, "name")
-	if err != nil {
-		return 0, false, err
-	}
-	key := w.d.Quote(ft.Key)
 	err = st.ReadTx(ctx, w.proj, func(tx *sql.Tx) error {
-		err := tx.QueryRowContext(ctx, "SELECT "+key+" FROM "+w.d.Quote(ft.Name)+" WHERE "+nameCol+" = "+w.ph(1)+" ORDER BY "+key, name).Scan(&id)
-		if err == nil {
-			existing = true
-			return nil
-		}
-		if !errors.Is(err, sql.ErrNoRows) {
-			return err
-		}
-		return tx.QueryRowContext(ctx, "SELECT COALESCE(MAX("+key+"), 0) + 1 FROM "+w.d.Quote(ft.Name)).Scan(&id)
+		id, existing, err = w.fileByName(ctx, tx, t, name)
+		return err
 	})
 	if err != nil {
 		return 0, false, fmt.Errorf("platform: reading the files: %w", err)
@@ -82,37 +204,56 @@ func (w *writer) file(ctx context.Context, st *server.Storage, name string) (id 
 	return id, existing, nil
 }
 
-// storedString is a source string of a file as the database holds it.
-type storedString struct {
-	id         int64
-	uniqID     string
-	identifier string
-	context    string
-	text       string
-	typ        string // the "type" column: plain, plural, icu, asset
-	plural     bool
-	maxLength  *int
-	hidden     bool
-	labels     []string // titles, sorted, without repeats (read only for updates)
+// fileByName is the id of the file named name (the first) and true, or
+// the id a new file gets and false.
+func (w *writer) fileByName(ctx context.Context, tx *sql.Tx, t *tables, name string) (int64, bool, error) {
+	var id int64
+	q := store.SelectSQL(w.d, t.file.Table(), []string{t.file.Key()}, t.fileName, 1, t.file.Key())
+	err := tx.QueryRowContext(ctx, q, name).Scan(&id)
+	if err == nil {
+		return id, true, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return 0, false, err
+	}
+	if err := tx.QueryRowContext(ctx, store.MaxSQL(w.d, t.file.Table(), t.file.Key())).Scan(&id); err != nil {
+		return 0, false, err
+	}
+	return id + 1, false, nil
 }
+
+// storedString is a source string of a file as the database holds it,
+// with the uniqId croql serve gives it and its labels' titles (sorted,
+// without repeats; read only for updates).
+type storedString struct {
+	schema.SourceString
+	uniqID string
+	labels []string
+}
+
+func (s *storedString) plural() bool { return s.Type == "plural" }
 
 // strings reads the strings of a file in id order.
 func (w *writer) strings(ctx context.Context, st *server.Storage, fileID int64) ([]storedString, error) {
-	ft, err := w.tbl("file")
-	if err != nil {
-		return nil, err
-	}
-	nameCol, err := w.col(ft, "name")
+	t, err := w.tables()
 	if err != nil {
 		return nil, err
 	}
 	var out []storedString
 	err = st.ReadTx(ctx, w.proj, func(tx *sql.Tx) error {
-		var fileName string
-		if err := tx.QueryRowContext(ctx, "SELECT "+nameCol+" FROM "+w.d.Quote(ft.Name)+" WHERE "+w.d.Quote(ft.Key)+" = "+w.ph(1), fileID).Scan(&fileName); err != nil {
+		name, err := t.file.Subset(t.fileName)
+		if err != nil {
 			return err
 		}
-		out, err = w.readStrings(ctx, tx, fileID, fileName, false)
+		var f schema.File
+		dest, raw := name.Dest()
+		if err := tx.QueryRowContext(ctx, name.SelectSQL(t.file.Key(), 1), fileID).Scan(dest...); err != nil {
+			return err
+		}
+		if _, err := name.Decode(raw, &f); err != nil {
+			return err
+		}
+		out, err = w.readStrings(ctx, tx, t, fileID, f.Name, false)
 		return err
 	})
 	if err != nil {
@@ -121,88 +262,151 @@ func (w *writer) strings(ctx context.Context, st *server.Storage, fileID int64) 
 	return out, nil
 }
 
-// readStrings reads the strings of a file in id order within tx, with
-// their labels when withLabels is set. A string's uniqId is the one
+// readStrings reads the strings of a file in id order within tx: whole
+// (every column, and the labels) for an update, else the columns a
+// translation upload matches by (strMatch). A string's uniqId is the one
 // croql serve gives it ("hash::position", the position in id order).
-func (w *writer) readStrings(ctx context.Context, tx *sql.Tx, fileID int64, fileName string, withLabels bool) ([]storedString, error) {
-	t, err := w.tbl("source string")
-	if err != nil {
-		return nil, err
+func (w *writer) readStrings(ctx context.Context, tx *sql.Tx, t *tables, fileID int64, fileName string, whole bool) ([]storedString, error) {
+	codec := t.strMatch
+	if whole {
+		codec = t.str
 	}
-	cols := []string{w.d.Quote(t.Key)}
-	for _, f := range []string{"identifier", "context", "text", "type is plural", "max length", "is hidden", "file"} {
-		c, err := w.col(t, f)
-		if err != nil {
-			return nil, err
-		}
-		cols = append(cols, c)
-	}
-	ofFile := " FROM " + w.d.Quote(t.Name) + " WHERE " + cols[7] + " = " + w.ph(1)
-	rows, err := tx.QueryContext(ctx, "SELECT "+strings.Join(cols[:7], ", ")+ofFile+" ORDER BY "+cols[0], fileID)
+	rows, err := tx.QueryContext(ctx, codec.SelectSQL(t.strFile, 1, t.str.Key()), fileID)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	var out []storedString
+	dest, raw := codec.Dest()
 	for rows.Next() {
 		var s storedString
-		var ml sql.NullInt64
-		if err := rows.Scan(&s.id, &s.identifier, &s.context, &s.text, &s.typ, &ml, &s.hidden); err != nil {
+		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
-		s.plural = s.typ == "plural"
-		if ml.Valid {
-			n := int(ml.Int64)
-			s.maxLength = &n
+		if _, err := codec.Decode(raw, &s.SourceString); err != nil {
+			return nil, err
 		}
-		s.uniqID = uniqID(fileName, s.identifier, len(out)+1)
+		s.uniqID = uniqID(fileName, s.Identifier, len(out)+1)
 		out = append(out, s)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	if !withLabels || len(out) == 0 {
-		return out, nil
-	}
-	sl := t.Children["labels"]
-	lt, err := w.tbl("label")
-	if err != nil {
-		return nil, err
-	}
-	if sl == nil || sl.Through == "" {
-		return nil, errors.New("platform: the mapping does not keep labels in a join table")
-	}
-	title, err := w.col(lt, "title")
-	if err != nil {
-		return nil, err
-	}
-	byID := make(map[int64]*storedString, len(out))
-	for i := range out {
-		byID[out[i].id] = &out[i]
-	}
-	lrows, err := tx.QueryContext(ctx, "SELECT j."+w.d.Quote(sl.From)+", l."+title+" FROM "+w.d.Quote(sl.Through)+" AS j JOIN "+w.d.Quote(lt.Name)+" AS l ON l."+w.d.Quote(lt.Key)+" = j."+w.d.Quote(sl.To)+
-		" WHERE j."+w.d.Quote(sl.From)+" IN (SELECT "+cols[0]+ofFile+")", fileID)
-	if err != nil {
-		return nil, err
-	}
-	defer lrows.Close()
-	for lrows.Next() {
-		var id int64
-		var title string
-		if err := lrows.Scan(&id, &title); err != nil {
+	if whole {
+		if err := w.readLabels(ctx, tx, t, out); err != nil {
 			return nil, err
 		}
-		if s := byID[id]; s != nil {
-			s.labels = append(s.labels, title)
-		}
-	}
-	if err := lrows.Err(); err != nil {
-		return nil, err
-	}
-	for i := range out {
-		out[i].labels = labelSet(out[i].labels)
 	}
 	return out, nil
+}
+
+// readLabels reads the titles of the labels of the strings strs.
+func (w *writer) readLabels(ctx context.Context, tx *sql.Tx, t *tables, strs []storedString) error {
+	byID := make(map[int64]*storedString, len(strs))
+	ids := make([]int64, len(strs))
+	for i := range strs {
+		byID[strs[i].ID], ids[i] = &strs[i], strs[i].ID
+	}
+	links, err := w.links(ctx, tx, t.strLabel, ids)
+	if err != nil {
+		return err
+	}
+	titles := map[int64]string{}
+	var labelIDs []int64
+	for _, l := range links {
+		if _, ok := titles[l[1]]; !ok {
+			titles[l[1]] = ""
+			labelIDs = append(labelIDs, l[1])
+		}
+	}
+	sub, err := t.label.Subset(t.label.Key(), t.labelTitle)
+	if err != nil {
+		return err
+	}
+	err = selectIn(ctx, tx, sub, t.label.Key(), labelIDs, func(l *schema.Label, _ store.Owner) {
+		titles[l.ID] = l.Title
+	})
+	if err != nil {
+		return err
+	}
+	for _, l := range links {
+		if s := byID[l[0]]; s != nil {
+			s.labels = append(s.labels, titles[l[1]])
+		}
+	}
+	for i := range strs {
+		strs[i].labels = labelSet(strs[i].labels)
+	}
+	return nil
+}
+
+// links are the rows (parent, element) of the join table of ch whose
+// parent is one of ids.
+func (w *writer) links(ctx context.Context, tx *sql.Tx, ch *mapping.Child, ids []int64) ([][2]int64, error) {
+	var out [][2]int64
+	for len(ids) > 0 {
+		n := min(len(ids), chunk)
+		rows, err := tx.QueryContext(ctx, store.SelectSQL(w.d, ch.Through, []string{ch.From, ch.To}, ch.From, n), int64Args(ids[:n])...)
+		if err != nil {
+			return nil, err
+		}
+		ids = ids[n:]
+		for rows.Next() {
+			var l [2]int64
+			if err := rows.Scan(&l[0], &l[1]); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out = append(out, l)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// selectIn reads the rows of r's columns whose column where is one of
+// keys, in chunks, and hands each to fn.
+func selectIn[T any](ctx context.Context, tx *sql.Tx, r *store.Rows[T], where string, keys []int64, fn func(*T, store.Owner)) error {
+	dest, raw := r.Dest()
+	var v T
+	for len(keys) > 0 {
+		n := min(len(keys), chunk)
+		rows, err := tx.QueryContext(ctx, r.SelectSQL(where, n), int64Args(keys[:n])...)
+		if err != nil {
+			return err
+		}
+		keys = keys[n:]
+		for rows.Next() {
+			v = *new(T)
+			if err := rows.Scan(dest...); err != nil {
+				rows.Close()
+				return err
+			}
+			o, err := r.Decode(raw, &v)
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			fn(&v, o)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// int64Args are ids as statement arguments.
+func int64Args(ids []int64) []any {
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	return args
 }
 
 // labelSet is a list of label titles sorted, without repeats.
@@ -213,77 +417,6 @@ func labelSet(titles []string) []string {
 	out := slices.Clone(titles)
 	sort.Strings(out)
 	return slices.Compact(out)
-}
-
-// tables are the names the writes need, resolved once per write.
-type tables struct {
-	str, file, tr, label, summary *mapping.Table
-	strTr, strLabel               *mapping.Child
-	summaryFK                     string
-	dependents                    []string // element tables keyed by string id
-	votesApprovals                []string // element tables keyed by translation id
-	approvals                     string   // the approvals among them
-}
-
-func (w *writer) tables() (*tables, error) {
-	var t tables
-	var err error
-	for _, x := range []struct {
-		dst **mapping.Table
-		obj string
-	}{{&t.str, "source string"}, {&t.file, "file"}, {&t.tr, "translation"}, {&t.label, "label"}, {&t.summary, "languages summary element"}} {
-		if *x.dst, err = w.tbl(x.obj); err != nil {
-			return nil, err
-		}
-	}
-	t.strTr, t.strLabel = t.str.Children["translations"], t.str.Children["labels"]
-	sum := t.str.Children["languages summary"]
-	if t.strTr == nil || t.strTr.Through == "" || t.strLabel == nil || t.strLabel.Through == "" || sum == nil || sum.FK == "" {
-		return nil, errors.New("platform: the mapping does not keep translations and labels in join tables and the languages summary by string")
-	}
-	t.summaryFK = sum.FK
-	for name, c := range t.str.Children {
-		if c.FK != "" {
-			if tt, ok := w.tableNamed(t.str, name); ok {
-				t.dependents = append(t.dependents, w.d.Quote(tt)+" WHERE "+w.d.Quote(c.FK))
-			}
-		}
-	}
-	sort.Strings(t.dependents)
-	for name, c := range t.tr.Children {
-		if c.FK != "" {
-			if tt, ok := w.tableNamed(t.tr, name); ok {
-				t.votesApprovals = append(t.votesApprovals, w.d.Quote(tt)+" WHERE "+w.d.Quote(c.FK))
-				if name == "approvals" {
-					t.approvals = t.votesApprovals[len(t.votesApprovals)-1]
-				}
-			}
-		}
-	}
-	sort.Strings(t.votesApprovals)
-	if t.approvals == "" {
-		return nil, errors.New("platform: the mapping keeps no approvals of translations")
-	}
-	return &t, nil
-}
-
-// tableNamed finds the element table of a collection field of parent.
-func (w *writer) tableNamed(parent *mapping.Table, field string) (string, bool) {
-	for _, obj := range w.m.Catalog().Objects {
-		if t, err := w.m.Table(obj); err != nil || t != parent {
-			continue
-		}
-		f, ok := obj.Field(field)
-		if !ok || f.Type.Kind != schema.Collection || f.Type.Obj == nil {
-			continue
-		}
-		et, err := w.m.Table(f.Type.Obj)
-		if err != nil {
-			return "", false
-		}
-		return et.Name, true
-	}
-	return "", false
 }
 
 // replaceFile stores the strings of a source upload in one transaction.
@@ -309,84 +442,17 @@ func (w *writer) replaceFile(ctx context.Context, st *server.Storage, fileID int
 		var stored []storedString
 		if existing {
 			var err error
-			if stored, err = w.readStrings(ctx, tx, fileID, name, true); err != nil {
+			if stored, err = w.readStrings(ctx, tx, t, fileID, name, true); err != nil {
 				return err
 			}
 			up = &FileUpdate{Option: opt}
 		} else {
-			// Another upload may have created a file since the job was
-			// sent: a name is one file, and a new file takes a free id.
-			var other int64
-			err := tx.QueryRowContext(ctx, "SELECT "+w.d.Quote(t.file.Key)+" FROM "+w.d.Quote(t.file.Name)+" WHERE "+w.d.Quote(t.file.Columns["name"])+" = "+w.ph(1), name).Scan(&other)
-			if err == nil {
-				return fmt.Errorf("the file %s was created by another upload meanwhile; upload it again", name)
-			}
-			if !errors.Is(err, sql.ErrNoRows) {
-				return err
-			}
-			if err := tx.QueryRowContext(ctx, "SELECT COALESCE(MAX("+w.d.Quote(t.file.Key)+"), 0) + 1 FROM "+w.d.Quote(t.file.Name)).Scan(&fileID); err != nil {
-				return err
-			}
-			cols := []string{t.file.Key, t.file.Columns["name"], t.file.Columns["type"], t.file.Columns["context"]}
-			if err := w.insert(ctx, tx, t.file.Name, cols, []any{fileID, name, typ, ""}); err != nil {
+			var err error
+			if fileID, err = w.createFile(ctx, tx, t, name, typ); err != nil {
 				return err
 			}
 		}
-		match := matchStrings(stored, strs)
-		matched := make([]bool, len(stored))
-		for _, j := range match {
-			if j >= 0 {
-				matched[j] = true
-			}
-		}
-		var removed []int64
-		for j := range stored {
-			if !matched[j] {
-				removed = append(removed, stored[j].id)
-			}
-		}
-		// New ids follow the largest before the removal: a removed id is
-		// not handed out again by this upload.
-		g, err := w.nextIDs(ctx, tx, t)
-		if err != nil {
-			return err
-		}
-		if err := w.deleteStrings(ctx, tx, t, removed); err != nil {
-			return err
-		}
-		if err := w.changedTexts(ctx, tx, t, stored, match, strs, opt); err != nil {
-			return err
-		}
-		b, err := w.batchWriter(tx, t, g, now)
-		if err != nil {
-			return err
-		}
-		for i := range strs.Len() {
-			str := strs.At(i)
-			s := &str
-			if match[i] < 0 {
-				if err := b.insertString(ctx, s, fileID); err != nil {
-					return err
-				}
-				if up != nil {
-					up.Added++
-				}
-				continue
-			}
-			changed, err := w.updateString(ctx, b, &stored[match[i]], s)
-			if err != nil {
-				return err
-			}
-			if changed {
-				up.Updated++
-			} else {
-				up.Unchanged++
-			}
-		}
-		if up != nil {
-			up.Deleted = len(removed)
-		}
-		if err := b.flush(ctx); err != nil {
+		if err := w.writeStrings(ctx, tx, t, fileID, stored, strs, opt, now, up); err != nil {
 			return err
 		}
 		return w.checkProjectBytes(ctx, tx, t)
@@ -397,17 +463,92 @@ func (w *writer) replaceFile(ctx context.Context, st *server.Storage, fileID int
 	return fileID, up, nil
 }
 
+// createFile inserts the file named name and returns its id. Another
+// upload may have created a file since the job was sent: a name is one
+// file, and a new file takes a free id.
+func (w *writer) createFile(ctx context.Context, tx *sql.Tx, t *tables, name, typ string) (int64, error) {
+	id, existing, err := w.fileByName(ctx, tx, t, name)
+	if err != nil {
+		return 0, err
+	}
+	if existing {
+		return 0, fmt.Errorf("the file %s was created by another upload meanwhile; upload it again", name)
+	}
+	vals, err := t.file.Values(nil, &schema.File{ID: id, Name: name, Type: typ}, store.Owner{})
+	if err != nil {
+		return 0, err
+	}
+	return id, w.exec(ctx, tx, t.file.InsertSQL(1), vals...)
+}
+
+// writeStrings writes the answered strings strs of file fileID over its
+// stored strings: matched ones updated, the others inserted, the stored
+// ones nobody matched removed; up (nil for a new file) counts them.
+func (w *writer) writeStrings(ctx context.Context, tx *sql.Tx, t *tables, fileID int64, stored []storedString, strs uploadStrings, opt UpdateOption, now time.Time, up *FileUpdate) error {
+	match := matchStrings(stored, strs)
+	matched := make([]bool, len(stored))
+	for _, j := range match {
+		if j >= 0 {
+			matched[j] = true
+		}
+	}
+	var removed []int64
+	for j := range stored {
+		if !matched[j] {
+			removed = append(removed, stored[j].ID)
+		}
+	}
+	// New ids follow the largest before the removal: a removed id is
+	// not handed out again by this upload.
+	g, err := w.nextIDs(ctx, tx, t)
+	if err != nil {
+		return err
+	}
+	if err := w.deleteStrings(ctx, tx, t, removed); err != nil {
+		return err
+	}
+	if err := w.changedTexts(ctx, tx, t, stored, match, strs, opt); err != nil {
+		return err
+	}
+	b := w.batchWriter(tx, t, g, now)
+	for i := range strs.Len() {
+		s := strs.At(i)
+		if match[i] < 0 {
+			if err := b.insertString(ctx, &s, fileID); err != nil {
+				return err
+			}
+			if up != nil {
+				up.Added++
+			}
+			continue
+		}
+		changed, err := w.updateString(ctx, b, &stored[match[i]], &s)
+		if err != nil {
+			return err
+		}
+		if changed {
+			up.Updated++
+		} else {
+			up.Unchanged++
+		}
+	}
+	if up != nil {
+		up.Deleted = len(removed)
+	}
+	return b.flush(ctx)
+}
+
 // lockFile makes the first statement of a write transaction a write on
 // the file's row (by id, or by name for a file not created yet), so that
 // writes to one file wait for each other: a row lock in PostgreSQL and
 // MariaDB, the database's write lock in SQLite, taken before anything is
 // read so that no snapshot goes stale.
 func (w *writer) lockFile(ctx context.Context, tx *sql.Tx, t *tables, fileID int64, name string, existing bool) error {
-	nameCol := w.d.Quote(t.file.Columns["name"])
+	set := []string{t.fileName}
 	if existing {
-		return w.exec(ctx, tx, "UPDATE "+w.d.Quote(t.file.Name)+" SET "+nameCol+" = "+w.ph(1)+" WHERE "+w.d.Quote(t.file.Key)+" = "+w.ph(2), name, fileID)
+		return w.exec(ctx, tx, store.UpdateSQL(w.d, t.file.Table(), set, t.file.Key(), 1), name, fileID)
 	}
-	return w.exec(ctx, tx, "UPDATE "+w.d.Quote(t.file.Name)+" SET "+nameCol+" = "+w.ph(1)+" WHERE "+nameCol+" = "+w.ph(2), name, name)
+	return w.exec(ctx, tx, store.UpdateSQL(w.d, t.file.Table(), set, t.fileName, 1), name, name)
 }
 
 // matchStrings pairs each answered string with a stored string of the
@@ -429,11 +570,11 @@ func matchStrings(stored []storedString, strs uploadStrings) []int {
 	byKey := make(map[string][]int, len(stored))
 	for j, s := range stored {
 		byUniq[s.uniqID] = j
-		byKey[s.identifier] = append(byKey[s.identifier], j)
+		byKey[s.Identifier] = append(byKey[s.Identifier], j)
 	}
 	for i := range match {
 		s := strs.At(i)
-		if j, ok := byUniq[s.UniqID]; ok && !taken[j] && stored[j].identifier == s.Identifier {
+		if j, ok := byUniq[s.UniqID]; ok && !taken[j] && stored[j].Identifier == s.Identifier {
 			match[i], taken[j] = j, true
 		}
 	}
@@ -484,46 +625,78 @@ func (w *writer) changedTexts(ctx context.Context, tx *sql.Tx, t *tables, stored
 		ss := &stored[j]
 		s := strs.At(i)
 		typ, text := sourceText(&s)
-		if typ == ss.typ && text == ss.text {
+		if typ == ss.Type && text == ss.Text {
 			continue
 		}
-		sameForms := (typ == "plural") == ss.plural
+		sameForms := (typ == "plural") == ss.plural()
 		switch {
 		case opt == KeepTranslationsAndApprovals && sameForms:
-			keepAll = append(keepAll, ss.id)
+			keepAll = append(keepAll, ss.ID)
 		case opt == KeepTranslations && sameForms:
-			keep = append(keep, ss.id)
+			keep = append(keep, ss.ID)
 		default:
-			clear = append(clear, ss.id)
+			clear = append(clear, ss.ID)
 		}
 	}
 	if err := w.clearTranslations(ctx, tx, t, clear); err != nil {
 		return err
 	}
-	c := t.summary.Columns
-	changed := c["is source changed after translation"]
-	for len(keep) > 0 {
-		n := min(len(keep), chunk)
-		list, args := w.in(1, keep[:n])
-		keep = keep[n:]
-		trOf := "SELECT " + w.d.Quote(t.strTr.To) + " FROM " + w.d.Quote(t.strTr.Through) + " WHERE " + w.d.Quote(t.strTr.From) + " IN (" + list + ")"
-		if err := w.exec(ctx, tx, "DELETE FROM "+t.approvals+" IN ("+trOf+")", args...); err != nil {
-			return err
-		}
-		if err := w.updateIn(ctx, tx, t.summary.Name, []string{c["is approved"], c["is partially approved"], c["approvalsCount"], changed},
-			[]any{false, false, int64(0), true}, t.summaryFK, args); err != nil {
-			return err
+	if err := w.keepTranslations(ctx, tx, t, keep, false); err != nil {
+		return err
+	}
+	return w.keepTranslations(ctx, tx, t, keepAll, true)
+}
+
+// keepTranslations marks the languages summaries of the strings ids
+// "source changed after translation"; without approvals, the
+// translations' approvals go and the summaries say none.
+func (w *writer) keepTranslations(ctx context.Context, tx *sql.Tx, t *tables, ids []int64, approvals bool) error {
+	changed := schema.LanguageSummary{IsSourceChangedAfterTranslation: true}
+	fields := func(e *schema.LanguageSummary) []any { return []any{&e.IsSourceChangedAfterTranslation} }
+	if !approvals {
+		fields = func(e *schema.LanguageSummary) []any {
+			return []any{&e.IsApproved, &e.IsPartiallyApproved, &e.ApprovalsCount, &e.IsSourceChangedAfterTranslation}
 		}
 	}
-	for len(keepAll) > 0 {
-		n := min(len(keepAll), chunk)
-		_, args := w.in(1, keepAll[:n])
-		keepAll = keepAll[n:]
-		if err := w.updateIn(ctx, tx, t.summary.Name, []string{changed}, []any{true}, t.summaryFK, args); err != nil {
+	upd, err := fieldsOf(t.summary, fields)
+	if err != nil {
+		return err
+	}
+	vals, err := upd.Values(nil, &changed, store.Owner{})
+	if err != nil {
+		return err
+	}
+	for len(ids) > 0 {
+		n := min(len(ids), chunk)
+		part := ids[:n]
+		ids = ids[n:]
+		if !approvals {
+			trs, err := w.translationsOf(ctx, tx, t, part)
+			if err != nil {
+				return err
+			}
+			if err := w.deleteIn(ctx, tx, t.approvals.table, t.approvals.fk, trs); err != nil {
+				return err
+			}
+		}
+		if err := w.exec(ctx, tx, upd.UpdateSQL(t.summary.OwnerColumn(), n), append(slices.Clone(vals), int64Args(part)...)...); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// fieldsOf is the codec of the columns of the Go fields fields points to.
+func fieldsOf[T any](r *store.Rows[T], fields func(*T) []any) (*store.Rows[T], error) {
+	var cols []string
+	for i := range len(fields(new(T))) {
+		c, err := r.Column(func(v *T) any { return fields(v)[i] })
+		if err != nil {
+			return nil, err
+		}
+		cols = append(cols, c)
+	}
+	return r.Subset(cols...)
 }
 
 // updateString applies an answered string s to the stored string ss it
@@ -534,37 +707,56 @@ func (w *writer) changedTexts(ctx context.Context, tx *sql.Tx, t *tables, stored
 // their language. It reports whether the source text changed.
 func (w *writer) updateString(ctx context.Context, b *batchWriter, ss *storedString, s *postimport.String) (bool, error) {
 	tx, t := b.tx, b.t
-	typ, text := sourceText(s)
-	hidden := s.IsHidden != nil && *s.IsHidden
+	next := ss.SourceString
+	fromUpload(&next, s)
 	labels := labelSet(s.Labels)
-	textChanged := typ != ss.typ || text != ss.text
-	sameMax := (s.MaxLength == nil) == (ss.maxLength == nil) && (s.MaxLength == nil || *s.MaxLength == *ss.maxLength)
+	textChanged := next.Type != ss.Type || next.Text != ss.Text
 	labelsChanged := !slices.Equal(labels, ss.labels)
-	if textChanged || s.Context != ss.context || !sameMax || hidden != ss.hidden || labelsChanged {
-		var maxLen any
-		if s.MaxLength != nil {
-			maxLen = int64(*s.MaxLength)
+	before, err := t.strUpdate.Values(nil, &ss.SourceString, store.Owner{})
+	if err != nil {
+		return false, err
+	}
+	after, err := t.strUpdate.Values(nil, &next, store.Owner{})
+	if err != nil {
+		return false, err
+	}
+	if labelsChanged || !slices.Equal(before, after) {
+		now := schema.Time(b.now)
+		next.Updated = &now
+		if after, err = t.strUpdate.Values(after[:0], &next, store.Owner{}); err != nil {
+			return false, err
 		}
-		c := t.str.Columns
-		if err := w.updateIn(ctx, tx, t.str.Name, []string{c["type is plain"], c["text"], c["context"], c["max length"], c["is hidden"], c["updated"]},
-			[]any{typ, text, s.Context, maxLen, hidden, b.now}, t.str.Key, []any{ss.id}); err != nil {
+		if err := w.exec(ctx, tx, t.strUpdate.UpdateSQL(t.str.Key(), 1), append(after, ss.ID)...); err != nil {
 			return false, err
 		}
 	}
 	if labelsChanged {
-		if err := w.exec(ctx, tx, "DELETE FROM "+w.d.Quote(t.strLabel.Through)+" WHERE "+w.d.Quote(t.strLabel.From)+" = "+w.ph(1), ss.id); err != nil {
+		if err := w.deleteIn(ctx, tx, t.strLabel.Through, t.strLabel.From, []int64{ss.ID}); err != nil {
 			return false, err
 		}
-		if err := b.linkLabels(ctx, ss.id, labels); err != nil {
+		if err := b.linkLabels(ctx, ss.ID, labels); err != nil {
 			return false, err
 		}
 	}
 	for _, l := range w.storedLanguages(s) {
-		if err := b.replace(ctx, replacement{id: ss.id, plural: s.HasPlurals, lang: l, tr: s.Translations[l]}); err != nil {
+		if err := b.replace(ctx, replacement{id: ss.ID, plural: s.HasPlurals, lang: l, tr: s.Translations[l]}); err != nil {
 			return false, err
 		}
 	}
 	return textChanged, nil
+}
+
+// fromUpload sets the fields of str that an upload writes from the
+// uploaded string s.
+func fromUpload(str *schema.SourceString, s *postimport.String) {
+	str.Type, str.Text = sourceText(s)
+	str.Context = s.Context
+	str.IsHidden = s.IsHidden != nil && *s.IsHidden
+	str.MaxLength = nil
+	if s.MaxLength != nil {
+		n := int64(*s.MaxLength)
+		str.MaxLength = &n
+	}
 }
 
 // storedLanguages are the languages of s's translations that are stored:
@@ -585,16 +777,30 @@ func (w *writer) storedLanguages(s *postimport.String) []string {
 // limit of parameters per statement).
 const chunk = 500
 
-// in is an IN list of placeholders from..from+n-1 and the ids as
-// arguments.
-func (w *writer) in(from int, ids []int64) (string, []any) {
-	p := make([]string, len(ids))
-	args := make([]any, len(ids))
-	for i, id := range ids {
-		p[i] = w.ph(from + i)
-		args[i] = id
+// deleteIn removes the rows of table whose column col is one of ids, in
+// chunks.
+func (w *writer) deleteIn(ctx context.Context, tx *sql.Tx, table, col string, ids []int64) error {
+	for len(ids) > 0 {
+		n := min(len(ids), chunk)
+		if err := w.exec(ctx, tx, store.DeleteSQL(w.d, table, col, n), int64Args(ids[:n])...); err != nil {
+			return err
+		}
+		ids = ids[n:]
 	}
-	return strings.Join(p, ", "), args
+	return nil
+}
+
+// translationsOf are the ids of the translations of the strings ids.
+func (w *writer) translationsOf(ctx context.Context, tx *sql.Tx, t *tables, ids []int64) ([]int64, error) {
+	links, err := w.links(ctx, tx, t.strTr, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int64, len(links))
+	for i, l := range links {
+		out[i] = l[1]
+	}
+	return out, nil
 }
 
 // clearTranslations removes the translations of the strings ids with
@@ -602,22 +808,25 @@ func (w *writer) in(from int, ids []int64) (string, []any) {
 func (w *writer) clearTranslations(ctx context.Context, tx *sql.Tx, t *tables, ids []int64) error {
 	for len(ids) > 0 {
 		n := min(len(ids), chunk)
-		list, args := w.in(1, ids[:n])
+		part := ids[:n]
 		ids = ids[n:]
-		trOf := "SELECT " + w.d.Quote(t.strTr.To) + " FROM " + w.d.Quote(t.strTr.Through) + " WHERE " + w.d.Quote(t.strTr.From) + " IN (" + list + ")"
-		for _, va := range t.votesApprovals {
-			if err := w.exec(ctx, tx, "DELETE FROM "+va+" IN ("+trOf+")", args...); err != nil {
+		trs, err := w.translationsOf(ctx, tx, t, part)
+		if err != nil {
+			return err
+		}
+		for _, e := range t.trDependents {
+			if err := w.deleteIn(ctx, tx, e.table, e.fk, trs); err != nil {
 				return err
 			}
 		}
-		for _, q := range []string{
-			"DELETE FROM " + w.d.Quote(t.tr.Name) + " WHERE " + w.d.Quote(t.tr.Key) + " IN (" + trOf + ")",
-			"DELETE FROM " + w.d.Quote(t.strTr.Through) + " WHERE " + w.d.Quote(t.strTr.From) + " IN (" + list + ")",
-			"DELETE FROM " + w.d.Quote(t.summary.Name) + " WHERE " + w.d.Quote(t.summaryFK) + " IN (" + list + ")",
-		} {
-			if err := w.exec(ctx, tx, q, args...); err != nil {
-				return err
-			}
+		if err := w.deleteIn(ctx, tx, t.tr.Table(), t.tr.Key(), trs); err != nil {
+			return err
+		}
+		if err := w.deleteIn(ctx, tx, t.strTr.Through, t.strTr.From, part); err != nil {
+			return err
+		}
+		if err := w.deleteIn(ctx, tx, t.summary.Table(), t.summary.OwnerColumn(), part); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -630,30 +839,14 @@ func (w *writer) deleteStrings(ctx context.Context, tx *sql.Tx, t *tables, ids [
 	if err := w.clearTranslations(ctx, tx, t, ids); err != nil {
 		return err
 	}
-	for len(ids) > 0 {
-		n := min(len(ids), chunk)
-		list, args := w.in(1, ids[:n])
-		ids = ids[n:]
-		qs := []string{"DELETE FROM " + w.d.Quote(t.strLabel.Through) + " WHERE " + w.d.Quote(t.strLabel.From) + " IN (" + list + ")"}
-		for _, dep := range t.dependents {
-			qs = append(qs, "DELETE FROM "+dep+" IN ("+list+")")
-		}
-		qs = append(qs, "DELETE FROM "+w.d.Quote(t.str.Name)+" WHERE "+w.d.Quote(t.str.Key)+" IN ("+list+")")
-		for _, q := range qs {
-			if err := w.exec(ctx, tx, q, args...); err != nil {
-				return err
-			}
+	all := append([]elements{{t.strLabel.Through, t.strLabel.From}}, t.dependents...)
+	all = append(all, elements{t.str.Table(), t.str.Key()})
+	for _, e := range all {
+		if err := w.deleteIn(ctx, tx, e.table, e.fk, ids); err != nil {
+			return err
 		}
 	}
 	return nil
-}
-
-func (w *writer) phs(n int) string {
-	p := make([]string, n)
-	for i := range p {
-		p[i] = w.ph(i + 1)
-	}
-	return strings.Join(p, ", ")
 }
 
 // idGen hands out new keys.
@@ -662,67 +855,29 @@ type idGen struct{ str, tr, label int64 }
 func (w *writer) nextIDs(ctx context.Context, tx *sql.Tx, t *tables) (*idGen, error) {
 	var g idGen
 	for _, x := range []struct {
-		dst *int64
-		t   *mapping.Table
-	}{{&g.str, t.str}, {&g.tr, t.tr}, {&g.label, t.label}} {
-		if err := tx.QueryRowContext(ctx, "SELECT COALESCE(MAX("+w.d.Quote(x.t.Key)+"), 0) FROM "+w.d.Quote(x.t.Name)).Scan(x.dst); err != nil {
+		dst        *int64
+		table, key string
+	}{{&g.str, t.str.Table(), t.str.Key()}, {&g.tr, t.tr.Table(), t.tr.Key()}, {&g.label, t.label.Table(), t.label.Key()}} {
+		if err := tx.QueryRowContext(ctx, store.MaxSQL(w.d, x.table, x.key)).Scan(x.dst); err != nil {
 			return nil, err
 		}
 	}
 	return &g, nil
 }
 
-// arg is a value as it is bound: strings checked against the engine;
-// booleans go as Go bools, which every driver binds to its boolean
-// columns (the loader binds them the same way).
-func (w *writer) arg(a any) (any, error) {
-	if v, ok := a.(string); ok {
-		if err := w.d.CheckString(v); err != nil {
-			return nil, err
-		}
-	}
-	return a, nil
-}
-
+// exec runs a statement whose string arguments the codecs checked.
 func (w *writer) exec(ctx context.Context, tx *sql.Tx, query string, args ...any) error {
-	for i := range args {
-		var err error
-		if args[i], err = w.arg(args[i]); err != nil {
-			return err
+	for _, a := range args {
+		if v, ok := a.(string); ok {
+			if err := w.d.CheckString(v); err != nil {
+				return err
+			}
 		}
 	}
 	if _, err := tx.ExecContext(ctx, query, args...); err != nil {
 		return fmt.Errorf("%w\n%s", err, query)
 	}
 	return nil
-}
-
-func (w *writer) insert(ctx context.Context, tx *sql.Tx, table string, cols []string, args []any) error {
-	q := make([]string, len(cols))
-	for i, c := range cols {
-		if c == "" {
-			return fmt.Errorf("platform: the mapping lacks a column of %s", table)
-		}
-		q[i] = w.d.Quote(c)
-	}
-	return w.exec(ctx, tx, "INSERT INTO "+w.d.Quote(table)+" ("+strings.Join(q, ", ")+") VALUES ("+w.phs(len(cols))+")", args...)
-}
-
-// updateIn sets the columns cols of the rows of table whose column key
-// is among ids.
-func (w *writer) updateIn(ctx context.Context, tx *sql.Tx, table string, cols []string, args []any, key string, ids []any) error {
-	set := make([]string, len(cols))
-	for i, c := range cols {
-		if c == "" {
-			return fmt.Errorf("platform: the mapping lacks a column of %s", table)
-		}
-		set[i] = w.d.Quote(c) + " = " + w.ph(i+1)
-	}
-	in := make([]string, len(ids))
-	for i := range ids {
-		in[i] = w.ph(len(cols) + 1 + i)
-	}
-	return w.exec(ctx, tx, "UPDATE "+w.d.Quote(table)+" SET "+strings.Join(set, ", ")+" WHERE "+w.d.Quote(key)+" IN ("+strings.Join(in, ", ")+")", append(slices.Clone(args), ids...)...)
 }
 
 // storeTranslations stores the translations into lang of a translation
@@ -744,23 +899,20 @@ func (w *writer) storeTranslations(ctx context.Context, st *server.Storage, file
 		if err := w.lockFile(ctx, tx, t, fileID, name, true); err != nil {
 			return err
 		}
-		stored, err := w.readStrings(ctx, tx, fileID, name, false)
+		stored, err := w.readStrings(ctx, tx, t, fileID, name, false)
 		if err != nil {
 			return err
 		}
 		byUniq, byKey := map[string]*storedString{}, map[string]*storedString{}
 		for i := range stored {
 			byUniq[stored[i].uniqID] = &stored[i]
-			byKey[stored[i].identifier] = &stored[i]
+			byKey[stored[i].Identifier] = &stored[i]
 		}
 		g, err := w.nextIDs(ctx, tx, t)
 		if err != nil {
 			return err
 		}
-		b, err := w.batchWriter(tx, t, g, now)
-		if err != nil {
-			return err
-		}
+		b := w.batchWriter(tx, t, g, now)
 		done := map[int64]bool{}
 		strs := answer(stored)
 		for i := range strs.Len() {
@@ -773,11 +925,11 @@ func (w *writer) storeTranslations(ctx context.Context, st *server.Storage, file
 			if ss == nil {
 				ss = byKey[s.Identifier]
 			}
-			if ss == nil || done[ss.id] {
+			if ss == nil || done[ss.ID] {
 				continue
 			}
-			done[ss.id] = true
-			if err := b.replace(ctx, replacement{id: ss.id, plural: ss.plural, lang: lang, tr: tr}); err != nil {
+			done[ss.ID] = true
+			if err := b.replace(ctx, replacement{id: ss.ID, plural: ss.plural(), lang: lang, tr: tr}); err != nil {
 				return err
 			}
 			n++
