@@ -106,8 +106,9 @@ func newDiffCmd(c *cli) *cobra.Command {
 		},
 	}
 	f.add(cmd)
-	cmd.Flags().StringVar(&data, "data", "", "project file, JSON or NDJSON (docs/data-format.md); - reads stdin; default: the built-in demo project")
-	_ = cmd.MarkFlagFilename("data", "json", "ndjson", "jsonl")
+	cmd.Flags().StringVar(&data, "data", "", dataHelp+"; default: the built-in demo project")
+	addLocFlags(cmd, &c.loc)
+	_ = cmd.MarkFlagFilename("data", dataExts...)
 	cmd.Flags().StringVar(&format, "format", "text", "output: text (a unified diff of ids) or json")
 	completeFlag(cmd, "format", "text", "json")
 	cmd.Flags().StringVar(&engineName, "engine", "memory", "where the queries run: memory (the evaluator), or "+engineNames+" (compiled to SQL)")

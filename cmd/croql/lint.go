@@ -104,8 +104,9 @@ func newLintCmd(c *cli) *cobra.Command {
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text, json (an array of diagnostics) or sarif (a SARIF 2.1.0 log)")
 	completeFlag(cmd, "format", "text", "json", "sarif")
 	cmd.Flags().StringVar(&file, "file", "", "read the query from FILE; diagnostics carry its name")
-	cmd.Flags().StringVar(&data, "data", "", "project file (JSON or NDJSON, - for stdin) whose users and languages @user and @language mentions must name, as croql query checks them")
-	_ = cmd.MarkFlagFilename("data", "json", "ndjson", "jsonl")
+	cmd.Flags().StringVar(&data, "data", "", "project file (JSON or NDJSON, - for stdin) or localization files (docs/formats.md) whose users and languages @user and @language mentions must name, as croql query checks them")
+	addLocFlags(cmd, &c.loc)
+	_ = cmd.MarkFlagFilename("data", dataExts...)
 	_ = cmd.MarkFlagFilename("file")
 	addLimitFlags(cmd, &limits)
 	return cmd

@@ -44,7 +44,7 @@ func newLoadCmd(c *cli) *cobra.Command {
 				return failure(err)
 			}
 			defer db.Close()
-			r, size, closeFn, err := openData(args[0], c.stdin)
+			r, size, closeFn, err := c.openData(args[0])
 			if err != nil {
 				return failure(err)
 			}
@@ -77,6 +77,7 @@ func newLoadCmd(c *cli) *cobra.Command {
 	completeFlag(cmd, "engine", "sqlite", "postgres", "mysql", "vitess")
 	cmd.Flags().StringVar(&schemaName, "schema", "", "PostgreSQL schema or MySQL database to load into, created if missing (default: the DSN's)")
 	cmd.Flags().BoolVar(&strict, "strict", false, "reject unknown members and member names repeated within an object")
+	addLocFlags(cmd, &c.loc)
 	cmd.Flags().BoolVar(&skipBad, "skip-bad", false, "skip object lines that cannot be read or fail a check, reporting each on stderr")
 	_ = cmd.MarkFlagFilename("dsn", "db", "sqlite")
 	return cmd

@@ -108,6 +108,8 @@ type cli struct {
 	// stderrTerminal reports whether stderr is a terminal: long commands
 	// then show their progress there.
 	stderrTerminal bool
+	// loc are the languages of localization files given as --data.
+	loc locFlags
 }
 
 func main() {

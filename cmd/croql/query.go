@@ -117,7 +117,8 @@ func newQueryCmd(c *cli) *cobra.Command {
 		},
 	}
 	addContextFlag(cmd, &ctxName)
-	cmd.Flags().StringVar(&data, "data", "", "project file, JSON or NDJSON (docs/data-format.md); - reads stdin; default: the built-in demo project")
+	cmd.Flags().StringVar(&data, "data", "", dataHelp+"; default: the built-in demo project")
+	addLocFlags(cmd, &c.loc)
 	cmd.Flags().BoolVar(&ids, "ids", false, "print the ids of the matching objects, one per line, instead of the objects")
 	cmd.Flags().StringVar(&now, "now", "", "the current time 'today' is read from: 'YYYY-MM-DD HH:MM:SS', 'YYYY-MM-DD' or RFC 3339, in --tz (default: the clock)")
 	cmd.Flags().StringVar(&tz, "tz", "UTC", "time zone of datetime literals without an offset and of 'today' (IANA name, e.g. Europe/Berlin)")
@@ -128,7 +129,7 @@ func newQueryCmd(c *cli) *cobra.Command {
 	cmd.Flags().StringVar(&dsn, "dsn", "", "data source of --engine postgres, mysql or vitess (a scratch schema is created and dropped); optional for sqlite")
 	cmd.Flags().BoolVar(&strict, "strict", false, "reject unknown members and member names repeated within an object in the data file")
 	cmd.Flags().BoolVar(&skipBad, "skip-bad", false, "skip data lines that cannot be read or fail a check, reporting each on stderr, instead of stopping at the first")
-	_ = cmd.MarkFlagFilename("data", "json", "ndjson", "jsonl")
+	_ = cmd.MarkFlagFilename("data", dataExts...)
 	cmd.Flags().StringVar(&language, "language", "", "only the translations (or glossary terms) of this language code, as the platform's per-language endpoint")
 	cmd.Flags().StringSliceVar(&fields, "fields", nil, "print only these members of each matching object, comma-separated JSON names (id,identifier,text), in this order")
 	cmd.Flags().BoolVarP(&exitStatus, "exit-status", "e", false, "exit 1 when nothing matches (as jq -e); 0 when something does")
@@ -332,6 +333,12 @@ const (
 // loadProject reads the project file name ("-" for stdin), or returns the
 // built-in demo project when name is empty.
 func (c *cli) loadProject(name string, ropts schema.ReadOptions) (*schema.Project, error) {
+	if isLocData(name) {
+		return c.readLocProject(name)
+	}
+	if err := c.checkLocFlags(); err != nil {
+		return nil, err
+	}
 	if name == "" {
 		return demo.Default(), nil
 	}

@@ -77,9 +77,9 @@ func newServeCmd(c *cli) *cobra.Command {
 				demoProject = demo.Default()
 			}
 			// Files stream into their stores; standard input (--data -)
-			// is read whole, as before.
+			// and localization files are read whole.
 			var read func(string) (*schema.Project, error)
-			if slices.Contains(data, "-") {
+			if slices.Contains(data, "-") || slices.ContainsFunc(data, isLocData) {
 				read = func(name string) (*schema.Project, error) { return c.loadProject(name, schema.ReadOptions{}) }
 			}
 			err = server.Run(ctx, server.RunOptions{
@@ -105,7 +105,7 @@ func newServeCmd(c *cli) *cobra.Command {
 	}
 	pf.addFlags(cmd)
 	f := cmd.Flags()
-	f.StringArrayVar(&data, "data", nil, "project file, JSON or NDJSON (repeatable; project i gets id i)")
+	f.StringArrayVar(&data, "data", nil, "project file, JSON or NDJSON, or localization files (a file, a directory or a glob: docs/formats.md); repeatable, project i gets id i")
 	f.StringVar(&dsn, "dsn", "", "PostgreSQL (postgres://…), MySQL/MariaDB (user@tcp(host:3306)/db) or Vitess (vitess://user@host:port/keyspace) server to run the queries on")
 	f.StringVar(&listen, "listen", server.DefaultListen, "address to listen on")
 	f.StringVar(&token, "token", "", "bearer token that may read every project (default $CROQL_TOKEN)")
@@ -127,6 +127,6 @@ func newServeCmd(c *cli) *cobra.Command {
 	f.Int64Var(&residentMax, "resident-max-bytes", server.DefaultResidentMaxBytes, "memory for projects held resident, whose lists the evaluator answers (0: the database answers every request)")
 	f.BoolVar(&logRequests, "log-requests", false, "log one line per request on stderr (method, path, status, size, duration; never the query or the token)")
 	f.StringVar(&ui, "playground", web.DefaultDir, "directory of the built playground (web/build.sh), served at /playground")
-	_ = cmd.MarkFlagFilename("data", "json", "ndjson", "jsonl")
+	_ = cmd.MarkFlagFilename("data", dataExts...)
 	return cmd
 }

@@ -26,7 +26,7 @@ import (
 // then; its diagnostics go to stderr. It reports whether an object
 // matched.
 func (c *cli) streamQuery(ctx context.Context, qname, src, name, ctxName, language string, how queryOutput, opts []croql.Option, ropts schema.ReadOptions) (bool, error) {
-	r, size, closeFn, err := openData(name, c.stdin)
+	r, size, closeFn, err := c.openData(name)
 	if err != nil {
 		return false, failure(err)
 	}
@@ -179,8 +179,15 @@ func skipReporter(stderr io.Writer, prog *progress, cmd string) func(int, error)
 
 // openData opens a data file ("-" for stdin) and returns its size (-1 when
 // unknown) and how to close it.
-func openData(name string, stdin io.Reader) (io.Reader, int64, func(), error) {
+func (c *cli) openData(name string) (io.Reader, int64, func(), error) {
+	if isLocData(name) {
+		return c.openLocData(name)
+	}
+	if err := c.checkLocFlags(); err != nil {
+		return nil, -1, nil, err
+	}
 	if name == "-" {
+		stdin := c.stdin
 		if stdin == nil {
 			return nil, -1, nil, fmt.Errorf("--data -: no stdin")
 		}

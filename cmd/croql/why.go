@@ -143,8 +143,9 @@ func newWhyCmd(c *cli) *cobra.Command {
 		},
 	}
 	f.add(cmd)
-	cmd.Flags().StringVar(&data, "data", "", "project file, JSON or NDJSON (docs/data-format.md); - reads stdin; default: the built-in demo project")
-	_ = cmd.MarkFlagFilename("data", "json", "ndjson", "jsonl")
+	cmd.Flags().StringVar(&data, "data", "", dataHelp+"; default: the built-in demo project")
+	addLocFlags(cmd, &c.loc)
+	_ = cmd.MarkFlagFilename("data", dataExts...)
 	cmd.Flags().Int64Var(&id, "id", 0, "the id of the object to explain (a string's, translation's, TM segment's, term's or concept's, by --context)")
 	cmd.Flags().StringVar(&format, "format", "text", "output: text or json")
 	completeFlag(cmd, "format", "text", "json")
