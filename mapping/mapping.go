@@ -363,6 +363,12 @@ type Column struct {
 	// Ordinal marks the OrdinalColumn of a keyless element table: the
 	// element's position in its owner's collection.
 	Ordinal bool
+	// API is the name the platform's API shows the column's value under
+	// (the Go field's `api` struct tag: `api:"fileId"`), "" for a column
+	// the API does not show. APIZero: the API writes the zero value (0,
+	// "") where the column is NULL (`api:"maxLength,zero"`).
+	API     string
+	APIZero bool
 }
 
 // OrdinalColumn is the column that, with the owner's foreign key, is the
@@ -421,6 +427,7 @@ func (m *Mapping) Layout() (*Layout, error) {
 		b.children(o)
 	}
 	b.keys()
+	b.apiNames()
 	if len(b.errs) > 0 {
 		return nil, errors.Join(b.errs...)
 	}
@@ -595,6 +602,26 @@ func (b *layoutBuilder) join(o *schema.Object, f *schema.Field, ch *Child, et *T
 	j := Join{ch.Through, ch.From, ch.To}
 	if !slices.Contains(b.l.Joins, j) {
 		b.l.Joins = append(b.l.Joins, j)
+	}
+}
+
+// apiNames sets the API name of every column whose Go field has an
+// `api` struct tag.
+func (b *layoutBuilder) apiNames() {
+	for _, ti := range b.l.Tables {
+		if ti.Object == nil || ti.Object.GoType == nil {
+			continue
+		}
+		for i := range ti.Columns {
+			c := &ti.Columns[i]
+			if c.GoName == "" {
+				continue
+			}
+			if sf, ok := ti.Object.GoType.FieldByName(c.GoName); ok {
+				name, opt, _ := strings.Cut(sf.Tag.Get("api"), ",")
+				c.API, c.APIZero = name, name != "" && opt == "zero"
+			}
+		}
 	}
 }
 

@@ -25,22 +25,22 @@ type UserRef struct {
 
 // SourceString is an object of the source strings context.
 type SourceString struct {
-	ID int64 `json:"id"`
+	ID int64 `json:"id" api:"id"`
 	// Type is one of plain, plural, icu, asset (queried as `type is plain`, ...).
-	Type       string `json:"type"`
-	Text       string `json:"text"`
-	Identifier string `json:"identifier"`
-	Context    string `json:"context"`
+	Type       string `json:"type" api:"type"`
+	Text       string `json:"text" api:"text"`
+	Identifier string `json:"identifier" api:"identifier"`
+	Context    string `json:"context" api:"context"`
 	// MaxLength is nil when the string has no length limit.
-	MaxLength   *int64 `json:"maxLength"`
-	IsHidden    bool   `json:"isHidden"`
-	IsDuplicate bool   `json:"isDuplicate"`
+	MaxLength   *int64 `json:"maxLength" api:"maxLength,zero"`
+	IsHidden    bool   `json:"isHidden" api:"isHidden"`
+	IsDuplicate bool   `json:"isDuplicate" api:"isDuplicate"`
 	// IsPassedWorkflow is known in the enterprise edition only.
 	IsPassedWorkflow bool `json:"isPassedWorkflow"`
 	// File is nil for strings that belong to no file (string-based projects).
-	File *File `json:"file"`
+	File *File `json:"file" api:"fileId"`
 	// Branch is nil for strings outside a branch.
-	Branch      *Branch      `json:"branch"`
+	Branch      *Branch      `json:"branch" api:"branchId"`
 	Comments    []Comment    `json:"comments,omitempty"`
 	Screenshots []Screenshot `json:"screenshots,omitempty"`
 	// Translations are every translation of the string, in every language.
@@ -52,9 +52,9 @@ type SourceString struct {
 	Labels           []Label           `json:"labels,omitempty"`
 	// Fields are the custom fields (enterprise edition).
 	Fields []CustomField `json:"fields,omitempty"`
-	Added  Time          `json:"added"`
+	Added  Time          `json:"added" api:"createdAt"`
 	// Updated is nil when the string was never changed after it was added.
-	Updated *Time `json:"updated"`
+	Updated *Time `json:"updated" api:"updatedAt"`
 }
 
 // File is the file a source string comes from.
@@ -118,28 +118,28 @@ type CustomField struct {
 // element of SourceString.Translations and an object of the translations
 // context.
 type Translation struct {
-	ID int64 `json:"id"`
+	ID int64 `json:"id" api:"translationId"`
 	// StringID is the id of the source string the translation was made for.
 	StringID int64  `json:"stringId"`
-	Text     string `json:"text"`
+	Text     string `json:"text" api:"text"`
 	// PluralForm is the plural category (one, few, many, other, ...) for a
 	// plural string and "none" otherwise.
-	PluralForm      string `json:"pluralForm"`
-	IsPreTranslated bool   `json:"isPreTranslated"`
+	PluralForm      string `json:"pluralForm" api:"pluralCategoryName"`
+	IsPreTranslated bool   `json:"isPreTranslated" api:"isPreTranslated"`
 	// Provider is nil for a translation a person wrote; otherwise tm,
 	// global_tm, an MT engine (deepl, google, ...), custom_mt or ai.
-	Provider *string `json:"provider"`
+	Provider *string `json:"provider" api:"provider"`
 	// Language is the code of the target language.
-	Language string `json:"language"`
+	Language string `json:"language" api:"languageId"`
 	// User is the id of the user who added the translation.
-	User      int64      `json:"user"`
+	User      int64      `json:"user" api:"userId"`
 	Votes     []Vote     `json:"votes,omitempty"`
 	Approvals []Approval `json:"approvals,omitempty"`
 	// Added is when the translation was added (not queryable; it tells
 	// whether the translation was edited since).
 	Added Time `json:"added"`
 	// Updated is when the translation was last changed (Added if never).
-	Updated Time `json:"updated"`
+	Updated Time `json:"updated" api:"updatedAt"`
 }
 
 // Vote is a vote on a translation.
@@ -208,43 +208,43 @@ type LanguageSummary struct {
 // TMSegment is an object of the TM segments context: one unit of a
 // translation memory, with a record per language.
 type TMSegment struct {
-	ID      int64      `json:"id"`
+	ID      int64      `json:"id" api:"id"`
 	Records []TMRecord `json:"records,omitempty"`
 }
 
 // TMRecord is one language's text of a TM segment.
 type TMRecord struct {
-	ID int64 `json:"id"`
+	ID int64 `json:"id" api:"id"`
 	// Language is the record's language code (not queryable).
-	Language   string `json:"languageId"`
-	Text       string `json:"text"`
-	UsageCount int64  `json:"usageCount"`
-	CreatedBy  int64  `json:"createdBy"`
-	UpdatedBy  int64  `json:"updatedBy"`
-	CreatedAt  Time   `json:"createdAt"`
-	UpdatedAt  Time   `json:"updatedAt"`
+	Language   string `json:"languageId" api:"languageId,zero"`
+	Text       string `json:"text" api:"text"`
+	UsageCount int64  `json:"usageCount" api:"usageCount"`
+	CreatedBy  int64  `json:"createdBy" api:"createdBy"`
+	UpdatedBy  int64  `json:"updatedBy" api:"updatedBy"`
+	CreatedAt  Time   `json:"createdAt" api:"createdAt"`
+	UpdatedAt  Time   `json:"updatedAt" api:"updatedAt"`
 }
 
 // GlossaryTerm is an object of the glossary terms context.
 type GlossaryTerm struct {
-	ID   int64 `json:"id"`
-	User int64 `json:"user"`
+	ID   int64 `json:"id" api:"id"`
+	User int64 `json:"user" api:"userId"`
 	// ConceptID is the id of the term's concept (queried as `concept`).
-	ConceptID   int64  `json:"conceptId"`
-	Text        string `json:"text"`
-	Description string `json:"description"`
-	Note        string `json:"note"`
-	Lemma       string `json:"lemma"`
-	URL         string `json:"url"`
-	Language    string `json:"languageId"`
+	ConceptID   int64  `json:"conceptId" api:"conceptId"`
+	Text        string `json:"text" api:"text"`
+	Description string `json:"description" api:"description"`
+	Note        string `json:"note" api:"note"`
+	Lemma       string `json:"lemma" api:"lemma"`
+	URL         string `json:"url" api:"url"`
+	Language    string `json:"languageId" api:"languageId"`
 	// PartOfSpeech, Status, Type and Gender are nil when not set.
-	PartOfSpeech *string `json:"partOfSpeech"`
-	Status       *string `json:"status"`
-	Type         *string `json:"type"`
-	Gender       *string `json:"gender"`
-	CreatedAt    Time    `json:"createdAt"`
+	PartOfSpeech *string `json:"partOfSpeech" api:"partOfSpeech"`
+	Status       *string `json:"status" api:"status"`
+	Type         *string `json:"type" api:"type"`
+	Gender       *string `json:"gender" api:"gender"`
+	CreatedAt    Time    `json:"createdAt" api:"createdAt"`
 	// UpdatedAt is nil when the term was never changed.
-	UpdatedAt *Time `json:"updatedAt"`
+	UpdatedAt *Time `json:"updatedAt" api:"updatedAt"`
 }
 
 // GlossaryConcept is an object of the glossary concepts context.

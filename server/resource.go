@@ -67,8 +67,11 @@ type recordsQuery struct {
 // resources builds the four list endpoints' descriptions for dialect d
 // over mapping m. Identifiers come only from the mapping, quoted.
 func resources(d compile.Dialect, m *mapping.Mapping) (map[string]*resource, error) {
-	cat := m.Catalog()
-	b := &resBuilder{d: d, m: m, cat: cat}
+	l, err := m.Layout()
+	if err != nil {
+		return nil, err
+	}
+	b := &resBuilder{d: d, m: m, cat: m.Catalog(), layout: l}
 	out := map[string]*resource{}
 	for _, ctx := range []string{croql.Strings, croql.Translations, croql.TM, croql.Glossary} {
 		r, err := b.build(ctx)
@@ -81,10 +84,48 @@ func resources(d compile.Dialect, m *mapping.Mapping) (map[string]*resource, err
 }
 
 type resBuilder struct {
-	d   compile.Dialect
-	m   *mapping.Mapping
-	cat *schema.Catalog
-	err error
+	d      compile.Dialect
+	m      *mapping.Mapping
+	cat    *schema.Catalog
+	layout *mapping.Layout
+	err    error
+}
+
+// apiCols are the columns the API shows of the table of the objects of Go
+// type t, in the mapping's layout order: every column with an API name
+// (mapping.Column.API, the Go field's api tag), written by its kind, null
+// where its Go field is a pointer (or the zero value: APIZero).
+func (b *resBuilder) apiCols(t reflect.Type, orderable bool) []column {
+	ti := b.layout.Of(b.table(t))
+	if ti == nil {
+		if b.err == nil {
+			b.err = fmt.Errorf("server: the mapping's layout has no table for %s", t.Name())
+		}
+		return nil
+	}
+	var out []column
+	for _, c := range ti.Columns {
+		if c.API == "" {
+			continue
+		}
+		sf, _ := t.FieldByName(c.GoName)
+		out = append(out, column{json: c.API, sql: b.q(c.Name), kind: kindOf(c.Kind), nullable: sf.Type.Kind() == reflect.Pointer,
+			zero: c.APIZero, orderable: orderable})
+	}
+	return out
+}
+
+// kindOf is how a value of a column of kind k is written.
+func kindOf(k schema.Kind) kind {
+	switch k {
+	case schema.Bool:
+		return kBool
+	case schema.Datetime:
+		return kTime
+	case schema.String, schema.Language:
+		return kString
+	}
+	return kInt
 }
 
 const alias = "t0"
@@ -161,19 +202,15 @@ func (b *resBuilder) build(ctxName string) (*resource, error) {
 		return nil, fmt.Errorf("server: table %s has no key", root.Name)
 	}
 	r := &resource{context: ctxName, table: b.d.Quote(root.Name) + " AS " + alias, key: b.q(root.Key)}
-	T := ctx.Root.GoType
-	c := func(json, goName string, k kind, nullable bool) column {
-		return column{json: json, sql: b.q(b.col(T, goName)), kind: k, nullable: nullable, orderable: true}
-	}
 	switch ctxName {
 	case croql.Strings:
-		b.strings(r, c)
+		b.strings(r)
 	case croql.Translations:
-		b.translations(r, c)
+		b.translations(r)
 	case croql.TM:
 		b.segments(r, ctx, root)
 	case croql.Glossary:
-		b.terms(r, c)
+		b.terms(r)
 	}
 	if b.err != nil {
 		return nil, b.err
@@ -181,37 +218,17 @@ func (b *resBuilder) build(ctxName string) (*resource, error) {
 	return r, nil
 }
 
-// colFunc makes the column of a root field: its JSON name, Go field,
-// kind and whether it may be null.
-type colFunc func(json, goName string, k kind, nullable bool) column
-
 // strings describes the strings list.
-func (b *resBuilder) strings(r *resource, c colFunc) {
-	maxLength := c("maxLength", "MaxLength", kInt, true)
-	maxLength.zero = true
-	r.cols = []column{
-		c("id", "ID", kInt, false), c("fileId", "File", kInt, true), c("branchId", "Branch", kInt, true),
-		c("identifier", "Identifier", kString, false), c("text", "Text", kString, false), c("type", "Type", kString, false),
-		c("context", "Context", kString, false), maxLength, c("isHidden", "IsHidden", kBool, false),
-		c("isDuplicate", "IsDuplicate", kBool, false), c("createdAt", "Added", kTime, false), c("updatedAt", "Updated", kTime, true),
-	}
+func (b *resBuilder) strings(r *resource) {
+	r.cols = b.apiCols(reflect.TypeFor[schema.SourceString](), true)
 	r.render = func(p *Project, v []any) map[string]any { return stringShape(p, r.object(v)) }
 }
 
 // translations describes the translations list's rows (one per
 // translation; the list groups them by string).
-func (b *resBuilder) translations(r *resource, c colFunc) {
-	r.cols = []column{
-		c("translationId", "ID", kInt, false),
-		{json: "stringId", sql: b.stringOf(r), kind: kInt, nullable: true, orderable: true},
-		c("languageId", "Language", kString, false),
-		c("text", "Text", kString, false),
-		c("pluralCategoryName", "PluralForm", kString, false),
-		c("provider", "Provider", kString, true),
-		c("isPreTranslated", "IsPreTranslated", kBool, false),
-		c("userId", "User", kInt, false),
-		c("updatedAt", "Updated", kTime, false),
-	}
+func (b *resBuilder) translations(r *resource) {
+	stringID := column{json: "stringId", sql: b.stringOf(r), kind: kInt, nullable: true, orderable: true}
+	r.cols = append(b.apiCols(reflect.TypeFor[schema.Translation](), true), stringID)
 	r.language = r.sqlOf("languageId")
 	r.render = func(p *Project, v []any) map[string]any {
 		o := r.object(v)
@@ -255,7 +272,7 @@ func (b *resBuilder) stringOf(r *resource) string {
 
 // segments describes the TM segments list and its records.
 func (b *resBuilder) segments(r *resource, ctx *schema.Context, root *mapping.Table) {
-	r.cols = []column{{json: "id", sql: b.q(b.col(ctx.Root.GoType, "ID")), kind: kInt, orderable: true}}
+	r.cols = b.apiCols(ctx.Root.GoType, true)
 	rt := reflect.TypeFor[schema.TMRecord]()
 	recTab := b.table(rt)
 	var fk string
@@ -269,15 +286,7 @@ func (b *resBuilder) segments(r *resource, ctx *schema.Context, root *mapping.Ta
 	if fk == "" && b.err == nil {
 		b.err = errors.New("server: the mapping has no foreign key for TM records")
 	}
-	rc := func(json, goName string, k kind) column {
-		return column{json: json, sql: b.q(b.col(rt, goName)), kind: k}
-	}
-	rq := &recordsQuery{cols: []column{
-		rc("id", "ID", kInt), rc("text", "Text", kString), rc("usageCount", "UsageCount", kInt),
-		rc("createdBy", "CreatedBy", kInt), rc("updatedBy", "UpdatedBy", kInt),
-		rc("createdAt", "CreatedAt", kTime), rc("updatedAt", "UpdatedAt", kTime),
-		{json: "languageId", sql: b.q(b.col(rt, "Language")), kind: kString, zero: true},
-	}}
+	rq := &recordsQuery{cols: b.apiCols(rt, false)}
 	rq.order = b.q(b.col(rt, "ID"))
 	sel := []string{b.q(fk)}
 	for _, c := range rq.cols {
@@ -289,15 +298,8 @@ func (b *resBuilder) segments(r *resource, ctx *schema.Context, root *mapping.Ta
 }
 
 // terms describes the glossary terms list.
-func (b *resBuilder) terms(r *resource, c colFunc) {
-	r.cols = []column{
-		c("id", "ID", kInt, false), c("userId", "User", kInt, false), c("languageId", "Language", kString, false),
-		c("text", "Text", kString, false), c("description", "Description", kString, false),
-		c("partOfSpeech", "PartOfSpeech", kString, true), c("status", "Status", kString, true), c("type", "Type", kString, true),
-		c("gender", "Gender", kString, true), c("note", "Note", kString, false), c("url", "URL", kString, false),
-		c("conceptId", "ConceptID", kInt, false), c("lemma", "Lemma", kString, false),
-		c("createdAt", "CreatedAt", kTime, false), c("updatedAt", "UpdatedAt", kTime, true),
-	}
+func (b *resBuilder) terms(r *resource) {
+	r.cols = b.apiCols(reflect.TypeFor[schema.GlossaryTerm](), true)
 	r.render = func(p *Project, v []any) map[string]any { return termShape(p, r.object(v)) }
 }
 

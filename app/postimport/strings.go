@@ -423,6 +423,24 @@ func (s String) Clone() String {
 	return c
 }
 
+// Detached returns s without its wire form: it encodes from its fields and
+// never counts as untouched (see Untouched), as a string the app made. Its
+// values are s's own, not copies (Clone copies). The platform side of the
+// contract detaches the strings an app answered so that Validate checks
+// every one of them.
+func (s String) Detached() String {
+	s.wire = nil
+	if s.Translations != nil {
+		ts := make(map[string]Translation, len(s.Translations))
+		for k, t := range s.Translations {
+			t.wire = nil
+			ts[k] = t
+		}
+		s.Translations = ts
+	}
+	return s
+}
+
 // Original reports whether s was decoded from the wire (as opposed to
 // created by the app) and, if so, returns the values it was decoded with.
 func (s String) Original() (String, bool) {

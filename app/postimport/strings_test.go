@@ -262,3 +262,28 @@ func TestRandomRoundTrip(t *testing.T) {
 		assert.Equal(t, first, marshal(t, back))
 	}
 }
+
+// TestDetached: a decoded string detached from its wire form is no longer
+// untouched, encodes from its fields, and keeps its values.
+func TestDetached(t *testing.T) {
+	var s String
+	if err := json.Unmarshal([]byte(`{"uniqId":"a::1","identifier":"k","text":"Hi","translations":{"de":{"text":"Hallo","x":1}},"z":2}`), &s); err != nil {
+		t.Fatal(err)
+	}
+	if !s.Untouched() {
+		t.Fatal("a decoded string is untouched")
+	}
+	d := s.Detached()
+	if d.Untouched() {
+		t.Fatal("a detached string counts as untouched")
+	}
+	if d.Identifier != "k" || d.Text.Plain != "Hi" || d.Translations["de"].Text.Plain != "Hallo" || string(d.Extra["z"]) != "2" {
+		t.Fatalf("detached values: %+v", d)
+	}
+	if _, ok := d.Original(); ok {
+		t.Fatal("a detached string has no original")
+	}
+	if !s.Untouched() {
+		t.Fatal("detaching changed the decoded string")
+	}
+}

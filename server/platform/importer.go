@@ -536,7 +536,7 @@ func (p *Platform) runJob(ctx context.Context, app App, mod postimport.Module, j
 	// Every string is checked: decoded answers would otherwise count as
 	// "unchanged since decoding" (app/postimport's rule for its own input).
 	for i := range strs {
-		strs[i] = fresh(strs[i])
+		strs[i] = strs[i].Detached()
 	}
 	if err := postimport.Validate(job, strs); err != nil {
 		return nil, failf(http.StatusUnprocessableEntity, "%s produced invalid strings: %v; nothing was imported", who, err)
@@ -609,19 +609,6 @@ func (p *Platform) answerStrings(ctx context.Context, resp *http.Response, who s
 		return nil, failf(http.StatusBadGateway, "%s answered neither data.strings, data.stringsUrl nor error.message; nothing was imported", who)
 	}
 	return strs, nil
-}
-
-// fresh copies s without its wire form.
-func fresh(s postimport.String) postimport.String {
-	c := postimport.String{UniqID: s.UniqID, Identifier: s.Identifier, Context: s.Context, MaxLength: s.MaxLength,
-		IsHidden: s.IsHidden, HasPlurals: s.HasPlurals, Labels: s.Labels, Text: s.Text, Extra: s.Extra}
-	if s.Translations != nil {
-		c.Translations = make(map[string]postimport.Translation, len(s.Translations))
-		for k, t := range s.Translations {
-			c.Translations[k] = postimport.Translation{Text: t.Text, Status: t.Status, Extra: t.Extra}
-		}
-	}
-	return c
 }
 
 func (p *Platform) fetchStrings(ctx context.Context, raw string) ([]postimport.String, error) {
