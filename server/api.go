@@ -285,12 +285,12 @@ func (s *Server) files(ctx context.Context, p *Project) ([]map[string]any, error
 	q := func(c string) string { return "f." + d.Quote(c) }
 	sq := func(c string) string { return "s." + d.Quote(c) }
 	sub := func(expr string) string {
-		return "(SELECT " + expr + " FROM " + d.Quote(t.str.Table()) + " AS s WHERE " + sq(t.strFile) + " = " + q(t.file.Key()) + ")"
+		return "(SELECT " + expr + " FROM " + d.Quote(t.Str.Table()) + " AS s WHERE " + sq(t.StrFile) + " = " + q(t.File.Key()) + ")"
 	}
-	query := "SELECT " + strings.Join([]string{q(t.file.Key()), q(t.fileName), q(t.fileTitle), q(t.fileType), q(t.fileContext),
-		sub("MIN(" + sq(t.strBranch) + ")"), sub("MIN(" + sq(t.strAdded) + ")"),
-		sub("MAX(COALESCE(" + sq(t.strUpdated) + ", " + sq(t.strAdded) + "))")}, ", ") +
-		" FROM " + d.Quote(t.file.Table()) + " AS f ORDER BY " + q(t.file.Key())
+	query := "SELECT " + strings.Join([]string{q(t.File.Key()), q(t.FileName), q(t.FileTitle), q(t.FileType), q(t.FileContext),
+		sub("MIN(" + sq(t.StrBranch) + ")"), sub("MIN(" + sq(t.StrAdded) + ")"),
+		sub("MAX(COALESCE(" + sq(t.StrUpdated) + ", " + sq(t.StrAdded) + "))")}, ", ") +
+		" FROM " + d.Quote(t.File.Table()) + " AS f ORDER BY " + q(t.File.Key())
 	cols := []column{{json: "id", kind: kInt}, {json: "name", kind: kString}, {json: "title", kind: kString, nullable: true},
 		{json: "type", kind: kString}, {json: "context", kind: kString}, {json: "branchId", kind: kInt, nullable: true},
 		{json: "createdAt", kind: kTime, nullable: true}, {json: "updatedAt", kind: kTime, nullable: true}}
@@ -352,8 +352,8 @@ func (s *Server) labels(ctx context.Context, p *Project) ([]map[string]any, erro
 	if err != nil {
 		return nil, err
 	}
-	key := d.Quote(t.label.Key())
-	query := "SELECT " + key + ", " + d.Quote(t.labelTitle) + ", " + d.Quote(t.labelSystem) + " FROM " + d.Quote(t.label.Table()) + " ORDER BY " + key
+	key := d.Quote(t.Label.Key())
+	query := "SELECT " + key + ", " + d.Quote(t.LabelTitle) + ", " + d.Quote(t.LabelSystem) + " FROM " + d.Quote(t.Label.Table()) + " ORDER BY " + key
 	cols := []column{{json: "id", kind: kInt}, {json: "title", kind: kString}, {json: "isSystem", kind: kBool}}
 	var out []map[string]any
 	err = s.cfg.Storage.ReadTx(ctx, p, func(tx *sql.Tx) error {

@@ -290,7 +290,7 @@ func (s *Server) labelIDs(ctx context.Context, tx *sql.Tx, p *Project, objs []ma
 	if err != nil {
 		return err
 	}
-	through, from, to := t.strLabels.Child.Through, t.strLabels.Child.From, t.strLabels.Child.To
+	through, from, to := t.StrLabels.Child.Through, t.StrLabels.Child.From, t.StrLabels.Child.To
 	byID, ids := pageIndex(objs, "labelIds", func() any { return []int64{} })
 	in, args := inList(d, nil, ids)
 	q := "SELECT " + d.Quote(from) + ", " + d.Quote(to) + " FROM " + d.Quote(through) + " WHERE " + d.Quote(from) + " IN (" + in + ") ORDER BY 1, 2"

@@ -185,10 +185,10 @@ func (s *Server) progressData(ctx context.Context, p *Project) (*progressOf, err
 	if err != nil {
 		return nil, err
 	}
-	fk := t.strSummary.Child.FK
+	fk := t.StrSummary.Child.FK
 	out := &progressOf{words: map[int64]int64{}, fileOf: map[int64]int64{}, files: map[int64]bool{}, summary: map[summaryKey]languageState{}}
 	err = s.cfg.Storage.ReadTx(ctx, p, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, "SELECT "+d.Quote(t.str.Key())+", "+d.Quote(t.strText)+", "+d.Quote(t.strFile)+" FROM "+d.Quote(t.str.Table()))
+		rows, err := tx.QueryContext(ctx, "SELECT "+d.Quote(t.Str.Key())+", "+d.Quote(t.StrText)+", "+d.Quote(t.StrFile)+" FROM "+d.Quote(t.Str.Table()))
 		if err != nil {
 			return err
 		}
@@ -209,7 +209,7 @@ func (s *Server) progressData(ctx context.Context, p *Project) (*progressOf, err
 		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 			return err
 		}
-		rows, err = tx.QueryContext(ctx, "SELECT "+d.Quote(fk)+", "+d.Quote(t.sumLang)+", "+d.Quote(t.sumTranslated)+", "+d.Quote(t.sumApproved)+" FROM "+d.Quote(t.sum.Table()))
+		rows, err = tx.QueryContext(ctx, "SELECT "+d.Quote(fk)+", "+d.Quote(t.SumLang)+", "+d.Quote(t.SumTranslated)+", "+d.Quote(t.SumApproved)+" FROM "+d.Quote(t.Sum.Table()))
 		if err != nil {
 			return err
 		}

@@ -186,7 +186,7 @@ type Server struct {
 
 	mu   sync.Mutex
 	res  map[string]map[string]*resource // dialect name, context
-	tabs map[string]*tables              // dialect name
+	tabs map[string]*Tables              // dialect name
 	envs map[envKey]*croql.Env
 
 	statsCache statsCache

@@ -536,12 +536,12 @@ func readDirectory(ctx context.Context, db *sql.DB, d compile.Dialect, m *mappin
 	for _, u := range users {
 		p.Users[u.Login], p.Logins[u.ID] = u.ID, u.Login
 	}
-	t, err := newTables(d, m)
+	t, err := TablesOf(d, m)
 	if err != nil {
 		return nil, err
 	}
-	col := d.Quote(t.trLang)
-	rows, err := db.QueryContext(ctx, "SELECT DISTINCT "+col+" FROM "+d.Quote(t.tr.Table())+" ORDER BY "+col)
+	col := d.Quote(t.TrLang)
+	rows, err := db.QueryContext(ctx, "SELECT DISTINCT "+col+" FROM "+d.Quote(t.Tr.Table())+" ORDER BY "+col)
 	if err != nil {
 		return nil, fmt.Errorf("server: reading languages: %w", err)
 	}
@@ -558,9 +558,9 @@ func readDirectory(ctx context.Context, db *sql.DB, d compile.Dialect, m *mappin
 		return nil, fmt.Errorf("server: reading languages: %w", err)
 	}
 	// The project's dates: its earliest and latest string.
-	added, updated := d.Quote(t.strAdded), d.Quote(t.strUpdated)
+	added, updated := d.Quote(t.StrAdded), d.Quote(t.StrUpdated)
 	var first, last, lastUpdate sql.NullInt64
-	err = db.QueryRowContext(ctx, "SELECT MIN("+added+"), MAX("+added+"), MAX("+updated+") FROM "+d.Quote(t.str.Table())).Scan(&first, &last, &lastUpdate)
+	err = db.QueryRowContext(ctx, "SELECT MIN("+added+"), MAX("+added+"), MAX("+updated+") FROM "+d.Quote(t.Str.Table())).Scan(&first, &last, &lastUpdate)
 	if err != nil {
 		return nil, fmt.Errorf("server: reading the project's dates: %w", err)
 	}

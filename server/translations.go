@@ -137,9 +137,9 @@ func (s *Server) trSelect(req *listRequest, stringID string) string {
 	d, res := req.p.Dialect(), req.res
 	approvals, added := "0", "NULL" // NULL: a mapping that does not store when a translation was added
 	if t, err := s.tables(d); err == nil {
-		approvals = "(SELECT COUNT(*) FROM " + d.Quote(t.trApprovals.Table) + " AS a WHERE a." + d.Quote(t.trApprovals.Child.FK) + " = " + res.key + ")"
-		if t.trAdded != "" {
-			added = alias + "." + d.Quote(t.trAdded)
+		approvals = "(SELECT COUNT(*) FROM " + d.Quote(t.TrApprovals.Table) + " AS a WHERE a." + d.Quote(t.TrApprovals.Child.FK) + " = " + res.key + ")"
+		if t.TrAdded != "" {
+			added = alias + "." + d.Quote(t.TrAdded)
 		}
 	}
 	return "SELECT " + strings.Join([]string{res.key, stringID, res.sqlOf("text"), res.sqlOf("pluralCategoryName"),

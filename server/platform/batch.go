@@ -80,11 +80,11 @@ type batchWriter struct {
 
 func (w *writer) batchWriter(tx *sql.Tx, t *tables, g *idGen, now time.Time) *batchWriter {
 	return &batchWriter{w: w, tx: tx, t: t, g: g, now: now.Unix(), labels: map[string]int64{},
-		str:      w.newBatch(t.str.Table(), t.str.Columns()),
-		strLabel: w.newBatch(t.strLabel.Through, []string{t.strLabel.From, t.strLabel.To}),
-		tr:       w.newBatch(t.tr.Table(), t.tr.Columns()),
-		strTr:    w.newBatch(t.strTr.Through, []string{t.strTr.From, t.strTr.To}),
-		summary:  w.newBatch(t.summary.Table(), t.summary.Columns()),
+		str:      w.newBatch(t.Str.Table(), t.Str.Columns()),
+		strLabel: w.newBatch(t.StrLabels.Child.Through, []string{t.StrLabels.Child.From, t.StrLabels.Child.To}),
+		tr:       w.newBatch(t.Tr.Table(), t.Tr.Columns()),
+		strTr:    w.newBatch(t.StrTranslations.Child.Through, []string{t.StrTranslations.Child.From, t.StrTranslations.Child.To}),
+		summary:  w.newBatch(t.Sum.Table(), t.Sum.Columns()),
 	}
 }
 
@@ -159,7 +159,7 @@ func (b *batchWriter) insertString(ctx context.Context, s *postimport.String, fi
 	str := &b.strBuf
 	*str = schema.SourceString{ID: b.g.str, Identifier: s.Identifier, File: &b.fileBuf, Added: schema.Time(b.now)}
 	fromUpload(str, s)
-	vals, err := b.t.str.Values(b.str.vals, str, store.Owner{})
+	vals, err := b.t.Str.Values(b.str.vals, str, store.Owner{})
 	if err := b.push(ctx, b.str, vals, err); err != nil {
 		return err
 	}
@@ -203,7 +203,7 @@ func (b *batchWriter) label(ctx context.Context, title string) (int64, error) {
 		return 0, err
 	}
 	var id int64
-	q := store.SelectSQL(w.d, t.label.Table(), []string{t.label.Key()}, t.labelTitle, 1)
+	q := store.SelectSQL(w.d, t.Label.Table(), []string{t.Label.Key()}, t.LabelTitle, 1)
 	err := b.tx.QueryRowContext(ctx, q, title).Scan(&id)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return 0, err
@@ -211,11 +211,11 @@ func (b *batchWriter) label(ctx context.Context, title string) (int64, error) {
 	if err != nil {
 		b.g.label++
 		id = b.g.label
-		vals, err := t.label.Values(nil, &schema.Label{ID: id, Title: title}, store.Owner{})
+		vals, err := t.Label.Values(nil, &schema.Label{ID: id, Title: title}, store.Owner{})
 		if err != nil {
 			return 0, err
 		}
-		if err := w.exec(ctx, b.tx, t.label.InsertSQL(1), vals...); err != nil {
+		if err := w.exec(ctx, b.tx, t.Label.InsertSQL(1), vals...); err != nil {
 			return 0, err
 		}
 	}
@@ -289,12 +289,12 @@ func (b *batchWriter) replacePending(ctx context.Context) error {
 // elements of the strings ids.
 func (b *batchWriter) ordinals(ctx context.Context, ids []int64) (map[int64][]ordinal, error) {
 	t := b.t
-	sub, err := t.summary.Subset(t.summary.OwnerColumn(), mapping.OrdinalColumn, t.sumLang)
+	sub, err := t.Sum.Subset(t.Sum.OwnerColumn(), mapping.OrdinalColumn, t.SumLang)
 	if err != nil {
 		return nil, err
 	}
 	out := make(map[int64][]ordinal, len(ids))
-	err = selectIn(ctx, b.tx, sub, t.summary.OwnerColumn(), ids, func(e *schema.LanguageSummary, o store.Owner) {
+	err = selectIn(ctx, b.tx, sub, t.Sum.OwnerColumn(), ids, func(e *schema.LanguageSummary, o store.Owner) {
 		out[o.Key] = append(out[o.Key], ordinal{n: o.Ordinal, lang: e.Language})
 	})
 	return out, err
@@ -308,7 +308,7 @@ func (b *batchWriter) dropTranslations(ctx context.Context, ids []int64, langs m
 	// All the strings' translations, the languages picked here: a filter
 	// on the language in SQL lets an engine without statistics (SQLite)
 	// walk every translation of the language.
-	links, err := w.links(ctx, b.tx, t.strTr, ids)
+	links, err := w.links(ctx, b.tx, t.StrTranslations.Child, ids)
 	if err != nil {
 		return err
 	}
@@ -317,12 +317,12 @@ func (b *batchWriter) dropTranslations(ctx context.Context, ids []int64, langs m
 	for i, l := range links {
 		stringOf[l[1]], trIDs[i] = l[0], l[1]
 	}
-	sub, err := t.tr.Subset(t.tr.Key(), t.trLang)
+	sub, err := t.Tr.Subset(t.Tr.Key(), t.TrLang)
 	if err != nil {
 		return err
 	}
 	var trs []int64
-	err = selectIn(ctx, b.tx, sub, t.tr.Key(), trIDs, func(tr *schema.Translation, _ store.Owner) {
+	err = selectIn(ctx, b.tx, sub, t.Tr.Key(), trIDs, func(tr *schema.Translation, _ store.Owner) {
 		if slices.Contains(langs[stringOf[tr.ID]], tr.Language) {
 			trs = append(trs, tr.ID)
 		}
@@ -338,10 +338,10 @@ func (b *batchWriter) dropTranslations(ctx context.Context, ids []int64, langs m
 	// The links by translation alone (a translation belongs to one
 	// string): with the strings' ids too, SQLite would seek its key
 	// (string, translation) for every pair of the two lists.
-	if err := w.deleteIn(ctx, b.tx, t.strTr.Through, t.strTr.To, trs); err != nil {
+	if err := w.deleteIn(ctx, b.tx, t.StrTranslations.Child.Through, t.StrTranslations.Child.To, trs); err != nil {
 		return err
 	}
-	if err := w.deleteIn(ctx, b.tx, t.tr.Table(), t.tr.Key(), trs); err != nil {
+	if err := w.deleteIn(ctx, b.tx, t.Tr.Table(), t.Tr.Key(), trs); err != nil {
 		return err
 	}
 	return b.dropSummaries(ctx, ids, langs)
@@ -366,7 +366,7 @@ func (b *batchWriter) dropSummaries(ctx context.Context, ids []int64, langs map[
 	}
 	for _, l := range order {
 		n := len(byLang[l])
-		q := t.summary.DeleteSQL(t.summary.OwnerColumn(), n) + " AND COALESCE(" + w.d.Quote(t.sumLang) + ", '') = " + w.ph(n+1)
+		q := t.Sum.DeleteSQL(t.Sum.OwnerColumn(), n) + " AND COALESCE(" + w.d.Quote(t.SumLang) + ", '') = " + w.ph(n+1)
 		if err := w.exec(ctx, b.tx, q, append(int64Args(byLang[l]), l)...); err != nil {
 			return err
 		}
@@ -401,7 +401,7 @@ func (b *batchWriter) insertTranslation(ctx context.Context, r replacement, ords
 		b.g.tr++
 		tr := &b.trBuf
 		*tr = schema.Translation{ID: b.g.tr, Text: forms[k], PluralForm: k, Language: r.lang, Added: schema.Time(b.now), Updated: schema.Time(b.now)}
-		vals, err := b.t.tr.Values(b.tr.vals, tr, store.Owner{})
+		vals, err := b.t.Tr.Values(b.tr.vals, tr, store.Owner{})
 		if err := b.push(ctx, b.tr, vals, err); err != nil {
 			return err
 		}
@@ -427,7 +427,7 @@ func (b *batchWriter) insertTranslation(ctx context.Context, r replacement, ords
 	e := &b.sumBuf
 	*e = schema.LanguageSummary{Language: r.lang, IsTranslated: all, IsPartiallyTranslated: !all,
 		IsApproved: approved == len(keys), IsPartiallyApproved: approved > 0 && approved < len(keys)}
-	vals, err := b.t.summary.Values(b.summary.vals, e, store.Owner{Key: r.id, Ordinal: ord})
+	vals, err := b.t.Sum.Values(b.summary.vals, e, store.Owner{Key: r.id, Ordinal: ord})
 	return b.push(ctx, b.summary, vals, err)
 }
 

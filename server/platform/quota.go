@@ -71,16 +71,16 @@ func (w *writer) checkProjectBytes(ctx context.Context, tx *sql.Tx, t *tables) e
 	if w.maxProjectBytes <= 0 {
 		return nil
 	}
-	strText, err := t.str.Column(func(s *schema.SourceString) any { return &s.Text })
+	strText, err := t.Str.Column(func(s *schema.SourceString) any { return &s.Text })
 	if err != nil {
 		return err
 	}
-	trText, err := t.tr.Column(func(tr *schema.Translation) any { return &tr.Text })
+	trText, err := t.Tr.Column(func(tr *schema.Translation) any { return &tr.Text })
 	if err != nil {
 		return err
 	}
 	var total int64
-	for _, x := range [][2]string{{t.str.Table(), strText}, {t.tr.Table(), trText}} {
+	for _, x := range [][2]string{{t.Str.Table(), strText}, {t.Tr.Table(), trText}} {
 		var n sql.NullInt64
 		q := "SELECT SUM(" + w.d.ByteLength(w.d.Quote(x[1])) + ") FROM " + w.d.Quote(x[0])
 		if err := tx.QueryRowContext(ctx, q).Scan(&n); err != nil {

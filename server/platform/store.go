@@ -41,19 +41,10 @@ func (w *writer) ph(n int) string { return w.d.Placeholder(n) }
 // tables are the codecs and names the writes need, resolved once per
 // write from the mapping by the catalog's Go types.
 type tables struct {
-	str     *store.Rows[schema.SourceString]
-	file    *store.Rows[schema.File]
-	tr      *store.Rows[schema.Translation]
-	label   *store.Rows[schema.Label]
-	summary *store.Rows[schema.LanguageSummary]
+	*server.Tables
 	// strUpdate is every column of a string but its key; strMatch the
 	// columns a translation upload matches strings by and sends a module.
 	strUpdate, strMatch *store.Rows[schema.SourceString]
-	// strTr and strLabel are the join tables of a string's translations
-	// and labels.
-	strTr, strLabel *mapping.Child
-	// Columns of Go fields the writes look rows up by.
-	fileName, strFile, labelTitle, trLang, sumLang string
 	// dependents are the element tables of a string (comments, summary,
 	// ...), trDependents those of a translation (votes, approvals).
 	dependents, trDependents []elements
@@ -65,23 +56,11 @@ type tables struct {
 type elements struct{ table, fk string }
 
 func (w *writer) tables() (*tables, error) {
-	var t tables
-	var err error
-	if t.str, err = store.RowsOf[schema.SourceString](w.d, w.m); err != nil {
+	st, err := server.TablesOf(w.d, w.m)
+	if err != nil {
 		return nil, err
 	}
-	if t.file, err = store.RowsOf[schema.File](w.d, w.m); err != nil {
-		return nil, err
-	}
-	if t.tr, err = store.RowsOf[schema.Translation](w.d, w.m); err != nil {
-		return nil, err
-	}
-	if t.label, err = store.RowsOf[schema.Label](w.d, w.m); err != nil {
-		return nil, err
-	}
-	if t.summary, err = store.RowsOf[schema.LanguageSummary](w.d, w.m); err != nil {
-		return nil, err
-	}
+	t := tables{Tables: st}
 	if err := t.columns(); err != nil {
 		return nil, err
 	}
@@ -93,25 +72,12 @@ func (w *writer) tables() (*tables, error) {
 
 // columns finds the columns the writes look rows up by.
 func (t *tables) columns() error {
-	var errs []error
-	col := func(c string, err error) string {
-		errs = append(errs, err)
-		return c
-	}
-	t.fileName = col(t.file.Column(func(f *schema.File) any { return &f.Name }))
-	t.strFile = col(t.str.Column(func(s *schema.SourceString) any { return &s.File }))
-	t.labelTitle = col(t.label.Column(func(l *schema.Label) any { return &l.Title }))
-	t.trLang = col(t.tr.Column(func(tr *schema.Translation) any { return &tr.Language }))
-	t.sumLang = col(t.summary.Column(func(e *schema.LanguageSummary) any { return &e.Language }))
-	if err := errors.Join(errs...); err != nil {
-		return err
-	}
 	var err error
-	t.strUpdate, err = t.str.Subset(slices.DeleteFunc(slices.Clone(t.str.Columns()), func(c string) bool { return c == t.str.Key() })...)
+	t.strUpdate, err = t.Str.Subset(slices.DeleteFunc(slices.Clone(t.Str.Columns()), func(c string) bool { return c == t.Str.Key() })...)
 	if err != nil {
 		return err
 	}
-	t.strMatch, err = fieldsOf(t.str, func(s *schema.SourceString) []any {
+	t.strMatch, err = fieldsOf(t.Str, func(s *schema.SourceString) []any {
 		return []any{&s.ID, &s.Identifier, &s.Context, &s.Text, &s.Type, &s.MaxLength}
 	})
 	return err
@@ -120,35 +86,20 @@ func (t *tables) columns() error {
 // children finds the join tables and element tables of strings and
 // translations.
 func (w *writer) children(t *tables) error {
-	var sum elements
 	for _, c := range w.m.Collections(reflect.TypeFor[schema.SourceString]()) {
-		switch {
-		case c.Elem == reflect.TypeFor[schema.Translation]():
-			t.strTr = c.Child
-		case c.Elem == reflect.TypeFor[schema.Label]():
-			t.strLabel = c.Child
-		case c.Child.FK != "":
+		if c.Child.FK != "" {
 			t.dependents = append(t.dependents, elements{c.Table, c.Child.FK})
-			if c.Elem == reflect.TypeFor[schema.LanguageSummary]() {
-				sum = elements{c.Table, c.Child.FK}
-			}
 		}
 	}
 	for _, c := range w.m.Collections(reflect.TypeFor[schema.Translation]()) {
-		if c.Child.FK == "" {
-			continue
-		}
-		t.trDependents = append(t.trDependents, elements{c.Table, c.Child.FK})
-		if c.Elem == reflect.TypeFor[schema.Approval]() {
-			t.approvals = elements{c.Table, c.Child.FK}
+		if c.Child.FK != "" {
+			t.trDependents = append(t.trDependents, elements{c.Table, c.Child.FK})
 		}
 	}
-	if t.strTr == nil || t.strTr.Through == "" || t.strLabel == nil || t.strLabel.Through == "" || sum.fk != t.summary.OwnerColumn() || sum.fk == "" {
-		return errors.New("platform: the mapping does not keep translations and labels in join tables and the languages summary by string")
+	if t.StrSummary.Child.FK != t.Sum.OwnerColumn() {
+		return errors.New("platform: the mapping does not keep the languages summary by string")
 	}
-	if t.approvals.table == "" {
-		return errors.New("platform: the mapping keeps no approvals of translations")
-	}
+	t.approvals = elements{t.TrApprovals.Table, t.TrApprovals.Child.FK}
 	byTable := func(a, b elements) int { return strings.Compare(a.table, b.table) }
 	slices.SortFunc(t.dependents, byTable)
 	slices.SortFunc(t.trDependents, byTable)
@@ -176,7 +127,7 @@ func (w *writer) file(ctx context.Context, st *server.Storage, name string) (id 
 // the id a new file gets and false.
 func (w *writer) fileByName(ctx context.Context, tx *sql.Tx, t *tables, name string) (int64, bool, error) {
 	var id int64
-	q := store.SelectSQL(w.d, t.file.Table(), []string{t.file.Key()}, t.fileName, 1, t.file.Key())
+	q := store.SelectSQL(w.d, t.File.Table(), []string{t.File.Key()}, t.FileName, 1, t.File.Key())
 	err := tx.QueryRowContext(ctx, q, name).Scan(&id)
 	if err == nil {
 		return id, true, nil
@@ -184,7 +135,7 @@ func (w *writer) fileByName(ctx context.Context, tx *sql.Tx, t *tables, name str
 	if !errors.Is(err, sql.ErrNoRows) {
 		return 0, false, err
 	}
-	if err := tx.QueryRowContext(ctx, store.MaxSQL(w.d, t.file.Table(), t.file.Key())).Scan(&id); err != nil {
+	if err := tx.QueryRowContext(ctx, store.MaxSQL(w.d, t.File.Table(), t.File.Key())).Scan(&id); err != nil {
 		return 0, false, err
 	}
 	return id + 1, false, nil
@@ -209,13 +160,13 @@ func (w *writer) strings(ctx context.Context, st *server.Storage, fileID int64) 
 	}
 	var out []storedString
 	err = st.ReadTx(ctx, w.proj, func(tx *sql.Tx) error {
-		name, err := t.file.Subset(t.fileName)
+		name, err := t.File.Subset(t.FileName)
 		if err != nil {
 			return err
 		}
 		var f schema.File
 		dest, raw := name.Dest()
-		if err := tx.QueryRowContext(ctx, name.SelectSQL(t.file.Key(), 1), fileID).Scan(dest...); err != nil {
+		if err := tx.QueryRowContext(ctx, name.SelectSQL(t.File.Key(), 1), fileID).Scan(dest...); err != nil {
 			return err
 		}
 		if _, err := name.Decode(raw, &f); err != nil {
@@ -237,9 +188,9 @@ func (w *writer) strings(ctx context.Context, st *server.Storage, fileID int64) 
 func (w *writer) readStrings(ctx context.Context, tx *sql.Tx, t *tables, fileID int64, fileName string, whole bool) ([]storedString, error) {
 	codec := t.strMatch
 	if whole {
-		codec = t.str
+		codec = t.Str
 	}
-	rows, err := tx.QueryContext(ctx, codec.SelectSQL(t.strFile, 1, t.str.Key()), fileID)
+	rows, err := tx.QueryContext(ctx, codec.SelectSQL(t.StrFile, 1, t.Str.Key()), fileID)
 	if err != nil {
 		return nil, err
 	}
@@ -275,7 +226,7 @@ func (w *writer) readLabels(ctx context.Context, tx *sql.Tx, t *tables, strs []s
 	for i := range strs {
 		byID[strs[i].ID], ids[i] = &strs[i], strs[i].ID
 	}
-	links, err := w.links(ctx, tx, t.strLabel, ids)
+	links, err := w.links(ctx, tx, t.StrLabels.Child, ids)
 	if err != nil {
 		return err
 	}
@@ -287,11 +238,11 @@ func (w *writer) readLabels(ctx context.Context, tx *sql.Tx, t *tables, strs []s
 			labelIDs = append(labelIDs, l[1])
 		}
 	}
-	sub, err := t.label.Subset(t.label.Key(), t.labelTitle)
+	sub, err := t.Label.Subset(t.Label.Key(), t.LabelTitle)
 	if err != nil {
 		return err
 	}
-	err = selectIn(ctx, tx, sub, t.label.Key(), labelIDs, func(l *schema.Label, _ store.Owner) {
+	err = selectIn(ctx, tx, sub, t.Label.Key(), labelIDs, func(l *schema.Label, _ store.Owner) {
 		titles[l.ID] = l.Title
 	})
 	if err != nil {
@@ -442,11 +393,11 @@ func (w *writer) createFile(ctx context.Context, tx *sql.Tx, t *tables, name, ty
 	if existing {
 		return 0, fmt.Errorf("the file %s was created by another upload meanwhile; upload it again", name)
 	}
-	vals, err := t.file.Values(nil, &schema.File{ID: id, Name: name, Type: typ}, store.Owner{})
+	vals, err := t.File.Values(nil, &schema.File{ID: id, Name: name, Type: typ}, store.Owner{})
 	if err != nil {
 		return 0, err
 	}
-	return id, w.exec(ctx, tx, t.file.InsertSQL(1), vals...)
+	return id, w.exec(ctx, tx, t.File.InsertSQL(1), vals...)
 }
 
 // writeStrings writes the answered strings strs of file fileID over its
@@ -512,11 +463,11 @@ func (w *writer) writeStrings(ctx context.Context, tx *sql.Tx, t *tables, fileID
 // MariaDB, the database's write lock in SQLite, taken before anything is
 // read so that no snapshot goes stale.
 func (w *writer) lockFile(ctx context.Context, tx *sql.Tx, t *tables, fileID int64, name string, existing bool) error {
-	set := []string{t.fileName}
+	set := []string{t.FileName}
 	if existing {
-		return w.exec(ctx, tx, store.UpdateSQL(w.d, t.file.Table(), set, t.file.Key(), 1), name, fileID)
+		return w.exec(ctx, tx, store.UpdateSQL(w.d, t.File.Table(), set, t.File.Key(), 1), name, fileID)
 	}
-	return w.exec(ctx, tx, store.UpdateSQL(w.d, t.file.Table(), set, t.fileName, 1), name, name)
+	return w.exec(ctx, tx, store.UpdateSQL(w.d, t.File.Table(), set, t.FileName, 1), name, name)
 }
 
 // matchStrings pairs each answered string with a stored string of the
@@ -626,7 +577,7 @@ func (w *writer) keepTranslations(ctx context.Context, tx *sql.Tx, t *tables, id
 			return []any{&e.IsApproved, &e.IsPartiallyApproved, &e.ApprovalsCount, &e.IsSourceChangedAfterTranslation}
 		}
 	}
-	upd, err := fieldsOf(t.summary, fields)
+	upd, err := fieldsOf(t.Sum, fields)
 	if err != nil {
 		return err
 	}
@@ -647,7 +598,7 @@ func (w *writer) keepTranslations(ctx context.Context, tx *sql.Tx, t *tables, id
 				return err
 			}
 		}
-		if err := w.exec(ctx, tx, upd.UpdateSQL(t.summary.OwnerColumn(), n), append(slices.Clone(vals), int64Args(part)...)...); err != nil {
+		if err := w.exec(ctx, tx, upd.UpdateSQL(t.Sum.OwnerColumn(), n), append(slices.Clone(vals), int64Args(part)...)...); err != nil {
 			return err
 		}
 	}
@@ -694,12 +645,12 @@ func (w *writer) updateString(ctx context.Context, b *batchWriter, ss *storedStr
 		if after, err = t.strUpdate.Values(after[:0], &next, store.Owner{}); err != nil {
 			return false, err
 		}
-		if err := w.exec(ctx, tx, t.strUpdate.UpdateSQL(t.str.Key(), 1), append(after, ss.ID)...); err != nil {
+		if err := w.exec(ctx, tx, t.strUpdate.UpdateSQL(t.Str.Key(), 1), append(after, ss.ID)...); err != nil {
 			return false, err
 		}
 	}
 	if labelsChanged {
-		if err := w.deleteIn(ctx, tx, t.strLabel.Through, t.strLabel.From, []int64{ss.ID}); err != nil {
+		if err := w.deleteIn(ctx, tx, t.StrLabels.Child.Through, t.StrLabels.Child.From, []int64{ss.ID}); err != nil {
 			return false, err
 		}
 		if err := b.linkLabels(ctx, ss.ID, labels); err != nil {
@@ -760,7 +711,7 @@ func (w *writer) deleteIn(ctx context.Context, tx *sql.Tx, table, col string, id
 
 // translationsOf are the ids of the translations of the strings ids.
 func (w *writer) translationsOf(ctx context.Context, tx *sql.Tx, t *tables, ids []int64) ([]int64, error) {
-	links, err := w.links(ctx, tx, t.strTr, ids)
+	links, err := w.links(ctx, tx, t.StrTranslations.Child, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -787,13 +738,13 @@ func (w *writer) clearTranslations(ctx context.Context, tx *sql.Tx, t *tables, i
 				return err
 			}
 		}
-		if err := w.deleteIn(ctx, tx, t.tr.Table(), t.tr.Key(), trs); err != nil {
+		if err := w.deleteIn(ctx, tx, t.Tr.Table(), t.Tr.Key(), trs); err != nil {
 			return err
 		}
-		if err := w.deleteIn(ctx, tx, t.strTr.Through, t.strTr.From, part); err != nil {
+		if err := w.deleteIn(ctx, tx, t.StrTranslations.Child.Through, t.StrTranslations.Child.From, part); err != nil {
 			return err
 		}
-		if err := w.deleteIn(ctx, tx, t.summary.Table(), t.summary.OwnerColumn(), part); err != nil {
+		if err := w.deleteIn(ctx, tx, t.Sum.Table(), t.Sum.OwnerColumn(), part); err != nil {
 			return err
 		}
 	}
@@ -807,8 +758,8 @@ func (w *writer) deleteStrings(ctx context.Context, tx *sql.Tx, t *tables, ids [
 	if err := w.clearTranslations(ctx, tx, t, ids); err != nil {
 		return err
 	}
-	all := append([]elements{{t.strLabel.Through, t.strLabel.From}}, t.dependents...)
-	all = append(all, elements{t.str.Table(), t.str.Key()})
+	all := append([]elements{{t.StrLabels.Child.Through, t.StrLabels.Child.From}}, t.dependents...)
+	all = append(all, elements{t.Str.Table(), t.Str.Key()})
 	for _, e := range all {
 		if err := w.deleteIn(ctx, tx, e.table, e.fk, ids); err != nil {
 			return err
@@ -825,7 +776,7 @@ func (w *writer) nextIDs(ctx context.Context, tx *sql.Tx, t *tables) (*idGen, er
 	for _, x := range []struct {
 		dst        *int64
 		table, key string
-	}{{&g.str, t.str.Table(), t.str.Key()}, {&g.tr, t.tr.Table(), t.tr.Key()}, {&g.label, t.label.Table(), t.label.Key()}} {
+	}{{&g.str, t.Str.Table(), t.Str.Key()}, {&g.tr, t.Tr.Table(), t.Tr.Key()}, {&g.label, t.Label.Table(), t.Label.Key()}} {
 		if err := tx.QueryRowContext(ctx, store.MaxSQL(w.d, x.table, x.key)).Scan(x.dst); err != nil {
 			return nil, err
 		}
