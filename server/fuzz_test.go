@@ -93,18 +93,7 @@ func FuzzServe(f *testing.F) {
 		} else {
 			req = httptest.NewRequest(http.MethodGet, path+"?"+q.Encode(), nil)
 		}
-		req.Header.Set("Authorization", "Bearer "+token)
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, req)
-		switch rec.Code {
-		case http.StatusOK, http.StatusBadRequest, http.StatusNotFound:
-		default:
-			t.Fatalf("%s %s: status %d: %s", req.Method, req.URL, rec.Code, rec.Body)
-		}
-		var v map[string]any
-		if err := json.Unmarshal(rec.Body.Bytes(), &v); err != nil {
-			t.Fatalf("%s: not JSON: %v: %s", req.URL, err, rec.Body)
-		}
+		answersJSON(t, h, req)
 	})
 }
 
@@ -158,17 +147,24 @@ func FuzzListParameters(f *testing.F) {
 			q.Set("croql", croql)
 		}
 		req := httptest.NewRequest(http.MethodGet, paths[int(which)%len(paths)]+"?"+q.Encode(), nil)
-		req.Header.Set("Authorization", "Bearer "+token)
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, req)
-		switch rec.Code {
-		case http.StatusOK, http.StatusBadRequest, http.StatusNotFound:
-		default:
-			t.Fatalf("%s %s: status %d: %s", req.Method, req.URL, rec.Code, rec.Body)
-		}
-		var v map[string]any
-		if err := json.Unmarshal(rec.Body.Bytes(), &v); err != nil {
-			t.Fatalf("%s: not JSON: %v: %s", req.URL, err, rec.Body)
-		}
+		answersJSON(t, h, req)
 	})
+}
+
+// answersJSON serves req with a token and fails unless the answer is a
+// 200, 400 or 404 with a JSON object.
+func answersJSON(t *testing.T, h http.Handler, req *http.Request) {
+	t.Helper()
+	req.Header.Set("Authorization", "Bearer "+token)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	switch rec.Code {
+	case http.StatusOK, http.StatusBadRequest, http.StatusNotFound:
+	default:
+		t.Fatalf("%s %s: status %d: %s", req.Method, req.URL, rec.Code, rec.Body)
+	}
+	var v map[string]any
+	if err := json.Unmarshal(rec.Body.Bytes(), &v); err != nil {
+		t.Fatalf("%s: not JSON: %v: %s", req.URL, err, rec.Body)
+	}
 }

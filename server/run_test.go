@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -185,14 +186,7 @@ func TestOpenExisting(t *testing.T) {
 	eng, err := server.EngineOfDSN("file:" + copyName)
 	require.NoError(t, err)
 	require.Equal(t, "sqlite", eng)
-	st, err := server.OpenExisting(context.Background(), eng, "file:"+copyName, "mirror")
-	require.NoError(t, err)
-	defer st.Close()
-	toks := &server.Tokens{}
-	require.NoError(t, toks.Add(token))
-	srv, err := server.New(server.Config{Storage: st, Tokens: toks, Now: clock})
-	require.NoError(t, err)
-	hs := httptestServer(t, srv)
+	hs := serveExisting(t, context.Background(), eng, "file:"+copyName, "mirror")
 	q := `count of comments where (user = @user:"alice") > 0`
 	require.Equal(t, evalIDs(t, p, "strings", "", q), allIDs(t, hs, "/api/v2/projects/1/strings", "strings", q, 10))
 	_, body := get(t, hs, "/api/v2/projects/1", nil)
@@ -231,14 +225,7 @@ func TestOpenExistingServers(t *testing.T) {
 			got, err := server.EngineOfDSN(dsn)
 			require.NoError(t, err)
 			require.Equal(t, eng, got)
-			st, err := server.OpenExisting(ctx, eng, dsn, "")
-			require.NoError(t, err)
-			defer st.Close()
-			toks := &server.Tokens{}
-			require.NoError(t, toks.Add(token))
-			srv, err := server.New(server.Config{Storage: st, Tokens: toks, Now: clock})
-			require.NoError(t, err)
-			hs := httptestServer(t, srv)
+			hs := serveExisting(t, ctx, eng, dsn, "")
 			q := `count of translations where (count of approvals where (user = @user:"alice") > 0) > 0`
 			require.Equal(t, evalIDs(t, p, "strings", "", q), allIDs(t, hs, "/api/v2/projects/1/strings", "strings", q, 10))
 			q = `count of votes > 0`
@@ -332,4 +319,18 @@ func TestRunStoppedMessage(t *testing.T) {
 		_, err := os.Stat(name)
 		require.NoError(t, err, "the SQLite file at the DSN is still there")
 	}
+}
+
+// serveExisting serves the store a load left at dsn (server.OpenExisting)
+// with the test token, until the test ends.
+func serveExisting(t *testing.T, ctx context.Context, eng, dsn, name string) *httptest.Server {
+	t.Helper()
+	st, err := server.OpenExisting(ctx, eng, dsn, name)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = st.Close() })
+	toks := &server.Tokens{}
+	require.NoError(t, toks.Add(token))
+	srv, err := server.New(server.Config{Storage: st, Tokens: toks, Now: clock})
+	require.NoError(t, err)
+	return httptestServer(t, srv)
 }
