@@ -46,12 +46,20 @@ func newDiffCmd(c *cli) *cobra.Command {
 			if err := checkEngineFlags(engineName, dsn); err != nil {
 				return err
 			}
+			if engineName == "memory" && dsn != "" && data != "" {
+				return usageErrorf("--dsn with --data needs --engine %s (without --data, --dsn queries the store croql load wrote there)", engineNames)
+			}
 			opts, err := f.options()
 			if err != nil {
 				return err
 			}
 			if language != "" && !languageContexts[f.ctxName] {
 				return usageErrorf("--language selects translations or glossary terms of one language; the %s context has none", f.ctxName)
+			}
+			if dsn != "" && data == "" {
+				ctx, stop := signalContext()
+				defer stop()
+				return c.diffStore(ctx, f.ctxName, language, engineName, dsn, format, [2]string{args[0], args[1]}, opts)
 			}
 			p, err := c.loadProject(data, schema.ReadOptions{Strict: strict, SkipBad: skipBad})
 			if err != nil {
@@ -113,7 +121,7 @@ func newDiffCmd(c *cli) *cobra.Command {
 	completeFlag(cmd, "format", "text", "json")
 	cmd.Flags().StringVar(&engineName, "engine", "memory", "where the queries run: memory (the evaluator), or "+engineNames+" (compiled to SQL)")
 	completeFlag(cmd, "engine", "memory", "sqlite", "postgres", "mysql", "vitess")
-	cmd.Flags().StringVar(&dsn, "dsn", "", "data source of --engine postgres or mysql (a scratch schema is created and dropped); optional for sqlite")
+	cmd.Flags().StringVar(&dsn, "dsn", "", "without --data: the store `croql load` wrote, queried where it is; with --data and --engine postgres or mysql: the server a scratch schema is created and dropped in (optional for sqlite)")
 	cmd.Flags().StringVar(&language, "language", "", "only the translations (or glossary terms) of this language code, as the platform's per-language endpoint")
 	cmd.Flags().BoolVar(&strict, "strict", false, "reject unknown members and member names repeated within an object in the data file")
 	cmd.Flags().BoolVar(&skipBad, "skip-bad", false, "skip data lines that cannot be read or fail a check, reporting each on stderr")

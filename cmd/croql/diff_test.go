@@ -159,7 +159,7 @@ func TestDiffText(t *testing.T) {
 }
 
 // TestDiffUsage: one query, a query with an error (either side) and
-// --dsn without an engine are errors.
+// --dsn with --data but without an engine are errors.
 func TestDiffUsage(t *testing.T) {
 	code, _, stderr := runCmd(t, "diff", "is hidden")
 	assert.Equal(t, 2, code)
@@ -167,9 +167,9 @@ func TestDiffUsage(t *testing.T) {
 	code, _, stderr = runCmd(t, "diff", "is hidden", "is hiden")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, stderr, "<new>:1:1: error")
-	code, _, stderr = runCmd(t, "diff", "--dsn", "x", "is hidden", "is duplicate")
+	code, _, stderr = runCmd(t, "diff", "--dsn", "x", "--data", smallFixture, "is hidden", "is duplicate")
 	assert.Equal(t, 2, code)
-	assert.Contains(t, stderr, "--dsn needs --engine")
+	assert.Contains(t, stderr, "--dsn with --data needs --engine")
 }
 
 // TestDiffEngines: croql diff prints the same on every engine: in memory,

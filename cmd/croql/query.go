@@ -44,6 +44,8 @@ func newQueryCmd(c *cli) *cobra.Command {
 			"built-in demo project (croql demo). @user and @language mentions resolve against the\n" +
 			"data's users and languages. The in-memory evaluator prints matches in the data's order;\n" +
 			"a SQL engine (the data loaded into a scratch database) in ascending id order.\n" +
+			"With --dsn and no --data it queries the store `croql load` wrote there, where it is\n" +
+			"(the engine follows from the DSN), and prints the matches read back from it.\n" +
 			"--fields id,text prints only those members of each object (the JSON names of\n" +
 			"docs/data-format.md, in the order given).\n" +
 			"Exit 0 on success (no match included), 1 when the query has an error or the data\n" +
@@ -53,6 +55,9 @@ func newQueryCmd(c *cli) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkEngineFlags(engineName, dsn); err != nil {
 				return err
+			}
+			if engineName == "memory" && dsn != "" && data != "" {
+				return usageErrorf("--dsn with --data needs --engine %s (without --data, --dsn queries the store croql load wrote there)", engineNames)
 			}
 			ed, err := parseEdition(edition)
 			if err != nil {
@@ -105,9 +110,12 @@ func newQueryCmd(c *cli) *cobra.Command {
 			ctx, stop := signalContext()
 			defer stop()
 			var matched bool
-			if engineName == "memory" && data != "" {
+			switch {
+			case dsn != "" && data == "":
+				matched, err = c.queryStore(ctx, name, src, ctxName, language, engineName, dsn, out, opts)
+			case engineName == "memory" && data != "":
 				matched, err = c.streamQuery(ctx, name, src, data, ctxName, language, out, opts, ropts)
-			} else {
+			default:
 				matched, err = c.runQuery(ctx, name, src, data, ctxName, language, engineName, dsn, out, opts, ropts)
 			}
 			if err == nil && exitStatus && !matched {
@@ -126,7 +134,7 @@ func newQueryCmd(c *cli) *cobra.Command {
 	cmd.Flags().BoolVar(&fold, "fold", false, "make contains case-insensitive (Unicode simple folding)")
 	cmd.Flags().StringVar(&engineName, "engine", "memory", "where the query runs: memory (the evaluator), or "+engineNames+" (compiled to SQL)")
 	completeFlag(cmd, "engine", "memory", "sqlite", "postgres", "mysql", "vitess")
-	cmd.Flags().StringVar(&dsn, "dsn", "", "data source of --engine postgres, mysql or vitess (a scratch schema is created and dropped); optional for sqlite")
+	cmd.Flags().StringVar(&dsn, "dsn", "", "without --data: the store `croql load` wrote, queried where it is; with --data and --engine postgres, mysql or vitess: the server a scratch schema is created and dropped in (optional for sqlite)")
 	cmd.Flags().BoolVar(&strict, "strict", false, "reject unknown members and member names repeated within an object in the data file")
 	cmd.Flags().BoolVar(&skipBad, "skip-bad", false, "skip data lines that cannot be read or fail a check, reporting each on stderr, instead of stopping at the first")
 	_ = cmd.MarkFlagFilename("data", dataExts...)
@@ -392,14 +400,12 @@ func (p *progressReader) Read(b []byte) (int, error) {
 	return n, err
 }
 
-// checkEngineFlags checks --engine and --dsn of query and diff: memory
-// takes no DSN, a server engine needs one.
+// checkEngineFlags checks --engine and --dsn of query and diff: a DSN
+// without data is a loaded store (any engine, memory meaning "as the DSN
+// says"), and a server engine needs one.
 func checkEngineFlags(engineName, dsn string) error {
 	switch engineName {
 	case "memory":
-		if dsn != "" {
-			return usageErrorf("--dsn needs --engine %s", engineNames)
-		}
 	case "sqlite":
 	case "postgres", "mysql", "vitess":
 		if dsn == "" {

@@ -248,7 +248,7 @@ func TestQueryBadUsage(t *testing.T) {
 		{"--data", "-", "-"},
 		{"--nope", "is hidden"},
 		{"--engine", "oracle", "is hidden"},
-		{"--dsn", "postgres://x", "is hidden"},
+		{"--dsn", "postgres://x", "--data", smallFixture, "is hidden"},
 		{"--engine", "postgres", "is hidden"},
 	} {
 		code, out, stderr := runQuery(t, "is hidden", args...)

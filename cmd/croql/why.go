@@ -81,10 +81,10 @@ func (f *evalFlags) projectEnv(p *schema.Project, opts []croql.Option) (*croql.E
 // one object of a project, and which clauses decided the result.
 func newWhyCmd(c *cli) *cobra.Command {
 	var (
-		f               evalFlags
-		data, format    string
-		id              int64
-		strict, skipBad bool
+		f                 evalFlags
+		data, format, dsn string
+		id                int64
+		strict, skipBad   bool
 	)
 	cmd := &cobra.Command{
 		Use:   "why --id N [--data FILE] [--context C] [--format text|json] [--now T] [--tz Z] [--edition E] [--fold] [QUERY|-]",
@@ -118,6 +118,11 @@ func newWhyCmd(c *cli) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if dsn != "" && data == "" {
+				ctx, stop := signalContext()
+				defer stop()
+				return c.whyStore(ctx, f.ctxName, dsn, name, src, format, id, opts)
+			}
 			p, err := c.loadProject(data, schema.ReadOptions{Strict: strict, SkipBad: skipBad})
 			if err != nil {
 				return failure(err)
@@ -146,6 +151,7 @@ func newWhyCmd(c *cli) *cobra.Command {
 	cmd.Flags().StringVar(&data, "data", "", dataHelp+"; default: the built-in demo project")
 	addLocFlags(cmd, &c.loc)
 	_ = cmd.MarkFlagFilename("data", dataExts...)
+	cmd.Flags().StringVar(&dsn, "dsn", "", "without --data: explain the object of the store `croql load` wrote there, read back from it")
 	cmd.Flags().Int64Var(&id, "id", 0, "the id of the object to explain (a string's, translation's, TM segment's, term's or concept's, by --context)")
 	cmd.Flags().StringVar(&format, "format", "text", "output: text or json")
 	completeFlag(cmd, "format", "text", "json")
