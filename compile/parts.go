@@ -77,19 +77,25 @@ func KeyIn(d Dialect, m *mapping.Mapping, c *schema.Context, ids []int64) (*SQL,
 		s.Where = d.Bool(false)
 		return s, nil
 	}
+	list, args := KeyList(d, make([]any, 0, len(ids)), ids)
+	s.Where, s.Args = s.Key+" IN ("+list+")", args
+	return s, nil
+}
+
+// KeyList is the inside of an IN list of keys: one integer parameter per
+// key, numbered after the arguments args already holds, and args with the
+// keys appended. Every list of keys croql writes (KeyIn, package store's
+// reader, croql serve's pages) is written by it.
+func KeyList(d Dialect, args []any, keys []int64) (string, []any) {
 	var b strings.Builder
-	b.WriteString(s.Key + " IN (")
-	s.Args = make([]any, len(ids))
-	for i, id := range ids {
+	for i, k := range keys {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		s.Args[i] = id
-		b.WriteString(d.Param(i+1, schema.Int))
+		args = append(args, k)
+		b.WriteString(d.Param(len(args), schema.Int))
 	}
-	b.WriteString(")")
-	s.Where = b.String()
-	return s, nil
+	return b.String(), args
 }
 
 // rootAlias is the root row's alias in every compiled condition: the

@@ -157,7 +157,7 @@ func (s *Server) page(ctx context.Context, tx *sql.Tx, p *Project, res *resource
 func (s *Server) records(ctx context.Context, tx *sql.Tx, p *Project, rq *recordsQuery, objs []map[string]any) error {
 	d := p.Dialect()
 	byID, ids := pageIndex(objs, "records", func() any { return []any{} })
-	in, args := inList(d, nil, ids)
+	in, args := compile.KeyList(d, nil, ids)
 	rows, err := tx.QueryContext(ctx, rq.sql+in+") ORDER BY "+rq.order, args...)
 	if err != nil {
 		return fmt.Errorf("server: records: %w", err)
@@ -238,27 +238,11 @@ func pageIndex(objs []map[string]any, member string, empty func() any) (byID map
 	return byID, ids
 }
 
-// inList is the inside of an IN list of ids as bound parameters, numbered
-// after the arguments args holds ("?, ?" or "$3::bigint, $4::bigint"),
-// and args with the ids appended: every IN list of keys the server
-// writes.
-func inList(d compile.Dialect, args []any, ids []int64) (string, []any) {
-	var b strings.Builder
-	for i, id := range ids {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		args = append(args, id)
-		b.WriteString(d.Param(len(args), schema.Int))
-	}
-	return b.String(), args
-}
-
 // inChunk takes up to MaxLimit ids from the front of *ids: the inside of
 // their IN list and their arguments.
 func inChunk(d compile.Dialect, ids *[]int64) (string, []any) {
 	n := min(len(*ids), MaxLimit)
-	ph, args := inList(d, make([]any, 0, n), (*ids)[:n])
+	ph, args := compile.KeyList(d, make([]any, 0, n), (*ids)[:n])
 	*ids = (*ids)[n:]
 	return ph, args
 }
@@ -292,7 +276,7 @@ func (s *Server) labelIDs(ctx context.Context, tx *sql.Tx, p *Project, objs []ma
 	}
 	through, from, to := t.StrLabels.Child.Through, t.StrLabels.Child.From, t.StrLabels.Child.To
 	byID, ids := pageIndex(objs, "labelIds", func() any { return []int64{} })
-	in, args := inList(d, nil, ids)
+	in, args := compile.KeyList(d, nil, ids)
 	q := "SELECT " + d.Quote(from) + ", " + d.Quote(to) + " FROM " + d.Quote(through) + " WHERE " + d.Quote(from) + " IN (" + in + ") ORDER BY 1, 2"
 	rows, err := tx.QueryContext(ctx, q, args...)
 	if err != nil {

@@ -437,7 +437,7 @@ func (pl *residentRows) run(s *Server, req *listRequest) (any, *httpError) {
 		if len(page) == 0 {
 			return nil
 		}
-		in, args := inList(req.p.Dialect(), nil, page)
+		in, args := compile.KeyList(req.p.Dialect(), nil, page)
 		var err error
 		rows, err = s.page(ctx, tx, req.p, req.res, []string{req.res.key + " IN (" + in + ")"}, args,
 			listParams{limit: int64(len(page))})

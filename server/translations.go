@@ -123,7 +123,7 @@ func (s *Server) trWhere(req *listRequest, b *trBase, withStrings bool, purpose 
 	}
 	if len(b.flt.stringIDs) > 0 && withStrings {
 		var in string
-		in, args = inList(d, args, b.flt.stringIDs)
+		in, args = compile.KeyList(d, args, b.flt.stringIDs)
 		where = append(where, b.stringID+" IN ("+in+")")
 	}
 	args = append(args, req.lang)
@@ -280,11 +280,11 @@ func (pl *trByString) read(ctx context.Context, s *Server, req *listRequest, fro
 		}
 		d := req.p.Dialect()
 		w := append(slices.Clone(pl.where), pl.stringID+" IS NOT NULL")
-		in, a := inList(d, slices.Clone(pl.args), page)
+		in, a := compile.KeyList(d, slices.Clone(pl.args), page)
 		w = append(w, pl.stringID+" IN ("+in+")")
 		if rd.sn != nil {
 			// By key: the string id is a subquery per row.
-			in, a = inList(d, a, tids)
+			in, a = compile.KeyList(d, a, tids)
 			w = append(w, req.res.key+" IN ("+in+")")
 		}
 		order := " ORDER BY 2, 1"

@@ -338,18 +338,8 @@ func (r *reader) in(b *strings.Builder, col string, keys []int64) []any {
 	if col == "" {
 		return nil
 	}
-	b.WriteString(" WHERE ")
-	b.WriteString(r.d.Quote(col))
-	b.WriteString(" IN (")
-	args := make([]any, len(keys))
-	for i, k := range keys {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(r.d.Param(i+1, schema.Int))
-		args[i] = k
-	}
-	b.WriteByte(')')
+	list, args := compile.KeyList(r.d, make([]any, 0, len(keys)), keys)
+	b.WriteString(" WHERE " + r.d.Quote(col) + " IN (" + list + ")")
 	return args
 }
 
