@@ -108,6 +108,12 @@ type Config struct {
 	// connection is closed.
 	MinBodyRate int64
 	BodyGrace   time.Duration
+	// WriteTimeout is the time Serve gives an answer to reach the client
+	// once its first byte is written (DefaultWriteTimeout when 0,
+	// negative: none): a client that stops reading has its connection
+	// closed then. A list request gives its lane place back before its
+	// answer is written, so a client that does not read holds no place.
+	WriteTimeout time.Duration
 	// MaxPageBytes is the byte budget of a list answer
 	// (DefaultMaxPageBytes when 0, negative: none): a page that would
 	// pass it is a 400 saying how many of its objects fit, and its rows
@@ -147,6 +153,7 @@ func (cfg *Config) applyDefaults() {
 		orDefault(&cfg.MaxConnsPerClient, DefaultMaxConnsPerClient, true),
 		orDefault(&cfg.MinBodyRate, DefaultMinBodyRate, true),
 		orDefault(&cfg.BodyGrace, DefaultBodyGrace, false),
+		orDefault(&cfg.WriteTimeout, DefaultWriteTimeout, true),
 		orDefault(&cfg.MaxPageBytes, DefaultMaxPageBytes, true),
 		orDefault(&cfg.MaxRequestCost, DefaultMaxRequestCost, true),
 		orDefault(&cfg.CheapCost, DefaultCheapCost, true),
@@ -388,11 +395,11 @@ func (s *Server) recoverer(h http.Handler) http.Handler {
 //
 // Connections are bounded: headers within ReadHeaderTimeout and
 // MaxHeaderBytes, bodies at Config.MinBodyRate after Config.BodyGrace,
-// idle keep-alive connections closed after IdleTimeout, and at most
+// answers within Config.WriteTimeout of their first byte, idle keep-alive connections closed after IdleTimeout, and at most
 // Config.MaxConns connections open, Config.MaxConnsPerClient from one IP
 // address.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
-	hs := &http.Server{Handler: minBodyRate(s, s.cfg.MinBodyRate, s.cfg.BodyGrace),
+	hs := &http.Server{Handler: answerDeadline(minBodyRate(s, s.cfg.MinBodyRate, s.cfg.BodyGrace), s.cfg.WriteTimeout),
 		ReadHeaderTimeout: ReadHeaderTimeout, IdleTimeout: IdleTimeout, MaxHeaderBytes: MaxHeaderBytes,
 		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) }}
 	ln = newLimitListener(ln, s.cfg.MaxConns, s.cfg.MaxConnsPerClient)

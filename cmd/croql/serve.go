@@ -32,7 +32,7 @@ func newServeCmd(c *cli) *cobra.Command {
 		adminListen                                     string
 		residentMax                                     int64
 		logRequests                                     bool
-		timeout                                         time.Duration
+		timeout, writeTimeout                           time.Duration
 		pf                                              = &platformFlags{}
 	)
 	cmd := &cobra.Command{
@@ -86,7 +86,7 @@ func newServeCmd(c *cli) *cobra.Command {
 				Data: data, Read: read, Demo: demoProject, DSN: dsn, Dir: dir,
 				Listen: listen, Token: token, TokenFile: tokenFile, Log: c.stderr, LogRequests: logRequests,
 				AdminListen: adminListen,
-				Config: server.Config{Edition: ed, MaxCost: maxCost, Timeout: timeout,
+				Config: server.Config{Edition: ed, MaxCost: maxCost, Timeout: timeout, WriteTimeout: writeTimeout,
 					MaxConns: maxConns, MaxConnsPerClient: maxConnsPerClient, MaxPageBytes: maxPageBytes,
 					MaxRequestCost: maxRequestCost, CheapCost: cheapCost, CheapLane: cheapLane,
 					ExpensiveLane: expensiveLane, LaneQueue: laneQueue, MaxPerToken: perToken,
@@ -121,6 +121,7 @@ func newServeCmd(c *cli) *cobra.Command {
 	f.IntVar(&perToken, "max-per-token", server.DefaultMaxPerToken, "list requests of one token in each lane at once (negative: no limit); one more is a 429 with Retry-After")
 	f.StringVar(&adminListen, "admin-listen", "", "address of an admin listener serving /metrics and /debug/pprof/ without a token (off by default; use a loopback or private address)")
 	f.DurationVar(&timeout, "timeout", server.DefaultTimeout, "statement timeout of a request")
+	f.DurationVar(&writeTimeout, "write-timeout", server.DefaultWriteTimeout, "time an answer may take to reach the client from its first byte (negative: none); a client that stops reading is disconnected then")
 	f.IntVar(&maxConns, "max-conns", server.DefaultMaxConns, "connections open at once (negative: no cap); one more is closed as soon as it is accepted")
 	f.Int64Var(&maxPageBytes, "max-page-bytes", server.DefaultMaxPageBytes, "byte budget of a list answer (negative: none); a page that would pass it is a 400 saying how many objects fit")
 	f.IntVar(&maxConnsPerClient, "max-conns-per-client", server.DefaultMaxConnsPerClient, "connections open at once from one IP address (negative: no cap; behind a proxy every client has the proxy's address)")
