@@ -285,9 +285,10 @@ func (s *Server) routes() {
 	s.HandlePublic("GET /healthz", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	}))
-	// The metrics name every project's pool and the routes' traffic: a
-	// token on the public port, none on the admin listener.
-	s.Handle("GET /metrics", s.metrics.handler())
+	// The metrics name the routes' traffic and the projects' pools: a
+	// token on the public port (which sees the pools of its projects
+	// only), none on the admin listener (which sees them all).
+	s.Handle("GET /metrics", s.metrics.publicHandler())
 	s.Handle("GET /api/v2/projects", s.api(s.listProjects))
 	s.Handle("GET /api/v2/projects/{projectId}", s.api(s.getProject))
 	s.listRoutes()
