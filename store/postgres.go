@@ -54,6 +54,8 @@ func (postgresBackend) scratch() *scratchSQL {
 		createIfMissing: "CREATE SCHEMA IF NOT EXISTS %s",
 		drop:            "DROP SCHEMA IF EXISTS %s CASCADE",
 		list:            "SELECT nspname FROM pg_namespace WHERE nspname LIKE $1",
+		lock:            "SELECT pg_try_advisory_lock(hashtextextended($1, 0))",
+		unlock:          "SELECT pg_advisory_unlock(hashtextextended($1, 0))",
 	}
 }
 
