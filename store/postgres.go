@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/croql/croql/compile"
@@ -41,6 +43,14 @@ func (postgresBackend) pool(dsn, schema string) (*sql.DB, error) {
 			cfg.RuntimeParams = map[string]string{}
 		}
 		cfg.RuntimeParams["search_path"] = schema
+	}
+	// When a statement's context ends, the server is sent a cancel
+	// request at once (pgx's default only closes the socket, which a
+	// backend busy in a statement does not notice: it ran on until its
+	// statement_timeout, or to its end without one); the socket is
+	// closed a second later if the statement has not stopped by then.
+	cfg.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: time.Second}
 	}
 	db := stdlib.OpenDB(*cfg)
 	db.SetMaxOpenConns(postgresPool)
