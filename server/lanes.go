@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"math"
 	"net/http"
 	"runtime"
@@ -12,6 +13,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/croql/croql"
+	"github.com/croql/croql/diag"
+	"github.com/croql/croql/typecheck"
 )
 
 // Defaults of the admission of list requests (Config fields of the same
@@ -147,7 +152,9 @@ func (s *Server) reservePool() {
 }
 
 // admitList is the admission of a list request: it estimates the
-// request's cost (a 400 too-costly over the request budget) and takes a
+// request's cost, its query's and its filter parameters' (a 400
+// too-costly over the request budget, or when one call of a text
+// operator could pass the budget per call), and takes a
 // place in the cheap or the expensive lane, at most Config.MaxPerToken
 // requests of one token in each; release gives it back. A full lane, or
 // no place before the request's deadline, is a 503 with Retry-After; a
@@ -164,9 +171,17 @@ func (s *Server) admitList(req *listRequest) (release func(), e *httpError) {
 	defer cancel()
 	l := s.lanes.cheap
 	if est, ok := s.estimate(ctx, req.p, req.ep.context, req.params.croql); ok {
+		if e := s.callBudget(ctx, req, est.q, "croql"); e != nil {
+			s.metrics.rejected(laneExpensive, "too-costly")
+			return nil, e
+		}
 		if s.cfg.MaxRequestCost > 0 && est.cost > s.cfg.MaxRequestCost {
 			s.metrics.rejected(laneExpensive, "too-costly")
 			return nil, est.tooCostly(req.params.croql, s.cfg.MaxRequestCost, req.ep.context)
+		}
+		if e := s.priceFilters(ctx, req, est); e != nil {
+			s.metrics.rejected(laneExpensive, "too-costly")
+			return nil, e
 		}
 		if est.cost > s.lanes.cheapCost {
 			l = s.lanes.expensive
@@ -216,3 +231,78 @@ func (s *Server) estimate(ctx context.Context, p *Project, ctxName, src string) 
 	e.cost, e.objects = requestCost(e.perObject, st, ctxName)
 	return e, true
 }
+
+// priceFilters adds to est the cost of the request's filter parameters
+// (filter, labelIds, …: the conditions croql serve writes for them),
+// each checked once for the request, and refuses a request they take
+// over the budget per call or the request budget: a 400 under the
+// parameter. Parameters that cannot be read are left to the handler,
+// which answers them.
+func (s *Server) priceFilters(ctx context.Context, req *listRequest, est *requestEstimate) *httpError {
+	flt, e := req.filters()
+	if e != nil {
+		return nil
+	}
+	st := s.stats(ctx, req.p)
+	model := st.costModel()
+	dearest := ""
+	for _, g := range []struct {
+		ctx string
+		ps  []filterParam
+	}{{req.ep.context, flt.root}, {croql.Strings, flt.strs}} {
+		if len(g.ps) == 0 {
+			continue
+		}
+		env, err := s.paramEnv(req.p, g.ctx)
+		if err != nil {
+			return nil
+		}
+		most := 0.0
+		for _, fp := range g.ps {
+			q := checkQuery(ctx, env, fp.src).q
+			if q == nil {
+				continue // compileParams answers it
+			}
+			if e := s.callBudget(ctx, req, q, fp.name); e != nil {
+				return e
+			}
+			c := q.Cost(model)
+			est.perObject += c
+			if c > most {
+				most, dearest = c, fp.name
+			}
+		}
+	}
+	if dearest == "" {
+		return nil
+	}
+	est.cost, est.objects = requestCost(est.perObject, st, req.ep.context)
+	if s.cfg.MaxRequestCost > 0 && est.cost > s.cfg.MaxRequestCost {
+		return invalid(dearest, "tooCostly", fmt.Sprintf("the request is too costly: about %s steps (%s per object × %d objects, %s included), over this server's request budget of %s (croql serve --max-request-cost)",
+			typecheck.Approx(est.cost), typecheck.Approx(est.perObject), est.objects, dearest, typecheck.Approx(s.cfg.MaxRequestCost)))
+	}
+	return nil
+}
+
+// callBudget refuses a query (of the croql parameter, or of the filter
+// parameter key) one of whose text operators could take more than
+// Config.MaxCallCost in one call on the project's engine (callCost): a
+// 400 that says why.
+func (s *Server) callBudget(ctx context.Context, req *listRequest, q *typecheck.Query, key string) *httpError {
+	if s.cfg.MaxCallCost <= 0 || q == nil {
+		return nil
+	}
+	engine := req.p.Dialect().Name()
+	c, at, text, sub := callCost(q, s.stats(ctx, req.p), engine != "sqlite")
+	if c <= s.cfg.MaxCallCost {
+		return nil
+	}
+	msg := tooLongCall(engineNames[engine], c, s.cfg.MaxCallCost, text, sub)
+	if key != "croql" {
+		return invalid(key, "tooCostly", key+": "+msg)
+	}
+	return croqlError(req.params.croql, diag.List{diag.Errorf(diag.ClassLogic, typecheck.RuleTooCostly, at, "%s", msg)})
+}
+
+// engineNames are the engines as messages name them.
+var engineNames = map[string]string{"postgres": "PostgreSQL", "mysql": "MySQL/MariaDB", "vitess": "Vitess", "sqlite": "SQLite"}

@@ -125,6 +125,15 @@ type Config struct {
 	// visit. A request over it is a 400 (rule too-costly) before it runs.
 	// DefaultMaxRequestCost when 0, negative: none.
 	MaxRequestCost float64
+	// MaxCallCost is the most work one call of a text operator (a
+	// `contains`, a text comparison, the filter parameter's search) may
+	// take by per-row upper bounds: the longest text of the field in the
+	// project times the searched text's length where the engine's
+	// substring search is quadratic and cannot be interrupted inside a
+	// call (PostgreSQL, MariaDB), their sum elsewhere. A request over it
+	// is a 400 before it runs, since its deadline could not stop it.
+	// DefaultMaxCallCost when 0, negative: none.
+	MaxCallCost float64
 	// CheapCost is the request cost up to which a list request runs in
 	// the cheap lane, the others in the expensive lane
 	// (DefaultCheapCost when 0). CheapLane and ExpensiveLane are the
@@ -156,6 +165,7 @@ func (cfg *Config) applyDefaults() {
 		orDefault(&cfg.WriteTimeout, DefaultWriteTimeout, true),
 		orDefault(&cfg.MaxPageBytes, DefaultMaxPageBytes, true),
 		orDefault(&cfg.MaxRequestCost, DefaultMaxRequestCost, true),
+		orDefault(&cfg.MaxCallCost, DefaultMaxCallCost, true),
 		orDefault(&cfg.CheapCost, DefaultCheapCost, true),
 		orDefault(&cfg.CheapLane, DefaultCheapLane(), false),
 		orDefault(&cfg.ExpensiveLane, DefaultExpensiveLane(), false),

@@ -25,7 +25,7 @@ func newServeCmd(c *cli) *cobra.Command {
 	var (
 		data                                            []string
 		dsn, listen, token, tokenFile, dir, edition, ui string
-		maxCost, maxRequestCost, cheapCost              float64
+		maxCost, maxRequestCost, maxCallCost, cheapCost float64
 		maxConns, maxConnsPerClient                     int
 		maxPageBytes                                    int64
 		cheapLane, expensiveLane, laneQueue, perToken   int
@@ -88,7 +88,7 @@ func newServeCmd(c *cli) *cobra.Command {
 				AdminListen: adminListen,
 				Config: server.Config{Edition: ed, MaxCost: maxCost, Timeout: timeout, WriteTimeout: writeTimeout,
 					MaxConns: maxConns, MaxConnsPerClient: maxConnsPerClient, MaxPageBytes: maxPageBytes,
-					MaxRequestCost: maxRequestCost, CheapCost: cheapCost, CheapLane: cheapLane,
+					MaxRequestCost: maxRequestCost, MaxCallCost: maxCallCost, CheapCost: cheapCost, CheapLane: cheapLane,
 					ExpensiveLane: expensiveLane, LaneQueue: laneQueue, MaxPerToken: perToken,
 					ResidentMaxBytes: residentMax},
 				Setup: func(s *server.Server) error {
@@ -114,6 +114,7 @@ func newServeCmd(c *cli) *cobra.Command {
 	addEditionFlag(cmd, &edition)
 	f.Float64Var(&maxCost, "max-cost", 0, "cost budget of a query (0: the safe default, negative: unlimited); a query over it is a 400")
 	f.Float64Var(&maxRequestCost, "max-request-cost", server.DefaultMaxRequestCost, "cost budget of a list request: the query's cost per object times the objects it may visit (negative: none); a request over it is a 400")
+	f.Float64Var(&maxCallCost, "max-call-cost", server.DefaultMaxCallCost, "most work one call of a text operator (contains, the filter parameter, a comparison) may take, priced from the project's longest texts; a request over it is a 400, since PostgreSQL and MariaDB cannot interrupt such a call (negative: none)")
 	f.Float64Var(&cheapCost, "cheap-cost", server.DefaultCheapCost, "request cost up to which a list request runs in the cheap lane; dearer ones run in the expensive lane")
 	f.IntVar(&cheapLane, "cheap-lane", server.DefaultCheapLane(), "cheap list requests run at once (twice the CPUs by default)")
 	f.IntVar(&expensiveLane, "expensive-lane", server.DefaultExpensiveLane(), "expensive list requests run at once (half the CPUs by default, at least 1)")
