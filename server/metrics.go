@@ -62,7 +62,7 @@ func newMetrics(s *Server) *metrics {
 				func() float64 { return float64(l.waiting.Load()) }),
 			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "croql_lane_size",
 				Help: "List requests the lane runs at once.", ConstLabels: prometheus.Labels{"lane": l.name}},
-				func() float64 { return float64(cap(l.slots)) }))
+				func() float64 { return float64(l.size) }))
 	}
 	for _, p := range s.cfg.Storage.Projects() {
 		if p.db != nil {
