@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/croql/croql/compile"
 )
 
@@ -41,11 +43,12 @@ func TimedTx(ctx context.Context, db *sql.DB, d compile.Dialect, readOnly bool, 
 		return fmt.Errorf("store: begin: %w", err)
 	}
 	defer conn.Close()
+	pid := pgBackendPID(conn)
 	tx, err := conn.BeginTx(ctx, opts)
 	if err != nil {
 		return fmt.Errorf("store: begin: %w", err)
 	}
-	stop, err := killAtCancel(ctx, db, tx, d)
+	stop, err := killAtCancel(ctx, db, tx, d, pid)
 	if err != nil {
 		_ = tx.Rollback()
 		return err
@@ -116,14 +119,16 @@ var killers = map[string][2]string{
 // a statement of a later transaction on the same connection (TimedTx
 // keeps the connection until then). SQLite is interrupted in the
 // process: nothing to do.
-func killAtCancel(ctx context.Context, db *sql.DB, tx *sql.Tx, d compile.Dialect) (stop func(), err error) {
+// id, when not 0, is the connection's id already known (pgBackendPID).
+func killAtCancel(ctx context.Context, db *sql.DB, tx *sql.Tx, d compile.Dialect, id int64) (stop func(), err error) {
 	k, ok := killers[d.Name()]
 	if !ok || ctx.Done() == nil {
 		return func() {}, nil
 	}
-	var id int64
-	if err := tx.QueryRowContext(ctx, k[0]).Scan(&id); err != nil {
-		return nil, fmt.Errorf("store: reading the connection id: %w", err)
+	if id == 0 {
+		if err := tx.QueryRowContext(ctx, k[0]).Scan(&id); err != nil {
+			return nil, fmt.Errorf("store: reading the connection id: %w", err)
+		}
 	}
 	done, exited := make(chan struct{}), make(chan struct{})
 	go func() {
@@ -152,4 +157,17 @@ func killAtCancel(ctx context.Context, db *sql.DB, tx *sql.Tx, d compile.Dialect
 		close(done)
 		<-exited
 	}, nil
+}
+
+// pgBackendPID is the backend process id of a PostgreSQL connection of
+// pgx, which pgx knows without asking the server; 0 for another driver.
+func pgBackendPID(conn *sql.Conn) int64 {
+	var pid int64
+	_ = conn.Raw(func(dc any) error {
+		if c, ok := dc.(interface{ Conn() *pgx.Conn }); ok {
+			pid = int64(c.Conn().PgConn().PID())
+		}
+		return nil
+	})
+	return pid
 }
