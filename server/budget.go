@@ -3,6 +3,7 @@ package server
 import (
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 )
 
 // DefaultMaxPageBytes is the byte budget of a list answer
@@ -19,8 +20,9 @@ func (e *pageBudgetError) Error() string {
 	return fmt.Sprintf("server: the page passes its byte budget after %d objects", e.fit)
 }
 
-// pageBytes counts the bytes of a page's texts as its rows are read,
-// against the byte budget max (no budget when 0 or less).
+// pageBytes counts the bytes of a page's texts as its rows are read, as
+// the answer will send them (JSON-escaped: jsonLen), against the byte
+// budget max (no budget when 0 or less).
 type pageBytes struct {
 	max, n int64
 	rows   int
@@ -35,9 +37,9 @@ func (b *pageBytes) add(vals []any) error {
 	for _, v := range vals {
 		switch v := v.(type) {
 		case string:
-			b.n += int64(len(v))
+			b.n += jsonLen(v)
 		case []byte:
-			b.n += int64(len(v))
+			b.n += jsonLen(string(v))
 		}
 	}
 	if b.n > b.max {
@@ -60,4 +62,36 @@ func (s *Server) pageTooLarge(fit int) *httpError {
 		budget, fit, fit))
 	e.validation[0].Errors[0].Fit = fit
 	return e
+}
+
+// jsonLen is the length of s as encoding/json writes it in a string,
+// without the quotes: `"` and `\` and the short escapes take 2 bytes, the
+// other control characters, `<`, `>`, `&` (escaped for HTML), U+2028,
+// U+2029 and each byte of invalid UTF-8 (written as U+FFFD) take 6.
+func jsonLen(s string) int64 {
+	var n int64
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t' || c == '\b' || c == '\f':
+				n += 2
+			case c < 0x20 || c == '<' || c == '>' || c == '&':
+				n += 6
+			default:
+				n++
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1, r == '\u2028', r == '\u2029':
+			n += 6
+		default:
+			n += int64(size)
+		}
+		i += size
+	}
+	return n
 }

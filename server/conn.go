@@ -33,6 +33,9 @@ const (
 	// MaxHeaderBytes bounds a request's line and headers: room for a
 	// 64 KiB query percent-encoded in the URL.
 	MaxHeaderBytes = 256 << 10
+	// DefaultWriteTimeout is the time an answer may take to reach the
+	// client from its first byte (Config.WriteTimeout).
+	DefaultWriteTimeout = 30 * time.Second
 )
 
 // limitListener closes, as soon as they are accepted, the connections
@@ -205,3 +208,51 @@ func (b *rateBody) Read(p []byte) (int, error) {
 	}
 	return n, err
 }
+
+// answerDeadline gives each answer d to be written, counted from its
+// first byte (its status line): a client that stops reading has its
+// connection closed when d has passed, and the handler writing to it
+// returns. The deadline is set when the answer starts rather than when
+// the request arrives, so that a slow upload or a long query is not
+// cut by it (the body rate and the statement timeout bound those); the
+// deadline an earlier answer set on a keep-alive connection is lifted
+// first.
+func answerDeadline(next http.Handler, d time.Duration) http.Handler {
+	if d <= 0 {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rc := http.NewResponseController(w)
+		_ = rc.SetWriteDeadline(time.Time{})
+		next.ServeHTTP(&deadlineWriter{ResponseWriter: w, rc: rc, d: d}, r)
+	})
+}
+
+// deadlineWriter sets its connection's write deadline at the first byte
+// of the answer.
+type deadlineWriter struct {
+	http.ResponseWriter
+	rc      *http.ResponseController
+	d       time.Duration
+	started bool
+}
+
+func (w *deadlineWriter) start() {
+	if !w.started {
+		w.started = true
+		_ = w.rc.SetWriteDeadline(time.Now().Add(w.d))
+	}
+}
+
+func (w *deadlineWriter) WriteHeader(code int) {
+	w.start()
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *deadlineWriter) Write(b []byte) (int, error) {
+	w.start()
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (w *deadlineWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

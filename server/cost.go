@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/croql/croql"
 	"github.com/croql/croql/diag"
@@ -40,8 +41,9 @@ type projectStats struct {
 	objects map[string]int64
 	known   bool
 	// text maps a text field's name to its average length in characters
-	// (the largest over the tables that have it).
-	text map[string]float64
+	// (the largest over the tables that have it); longest to the length
+	// of its longest value (likewise).
+	text, longest map[string]float64
 }
 
 // statsCache holds the stats of each project.
@@ -98,16 +100,17 @@ func (s *Server) readStatsAt(ctx context.Context, p *Project, w int64) *projectS
 	if err != nil {
 		s.log.LogAttrs(ctx, slog.LevelWarn, "reading the project's statistics; request costs are per object",
 			slog.Int64("project", p.ID), slog.String("error", err.Error()))
-		st = &projectStats{objects: map[string]int64{}, text: map[string]float64{}}
+		st = &projectStats{objects: map[string]int64{}, text: map[string]float64{}, longest: map[string]float64{}}
 	}
 	st.writes = w
 	return st
 }
 
-// readStats counts the root objects of each context and averages the
-// lengths of their text fields, in one read-only transaction.
+// readStats counts the root objects of each context and reads the
+// average and the longest length of their text fields, in one read-only
+// transaction.
 func (s *Server) readStats(ctx context.Context, p *Project) (*projectStats, error) {
-	st := &projectStats{objects: map[string]int64{}, text: map[string]float64{}, known: true}
+	st := &projectStats{objects: map[string]int64{}, text: map[string]float64{}, longest: map[string]float64{}, known: true}
 	d := p.Dialect()
 	// The length in characters: CHAR_LENGTH where the engine has it
 	// (LENGTH counts bytes on MySQL), LENGTH otherwise (SQLite's counts
@@ -135,13 +138,14 @@ func (s *Server) readStats(ctx context.Context, p *Project) (*projectStats, erro
 					continue
 				}
 				fields = append(fields, f.Name)
-				cols = append(cols, "AVG("+length+"("+d.Quote(col)+"))")
+				cols = append(cols, "AVG("+length+"("+d.Quote(col)+"))", "MAX("+length+"("+d.Quote(col)+"))")
 			}
 			var n int64
 			avgs := make([]sql.NullFloat64, len(fields))
-			vals := []any{&n} // COUNT(*), then each field's AVG
+			maxes := make([]sql.NullFloat64, len(fields))
+			vals := []any{&n} // COUNT(*), then each field's AVG and MAX
 			for i := range avgs {
-				vals = append(vals, &avgs[i])
+				vals = append(vals, &avgs[i], &maxes[i])
 			}
 			q := "SELECT " + strings.Join(cols, ", ") + " FROM " + d.Quote(t.Name)
 			if err := tx.QueryRowContext(ctx, q).Scan(vals...); err != nil {
@@ -151,6 +155,9 @@ func (s *Server) readStats(ctx context.Context, p *Project) (*projectStats, erro
 			for i, f := range fields {
 				if avgs[i].Valid {
 					st.text[f] = max(st.text[f], math.Ceil(avgs[i].Float64))
+				}
+				if maxes[i].Valid {
+					st.longest[f] = max(st.longest[f], maxes[i].Float64)
 				}
 			}
 		}
@@ -209,6 +216,88 @@ func (e *requestEstimate) tooCostly(src string, budget float64, ctxName string) 
 		typecheck.Approx(e.cost), typecheck.Approx(e.perObject), e.objects, what, typecheck.Approx(budget)).
 		WithHint("%s", hint)
 	return croqlError(src, diag.List{d})
+}
+
+// DefaultMaxCallCost is the work one call of a text operator may take by
+// default (Config.MaxCallCost): about half a second of character
+// comparisons at 10^9 a second, the rate of PostgreSQL's strpos and
+// MariaDB's LOCATE on their worst inputs.
+const DefaultMaxCallCost = 5e8
+
+// callCost is the work of the dearest call of a text operator in q on a
+// project of statistics st, from per-row upper bounds: a `contains`
+// compares up to every position of the text it searches with all of the
+// text it looks for on an engine whose substring search is quadratic
+// (PostgreSQL's strpos, MariaDB's LOCATE; SQLite's croql_contains is
+// linear), a comparison reads both texts; a field's text is as long as
+// the longest value of the field in the project. at is the operator's
+// span, and text and sub the lengths it was priced from.
+func callCost(q *typecheck.Query, st *projectStats, quadratic bool) (worst float64, at diag.Span, text, sub float64) {
+	if q == nil {
+		return 0, diag.Span{}, 0, 0
+	}
+	typecheck.Inspect(q.Root, func(n typecheck.Node) {
+		var c, a, b float64
+		var sp diag.Span
+		switch n := n.(type) {
+		case *typecheck.Contains:
+			a, b, sp = st.longestOf(n.X), st.longestOf(n.Sub), n.Sp
+			c = a + b
+			if quadratic {
+				c = a * max(1, b)
+			}
+		case *typecheck.Compare:
+			if n.Operand == schema.String {
+				a, b, sp = st.longestOf(n.X), st.longestOf(n.Y), n.Sp
+				c = a + b
+			}
+		case *typecheck.Between:
+			if n.Operand == schema.String {
+				a, b, sp = st.longestOf(n.X), st.longestOf(n.Lo)+st.longestOf(n.Hi), n.Sp
+				c = a + b
+			}
+		}
+		if c > worst {
+			worst, at, text, sub = c, sp, a, b
+		}
+	})
+	return worst, at, text, sub
+}
+
+// longestOf is the longest text the node n may be on the project: a
+// literal's own length, a text field's longest value, and for anything
+// else (a text computed from others) the longest text of the project.
+func (st *projectStats) longestOf(n typecheck.Node) float64 {
+	var f *schema.Field
+	switch n := n.(type) {
+	case *typecheck.Const:
+		return float64(utf8.RuneCountInString(n.S))
+	case *typecheck.Field:
+		f = n.F
+	case *typecheck.Member:
+		f = n.F
+	}
+	if f != nil {
+		if f.Type.Kind != schema.String { // a language code
+			return 0
+		}
+		if l, ok := st.longest[f.Name]; ok {
+			return l
+		}
+	}
+	longest := 0.0
+	for _, l := range st.longest {
+		longest = max(longest, l)
+	}
+	return longest
+}
+
+// tooLongCall is the 400 of a request whose dearest text operator could
+// take more than budget in one call: the call cannot be interrupted on
+// the engine, so its deadline would not stop it.
+func tooLongCall(engine string, cost, budget, text, sub float64) string {
+	return fmt.Sprintf("one text comparison here could take about %s steps in a single call (texts of up to %s and %s characters), which %s cannot interrupt once started, so the request's deadline would not stop it: over this server's budget of %s per call (croql serve --max-call-cost); compare or search for shorter texts",
+		typecheck.Approx(cost), typecheck.Approx(text), typecheck.Approx(sub), engine, typecheck.Approx(budget))
 }
 
 // statsTimeout bounds reading a project's statistics.

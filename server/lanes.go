@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"math"
 	"net/http"
 	"runtime"
@@ -12,6 +13,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/croql/croql"
+	"github.com/croql/croql/diag"
+	"github.com/croql/croql/typecheck"
 )
 
 // Defaults of the admission of list requests (Config fields of the same
@@ -45,23 +50,50 @@ const (
 )
 
 // lane admits at most size requests at once; up to queue more wait for a
-// place, until their deadline.
+// place, until their deadline. The waiting requests queue per token, and
+// the tokens take turns (round robin): a place that frees goes to the
+// next token's oldest request, so that one token's flood waits behind
+// its own requests, not in front of another token's. When reserve is
+// reports that the server has several tokens, a token that holds places never
+// takes the lane's last free one: it is kept for a token that holds
+// none, so that a token's slow requests cannot hold every place.
 type lane struct {
-	name    string
-	slots   chan struct{}
-	queue   int64
-	waiting atomic.Int64
+	name  string
+	size  int
+	queue int
 	// retryAfter is what a refused request is told to wait.
 	retryAfter time.Duration
-
-	mu       sync.Mutex
-	perToken map[[sha256.Size]byte]int
+	// reserve reports whether the server has several tokens (nil: no).
+	reserve  func() bool
 	maxToken int
+
+	mu sync.Mutex
+	// run is the number of requests holding a place; waiting, those
+	// queued (both also read by the metrics).
+	run, waiting atomic.Int64
+	// inLane counts each token's requests in the lane (running or
+	// waiting), held its running ones.
+	inLane, held map[[sha256.Size]byte]int
+	// queues are the waiting requests of each token, oldest first; ring
+	// the tokens that have some, in turn order, next the one whose turn
+	// comes next.
+	queues map[[sha256.Size]byte][]*waiter
+	ring   [][sha256.Size]byte
+	next   int
 }
 
-func newLane(name string, size, queue, maxToken int, retryAfter time.Duration) *lane {
-	return &lane{name: name, slots: make(chan struct{}, max(1, size)), queue: int64(max(0, queue)),
-		retryAfter: retryAfter, perToken: map[[sha256.Size]byte]int{}, maxToken: maxToken}
+// waiter is a request waiting for a place: ready is closed when it is
+// given one.
+type waiter struct {
+	tok     [sha256.Size]byte
+	ready   chan struct{}
+	granted bool
+}
+
+func newLane(name string, size, queue, maxToken int, retryAfter time.Duration, reserve func() bool) *lane {
+	return &lane{name: name, size: max(1, size), queue: max(0, queue), retryAfter: retryAfter,
+		reserve: reserve, maxToken: maxToken,
+		inLane: map[[sha256.Size]byte]int{}, held: map[[sha256.Size]byte]int{}, queues: map[[sha256.Size]byte][]*waiter{}}
 }
 
 // Why a lane refuses a request.
@@ -75,45 +107,145 @@ var (
 // says why not. release gives it back.
 func (l *lane) acquire(ctx context.Context, tok [sha256.Size]byte) (release func(), err error) {
 	l.mu.Lock()
-	if l.maxToken > 0 && l.perToken[tok] >= l.maxToken {
+	if l.maxToken > 0 && l.inLane[tok] >= l.maxToken {
 		l.mu.Unlock()
 		return nil, errTokenLimit
 	}
-	l.perToken[tok]++
-	l.mu.Unlock()
-	untoken := func() {
+	l.inLane[tok]++
+	release = func() {
 		l.mu.Lock()
 		defer l.mu.Unlock()
-		if l.perToken[tok]--; l.perToken[tok] <= 0 {
-			delete(l.perToken, tok)
-		}
+		l.run.Add(-1)
+		l.untake(tok)
+		l.dispatch()
 	}
-	done := func() {
-		<-l.slots
-		untoken()
+	// Every waiter that could take a free place has one (dispatch), so
+	// a request that may take one now passes no one.
+	if l.mayTake(tok) {
+		l.take(tok)
+		l.mu.Unlock()
+		return release, nil
 	}
-	select {
-	case l.slots <- struct{}{}:
-		return done, nil
-	default:
-	}
-	if l.waiting.Add(1) > l.queue {
-		l.waiting.Add(-1)
-		untoken()
+	if l.waiting.Load() >= int64(l.queue) {
+		l.forget(tok)
+		l.mu.Unlock()
 		return nil, errLaneFull
 	}
-	defer l.waiting.Add(-1)
+	w := &waiter{tok: tok, ready: make(chan struct{})}
+	if len(l.queues[tok]) == 0 {
+		l.ring = append(l.ring, tok)
+	}
+	l.queues[tok] = append(l.queues[tok], w)
+	l.waiting.Add(1)
+	l.mu.Unlock()
 	select {
-	case l.slots <- struct{}{}:
-		return done, nil
+	case <-w.ready:
+		return release, nil
 	case <-ctx.Done():
-		untoken()
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if w.granted { // given a place as the deadline came: give it back
+		l.run.Add(-1)
+		l.untake(tok)
+		l.dispatch()
 		return nil, errLaneWait
+	}
+	l.unqueue(w)
+	l.forget(tok)
+	return nil, errLaneWait
+}
+
+// mayTake reports whether tok may take a place now (l.mu held).
+func (l *lane) mayTake(tok [sha256.Size]byte) bool {
+	free := l.size - int(l.run.Load())
+	return free > 1 || free == 1 && (l.held[tok] == 0 || l.size == 1 || l.reserve == nil || !l.reserve())
+}
+
+// take gives tok a place (l.mu held).
+func (l *lane) take(tok [sha256.Size]byte) {
+	l.run.Add(1)
+	l.held[tok]++
+}
+
+// untake ends a request of tok that held a place (l.mu held).
+func (l *lane) untake(tok [sha256.Size]byte) {
+	if l.held[tok]--; l.held[tok] <= 0 {
+		delete(l.held, tok)
+	}
+	l.forget(tok)
+}
+
+// forget ends a request of tok in the lane (l.mu held).
+func (l *lane) forget(tok [sha256.Size]byte) {
+	if l.inLane[tok]--; l.inLane[tok] <= 0 {
+		delete(l.inLane, tok)
+	}
+}
+
+// dispatch gives the free places to the waiting requests, the tokens in
+// turn, each token's oldest first (l.mu held).
+func (l *lane) dispatch() {
+	for len(l.ring) > 0 {
+		granted := false
+		for range len(l.ring) {
+			l.next %= len(l.ring)
+			tok := l.ring[l.next]
+			if !l.mayTake(tok) {
+				l.next++
+				continue
+			}
+			q := l.queues[tok]
+			w := q[0]
+			l.queues[tok] = q[1:]
+			l.waiting.Add(-1)
+			if len(l.queues[tok]) == 0 {
+				delete(l.queues, tok)
+				l.ring = append(l.ring[:l.next], l.ring[l.next+1:]...)
+			} else {
+				l.next++
+			}
+			l.take(tok)
+			w.granted = true
+			close(w.ready)
+			granted = true
+			break
+		}
+		if !granted {
+			return
+		}
+	}
+}
+
+// unqueue removes w, which gave up waiting, from its token's queue (l.mu
+// held).
+func (l *lane) unqueue(w *waiter) {
+	q := l.queues[w.tok]
+	for i, x := range q {
+		if x == w {
+			q = append(q[:i], q[i+1:]...)
+			break
+		}
+	}
+	l.waiting.Add(-1)
+	if len(q) > 0 {
+		l.queues[w.tok] = q
+		return
+	}
+	delete(l.queues, w.tok)
+	for i, t := range l.ring {
+		if t == w.tok {
+			l.ring = append(l.ring[:i], l.ring[i+1:]...)
+			if i < l.next {
+				l.next--
+			}
+			break
+		}
 	}
 }
 
 // running is the number of requests holding a place.
-func (l *lane) running() int { return len(l.slots) }
+func (l *lane) running() int { return int(l.run.Load()) }
 
 // lanes are the cheap and the expensive lane of a server.
 type lanes struct {
@@ -122,9 +254,10 @@ type lanes struct {
 }
 
 func newLanes(cfg Config) *lanes {
+	several := func() bool { return cfg.Tokens != nil && cfg.Tokens.Len() > 1 }
 	return &lanes{
-		cheap:     newLane(laneCheap, cfg.CheapLane, cfg.LaneQueue, cfg.MaxPerToken, time.Second),
-		expensive: newLane(laneExpensive, cfg.ExpensiveLane, cfg.LaneQueue, cfg.MaxPerToken, cfg.Timeout),
+		cheap:     newLane(laneCheap, cfg.CheapLane, cfg.LaneQueue, cfg.MaxPerToken, time.Second, several),
+		expensive: newLane(laneExpensive, cfg.ExpensiveLane, cfg.LaneQueue, cfg.MaxPerToken, cfg.Timeout, several),
 		cheapCost: cfg.CheapCost,
 	}
 }
@@ -147,7 +280,9 @@ func (s *Server) reservePool() {
 }
 
 // admitList is the admission of a list request: it estimates the
-// request's cost (a 400 too-costly over the request budget) and takes a
+// request's cost, its query's and its filter parameters' (a 400
+// too-costly over the request budget, or when one call of a text
+// operator could pass the budget per call), and takes a
 // place in the cheap or the expensive lane, at most Config.MaxPerToken
 // requests of one token in each; release gives it back. A full lane, or
 // no place before the request's deadline, is a 503 with Retry-After; a
@@ -164,9 +299,17 @@ func (s *Server) admitList(req *listRequest) (release func(), e *httpError) {
 	defer cancel()
 	l := s.lanes.cheap
 	if est, ok := s.estimate(ctx, req.p, req.ep.context, req.params.croql); ok {
+		if e := s.callBudget(ctx, req, est.q, "croql"); e != nil {
+			s.metrics.rejected(laneExpensive, "too-costly")
+			return nil, e
+		}
 		if s.cfg.MaxRequestCost > 0 && est.cost > s.cfg.MaxRequestCost {
 			s.metrics.rejected(laneExpensive, "too-costly")
 			return nil, est.tooCostly(req.params.croql, s.cfg.MaxRequestCost, req.ep.context)
+		}
+		if e := s.priceFilters(ctx, req, est); e != nil {
+			s.metrics.rejected(laneExpensive, "too-costly")
+			return nil, e
 		}
 		if est.cost > s.lanes.cheapCost {
 			l = s.lanes.expensive
@@ -216,3 +359,78 @@ func (s *Server) estimate(ctx context.Context, p *Project, ctxName, src string) 
 	e.cost, e.objects = requestCost(e.perObject, st, ctxName)
 	return e, true
 }
+
+// priceFilters adds to est the cost of the request's filter parameters
+// (filter, labelIds, …: the conditions croql serve writes for them),
+// each checked once for the request, and refuses a request they take
+// over the budget per call or the request budget: a 400 under the
+// parameter. Parameters that cannot be read are left to the handler,
+// which answers them.
+func (s *Server) priceFilters(ctx context.Context, req *listRequest, est *requestEstimate) *httpError {
+	flt, e := req.filters()
+	if e != nil {
+		return nil
+	}
+	st := s.stats(ctx, req.p)
+	model := st.costModel()
+	dearest := ""
+	for _, g := range []struct {
+		ctx string
+		ps  []filterParam
+	}{{req.ep.context, flt.root}, {croql.Strings, flt.strs}} {
+		if len(g.ps) == 0 {
+			continue
+		}
+		env, err := s.paramEnv(req.p, g.ctx)
+		if err != nil {
+			return nil
+		}
+		most := 0.0
+		for _, fp := range g.ps {
+			q := checkQuery(ctx, env, fp.src).q
+			if q == nil {
+				continue // compileParams answers it
+			}
+			if e := s.callBudget(ctx, req, q, fp.name); e != nil {
+				return e
+			}
+			c := q.Cost(model)
+			est.perObject += c
+			if c > most {
+				most, dearest = c, fp.name
+			}
+		}
+	}
+	if dearest == "" {
+		return nil
+	}
+	est.cost, est.objects = requestCost(est.perObject, st, req.ep.context)
+	if s.cfg.MaxRequestCost > 0 && est.cost > s.cfg.MaxRequestCost {
+		return invalid(dearest, "tooCostly", fmt.Sprintf("the request is too costly: about %s steps (%s per object × %d objects, %s included), over this server's request budget of %s (croql serve --max-request-cost)",
+			typecheck.Approx(est.cost), typecheck.Approx(est.perObject), est.objects, dearest, typecheck.Approx(s.cfg.MaxRequestCost)))
+	}
+	return nil
+}
+
+// callBudget refuses a query (of the croql parameter, or of the filter
+// parameter key) one of whose text operators could take more than
+// Config.MaxCallCost in one call on the project's engine (callCost): a
+// 400 that says why.
+func (s *Server) callBudget(ctx context.Context, req *listRequest, q *typecheck.Query, key string) *httpError {
+	if s.cfg.MaxCallCost <= 0 || q == nil {
+		return nil
+	}
+	engine := req.p.Dialect().Name()
+	c, at, text, sub := callCost(q, s.stats(ctx, req.p), engine != "sqlite")
+	if c <= s.cfg.MaxCallCost {
+		return nil
+	}
+	msg := tooLongCall(engineNames[engine], c, s.cfg.MaxCallCost, text, sub)
+	if key != "croql" {
+		return invalid(key, "tooCostly", key+": "+msg)
+	}
+	return croqlError(req.params.croql, diag.List{diag.Errorf(diag.ClassLogic, typecheck.RuleTooCostly, at, "%s", msg)})
+}
+
+// engineNames are the engines as messages name them.
+var engineNames = map[string]string{"postgres": "PostgreSQL", "mysql": "MySQL/MariaDB", "vitess": "Vitess", "sqlite": "SQLite"}

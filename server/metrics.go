@@ -4,13 +4,17 @@ import (
 	"context"
 	"net/http"
 	"net/http/pprof"
+	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	dto "github.com/prometheus/client_model/go"
 )
 
 // metrics are a server's Prometheus metrics, in a registry of its own.
@@ -58,11 +62,11 @@ func newMetrics(s *Server) *metrics {
 				func() float64 { return float64(l.waiting.Load()) }),
 			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "croql_lane_size",
 				Help: "List requests the lane runs at once.", ConstLabels: prometheus.Labels{"lane": l.name}},
-				func() float64 { return float64(cap(l.slots)) }))
+				func() float64 { return float64(l.size) }))
 	}
 	for _, p := range s.cfg.Storage.Projects() {
 		if p.db != nil {
-			reg.MustRegister(collectors.NewDBStatsCollector(p.db, "project-"+strconv.FormatInt(p.ID, 10)))
+			reg.MustRegister(collectors.NewDBStatsCollector(p.db, poolPrefix+strconv.FormatInt(p.ID, 10)))
 		}
 	}
 	return m
@@ -71,9 +75,97 @@ func newMetrics(s *Server) *metrics {
 // rejected counts a request admission refused.
 func (m *metrics) rejected(lane, reason string) { m.refused.WithLabelValues(lane, reason).Inc() }
 
-// handler serves the registry in the Prometheus text format.
+// poolPrefix starts the db_name label of a project's connection pool
+// metrics; the project's id follows.
+const poolPrefix = "project-"
+
+// handler serves the registry in the Prometheus text format: all of it
+// (the admin listener's).
 func (m *metrics) handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
+}
+
+// publicHandler serves the registry to a request with a token (the
+// public port's /metrics): the connection pools of the projects the
+// token may read only, so that no token learns which other projects the
+// server holds.
+func (m *metrics) publicHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		g, _ := GrantOf(r)
+		gather := prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) {
+			mfs, err := m.reg.Gather()
+			return readable(mfs, g), err
+		})
+		promhttp.HandlerFor(gather, promhttp.HandlerOpts{}).ServeHTTP(w, r)
+	})
+}
+
+// readable keeps of mfs the series that name no project g may not read
+// (a db_name label of poolPrefix and an id); families left empty go.
+func readable(mfs []*dto.MetricFamily, g Grant) []*dto.MetricFamily {
+	for _, mf := range mfs {
+		mf.Metric = slices.DeleteFunc(mf.Metric, func(mt *dto.Metric) bool {
+			for _, lp := range mt.GetLabel() {
+				if lp.GetName() != "db_name" {
+					continue
+				}
+				id, err := strconv.ParseInt(strings.TrimPrefix(lp.GetValue(), poolPrefix), 10, 64)
+				return err != nil || !g.Reads(id)
+			}
+			return false
+		})
+	}
+	return slices.DeleteFunc(mfs, func(mf *dto.MetricFamily) bool { return len(mf.Metric) == 0 })
+}
+
+// cmdline serves the program's command line as pprof.Cmdline does, with
+// the values of the flags that carry secrets (tokens, client secrets,
+// passwords, DSNs) redacted.
+func cmdline(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	_, _ = w.Write([]byte(strings.Join(redactArgs(os.Args), "\x00")))
+}
+
+// redacted replaces a secret flag's value in the command line.
+const redacted = "REDACTED"
+
+// redactArgs is args with the value of every flag whose name says it is
+// secret replaced by redacted, in both forms: --name=value and --name
+// value.
+func redactArgs(args []string) []string {
+	out := slices.Clone(args)
+	for i := 0; i < len(out); i++ {
+		a := out[i]
+		if !strings.HasPrefix(a, "-") || a == "--" {
+			if a == "--" {
+				break
+			}
+			continue
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !secretFlag(name) {
+			continue
+		}
+		if hasValue {
+			out[i] = a[:strings.IndexByte(a, '=')+1] + redacted
+		} else if i+1 < len(out) {
+			i++
+			out[i] = redacted
+		}
+	}
+	return out
+}
+
+// secretFlag reports whether a flag named name carries a secret.
+func secretFlag(name string) bool {
+	name = strings.ToLower(name)
+	for _, w := range []string{"token", "secret", "password", "passwd", "dsn", "key", "credential"} {
+		if strings.Contains(name, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // engineTimer adds up the time a request spends in database transactions
@@ -136,7 +228,7 @@ func (s *Server) AdminHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", s.metrics.handler())
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/cmdline", cmdline)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -138,4 +139,48 @@ func TestRunAdminListen(t *testing.T) {
 	res.Body.Close()
 	assert.Equal(t, http.StatusNotFound, res.StatusCode)
 	assert.Contains(t, metricsText(t, "http://"+admin), "croql_http_requests_total")
+}
+
+// TestPublicMetricsNameOnlyTheTokensProjects: on the public port a
+// token limited to project 2 sees the connection pool of project 2 and
+// no word of project 1; the admin listener sees both.
+func TestPublicMetricsNameOnlyTheTokensProjects(t *testing.T) {
+	tokens := &server.Tokens{}
+	require.NoError(t, tokens.Add(token, 2))
+	hs := serve(t, "sqlite", server.Config{Tokens: tokens}, demo(t), demo(t))
+	m := metricsText(t, hs.URL)
+	assert.Contains(t, m, `db_name="project-2"`)
+	assert.NotContains(t, m, `"project-1"`, "a token that reads project 2 only must not learn of project 1")
+	srv, err := server.New(server.Config{Storage: hs.Config.Handler.(*server.Server).Storage(), Tokens: tokens})
+	require.NoError(t, err)
+	admin := httptest.NewServer(srv.AdminHandler())
+	defer admin.Close()
+	all := metricsText(t, admin.URL)
+	assert.Contains(t, all, `db_name="project-1"`)
+	assert.Contains(t, all, `db_name="project-2"`)
+}
+
+// TestPprofCmdlineRedactsSecrets: the admin listener's
+// /debug/pprof/cmdline shows the command line with the values of the
+// flags that carry secrets (client secrets, tokens, DSNs) redacted, in
+// both flag forms.
+func TestPprofCmdlineRedactsSecrets(t *testing.T) {
+	saved := os.Args
+	defer func() { os.Args = saved }()
+	os.Args = []string{"croql", "serve", "--app-client-secret", "s3cret-one", "--token=tok-two", "--admin-token", "tok-three",
+		"--dsn", "postgres://u:pw-four@h/db", "--data", "demo.json", "--app-client-id", "client-1"}
+	hs := serve(t, "sqlite", server.Config{}, demo(t))
+	admin := httptest.NewServer(hs.Config.Handler.(*server.Server).AdminHandler())
+	defer admin.Close()
+	res, err := http.Get(admin.URL + "/debug/pprof/cmdline")
+	require.NoError(t, err)
+	b, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, res.StatusCode)
+	for _, secret := range []string{"s3cret-one", "tok-two", "tok-three", "pw-four"} {
+		assert.NotContains(t, string(b), secret)
+	}
+	assert.Equal(t, "croql\x00serve\x00--app-client-secret\x00REDACTED\x00--token=REDACTED\x00--admin-token\x00REDACTED\x00"+
+		"--dsn\x00REDACTED\x00--data\x00demo.json\x00--app-client-id\x00client-1", string(b))
 }

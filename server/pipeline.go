@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/croql/croql"
 	"github.com/croql/croql/compile"
@@ -114,13 +115,21 @@ func (s *Server) listRoute(ep *endpoint, body bool) http.Handler {
 			writeError(w, e)
 			return
 		}
-		defer release()
+		var once sync.Once
+		done := func() { once.Do(release) }
+		defer done()
 		out, e := s.answer(req)
 		if e != nil {
 			writeError(w, e)
 			return
 		}
-		s.writeBody(w, out)
+		status, b := s.encodeBody(out)
+		// The lane bounds the work of answers, not the clients' reading:
+		// its place is given back before the answer is written, so a
+		// client that stops reading holds none (Config.WriteTimeout then
+		// closes its connection).
+		done()
+		writeJSONBytes(w, status, b)
 	})
 }
 

@@ -108,6 +108,12 @@ type Config struct {
 	// connection is closed.
 	MinBodyRate int64
 	BodyGrace   time.Duration
+	// WriteTimeout is the time Serve gives an answer to reach the client
+	// once its first byte is written (DefaultWriteTimeout when 0,
+	// negative: none): a client that stops reading has its connection
+	// closed then. A list request gives its lane place back before its
+	// answer is written, so a client that does not read holds no place.
+	WriteTimeout time.Duration
 	// MaxPageBytes is the byte budget of a list answer
 	// (DefaultMaxPageBytes when 0, negative: none): a page that would
 	// pass it is a 400 saying how many of its objects fit, and its rows
@@ -119,6 +125,15 @@ type Config struct {
 	// visit. A request over it is a 400 (rule too-costly) before it runs.
 	// DefaultMaxRequestCost when 0, negative: none.
 	MaxRequestCost float64
+	// MaxCallCost is the most work one call of a text operator (a
+	// `contains`, a text comparison, the filter parameter's search) may
+	// take by per-row upper bounds: the longest text of the field in the
+	// project times the searched text's length where the engine's
+	// substring search is quadratic and cannot be interrupted inside a
+	// call (PostgreSQL, MariaDB), their sum elsewhere. A request over it
+	// is a 400 before it runs, since its deadline could not stop it.
+	// DefaultMaxCallCost when 0, negative: none.
+	MaxCallCost float64
 	// CheapCost is the request cost up to which a list request runs in
 	// the cheap lane, the others in the expensive lane
 	// (DefaultCheapCost when 0). CheapLane and ExpensiveLane are the
@@ -147,8 +162,10 @@ func (cfg *Config) applyDefaults() {
 		orDefault(&cfg.MaxConnsPerClient, DefaultMaxConnsPerClient, true),
 		orDefault(&cfg.MinBodyRate, DefaultMinBodyRate, true),
 		orDefault(&cfg.BodyGrace, DefaultBodyGrace, false),
+		orDefault(&cfg.WriteTimeout, DefaultWriteTimeout, true),
 		orDefault(&cfg.MaxPageBytes, DefaultMaxPageBytes, true),
 		orDefault(&cfg.MaxRequestCost, DefaultMaxRequestCost, true),
+		orDefault(&cfg.MaxCallCost, DefaultMaxCallCost, true),
 		orDefault(&cfg.CheapCost, DefaultCheapCost, true),
 		orDefault(&cfg.CheapLane, DefaultCheapLane(), false),
 		orDefault(&cfg.ExpensiveLane, DefaultExpensiveLane(), false),
@@ -278,9 +295,10 @@ func (s *Server) routes() {
 	s.HandlePublic("GET /healthz", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	}))
-	// The metrics name every project's pool and the routes' traffic: a
-	// token on the public port, none on the admin listener.
-	s.Handle("GET /metrics", s.metrics.handler())
+	// The metrics name the routes' traffic and the projects' pools: a
+	// token on the public port (which sees the pools of its projects
+	// only), none on the admin listener (which sees them all).
+	s.Handle("GET /metrics", s.metrics.publicHandler())
 	s.Handle("GET /api/v2/projects", s.api(s.listProjects))
 	s.Handle("GET /api/v2/projects/{projectId}", s.api(s.getProject))
 	s.listRoutes()
@@ -388,11 +406,11 @@ func (s *Server) recoverer(h http.Handler) http.Handler {
 //
 // Connections are bounded: headers within ReadHeaderTimeout and
 // MaxHeaderBytes, bodies at Config.MinBodyRate after Config.BodyGrace,
-// idle keep-alive connections closed after IdleTimeout, and at most
+// answers within Config.WriteTimeout of their first byte, idle keep-alive connections closed after IdleTimeout, and at most
 // Config.MaxConns connections open, Config.MaxConnsPerClient from one IP
 // address.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
-	hs := &http.Server{Handler: minBodyRate(s, s.cfg.MinBodyRate, s.cfg.BodyGrace),
+	hs := &http.Server{Handler: answerDeadline(minBodyRate(s, s.cfg.MinBodyRate, s.cfg.BodyGrace), s.cfg.WriteTimeout),
 		ReadHeaderTimeout: ReadHeaderTimeout, IdleTimeout: IdleTimeout, MaxHeaderBytes: MaxHeaderBytes,
 		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) }}
 	ln = newLimitListener(ln, s.cfg.MaxConns, s.cfg.MaxConnsPerClient)

@@ -15,18 +15,24 @@ import (
 // cannot be written as JSON). Every JSON answer of croql serve, the
 // platform side's routes included, is written here.
 func WriteJSON(w http.ResponseWriter, status int, v any) {
+	status, b := encodeJSON(status, v)
+	writeJSONBytes(w, status, b)
+}
+
+// encodeJSON is v as WriteJSON writes it, and the status it answers.
+func encodeJSON(status int, v any) (int, []byte) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		status = http.StatusInternalServerError
-		b = []byte(`{"error":{"code":500,"message":"Internal Server Error"}}`)
+		return http.StatusInternalServerError, []byte(`{"error":{"code":500,"message":"Internal Server Error"}}`)
 	}
-	writeJSONBytes(w, status, b)
+	return status, b
 }
 
 // writeJSONBytes writes b, a JSON document, as WriteJSON does.
 func writeJSONBytes(w http.ResponseWriter, status int, b []byte) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)+1))
 	w.WriteHeader(status)
 	_, _ = w.Write(append(b, '\n'))
 }
@@ -38,6 +44,19 @@ func WriteError(w http.ResponseWriter, status int, message string) {
 }
 
 func writeError(w http.ResponseWriter, e *httpError) {
+	if e.status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="croql"`)
+	}
+	if e.retryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(e.retryAfter))
+	}
+	status, b := encodeError(e)
+	writeJSONBytes(w, status, b)
+}
+
+// encodeError is the document of e (without its headers: writeError
+// sets those), and its status.
+func encodeError(e *httpError) (int, []byte) {
 	if e.validation != nil {
 		var body ValidationBody
 		for _, v := range e.validation {
@@ -45,18 +64,11 @@ func writeError(w http.ResponseWriter, e *httpError) {
 				Error ValidationError `json:"error"`
 			}{v})
 		}
-		WriteJSON(w, e.status, body)
-		return
+		return encodeJSON(e.status, body)
 	}
 	var body ErrorBody
 	body.Error.Code, body.Error.Message = e.status, e.message
-	if e.status == http.StatusUnauthorized {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="croql"`)
-	}
-	if e.retryAfter > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(e.retryAfter))
-	}
-	WriteJSON(w, e.status, body)
+	return encodeJSON(e.status, body)
 }
 
 // writeBody writes a handler's answer. A list answer larger than
@@ -64,19 +76,25 @@ func writeError(w http.ResponseWriter, e *httpError) {
 // says how many of its objects fit) rather than cut short: the
 // platform's clients read a page shorter than its limit as the last one.
 func (s *Server) writeBody(w http.ResponseWriter, body any) {
+	status, b := s.encodeBody(body)
+	writeJSONBytes(w, status, b)
+}
+
+// encodeBody is the JSON document writeBody writes for body, and its
+// status: a list answer over the byte budget is the 400 that says how
+// many of its objects fit, a body that cannot be written as JSON the
+// 500 WriteJSON writes.
+func (s *Server) encodeBody(body any) (int, []byte) {
 	lr, ok := body.(listResponse)
 	if !ok || s.cfg.MaxPageBytes <= 0 {
-		WriteJSON(w, http.StatusOK, body)
-		return
+		return encodeJSON(http.StatusOK, body)
 	}
 	b, err := json.Marshal(lr)
 	if err != nil {
-		WriteJSON(w, http.StatusOK, body) // the same failure, answered as WriteJSON does
-		return
+		return encodeJSON(http.StatusOK, body) // the same failure, answered as WriteJSON does
 	}
 	if int64(len(b))+1 <= s.cfg.MaxPageBytes {
-		writeJSONBytes(w, http.StatusOK, b)
-		return
+		return http.StatusOK, b
 	}
 	// How many objects fit: the envelope, then each object and its comma.
 	empty, _ := json.Marshal(listResponse{Data: []any{}, Pagination: lr.Pagination})
@@ -91,5 +109,5 @@ func (s *Server) writeBody(w http.ResponseWriter, body any) {
 		}
 		fit++
 	}
-	writeError(w, s.pageTooLarge(fit))
+	return encodeError(s.pageTooLarge(fit))
 }

@@ -57,6 +57,11 @@ type scratchSQL struct {
 	// created, when set, runs after create (a format for the quoted
 	// name).
 	created string
+	// lock and unlock take and give back a session lock named after a
+	// scratch schema (one parameter, the name); lock does not wait and
+	// answers whether it got the lock. Empty: the engine's scratch
+	// schemas hold no lock, and only their age tells a leftover.
+	lock, unlock string
 }
 
 // backends lists the engines, in the order their DSN forms are tried:

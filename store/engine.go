@@ -23,8 +23,11 @@
 //
 // Scratch schemas keep test runs and `croql query --engine` loads isolated
 // from each other and from the data already in the server. Their names
-// carry their creation time (ScratchPrefix); Open drops those older than
-// LeftoverAge, which a crashed or killed run left behind.
+// carry their creation time (ScratchPrefix), and the run that made one
+// holds a session lock named after it while it lives: Open drops the
+// scratch schemas whose lock is free, which a crashed or killed run left
+// behind (and those of older croql runs, which took no lock, once older
+// than LeftoverAge).
 //
 // Everything that differs between the engines is in one file each
 // (postgres.go, mysql.go, sqlite.go, behind the backend interface of
@@ -146,7 +149,20 @@ func openScratch(ctx context.Context, b backend, dsn string) (db *sql.DB, name s
 			admin.Close()
 			return nil, "", nil, err
 		}
-		dropLeftovers(ctx, admin, sc.list, sc.drop, d.Quote, now)
+		if sc.lock != "" {
+			// The lock is taken before the schema exists, so that no
+			// other run ever sees it without its lock.
+			name += lockedSuffix
+			lock, err := holdLock(ctx, admin, sc, name)
+			if err != nil {
+				admin.Close()
+				return nil, "", nil, fmt.Errorf("store: %s: %w", b.name(), err)
+			}
+			drop = func() error {
+				return errors.Join(dropScratch(admin, fmt.Sprintf(sc.drop, d.Quote(name))), lock(), admin.Close())
+			}
+		}
+		dropLeftovers(ctx, admin, sc, d.Quote, now)
 		if _, err := admin.ExecContext(ctx, fmt.Sprintf(sc.create, d.Quote(name))); err != nil {
 			// A cancelled context may have stopped only the wait for the
 			// answer: the schema may exist all the same.
@@ -330,55 +346,127 @@ func dropScratch(admin *sql.DB, stmt string) error {
 	return err
 }
 
-// scratchTime returns the creation time a scratch name carries; false for
-// any other name (another program's schema, or a scratch schema of an
-// older croql, which named no time).
-func scratchTime(name string) (time.Time, bool) {
+// lockedSuffix ends the name of a scratch schema whose run holds a
+// session lock named after it (scratchSQL.lock) for as long as it lives:
+// a schema whose lock is free belongs to a run that died, and the next
+// Open drops it at once. Schemas without it (made by an older croql)
+// are dropped once older than LeftoverAge.
+const lockedSuffix = "_l"
+
+// scratchTime returns the creation time a scratch name carries, and
+// whether the name is of a run that holds its lock (lockedSuffix); false
+// for any other name (another program's schema, or a scratch schema of
+// an older croql, which named no time).
+func scratchTime(name string) (t time.Time, locked, ok bool) {
 	rest, ok := strings.CutPrefix(name, ScratchPrefix)
 	if !ok {
-		return time.Time{}, false
+		return time.Time{}, false, false
 	}
+	rest, locked = strings.CutSuffix(rest, lockedSuffix)
 	secs, suffix, ok := strings.Cut(rest, "_")
 	if !ok || len(suffix) != 12 {
-		return time.Time{}, false
+		return time.Time{}, false, false
 	}
 	if _, err := hex.DecodeString(suffix); err != nil {
-		return time.Time{}, false
+		return time.Time{}, false, false
 	}
 	n, err := strconv.ParseInt(secs, 10, 64)
 	if err != nil || n <= 0 {
-		return time.Time{}, false
+		return time.Time{}, false, false
 	}
-	return time.Unix(n, 0), true
+	return time.Unix(n, 0), locked, true
 }
 
-// dropLeftovers drops the scratch schemas (or databases) that list names
-// and that are older than LeftoverAge at now. Failures are ignored: a
-// leftover another run drops first is no error, and cleaning is a
-// courtesy that must not fail the run.
-func dropLeftovers(ctx context.Context, db *sql.DB, list, drop string, quote func(string) string, now time.Time) []string {
-	rows, err := db.QueryContext(ctx, list, ScratchPrefix+"%")
+// holdLock takes the session lock of the scratch schema name on a
+// connection of its own, kept until release (which gives the lock and
+// the connection back). A lock another session holds is an error: the
+// name is taken.
+func holdLock(ctx context.Context, admin *sql.DB, sc *scratchSQL, name string) (release func() error, err error) {
+	conn, err := admin.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	got, err := tryLock(ctx, conn, sc, name)
+	if err == nil && !got {
+		err = fmt.Errorf("the lock of scratch schema %s is held by another session", name)
+	}
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), dropTimeout)
+		defer cancel()
+		_, err := conn.ExecContext(ctx, sc.unlock, name)
+		return errors.Join(err, conn.Close())
+	}, nil
+}
+
+// tryLock takes the session lock of name on conn without waiting, and
+// says whether it got it.
+func tryLock(ctx context.Context, conn *sql.Conn, sc *scratchSQL, name string) (bool, error) {
+	var got sql.NullBool
+	if err := conn.QueryRowContext(ctx, sc.lock, name).Scan(&got); err != nil {
+		return false, err
+	}
+	return got.Valid && got.Bool, nil
+}
+
+// dropLeftovers drops the scratch schemas (or databases) that sc.list
+// names and whose runs are gone: those whose session lock is free (a
+// run that holds none died, however young its schema), and those of
+// older croql runs, which hold no lock, once older than LeftoverAge at
+// now. Failures are ignored: a leftover another run drops first is no
+// error, and cleaning is a courtesy that must not fail the run.
+func dropLeftovers(ctx context.Context, db *sql.DB, sc *scratchSQL, quote func(string) string, now time.Time) []string {
+	rows, err := db.QueryContext(ctx, sc.list, ScratchPrefix+"%")
 	if err != nil {
 		return nil
 	}
-	var old []string
+	var old, locked []string
 	for rows.Next() {
 		var name string
 		if rows.Scan(&name) != nil {
 			continue
 		}
-		if t, ok := scratchTime(name); ok && now.Sub(t) > LeftoverAge {
+		t, withLock, ok := scratchTime(name)
+		switch {
+		case !ok:
+		case withLock && sc.lock != "":
+			locked = append(locked, name)
+		case !withLock && now.Sub(t) > LeftoverAge:
 			old = append(old, name)
 		}
 	}
 	rows.Close()
 	var dropped []string
 	for _, name := range old {
-		if _, err := db.ExecContext(ctx, fmt.Sprintf(drop, quote(name))); err == nil {
+		if _, err := db.ExecContext(ctx, fmt.Sprintf(sc.drop, quote(name))); err == nil {
+			dropped = append(dropped, name)
+		}
+	}
+	for _, name := range locked {
+		if dropDead(ctx, db, sc, quote, name) {
 			dropped = append(dropped, name)
 		}
 	}
 	return dropped
+}
+
+// dropDead drops the scratch schema name if its lock is free (its run
+// died), holding the lock while it drops; it reports whether it dropped.
+func dropDead(ctx context.Context, db *sql.DB, sc *scratchSQL, quote func(string) string, name string) bool {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return false
+	}
+	defer conn.Close()
+	if got, err := tryLock(ctx, conn, sc, name); err != nil || !got {
+		return false
+	}
+	_, err = conn.ExecContext(ctx, fmt.Sprintf(sc.drop, quote(name)))
+	_, _ = conn.ExecContext(ctx, sc.unlock, name)
+	return err == nil
 }
 
 // Names lists the engines Open takes.

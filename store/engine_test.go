@@ -32,11 +32,11 @@ func TestScratchNames(t *testing.T) {
 	name, err := scratchName(now)
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(name, "croql_1764000000_"), name)
-	got, ok := scratchTime(name)
+	got, _, ok := scratchTime(name)
 	require.True(t, ok)
 	assert.Equal(t, now, got)
 	for _, other := range []string{"croql_a1b2c3d4e5f6", "public", "croql_12_x", "croql_1764000000_a1b2c3d4e5fz", "croql__a1b2c3d4e5f6"} {
-		_, ok := scratchTime(other)
+		_, _, ok := scratchTime(other)
 		assert.False(t, ok, other)
 	}
 }

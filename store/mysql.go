@@ -106,6 +106,8 @@ func (mysqlBackend) scratch() *scratchSQL {
 		createIfMissing: "CREATE DATABASE IF NOT EXISTS %s CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin",
 		drop:            "DROP DATABASE IF EXISTS %s",
 		list:            "SELECT schema_name FROM information_schema.schemata WHERE schema_name LIKE ?",
+		lock:            "SELECT GET_LOCK(?, 0) = 1",
+		unlock:          "SELECT RELEASE_LOCK(?)",
 	}
 }
 

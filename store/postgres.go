@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/croql/croql/compile"
@@ -42,6 +44,14 @@ func (postgresBackend) pool(dsn, schema string) (*sql.DB, error) {
 		}
 		cfg.RuntimeParams["search_path"] = schema
 	}
+	// When a statement's context ends, the server is sent a cancel
+	// request at once (pgx's default only closes the socket, which a
+	// backend busy in a statement does not notice: it ran on until its
+	// statement_timeout, or to its end without one); the socket is
+	// closed a second later if the statement has not stopped by then.
+	cfg.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: time.Second}
+	}
 	db := stdlib.OpenDB(*cfg)
 	db.SetMaxOpenConns(postgresPool)
 	db.SetMaxIdleConns(postgresPool)
@@ -54,6 +64,8 @@ func (postgresBackend) scratch() *scratchSQL {
 		createIfMissing: "CREATE SCHEMA IF NOT EXISTS %s",
 		drop:            "DROP SCHEMA IF EXISTS %s CASCADE",
 		list:            "SELECT nspname FROM pg_namespace WHERE nspname LIKE $1",
+		lock:            "SELECT pg_try_advisory_lock(hashtextextended($1, 0))",
+		unlock:          "SELECT pg_advisory_unlock(hashtextextended($1, 0))",
 	}
 }
 

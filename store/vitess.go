@@ -130,7 +130,7 @@ func (b vitessBackend) openTarget(ctx context.Context, dsn, keyspace string) (*D
 	prefix := name + "_"
 	d := compile.Vitess{}
 	b.dropScratchTables(ctx, db, func(p string) bool {
-		t, ok := scratchTime(p)
+		t, _, ok := scratchTime(p)
 		return ok && now.Sub(t) > LeftoverAge
 	})
 	out := &DB{SQL: db, Dialect: d, Schema: keyspace, backend: b, prefix: prefix}

@@ -25,14 +25,14 @@ func newServeCmd(c *cli) *cobra.Command {
 	var (
 		data                                            []string
 		dsn, listen, token, tokenFile, dir, edition, ui string
-		maxCost, maxRequestCost, cheapCost              float64
+		maxCost, maxRequestCost, maxCallCost, cheapCost float64
 		maxConns, maxConnsPerClient                     int
 		maxPageBytes                                    int64
 		cheapLane, expensiveLane, laneQueue, perToken   int
 		adminListen                                     string
 		residentMax                                     int64
 		logRequests                                     bool
-		timeout                                         time.Duration
+		timeout, writeTimeout                           time.Duration
 		pf                                              = &platformFlags{}
 	)
 	cmd := &cobra.Command{
@@ -86,9 +86,9 @@ func newServeCmd(c *cli) *cobra.Command {
 				Data: data, Read: read, Demo: demoProject, DSN: dsn, Dir: dir,
 				Listen: listen, Token: token, TokenFile: tokenFile, Log: c.stderr, LogRequests: logRequests,
 				AdminListen: adminListen,
-				Config: server.Config{Edition: ed, MaxCost: maxCost, Timeout: timeout,
+				Config: server.Config{Edition: ed, MaxCost: maxCost, Timeout: timeout, WriteTimeout: writeTimeout,
 					MaxConns: maxConns, MaxConnsPerClient: maxConnsPerClient, MaxPageBytes: maxPageBytes,
-					MaxRequestCost: maxRequestCost, CheapCost: cheapCost, CheapLane: cheapLane,
+					MaxRequestCost: maxRequestCost, MaxCallCost: maxCallCost, CheapCost: cheapCost, CheapLane: cheapLane,
 					ExpensiveLane: expensiveLane, LaneQueue: laneQueue, MaxPerToken: perToken,
 					ResidentMaxBytes: residentMax},
 				Setup: func(s *server.Server) error {
@@ -114,6 +114,7 @@ func newServeCmd(c *cli) *cobra.Command {
 	addEditionFlag(cmd, &edition)
 	f.Float64Var(&maxCost, "max-cost", 0, "cost budget of a query (0: the safe default, negative: unlimited); a query over it is a 400")
 	f.Float64Var(&maxRequestCost, "max-request-cost", server.DefaultMaxRequestCost, "cost budget of a list request: the query's cost per object times the objects it may visit (negative: none); a request over it is a 400")
+	f.Float64Var(&maxCallCost, "max-call-cost", server.DefaultMaxCallCost, "most work one call of a text operator (contains, the filter parameter, a comparison) may take, priced from the project's longest texts; a request over it is a 400, since PostgreSQL and MariaDB cannot interrupt such a call (negative: none)")
 	f.Float64Var(&cheapCost, "cheap-cost", server.DefaultCheapCost, "request cost up to which a list request runs in the cheap lane; dearer ones run in the expensive lane")
 	f.IntVar(&cheapLane, "cheap-lane", server.DefaultCheapLane(), "cheap list requests run at once (twice the CPUs by default)")
 	f.IntVar(&expensiveLane, "expensive-lane", server.DefaultExpensiveLane(), "expensive list requests run at once (half the CPUs by default, at least 1)")
@@ -121,6 +122,7 @@ func newServeCmd(c *cli) *cobra.Command {
 	f.IntVar(&perToken, "max-per-token", server.DefaultMaxPerToken, "list requests of one token in each lane at once (negative: no limit); one more is a 429 with Retry-After")
 	f.StringVar(&adminListen, "admin-listen", "", "address of an admin listener serving /metrics and /debug/pprof/ without a token (off by default; use a loopback or private address)")
 	f.DurationVar(&timeout, "timeout", server.DefaultTimeout, "statement timeout of a request")
+	f.DurationVar(&writeTimeout, "write-timeout", server.DefaultWriteTimeout, "time an answer may take to reach the client from its first byte (negative: none); a client that stops reading is disconnected then")
 	f.IntVar(&maxConns, "max-conns", server.DefaultMaxConns, "connections open at once (negative: no cap); one more is closed as soon as it is accepted")
 	f.Int64Var(&maxPageBytes, "max-page-bytes", server.DefaultMaxPageBytes, "byte budget of a list answer (negative: none); a page that would pass it is a 400 saying how many objects fit")
 	f.IntVar(&maxConnsPerClient, "max-conns-per-client", server.DefaultMaxConnsPerClient, "connections open at once from one IP address (negative: no cap; behind a proxy every client has the proxy's address)")

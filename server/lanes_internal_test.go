@@ -1,0 +1,77 @@
+package server
+
+import (
+	"context"
+	"crypto/sha256"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestLaneTokensTakeTurns: in a lane of one place, a token holding it
+// has three more requests waiting when another token's arrives; the
+// place goes to the tokens in turn (A, B, A, A), not in arrival order
+// (A, A, A, B).
+func TestLaneTokensTakeTurns(t *testing.T) {
+	l := newLane("test", 1, 10, 0, time.Second, nil)
+	a, b := sha256.Sum256([]byte("a")), sha256.Sum256([]byte("b"))
+	ctx := context.Background()
+	first, err := l.acquire(ctx, a)
+	require.NoError(t, err)
+	type got struct {
+		name    string
+		release func()
+	}
+	order := make(chan got)
+	wait := func(name string, tok [sha256.Size]byte, queued int64) {
+		go func() {
+			rel, err := l.acquire(ctx, tok)
+			assert.NoError(t, err)
+			order <- got{name, rel}
+		}()
+		require.Eventually(t, func() bool { return l.waiting.Load() == queued }, 10*time.Second, time.Millisecond)
+	}
+	wait("a1", a, 1)
+	wait("a2", a, 2)
+	wait("a3", a, 3)
+	wait("b1", b, 4)
+	first()
+	var names []string
+	for range 4 {
+		g := <-order
+		names = append(names, g.name)
+		g.release()
+	}
+	assert.Equal(t, []string{"a1", "b1", "a2", "a3"}, names)
+	assert.Zero(t, l.running())
+	assert.Zero(t, l.waiting.Load())
+	assert.Empty(t, l.inLane)
+	assert.Empty(t, l.held)
+}
+
+// TestLaneKeepsItsLastPlace: with several tokens, a token that holds
+// places waits rather than take the lane's last free one, which another
+// token then takes at once; alone it may take every place.
+func TestLaneKeepsItsLastPlace(t *testing.T) {
+	several := true
+	l := newLane("test", 2, 10, 0, time.Second, func() bool { return several })
+	a, b := sha256.Sum256([]byte("a")), sha256.Sum256([]byte("b"))
+	ctx := context.Background()
+	relA, err := l.acquire(ctx, a)
+	require.NoError(t, err)
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	_, err = l.acquire(short, a)
+	require.ErrorIs(t, err, errLaneWait, "the last place is kept for another token")
+	relB, err := l.acquire(ctx, b)
+	require.NoError(t, err, "another token takes the last place at once")
+	relB()
+	several = false
+	relA2, err := l.acquire(ctx, a)
+	require.NoError(t, err, "a token alone takes every place")
+	relA2()
+	relA()
+	assert.Zero(t, l.running())
+}

@@ -1,0 +1,80 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestEndedStatementStopsOnTheServer: a statement that cannot finish
+// (10^10 rows on PostgreSQL, a 60 s sleep on MariaDB) in TimedTx, whose context ends, cancelled or at its
+// deadline: within a second of that the database server runs it no
+// more (pg_stat_activity, information_schema.processlist). A cancelled
+// context sets no statement timeout, so only the cancellation reaching
+// the server stops it: PostgreSQL's cancel request, MariaDB's KILL
+// QUERY. Before, pgx closed its socket and the backend slept on, and so
+// did MariaDB's.
+func TestEndedStatementStopsOnTheServer(t *testing.T) {
+	for _, eng := range []string{"postgres", "mysql"} {
+		for _, how := range []string{"cancel", "deadline"} {
+			t.Run(eng+"/"+how, func(t *testing.T) {
+				dsn := serverDSN(t, eng)
+				db, err := Open(context.Background(), eng, dsn)
+				require.NoError(t, err)
+				defer func() { assert.NoError(t, db.Close()) }()
+				marker := "croql_stop_" + strconv.FormatInt(time.Now().UnixNano(), 36)
+				// PostgreSQL: work that cannot finish (10^10 rows), with no
+				// wait in which the backend would notice a closed socket.
+				q := "SELECT count(*), '" + marker + "' FROM generate_series(1, 100000) a, generate_series(1, 100000) b"
+				running := `SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%' || $1 || '%' AND pid <> pg_backend_pid()`
+				if eng == "mysql" {
+					q = "SELECT SLEEP(60), '" + marker + "'"
+					running = `SELECT count(*) FROM information_schema.processlist WHERE info LIKE CONCAT('%', ?, '%') AND id <> CONNECTION_ID()`
+				}
+				count := func() int {
+					var n int
+					require.NoError(t, db.SQL.QueryRow(running, marker).Scan(&n))
+					return n
+				}
+				ctx, cancel := context.WithCancel(context.Background())
+				if how == "deadline" {
+					ctx, cancel = context.WithTimeout(context.Background(), 2*time.Second)
+				}
+				defer cancel()
+				errc := make(chan error, 1)
+				go func() {
+					errc <- TimedTx(ctx, db.SQL, db.Dialect, true, func(tx *sql.Tx) error {
+						rows, err := tx.QueryContext(ctx, q)
+						if err != nil {
+							return err
+						}
+						defer rows.Close()
+						for rows.Next() {
+						}
+						return errors.Join(rows.Err(), ctx.Err())
+					})
+				}()
+				// The statement runs: wait for it (a condition, not a time).
+				for start := time.Now(); count() == 0; time.Sleep(10 * time.Millisecond) {
+					require.Less(t, time.Since(start), 30*time.Second, "the statement never showed up")
+				}
+				if how == "cancel" {
+					cancel()
+				}
+				<-ctx.Done()
+				ended := time.Now()
+				require.Error(t, <-errc)
+				for count() > 0 {
+					require.Less(t, time.Since(ended), time.Second, "the statement still runs on the server more than 1 s after its context ended")
+					time.Sleep(10 * time.Millisecond)
+				}
+			})
+		}
+	}
+}
