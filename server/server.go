@@ -108,6 +108,10 @@ type Config struct {
 	// connection is closed.
 	MinBodyRate int64
 	BodyGrace   time.Duration
+	// CORSOrigins are the browser origins allowed to call the API
+	// (`--cors-origin`; "*" for any); none by default, which answers no
+	// CORS request.
+	CORSOrigins []string
 	// WriteTimeout is the time Serve gives an answer to reach the client
 	// once its first byte is written (DefaultWriteTimeout when 0,
 	// negative: none): a client that stops reading has its connection
@@ -248,7 +252,11 @@ func New(cfg Config) (*Server, error) {
 		s.stats(context.Background(), p)
 	}
 	s.routes()
-	s.handler = s.recoverer(s.instrument(s.accessLog(s.cleanAPIPaths(s.mux))))
+	h, err := wire(cfg, s.recoverer(s.instrument(s.accessLog(s.cleanAPIPaths(s.mux)))))
+	if err != nil {
+		return nil, err
+	}
+	s.handler = h
 	return s, nil
 }
 
@@ -305,7 +313,7 @@ func (s *Server) routes() {
 	s.apiRoutes()
 	// Anything else under the API is a JSON 404 (after the token check,
 	// so that unknown paths tell nothing to a caller without a token).
-	s.Handle("/api/", s.api(func(*http.Request) (any, *httpError) { return nil, notFound("Resource") }))
+	s.Handle("/api/", http.HandlerFunc(s.unrouted))
 	s.HandlePublic("/", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		writeError(w, notFound("Resource"))
 	}))

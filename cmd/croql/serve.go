@@ -23,7 +23,7 @@ import (
 // server; docs/serve.md).
 func newServeCmd(c *cli) *cobra.Command {
 	var (
-		data                                            []string
+		data, corsOrigins                               []string
 		dsn, listen, token, tokenFile, dir, edition, ui string
 		maxCost, maxRequestCost, maxCallCost, cheapCost float64
 		maxConns, maxConnsPerClient                     int
@@ -90,7 +90,7 @@ func newServeCmd(c *cli) *cobra.Command {
 					MaxConns: maxConns, MaxConnsPerClient: maxConnsPerClient, MaxPageBytes: maxPageBytes,
 					MaxRequestCost: maxRequestCost, MaxCallCost: maxCallCost, CheapCost: cheapCost, CheapLane: cheapLane,
 					ExpensiveLane: expensiveLane, LaneQueue: laneQueue, MaxPerToken: perToken,
-					ResidentMaxBytes: residentMax},
+					ResidentMaxBytes: residentMax, CORSOrigins: corsOrigins},
 				Setup: func(s *server.Server) error {
 					s.HandlePublic("/playground/", http.StripPrefix("/playground", web.Handler(ui)))
 					s.HandlePublic("/playground", http.RedirectHandler("/playground/", http.StatusMovedPermanently))
@@ -122,6 +122,7 @@ func newServeCmd(c *cli) *cobra.Command {
 	f.IntVar(&perToken, "max-per-token", server.DefaultMaxPerToken, "list requests of one token in each lane at once (negative: no limit); one more is a 429 with Retry-After")
 	f.StringVar(&adminListen, "admin-listen", "", "address of an admin listener serving /metrics and /debug/pprof/ without a token (off by default; use a loopback or private address)")
 	f.DurationVar(&timeout, "timeout", server.DefaultTimeout, "statement timeout of a request")
+	f.StringSliceVar(&corsOrigins, "cors-origin", nil, "browser origins allowed to call the API (CORS), comma-separated or repeated, \"*\" for any; none by default")
 	f.DurationVar(&writeTimeout, "write-timeout", server.DefaultWriteTimeout, "time an answer may take to reach the client from its first byte (negative: none); a client that stops reading is disconnected then")
 	f.IntVar(&maxConns, "max-conns", server.DefaultMaxConns, "connections open at once (negative: no cap); one more is closed as soon as it is accepted")
 	f.Int64Var(&maxPageBytes, "max-page-bytes", server.DefaultMaxPageBytes, "byte budget of a list answer (negative: none); a page that would pass it is a 400 saying how many objects fit")
