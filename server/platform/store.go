@@ -30,6 +30,8 @@ type writer struct {
 	m    *mapping.Mapping
 	// maxProjectBytes is the per-project quota (checkProjectBytes).
 	maxProjectBytes int64
+	// newFile holds the title and context of a file an upload creates.
+	newFile schema.File
 }
 
 func newWriter(proj *server.Project) *writer {
@@ -393,7 +395,7 @@ func (w *writer) createFile(ctx context.Context, tx *sql.Tx, t *tables, name, ty
 	if existing {
 		return 0, fmt.Errorf("the file %s was created by another upload meanwhile; upload it again", name)
 	}
-	vals, err := t.File.Values(nil, &schema.File{ID: id, Name: name, Type: typ}, store.Owner{})
+	vals, err := t.File.Values(nil, &schema.File{ID: id, Name: name, Type: typ, Title: w.newFile.Title, Context: w.newFile.Context}, store.Owner{})
 	if err != nil {
 		return 0, err
 	}
