@@ -744,7 +744,7 @@ func (m *Mapping) ShardKeys() map[string]string {
 	if err != nil {
 		return nil
 	}
-	out := map[string]string{LoadMarker: "id"}
+	out := map[string]string{LoadMarker: "id", ProjectTable: "id"}
 	for _, ti := range l.Tables {
 		out[ti.Table.Name] = ti.ShardColumn()
 	}
@@ -801,3 +801,10 @@ func (m *Mapping) Prefixed(prefix string) *Mapping {
 // the layout it wrote (a store without it, or with another layout, is not
 // queried).
 const LoadMarker = "croql_load"
+
+// ProjectTable is the table in which a load records the project's own
+// record, as the data file's head has it: its name, source and target
+// languages with their language objects, and its users (one row, id 1,
+// the record as JSON in the column head). CroQL queries do not read it;
+// croql serve --dsn serves the project from it.
+const ProjectTable = "croql_project"
