@@ -280,6 +280,9 @@ func (m *Mapping) addIndexes() {
 	if t := m.Tables["translation"]; t != nil {
 		t.Stored = map[string]string{"Added": "added"}
 	}
+	if t := m.Tables["source string"]; t != nil {
+		t.Stored = map[string]string{"PluralForms": "plural_forms"}
+	}
 	if t := m.Tables["TM record"]; t != nil {
 		t.Stored = map[string]string{"Language": "language_id"}
 	}

@@ -375,7 +375,7 @@ func (l *Loader) buildIndexes(conn *sql.Conn) error {
 }
 
 // LoadFormat is the layout version a load records in LoadMarker.
-const LoadFormat = 1
+const LoadFormat = 2
 
 // mark creates LoadMarker and records the load in it, after the
 // project's record (the ProjectTable).

@@ -497,7 +497,7 @@ func (l translationList) At(i int) postimport.String {
 		s.MaxLength = &n
 	}
 	if ss.plural() {
-		s.HasPlurals, s.Text = true, postimport.PluralText(map[string]string{"other": ss.Text})
+		s.HasPlurals, s.Text = true, postimport.PluralText(storedForms(&ss.SourceString))
 	} else {
 		s.Text = postimport.PlainText(ss.Text)
 	}
