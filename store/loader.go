@@ -274,7 +274,9 @@ func (l *Loader) Head(p *schema.Project) error {
 
 // ProjectRecord is the part of p that a load records in the
 // ProjectTable: its name, languages (codes and language objects) and
-// users, without files, branches or objects.
+// users, without files, branches or objects. The users are the head's (a
+// JSON file's; the NDJSON form has them as objects of their own, which
+// the users table holds either way).
 func ProjectRecord(p *schema.Project) *schema.Project {
 	return &schema.Project{Name: p.Name, SourceLanguage: p.SourceLanguage, TargetLanguages: p.TargetLanguages,
 		Users: p.Users, Languages: p.Languages}
