@@ -147,3 +147,44 @@ func TestFilesAsThePlatformKeepsThem(t *testing.T) {
 		})
 	}
 }
+
+// TestUploadFormats: every format croql reads is an upload: a
+// .stringsdict plural keeps every form, .strings and ARB (its ICU plural
+// an icu string) are monolingual, and an XLIFF file gives its sources to
+// a source upload and its targets to a translation upload.
+func TestUploadFormats(t *testing.T) {
+	for _, engine := range testdb.Engines(t) {
+		t.Run(engine, func(t *testing.T) {
+			base, _ := startServeOn(t, engine, platform.Config{})
+			up := func(name, content string, fields map[string]string, path string) {
+				t.Helper()
+				status, body := uploadFile(t, base.URL, path, name, content, fields)
+				require.Equal(t, http.StatusCreated, status, string(body))
+			}
+			files := "/api/v2/projects/1/files"
+			up("Localizable.stringsdict", `<plist version="1.0"><dict>
+<key>days</key><dict><key>NSStringLocalizedFormatKey</key><string>%#@d@</string>
+<key>d</key><dict><key>NSStringFormatSpecTypeKey</key><string>NSStringPluralRuleType</string><key>one</key><string>%d day</string><key>other</key><string>%d days</string></dict>
+</dict></dict></plist>`, nil, files)
+			up("Localizable.strings", `"hi" = "Hi";`, nil, files)
+			up("app_en.arb", `{"n": "{count, plural, one{# item} other{# items}}", "@n": {"description": "items"}}`, nil, files)
+			up("m.xlf", `<?xml version="1.0"?>
+<xliff version="1.2"><file source-language="en" target-language="uk"><body>
+<trans-unit id="1" resname="save"><source>Save</source><target>Зберегти</target></trans-unit>
+<trans-unit id="2" resname="open"><source>Open</source></trans-unit>
+</body></file></xliff>`, nil, files)
+			require.Equal(t, []string{`days={"one":"%d day","other":"%d days"}`, `hi="Hi"`, `n="{count, plural, one{# item} other{# items}}"`, `open="Open"`, `save="Save"`},
+				listStrings(t, base.URL, ""))
+			require.Equal(t, []string{"n"}, keys(t, base.URL, "type is icu"))
+			require.Equal(t, []string{"days"}, keys(t, base.URL, "type is plural"))
+
+			up("m.xlf", `<?xml version="1.0"?>
+<xliff version="1.2"><file source-language="en" target-language="uk"><body>
+<trans-unit id="1" resname="save"><source>Save</source><target>Зберегти</target></trans-unit>
+<trans-unit id="2" resname="open"><source>Open</source></trans-unit>
+</body></file></xliff>`, map[string]string{"languageId": "uk"}, "/api/v2/projects/1/translations")
+			require.Equal(t, []string{"save"}, keys(t, base.URL, `count of translations where (text = "Зберегти") > 0`))
+			require.Equal(t, 1, countTranslations(t, base.URL, "uk"))
+		})
+	}
+}

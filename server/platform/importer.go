@@ -502,10 +502,13 @@ func (l translationList) At(i int) postimport.String {
 		s.Text = postimport.PlainText(ss.Text)
 	}
 	k, ok := l.byKey[ss.Identifier]
-	if !ok || (l.parsed[k].Plural != nil) != ss.plural() {
+	if !ok {
 		return s
 	}
-	ps := &l.parsed[k]
+	ps := l.parsed[k].translation()
+	if ps == nil || (ps.Plural != nil) != ss.plural() {
+		return s
+	}
 	t := postimport.Translation{Status: postimport.PlainStatus(postimport.StatusTranslated)}
 	if ss.plural() {
 		t.Text = postimport.PluralText(ps.Plural)
