@@ -280,6 +280,9 @@ func (m *Mapping) addIndexes() {
 	if t := m.Tables["translation"]; t != nil {
 		t.Stored = map[string]string{"Added": "added"}
 	}
+	if t := m.Tables["source string"]; t != nil {
+		t.Stored = map[string]string{"PluralForms": "plural_forms"}
+	}
 	if t := m.Tables["TM record"]; t != nil {
 		t.Stored = map[string]string{"Language": "language_id"}
 	}
@@ -744,7 +747,7 @@ func (m *Mapping) ShardKeys() map[string]string {
 	if err != nil {
 		return nil
 	}
-	out := map[string]string{LoadMarker: "id"}
+	out := map[string]string{LoadMarker: "id", ProjectTable: "id"}
 	for _, ti := range l.Tables {
 		out[ti.Table.Name] = ti.ShardColumn()
 	}
@@ -801,3 +804,10 @@ func (m *Mapping) Prefixed(prefix string) *Mapping {
 // the layout it wrote (a store without it, or with another layout, is not
 // queried).
 const LoadMarker = "croql_load"
+
+// ProjectTable is the table in which a load records the project's own
+// record, as the data file's head has it: its name, source and target
+// languages with their language objects, and its users (one row, id 1,
+// the record as JSON in the column head). CroQL queries do not read it;
+// croql serve --dsn serves the project from it.
+const ProjectTable = "croql_project"

@@ -55,6 +55,12 @@ type SourceString struct {
 	Added  Time          `json:"added" api:"createdAt"`
 	// Updated is nil when the string was never changed after it was added.
 	Updated *Time `json:"updated" api:"updatedAt"`
+	// PluralForms are every form of a plural string, by CLDR category, as
+	// the JSON object an upload parsed ({"one": "…", "other": "…"}); Text
+	// is its "other" form, which CroQL queries. Empty for other strings
+	// and when only the "other" form is known. CroQL does not query it;
+	// the platform's API shows the forms as the string's text.
+	PluralForms string `json:"-" api:"pluralForms"`
 }
 
 // File is the file a source string comes from.

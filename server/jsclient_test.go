@@ -262,6 +262,22 @@ func checkJSResults(t *testing.T, p *schema.Project, res map[string]jsResult) {
 	works("upload.translations", nil)
 	require.Equal(t, []any{"Hallo aus JS"}, res["upload.translations"].Texts)
 
+	refused("files.createFile.nameInUse", "name")
+	refused("files.createFile.excludedTargetLanguages", "excludedTargetLanguages")
+	works("files.updateOrRestoreFile", res["upload.createFile"].IDs)
+	works("files.updated.strings", nil)
+	require.Len(t, res["files.updated.strings"].IDs, 2)
+	require.Contains(t, res["files.updated.strings"].IDs, *res["upload.translations"].StringIDs[0], "an unchanged string keeps its id")
+	require.ElementsMatch(t, []any{"Hello from JS", "Later"}, res["files.updated.strings"].Texts)
+	works("files.updated.translations", nil)
+	require.Equal(t, []any{"Hallo aus JS"}, res["files.updated.translations"].Texts, "its translation stays")
+	refused("files.restore", "revisionId")
+	works("files.plural.createFile", nil)
+	works("files.plural.strings", nil)
+	require.Equal(t, []any{map[string]any{"one": "One apple", "other": "{n} apples"}}, res["files.plural.strings"].Texts)
+	works("files.deleteFile", nil)
+	require.Equal(t, http.StatusNotFound, res["files.deleted.get"].Status)
+
 	// The matrix, measured: which calls work and which are refused.
 	names := make([]string, 0, len(res))
 	for n := range res {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/croql/croql/mapping"
@@ -452,11 +453,15 @@ func stringShape(p *Project, o map[string]any) map[string]any {
 	o["hasPlurals"] = typ == "plural"
 	o["isIcu"] = typ == "icu"
 	if typ == "plural" {
-		// The data holds one source text per plural string, its "other"
-		// form (what an upload stores); the platform sends the forms as an
-		// object.
-		o["text"] = map[string]any{"other": o["text"]}
+		// The platform sends the forms as an object: every form an upload
+		// kept (pluralForms), else the text as the "other" form.
+		var forms map[string]any
+		if f, _ := o["pluralForms"].(string); f == "" || json.Unmarshal([]byte(f), &forms) != nil || len(forms) == 0 {
+			forms = map[string]any{"other": o["text"]}
+		}
+		o["text"] = forms
 	}
+	delete(o, "pluralForms")
 	o["masterStringId"] = nil
 	o["directoryId"] = nil
 	o["revision"] = nil

@@ -486,8 +486,11 @@ func loadServer(ctx context.Context, engineName, dsn string, loads []loadFunc) (
 
 // OpenExisting serves the data already in the reference schema at dsn
 // (loaded with croql load or compile.Load) as one project with id 1 named
-// name. The user directory is read from the users table, the languages
-// from the translations. Nothing is created or dropped. A store whose
+// name (when empty, the name the load recorded). The project's record
+// that the load wrote (store.ReadProject: its name, languages and users)
+// serves the project as the data file it was loaded from; a store without
+// one is described from its users table and the languages of its
+// translations. Nothing is created or dropped. A store whose
 // load did not complete (store.CheckLoaded) is refused, never served
 // as empty. engineName, when not empty, must be the engine of the DSN.
 func OpenExisting(ctx context.Context, engineName, dsn, name string) (_ *Storage, err error) {
@@ -502,12 +505,25 @@ func OpenExisting(ctx context.Context, engineName, dsn, name string) (_ *Storage
 			err = errors.Join(err, edb.Close())
 		}
 	}()
-	p, err := readDirectory(ctx, db, d, s.Mapping())
+	head, err := store.ReadProject(ctx, db, d)
 	if err != nil {
 		return nil, err
 	}
-	p.ID, p.Name = 1, name
-	if p.Name == "" {
+	var p *Project
+	if head != nil {
+		// The project's record of the load: served as the data file
+		// it was loaded from is.
+		p, err = describe(ctx, 1, head, edb, s.Mapping())
+	} else {
+		p, err = readDirectory(ctx, db, d, s.Mapping())
+	}
+	if err != nil {
+		return nil, err
+	}
+	p.ID = 1
+	if name != "" {
+		p.Name = name
+	} else if p.Name == "" {
 		p.Name = "project-1"
 	}
 	if err := s.Add(p, db, d, edb.Close); err != nil {

@@ -170,3 +170,36 @@ func ExampleOpen_coordinate() {
 	fmt.Println(ids, err)
 	// Output: [1] <nil>
 }
+
+// A load records the project itself (its name, languages and users):
+// ReadProject reads it back, as croql serve --dsn does to serve the
+// project as the file it was loaded from. A store without the record
+// reads as nil.
+func ExampleReadProject() {
+	ctx := context.Background()
+	db, err := store.OpenSQLite("")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer db.Close()
+	data := `{"kind":"project","name":"Shop","sourceLanguageId":"en","targetLanguageIds":["de"]}
+{"kind":"user","id":11,"login":"alice"}
+{"kind":"string","id":1,"type":"plain","text":"Pay now","added":"2024-01-01 10:00:00"}
+`
+	if _, err := store.LoadFile(ctx, db, strings.NewReader(data), schema.ReadOptions{}, nil); err != nil {
+		fmt.Println(err)
+		return
+	}
+	p, err := store.ReadProject(ctx, db.SQL, db.Dialect)
+	fmt.Println(p.Name, p.SourceLanguage, p.TargetLanguages, err)
+	if _, err := db.SQL.Exec(`DROP TABLE ` + mapping.ProjectTable); err != nil {
+		fmt.Println(err)
+		return
+	}
+	p, err = store.ReadProject(ctx, db.SQL, db.Dialect)
+	fmt.Println(p, err)
+	// Output:
+	// Shop en [de] <nil>
+	// <nil> <nil>
+}

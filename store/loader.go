@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/maphash"
@@ -91,6 +92,9 @@ type Loader struct {
 	done    bool
 	// marker is the LoadMarker table's name (with WithTablePrefix's prefix).
 	marker string
+	// head is the project's record (ProjectRecord as JSON), written to
+	// the ProjectTable by Finish; nil when Head was not called.
+	head []byte
 }
 
 // loadSettings sets the connection up for a bulk load (the dialect's
@@ -260,7 +264,42 @@ func createTables(ctx context.Context, conn *sql.Conn, bl compile.BulkLoad, tabl
 // Head stores the users, files and branches of p (its objects are left
 // to Add).
 func (l *Loader) Head(p *schema.Project) error {
+	head, err := json.Marshal(ProjectRecord(p))
+	if err != nil {
+		return fmt.Errorf("store: the project's record: %w", err)
+	}
+	l.head = head
 	return l.ld.head(p)
+}
+
+// ProjectRecord is the part of p that a load records in the
+// ProjectTable: its name, languages (codes and language objects) and
+// users, without files, branches or objects. The users are the head's (a
+// JSON file's; the NDJSON form has them as objects of their own, which
+// the users table holds either way).
+func ProjectRecord(p *schema.Project) *schema.Project {
+	return &schema.Project{Name: p.Name, SourceLanguage: p.SourceLanguage, TargetLanguages: p.TargetLanguages,
+		Users: p.Users, Languages: p.Languages}
+}
+
+// ReadProject reads the project's record that a load wrote in the
+// ProjectTable (see ProjectRecord); nil, without an error, for a store
+// loaded without one (by an earlier croql, or whose table cannot be read
+// for a reason other than the database being unavailable).
+func ReadProject(ctx context.Context, db *sql.DB, d compile.Dialect) (*schema.Project, error) {
+	var head string
+	err := db.QueryRowContext(ctx, "SELECT "+d.Quote("head")+" FROM "+d.Quote(mapping.ProjectTable)+" WHERE "+d.Quote("id")+" = 1").Scan(&head)
+	if err != nil {
+		if c, _ := Classify(err); c == Unavailable || c == Retry || ctx.Err() != nil {
+			return nil, fmt.Errorf("store: reading the project's record: %w", err)
+		}
+		return nil, nil
+	}
+	var p schema.Project
+	if err := json.Unmarshal([]byte(head), &p); err != nil {
+		return nil, fmt.Errorf("store: reading the project's record: %w", err)
+	}
+	return &p, nil
 }
 
 // Add stores one object: a *schema.SourceString (with its translations,
@@ -338,21 +377,25 @@ func (l *Loader) buildIndexes(conn *sql.Conn) error {
 }
 
 // LoadFormat is the layout version a load records in LoadMarker.
-const LoadFormat = 1
+const LoadFormat = 2
 
-// mark creates LoadMarker and records the load in it.
+// mark creates LoadMarker and records the load in it, after the
+// project's record (the ProjectTable).
 func (l *Loader) mark(conn *sql.Conn) error {
 	d := l.d
 	create := "CREATE TABLE "
 	if l.unlogged && l.bulk.UnloggedTable != "" {
 		create = l.bulk.UnloggedTable
 	}
-	create += d.Quote(l.marker) + " (\n  " +
+	if err := l.record(conn, create); err != nil {
+		return err
+	}
+	table := create + d.Quote(l.marker) + " (\n  " +
 		d.Quote("id") + " " + d.ColumnType(schema.Int) + " NOT NULL,\n  " +
 		d.Quote("format") + " " + d.ColumnType(schema.Int) + " NOT NULL,\n  " +
 		d.Quote("row_count") + " " + d.ColumnType(schema.Int) + " NOT NULL,\n  " +
 		"PRIMARY KEY (" + d.Quote("id") + ")\n)" + d.TableOptions()
-	for _, stmt := range append([]ddlStmt{{sql: create}}, shardDDL(d, l.marker, "id")...) {
+	for _, stmt := range append([]ddlStmt{{sql: table}}, shardDDL(d, l.marker, "id")...) {
 		if _, err := conn.ExecContext(l.ctx, stmt.sql); err != nil {
 			return fmt.Errorf("store: recording the load: %w", err)
 		}
@@ -361,6 +404,31 @@ func (l *Loader) mark(conn *sql.Conn) error {
 		d.Placeholder(1) + ", " + d.Placeholder(2) + ")"
 	if _, err := conn.ExecContext(l.ctx, ins, int64(LoadFormat), l.ld.rows); err != nil {
 		return fmt.Errorf("store: recording the load: %w", err)
+	}
+	return nil
+}
+
+// record creates the ProjectTable (create is "CREATE TABLE " or the
+// dialect's unlogged form) and writes the project's record in it.
+func (l *Loader) record(conn *sql.Conn, create string) error {
+	d := l.d
+	table := strings.TrimSuffix(l.marker, mapping.LoadMarker) + mapping.ProjectTable
+	stmts := []ddlStmt{{sql: create + d.Quote(table) + " (\n  " +
+		d.Quote("id") + " " + d.ColumnType(schema.Int) + " NOT NULL,\n  " +
+		d.Quote("head") + " " + d.ColumnType(schema.String) + " NOT NULL,\n  " +
+		"PRIMARY KEY (" + d.Quote("id") + ")\n)" + d.TableOptions()}}
+	for _, stmt := range append(stmts, shardDDL(d, table, "id")...) {
+		if _, err := conn.ExecContext(l.ctx, stmt.sql); err != nil {
+			return fmt.Errorf("store: recording the project: %w", err)
+		}
+	}
+	head := l.head
+	if head == nil {
+		head = []byte("{}")
+	}
+	ins := "INSERT INTO " + d.Quote(table) + " (" + d.Quote("id") + ", " + d.Quote("head") + ") VALUES (1, " + d.Placeholder(1) + ")"
+	if _, err := conn.ExecContext(l.ctx, ins, string(head)); err != nil {
+		return fmt.Errorf("store: recording the project: %w", err)
 	}
 	return nil
 }

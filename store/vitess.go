@@ -143,7 +143,7 @@ func (b vitessBackend) openTarget(ctx context.Context, dsn, keyspace string) (*D
 	out.publish = func(ctx context.Context) error {
 		m := mapping.Default(schema.New())
 		keys := m.ShardKeys()
-		tables := append(m.TableNames(), mapping.LoadMarker)
+		tables := append(m.TableNames(), mapping.LoadMarker, mapping.ProjectTable)
 		parts := make([]string, len(tables))
 		for i, t := range tables {
 			parts[i] = d.Quote(prefix+t) + " TO " + d.Quote(t)

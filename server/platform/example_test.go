@@ -4,8 +4,24 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/croql/croql/locfile"
 	"github.com/croql/croql/server/platform"
 )
+
+// A FileParser reads a format of package locfile as an upload: here an
+// iOS .stringsdict whose plural keeps every form.
+func ExampleFileParser() {
+	p := platform.FileParser{P: locfile.StringsDict{}}
+	fmt.Println(p.Type(), p.Match("en.lproj/Localizable.stringsdict", nil))
+	got, err := p.Parse([]byte(`<plist version="1.0"><dict>
+<key>days</key><dict><key>NSStringLocalizedFormatKey</key><string>%#@d@</string>
+<key>d</key><dict><key>NSStringFormatSpecTypeKey</key><string>NSStringPluralRuleType</string>
+<key>one</key><string>%d day</string><key>other</key><string>%d days</string></dict></dict></dict></plist>`))
+	fmt.Println(got[0].Identifier, got[0].Plural, err)
+	// Output:
+	// stringsdict true
+	// days map[one:%d day other:%d days] <nil>
+}
 
 // The subscriptions file of `croql serve --subscriptions`: tokens mapped
 // to organizations, and one row per organization and app.

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/croql/croql/app/postimport"
+	"github.com/croql/croql/schema"
 	"github.com/croql/croql/server"
 )
 
@@ -72,6 +73,12 @@ type ImportOptions struct {
 	// empty): the organization of the job, of the app's installation and
 	// of its JWT.
 	Organization string
+	// Create refuses a source upload whose name is a file's already (the
+	// platform's createFile): 400, key name, code notUnique.
+	Create bool
+	// Title and Context are those of a file the upload creates.
+	Title   *string
+	Context string
 }
 
 // FileUpdate counts what a source upload did to an existing file's
@@ -118,6 +125,9 @@ type ImportResult struct {
 type importError struct {
 	status int
 	msg    string
+	// key and code make a 400 the platform's validation error: the
+	// request parameter and what is wrong with it.
+	key, code string
 	// link is the subscribe link of a 402.
 	link string
 }
@@ -126,6 +136,26 @@ func (e *importError) Error() string { return e.msg }
 
 func failf(status int, format string, args ...any) *importError {
 	return &importError{status: status, msg: fmt.Sprintf(format, args...)}
+}
+
+// invalidf is a 400 about the request parameter key, answered as the
+// platform's validation error with code.
+func invalidf(key, code, format string, args ...any) *importError {
+	return &importError{status: http.StatusBadRequest, msg: fmt.Sprintf(format, args...), key: key, code: code}
+}
+
+// writeFailure answers a failed request: the platform's validation error
+// for a parameter's 400, else its status and message.
+func writeFailure(w http.ResponseWriter, ie *importError) {
+	switch {
+	case ie.key != "":
+		server.WriteJSON(w, ie.status, map[string]any{"errors": []any{map[string]any{"error": map[string]any{
+			"key": ie.key, "errors": []any{map[string]any{"code": ie.code, "message": ie.msg}}}}}})
+	case ie.status == http.StatusPaymentRequired:
+		server.WriteJSON(w, ie.status, map[string]any{"error": map[string]any{"code": ie.status, "message": ie.msg, "subscribeLink": ie.link}})
+	default:
+		server.WriteError(w, ie.status, ie.msg)
+	}
 }
 
 // importFailure is the answer to a failed import: err itself when it is
@@ -180,12 +210,7 @@ func (p *Platform) importHandler(s *server.Server, translation bool) http.Handle
 			res, ierr = p.ImportWith(r.Context(), s.Storage(), proj, p.publicURL(r), up.name, up.data, up.language, opts)
 		}
 		if ierr != nil {
-			ie := p.importFailure(id, up.name, ierr)
-			if ie.status == http.StatusPaymentRequired {
-				server.WriteJSON(w, ie.status, map[string]any{"error": map[string]any{"code": ie.status, "message": ie.msg, "subscribeLink": ie.link}})
-				return
-			}
-			server.WriteError(w, ie.status, ie.msg)
+			writeFailure(w, p.importFailure(id, up.name, ierr))
 			return
 		}
 		server.WriteJSON(w, http.StatusCreated, map[string]any{"data": res})
@@ -283,9 +308,13 @@ func (p *Platform) ImportWith(ctx context.Context, st *server.Storage, proj *ser
 	}
 	db := newWriter(proj)
 	db.maxProjectBytes = p.cfg.MaxProjectBytes
+	db.newFile = schema.File{Title: opts.Title, Context: opts.Context}
 	fileID, existing, err := db.file(ctx, st, name)
 	if err != nil {
 		return nil, err
+	}
+	if opts.Create && language == "" && existing {
+		return nil, invalidf("name", "notUnique", "A file named %s exists already (file %d): update it with PUT /api/v2/projects/%d/files/%d", name, fileID, proj.ID, fileID)
 	}
 	if language != "" && !existing {
 		return nil, failf(http.StatusBadRequest, "Upload the source file %s before its translations", name)
@@ -468,15 +497,18 @@ func (l translationList) At(i int) postimport.String {
 		s.MaxLength = &n
 	}
 	if ss.plural() {
-		s.HasPlurals, s.Text = true, postimport.PluralText(map[string]string{"other": ss.Text})
+		s.HasPlurals, s.Text = true, postimport.PluralText(storedForms(&ss.SourceString))
 	} else {
 		s.Text = postimport.PlainText(ss.Text)
 	}
 	k, ok := l.byKey[ss.Identifier]
-	if !ok || (l.parsed[k].Plural != nil) != ss.plural() {
+	if !ok {
 		return s
 	}
-	ps := &l.parsed[k]
+	ps := l.parsed[k].translation()
+	if ps == nil || (ps.Plural != nil) != ss.plural() {
+		return s
+	}
 	t := postimport.Translation{Status: postimport.PlainStatus(postimport.StatusTranslated)}
 	if ss.plural() {
 		t.Text = postimport.PluralText(ps.Plural)

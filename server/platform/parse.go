@@ -18,6 +18,22 @@ type Parsed struct {
 	Text       string
 	Plural     map[string]string
 	Context    string
+	// Target is the translation of a bilingual file (XLIFF, PO): what a
+	// translation upload stores instead of Text and Plural; nil for other
+	// formats and for a unit without one.
+	Target *Parsed
+	// bilingual marks a unit of a bilingual file: a translation upload
+	// takes its Target, never its source text.
+	bilingual bool
+}
+
+// translation is the text a translation upload stores for p: p itself,
+// or the target of a bilingual file's unit (nil when it has none).
+func (p *Parsed) translation() *Parsed {
+	if p.bilingual {
+		return p.Target
+	}
+	return p
 }
 
 // Parser reads the strings of one file format.
@@ -30,8 +46,12 @@ type Parser interface {
 	Parse(data []byte) ([]Parsed, error)
 }
 
-// DefaultParsers are JSON key-value files and Android XML resources.
-func DefaultParsers() []Parser { return []Parser{JSONParser{}, AndroidParser{}} }
+// DefaultParsers are JSON key-value files and Android XML resources,
+// then the other formats croql reads (FileParser: XLIFF 1.2 and 2.0,
+// gettext PO, iOS .strings and .stringsdict, ARB).
+func DefaultParsers() []Parser {
+	return append([]Parser{JSONParser{}, AndroidParser{}}, fileParsers()...)
+}
 
 // ErrNoParser reports a file no parser reads.
 var ErrNoParser = errors.New("no parser reads this file")

@@ -350,6 +350,9 @@ func (p *Platform) Register(s *server.Server) {
 		p.handleAdmin(s, "PUT /admin/applications/{app}/organizations/{org}/subscription", http.HandlerFunc(p.serveSetSubscription))
 	}
 	s.Handle("POST /api/v2/projects/{projectId}/files", p.filesHandler(s))
+	s.Handle("PUT /api/v2/projects/{projectId}/files/{fileId}", p.updateFile(s))
+	s.Handle("DELETE /api/v2/projects/{projectId}/files/{fileId}", p.deleteFile(s))
+	s.Handle("GET /api/v2/projects/{projectId}/files/{fileId}/revisions", p.fileRevisions(s))
 	s.Handle("POST /api/v2/projects/{projectId}/translations", p.importHandler(s, true))
 	s.Handle("POST /api/v2/projects/{projectId}/translations/{languageId}", p.uploadTranslation(s))
 	s.Handle("POST /api/v2/storages", http.HandlerFunc(p.addStorage))

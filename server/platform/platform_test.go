@@ -203,21 +203,33 @@ func testImportWithoutModule(t *testing.T, engine string) {
 	status, body := uploadFile(t, base.URL, "/api/v2/projects/1/files", "app.json", `{"a":"Apple","nested":{"b":"Banana"},"items":{"one":"%d item","other":"%d items"}}`, nil)
 	require.Equal(t, http.StatusCreated, status, string(body))
 	require.JSONEq(t, `{"data":{"fileId":1,"name":"app.json","type":"json","strings":3}}`, string(body))
-	require.Equal(t, []string{`a="Apple"`, `items={"other":"%d items"}`, `nested.b="Banana"`}, listStrings(t, base.URL, ""))
-	require.Equal(t, []string{`items={"other":"%d items"}`}, listStrings(t, base.URL, "type is plural"))
+	// Every plural form is kept; CroQL's text of a plural is its "other" form.
+	require.Equal(t, []string{`a="Apple"`, `items={"one":"%d item","other":"%d items"}`, `nested.b="Banana"`}, listStrings(t, base.URL, ""))
+	require.Equal(t, []string{`items={"one":"%d item","other":"%d items"}`}, listStrings(t, base.URL, `type is plural and text = "%d items"`))
 
 	xml := `<?xml version="1.0" encoding="utf-8"?><resources><string name="hi">Hi \'you\'</string><string name="skip" translatable="false">x</string>` +
 		`<plurals name="files"><item quantity="one">One file</item><item quantity="other">%d files</item></plurals></resources>`
 	status, body = do(t, http.MethodPost, base.URL+"/api/v2/projects/1/files", strings.NewReader(xml), map[string]string{"Crowdin-API-FileName": "strings.xml"})
 	require.Equal(t, http.StatusCreated, status, string(body))
 	require.Contains(t, string(body), `"type":"android"`)
-	require.Equal(t, []string{`files={"other":"%d files"}`, `hi="Hi 'you'"`}, listStrings(t, base.URL, `name of file = "strings.xml"`))
+	require.Equal(t, []string{`files={"one":"One file","other":"%d files"}`, `hi="Hi 'you'"`}, listStrings(t, base.URL, `name of file = "strings.xml"`))
 
 	// A translation upload stores the translations of the file's keys.
 	status, body = uploadFile(t, base.URL, "/api/v2/projects/1/translations", "app.json", `{"a":"Яблуко","items":{"one":"%d річ","few":"%d речі","many":"%d речей"}}`, map[string]string{"languageId": "uk"})
 	require.Equal(t, http.StatusCreated, status, string(body))
 	require.Contains(t, string(body), `"strings":2`)
-	require.Equal(t, []string{`a="Apple"`, `items={"other":"%d items"}`}, listStrings(t, base.URL, `count of languages summary where (language = @language:"uk" and is translated) > 0`))
+	require.Equal(t, []string{`a="Apple"`, `items={"one":"%d item","other":"%d items"}`}, listStrings(t, base.URL, `count of languages summary where (language = @language:"uk" and is translated) > 0`))
+
+	// ICU in a JSON file is an icu string; a plural's changed "one" form
+	// is a changed source text.
+	status, body = uploadFile(t, base.URL, "/api/v2/projects/1/files", "icu.json", `{"n":"{count, plural, one {# apple} other {# apples}}","p":"{ not icu }"}`, nil)
+	require.Equal(t, http.StatusCreated, status, string(body))
+	require.Equal(t, []string{"n"}, keys(t, base.URL, `type is icu`))
+	require.Equal(t, []string{"p"}, keys(t, base.URL, `name of file = "icu.json" and type is plain`))
+	status, body = uploadFile(t, base.URL, "/api/v2/projects/1/files", "app.json", `{"a":"Apple","nested":{"b":"Banana"},"items":{"one":"%d thing","other":"%d items"}}`, nil)
+	require.Equal(t, http.StatusCreated, status, string(body))
+	require.Contains(t, string(body), `"updated":1`)
+	require.Contains(t, listStrings(t, base.URL, ""), `items={"one":"%d thing","other":"%d items"}`)
 
 	// Refusals with the reason.
 	status, body = uploadFile(t, base.URL, "/api/v2/projects/1/files", "notes.txt", "x", nil)

@@ -210,12 +210,7 @@ func (p *Platform) filesHandler(s *server.Server) http.Handler {
 			server.WriteError(w, http.StatusNotFound, "Project Not Found")
 			return
 		}
-		var req struct {
-			StorageID   int64  `json:"storageId"`
-			Name        string `json:"name"`
-			BranchID    *int64 `json:"branchId"`
-			DirectoryID *int64 `json:"directoryId"`
-		}
+		var req createFileRequest
 		if !readJSON(w, r, &req) {
 			return
 		}
@@ -223,24 +218,22 @@ func (p *Platform) filesHandler(s *server.Server) http.Handler {
 		if !ok {
 			return
 		}
-		if req.BranchID != nil || req.DirectoryID != nil {
-			server.WriteError(w, http.StatusBadRequest, "branchId and directoryId are not supported by croql serve's uploads: files are added at the project's root")
-			return
-		}
 		name := req.Name
 		if name == "" {
 			name = st.name
 		}
-		if strings.ContainsAny(name, "/\\") {
-			server.WriteError(w, http.StatusBadRequest, "name: a file name without slashes")
+		opts, ierr := req.options(p.cfg.Parsers, name, st.data)
+		if ierr != nil {
+			writeFailure(w, ierr)
 			return
 		}
+		opts.Organization = p.subs.Organization(server.Bearer(r))
 		release, ok := p.uploadSlot(w, r)
 		if !ok {
 			return
 		}
 		defer release()
-		res, err := p.ImportWith(r.Context(), s.Storage(), proj, p.publicURL(r), name, st.data, "", ImportOptions{})
+		res, err := p.ImportWith(r.Context(), s.Storage(), proj, p.publicURL(r), name, st.data, "", opts)
 		if err != nil {
 			p.writeImportError(w, proj, name, err)
 			return
@@ -314,6 +307,5 @@ func (p *Platform) projectOf(s *server.Server, r *http.Request) (*server.Project
 }
 
 func (p *Platform) writeImportError(w http.ResponseWriter, proj *server.Project, name string, err error) {
-	ie := p.importFailure(proj.ID, name, err)
-	server.WriteError(w, ie.status, ie.msg)
+	writeFailure(w, p.importFailure(proj.ID, name, err))
 }

@@ -3,6 +3,7 @@ package platform
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -30,6 +31,8 @@ type writer struct {
 	m    *mapping.Mapping
 	// maxProjectBytes is the per-project quota (checkProjectBytes).
 	maxProjectBytes int64
+	// newFile holds the title and context of a file an upload creates.
+	newFile schema.File
 }
 
 func newWriter(proj *server.Project) *writer {
@@ -78,7 +81,7 @@ func (t *tables) columns() error {
 		return err
 	}
 	t.strMatch, err = fieldsOf(t.Str, func(s *schema.SourceString) []any {
-		return []any{&s.ID, &s.Identifier, &s.Context, &s.Text, &s.Type, &s.MaxLength}
+		return []any{&s.ID, &s.Identifier, &s.Context, &s.Text, &s.Type, &s.MaxLength, &s.PluralForms}
 	})
 	return err
 }
@@ -393,7 +396,7 @@ func (w *writer) createFile(ctx context.Context, tx *sql.Tx, t *tables, name, ty
 	if existing {
 		return 0, fmt.Errorf("the file %s was created by another upload meanwhile; upload it again", name)
 	}
-	vals, err := t.File.Values(nil, &schema.File{ID: id, Name: name, Type: typ}, store.Owner{})
+	vals, err := t.File.Values(nil, &schema.File{ID: id, Name: name, Type: typ, Title: w.newFile.Title, Context: w.newFile.Context}, store.Owner{})
 	if err != nil {
 		return 0, err
 	}
@@ -513,9 +516,14 @@ func matchStrings(stored []storedString, strs uploadStrings) []int {
 }
 
 // sourceText is the type and the stored source text of a string: the
-// "other" form of a plural (else its first non-empty form).
+// "other" form of a plural (else its first non-empty form); a plain text
+// that is an ICU message with a plural, select or selectordinal argument
+// is of type icu.
 func sourceText(s *postimport.String) (typ, text string) {
 	if !s.HasPlurals {
+		if isICU(s.Text.Plain) {
+			return "icu", s.Text.Plain
+		}
 		return "plain", s.Text.Plain
 	}
 	text = s.Text.Plural["other"]
@@ -527,6 +535,53 @@ func sourceText(s *postimport.String) (typ, text string) {
 		}
 	}
 	return "plural", text
+}
+
+// pluralForms is the stored PluralForms of a string: every form of a
+// plural as a JSON object (keys sorted), "" for other strings.
+func pluralForms(s *postimport.String) string {
+	if !s.HasPlurals || len(s.Text.Plural) == 0 {
+		return ""
+	}
+	b, err := json.Marshal(s.Text.Plural)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// storedForms are the plural forms of a stored plural string: its
+// PluralForms, or its text as the "other" form.
+func storedForms(ss *schema.SourceString) map[string]string {
+	var forms map[string]string
+	if ss.PluralForms != "" && json.Unmarshal([]byte(ss.PluralForms), &forms) == nil && len(forms) > 0 {
+		return forms
+	}
+	return map[string]string{"other": ss.Text}
+}
+
+// isICU reports whether text holds an ICU argument with a plural, select
+// or selectordinal format: "{name, plural, …".
+func isICU(text string) bool {
+	for i := 0; i < len(text); i++ {
+		if text[i] != '{' {
+			continue
+		}
+		rest := text[i+1:]
+		name, after, ok := strings.Cut(rest, ",")
+		if !ok || strings.ContainsAny(name, "{}") || strings.TrimSpace(name) == "" {
+			continue
+		}
+		format, _, ok := strings.Cut(after, ",")
+		if !ok {
+			continue
+		}
+		switch strings.TrimSpace(format) {
+		case "plural", "select", "selectordinal":
+			return true
+		}
+	}
+	return false
 }
 
 // changedTexts applies opt to the matched strings whose source text
@@ -544,7 +599,7 @@ func (w *writer) changedTexts(ctx context.Context, tx *sql.Tx, t *tables, stored
 		ss := &stored[j]
 		s := strs.At(i)
 		typ, text := sourceText(&s)
-		if typ == ss.Type && text == ss.Text {
+		if typ == ss.Type && text == ss.Text && pluralForms(&s) == ss.PluralForms {
 			continue
 		}
 		sameForms := (typ == "plural") == ss.plural()
@@ -629,7 +684,7 @@ func (w *writer) updateString(ctx context.Context, b *batchWriter, ss *storedStr
 	next := ss.SourceString
 	fromUpload(&next, s)
 	labels := labelSet(s.Labels)
-	textChanged := next.Type != ss.Type || next.Text != ss.Text
+	textChanged := next.Type != ss.Type || next.Text != ss.Text || next.PluralForms != ss.PluralForms
 	labelsChanged := !slices.Equal(labels, ss.labels)
 	before, err := t.strUpdate.Values(nil, &ss.SourceString, store.Owner{})
 	if err != nil {
@@ -669,6 +724,7 @@ func (w *writer) updateString(ctx context.Context, b *batchWriter, ss *storedStr
 // uploaded string s.
 func fromUpload(str *schema.SourceString, s *postimport.String) {
 	str.Type, str.Text = sourceText(s)
+	str.PluralForms = pluralForms(s)
 	str.Context = s.Context
 	str.IsHidden = s.IsHidden != nil && *s.IsHidden
 	str.MaxLength = nil

@@ -507,6 +507,79 @@ func TestGoClient(t *testing.T) {
 			require.NoError(t, err)
 			require.Len(t, trs, 1)
 			require.Equal(t, "Hallo aus Go", *trs[0].Text)
+
+			// Files as the platform keeps them: a name in use is refused,
+			// UpdateOrRestoreFile updates the same file id (the unchanged
+			// string keeps its id and translation), a restore is refused,
+			// DeleteFile removes the file.
+			storage := func(name, content string) int {
+				path := filepath.Join(t.TempDir(), name)
+				require.NoError(t, os.WriteFile(path, []byte(content), 0o600))
+				f, err := os.Open(path)
+				require.NoError(t, err)
+				defer f.Close()
+				stg, _, err := c.Storages.Add(ctx, f)
+				require.NoError(t, err)
+				return stg.ID
+			}
+			_, _, err = c.SourceFiles.AddFile(ctx, 1, &model.FileAddRequest{StorageID: storage("upload.json", `{"x":"X"}`), Name: "upload.json"})
+			requireRefused(t, err, "name")
+			updated, _, err := c.SourceFiles.UpdateOrRestoreFile(ctx, 1, file.ID, &model.FileUpdateRestoreRequest{
+				StorageID: storage("upload.json", `{"go.hello":"Hello from Go","go.later":"Later"}`), UpdateOption: "keep_translations"})
+			require.NoError(t, err)
+			require.Equal(t, file.ID, updated.ID)
+			strs, _, err = c.SourceStrings.List(ctx, 1, &model.SourceStringsListOptions{FileID: file.ID})
+			require.NoError(t, err)
+			require.ElementsMatch(t, []string{"go.hello", "go.later"}, []string{strs[0].Identifier, strs[1].Identifier})
+			require.Contains(t, ids(strs), hello)
+			trs, _, err = c.StringTranslations.ListLanguageTranslations(ctx, 1, "de", &model.LanguageTranslationsListOptions{StringIDs: []int{hello}})
+			require.NoError(t, err)
+			require.Len(t, trs, 1)
+			_, _, err = c.SourceFiles.UpdateOrRestoreFile(ctx, 1, file.ID, &model.FileUpdateRestoreRequest{RevisionID: 1})
+			requireRefused(t, err, "revisionId")
+			_, err = c.SourceFiles.DeleteFile(ctx, 1, file.ID)
+			require.NoError(t, err)
+			_, _, err = c.SourceFiles.GetFile(ctx, 1, file.ID)
+			require.Error(t, err)
+
+			// Plurals: a JSON plural and an Android <plurals> keep every
+			// form. The Go model's SourceString.Text is a string, so the
+			// strings are read through the client's Get into the
+			// platform's shape (text an object of forms).
+			pl, _, err := c.SourceFiles.AddFile(ctx, 1, &model.FileAddRequest{StorageID: storage("plural.json",
+				`{"apples":{"one":"One apple","other":"{n} apples"},"icu":"{n, plural, one {# pear} other {# pears}}"}`), Name: "plural.json"})
+			require.NoError(t, err)
+			an, _, err := c.SourceFiles.AddFile(ctx, 1, &model.FileAddRequest{StorageID: storage("go-plurals.xml",
+				`<resources><plurals name="days"><item quantity="one">%d day</item><item quantity="few">%d dni</item><item quantity="other">%d days</item></plurals></resources>`),
+				Name: "go-plurals.xml"})
+			require.NoError(t, err)
+			texts := map[string]any{}
+			for _, fid := range []int{pl.ID, an.ID} {
+				var page struct {
+					Data []struct {
+						Data struct {
+							Identifier string `json:"identifier"`
+							Text       any    `json:"text"`
+							Type       string `json:"type"`
+							HasPlurals bool   `json:"hasPlurals"`
+						} `json:"data"`
+					} `json:"data"`
+				}
+				_, err = c.Get(ctx, "/api/v2/projects/1/strings?fileId="+itoa(int64(fid)), nil, &page)
+				require.NoError(t, err)
+				for _, d := range page.Data {
+					texts[d.Data.Identifier] = d.Data.Text
+					require.Equal(t, d.Data.Identifier != "icu", d.Data.HasPlurals, d.Data.Identifier)
+					if d.Data.Identifier == "icu" {
+						require.Equal(t, "icu", d.Data.Type)
+					}
+				}
+			}
+			require.Equal(t, map[string]any{
+				"apples": map[string]any{"one": "One apple", "other": "{n} apples"},
+				"days":   map[string]any{"one": "%d day", "few": "%d dni", "other": "%d days"},
+				"icu":    "{n, plural, one {# pear} other {# pears}}",
+			}, texts)
 		})
 	}
 }

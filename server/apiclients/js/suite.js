@@ -62,6 +62,8 @@ const models = {
   UploadTranslationResponse: declared('translations', 'UploadTranslationResponse'),
   LanguageProgress: declared('translationStatus', 'LanguageProgress'),
   FileProgress: declared('translationStatus', 'FileProgress'),
+  // An answer without a body (204): nothing to check.
+  NoContent: [],
 };
 
 const missing = [];
@@ -208,6 +210,25 @@ async function main() {
   }
   const hello = ((results['upload.strings'].objects || []).find((o) => o.identifier === 'js.hello') || {}).id || 0;
   await run('upload.translations', 'LanguageTranslation', de({ stringIds: String(hello) }));
+
+  // Files as the platform keeps them: createFile of a name in use is
+  // refused; updateOrRestoreFile updates the same file id; a restore is
+  // refused (no revisions); deleteFile removes the file.
+  const storage = async (name, content) => (await client.uploadStorageApi.addStorage(name, JSON.stringify(content))).data.id;
+  await run('files.createFile.nameInUse', 'File', async () => f.createFile(1, { storageId: await storage('js-upload.json', { x: 'X' }), name: 'js-upload.json' }));
+  await run('files.createFile.excludedTargetLanguages', 'File', async () => f.createFile(1, { storageId: await storage('other.json', { x: 'X' }), name: 'other.json', excludedTargetLanguages: ['de'] }));
+  await run('files.updateOrRestoreFile', 'File', async () => f.updateOrRestoreFile(1, fileId, {
+    storageId: await storage('js-upload.json', { 'js.hello': 'Hello from JS', 'js.later': 'Later' }), updateOption: 'keep_translations' }));
+  await run('files.updated.strings', 'String', () => s.listProjectStrings(1, { fileId, ...L }));
+  await run('files.updated.translations', 'LanguageTranslation', de({ stringIds: String(hello) }));
+  await run('files.restore', 'File', () => f.updateOrRestoreFile(1, fileId, { revisionId: 1 }));
+  // Plurals: every form of a JSON plural is kept and read back.
+  await run('files.plural.createFile', 'File', async () => f.createFile(1, {
+    storageId: await storage('plural.json', { apples: { one: 'One apple', other: '{n} apples' } }), name: 'plural.json', title: 'Plurals' }));
+  const pluralFile = results['files.plural.createFile'].ok ? results['files.plural.createFile'].ids[0] : 0;
+  await run('files.plural.strings', 'String', () => s.listProjectStrings(1, { fileId: pluralFile, ...L }));
+  await run('files.deleteFile', 'NoContent', async () => { await f.deleteFile(1, fileId); return { data: {} }; });
+  await run('files.deleted.get', 'File', () => f.getFile(1, fileId));
 
   for (const r of Object.values(results)) delete r.objects;
   process.stdout.write(JSON.stringify({ results, missing }) + '\n');
