@@ -181,24 +181,7 @@ func (p *Platform) updateFile(s *server.Server) http.Handler {
 		if !ok {
 			return
 		}
-		opts.Organization = p.subs.Organization(server.Bearer(r))
-		release, ok := p.uploadSlot(w, r)
-		if !ok {
-			return
-		}
-		defer release()
-		if _, err := p.ImportWith(r.Context(), s.Storage(), proj, p.publicURL(r), name, st.data, "", opts); err != nil {
-			p.writeImportError(w, proj, name, err)
-			return
-		}
-		p.storages.remove(st.id)
-		o, err := s.FileObject(r.Context(), proj, id)
-		if err != nil || o == nil {
-			p.log.Error("croql serve: reading an updated file", "project", proj.ID, "file", name, "err", err)
-			server.WriteError(w, http.StatusInternalServerError, "The file was stored but could not be read back; the server's log has the details")
-			return
-		}
-		server.WriteJSON(w, http.StatusOK, map[string]any{"data": o})
+		p.importStorage(w, r, s, proj, st, name, opts, id, http.StatusOK)
 	})
 }
 
@@ -263,4 +246,33 @@ func (w *writer) deleteFile(ctx context.Context, st *server.Storage, fileID int6
 		return fmt.Errorf("platform: deleting the file (nothing was deleted): %w", err)
 	}
 	return nil
+}
+
+// importStorage imports the file of storage st as name into proj (in an
+// upload slot), drops the storage, and answers the file as it is now
+// stored (file id, or the one the import made when 0), with status; a
+// failure is answered as the import's error.
+func (p *Platform) importStorage(w http.ResponseWriter, r *http.Request, s *server.Server, proj *server.Project, st storage, name string, opts ImportOptions, id int64, status int) {
+	opts.Organization = p.subs.Organization(server.Bearer(r))
+	release, ok := p.uploadSlot(w, r)
+	if !ok {
+		return
+	}
+	defer release()
+	res, err := p.ImportWith(r.Context(), s.Storage(), proj, p.publicURL(r), name, st.data, "", opts)
+	if err != nil {
+		p.writeImportError(w, proj, name, err)
+		return
+	}
+	p.storages.remove(st.id)
+	if id == 0 {
+		id = res.FileID
+	}
+	o, err := s.FileObject(r.Context(), proj, id)
+	if err != nil || o == nil {
+		p.log.Error("croql serve: reading an imported file", "project", proj.ID, "file", name, "err", err)
+		server.WriteError(w, http.StatusInternalServerError, "The file was stored but could not be read back; the server's log has the details")
+		return
+	}
+	server.WriteJSON(w, status, map[string]any{"data": o})
 }

@@ -227,25 +227,7 @@ func (p *Platform) filesHandler(s *server.Server) http.Handler {
 			writeFailure(w, ierr)
 			return
 		}
-		opts.Organization = p.subs.Organization(server.Bearer(r))
-		release, ok := p.uploadSlot(w, r)
-		if !ok {
-			return
-		}
-		defer release()
-		res, err := p.ImportWith(r.Context(), s.Storage(), proj, p.publicURL(r), name, st.data, "", opts)
-		if err != nil {
-			p.writeImportError(w, proj, name, err)
-			return
-		}
-		p.storages.remove(st.id)
-		o, err := s.FileObject(r.Context(), proj, res.FileID)
-		if err != nil || o == nil {
-			p.log.Error("croql serve: reading an imported file", "project", proj.ID, "file", name, "err", err)
-			server.WriteError(w, http.StatusInternalServerError, "The file was stored but could not be read back; the server's log has the details")
-			return
-		}
-		server.WriteJSON(w, http.StatusCreated, map[string]any{"data": o})
+		p.importStorage(w, r, s, proj, st, name, opts, 0, http.StatusCreated)
 	})
 }
 
