@@ -10,6 +10,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,24 +44,34 @@ const (
 	// DefaultUserID is the user of the JWTs and events (croql serve has
 	// no users).
 	DefaultUserID = 1
+	// DefaultMaxAppTokens is how many access tokens one app holds at
+	// once (Config.MaxAppTokens): minting one more drops the app's oldest.
+	DefaultMaxAppTokens = 1000
 	// jwtLifetime is the exp of a module call's JWT after its iat.
 	jwtLifetime = 5 * time.Minute
 )
 
 // installation is an app installed in an organization: the app secret
 // sent in its "installed" event (the app presents it at the token
-// endpoint) and the access tokens issued for it.
+// endpoint).
 type installation struct {
 	app       string
 	org       string
 	appSecret string
-	tokens    []string
 }
 
-// handshake holds the installations.
+// minted is an access token issued to an app for an organization.
+type minted struct {
+	token, org string
+}
+
+// handshake holds the installations and the tokens issued for them.
 type handshake struct {
 	mu   sync.Mutex
 	byID map[[2]string]*installation // app identifier, organization
+	// minted are each app's access tokens, oldest first (at most
+	// Config.MaxAppTokens).
+	minted map[string][]minted
 	// installing serialises the installation of one app in one
 	// organization (the event is an HTTP call; it is not made twice).
 	installing sync.Map // [2]string → *sync.Mutex
@@ -162,14 +173,26 @@ func (p *Platform) Uninstall(ctx context.Context, app, org, publicURL string) (b
 
 func (p *Platform) forget(key [2]string) {
 	p.hs.mu.Lock()
-	in := p.hs.byID[key]
 	delete(p.hs.byID, key)
+	var gone []minted
+	p.hs.minted[key[0]] = slices.DeleteFunc(p.hs.minted[key[0]], func(m minted) bool {
+		if m.org == key[1] {
+			gone = append(gone, m)
+			return true
+		}
+		return false
+	})
 	p.hs.mu.Unlock()
-	if in == nil || p.tokens == nil {
-		return
-	}
-	for _, t := range in.tokens {
-		p.tokens.Remove(t)
+	p.revoke(gone)
+}
+
+// revoke stops accepting tokens.
+func (p *Platform) revoke(tokens []minted) {
+	for _, m := range tokens {
+		if p.tokens != nil {
+			p.tokens.Remove(m.token)
+		}
+		p.subs.UnmapToken(m.token)
 	}
 }
 
@@ -216,8 +239,9 @@ func oauthError(w http.ResponseWriter, status int, code, desc string) {
 // serveToken is POST /oauth/token: grant_type crowdin_app with the app's
 // client credentials and the app secret of one of its installations. The
 // access token it issues is accepted by croql serve's API for every
-// project and acts for the installation's organization (the subscription
-// check).
+// project for Config.TokenLifetime (its expires_in), and acts for the
+// installation's organization (the subscription check). An app holds at
+// most Config.MaxAppTokens tokens: one more revokes its oldest.
 func (p *Platform) serveToken(w http.ResponseWriter, r *http.Request) {
 	var tr tokenRequest
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
@@ -274,14 +298,21 @@ func (p *Platform) serveToken(w http.ResponseWriter, r *http.Request) {
 		oauthError(w, http.StatusInternalServerError, "server_error", "This server accepts no tokens")
 		return
 	}
-	if err := p.tokens.Add(tok); err != nil {
+	if err := p.tokens.AddFor(tok, p.cfg.TokenLifetime); err != nil {
 		oauthError(w, http.StatusInternalServerError, "server_error", err.Error())
 		return
 	}
 	p.subs.MapToken(tok, in.org)
 	p.hs.mu.Lock()
-	in.tokens = append(in.tokens, tok)
+	all := append(p.hs.minted[app.Identifier], minted{token: tok, org: in.org})
+	var dropped []minted
+	if n := len(all) - p.cfg.MaxAppTokens; n > 0 {
+		dropped = slices.Clone(all[:n])
+		all = slices.Delete(all, 0, n)
+	}
+	p.hs.minted[app.Identifier] = all
 	p.hs.mu.Unlock()
+	p.revoke(dropped)
 	server.WriteJSON(w, http.StatusOK, map[string]any{
 		"access_token": tok,
 		"token_type":   "bearer",

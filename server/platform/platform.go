@@ -87,10 +87,14 @@ type Config struct {
 	// UserID is the user id of the events and JWTs (DefaultUserID when 0).
 	UserID int64
 	// TokenLifetime is the expires_in of issued access tokens
-	// (DefaultTokenLifetime when 0). Tokens stay accepted until the app
-	// is uninstalled or the server stops; the SDK asks for a new one when
+	// (DefaultTokenLifetime when 0). A token is refused once it has
+	// passed (or the app is uninstalled); the SDK asks for a new one when
 	// expires_in has passed.
 	TokenLifetime time.Duration
+	// MaxAppTokens bounds the access tokens one app holds at once:
+	// issuing one more revokes the app's oldest (DefaultMaxAppTokens
+	// when 0).
+	MaxAppTokens int
 	// Subscriptions is the subscriptions table (empty when nil).
 	Subscriptions *Subscriptions
 	// JobTimeout bounds one post-import job (DefaultJobTimeout when 0).
@@ -228,11 +232,14 @@ func New(ctx context.Context, cfg Config) (*Platform, error) {
 	if cfg.TokenLifetime <= 0 {
 		cfg.TokenLifetime = DefaultTokenLifetime
 	}
+	if cfg.MaxAppTokens <= 0 {
+		cfg.MaxAppTokens = DefaultMaxAppTokens
+	}
 	if len(cfg.Credentials) > len(cfg.Apps) {
 		return nil, fmt.Errorf("platform: %d app credentials for %d apps", len(cfg.Credentials), len(cfg.Apps))
 	}
 	p := &Platform{cfg: cfg, uploads: make(chan struct{}, cfg.MaxConcurrentUploads), subs: cfg.Subscriptions, log: cfg.Logger, blobs: blobs{m: map[string][]byte{}},
-		hs: handshake{byID: map[[2]string]*installation{}}}
+		hs: handshake{byID: map[[2]string]*installation{}, minted: map[string][]minted{}}}
 	if p.subs == nil {
 		p.subs = NewSubscriptions()
 	}

@@ -140,6 +140,13 @@ func (s *Subscriptions) MapToken(token, org string) {
 	s.orgs[token] = org
 }
 
+// UnmapToken forgets the organization of token (a revoked token).
+func (s *Subscriptions) UnmapToken(token string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.orgs, token)
+}
+
 // Organization returns the organization of an access token.
 func (s *Subscriptions) Organization(token string) string {
 	s.mu.RLock()
