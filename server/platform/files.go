@@ -177,7 +177,7 @@ func (p *Platform) updateFile(s *server.Server) http.Handler {
 			writeFailure(w, ierr)
 			return
 		}
-		st, ok := p.storageOf(w, *req.StorageID)
+		st, ok := p.storageOf(w, r, *req.StorageID)
 		if !ok {
 			return
 		}
@@ -264,7 +264,7 @@ func (p *Platform) importStorage(w http.ResponseWriter, r *http.Request, s *serv
 		p.writeImportError(w, proj, name, err)
 		return
 	}
-	p.storages.remove(st.id)
+	p.storages.used(st.id)
 	if id == 0 {
 		id = res.FileID
 	}

@@ -26,7 +26,7 @@ const (
 	// is answered 429.
 	DefaultMaxConcurrentUploads = 4
 	// maxStorageBytes bounds the bytes of the storages kept for the
-	// two-step upload (the oldest go first).
+	// two-step upload, all owners together (storages.go).
 	maxStorageBytes = 256 << 20
 )
 

@@ -2,13 +2,17 @@ package platform
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/croql/croql/server"
 )
@@ -23,69 +27,157 @@ import (
 // fileId}). The one-step form (the file in the import request itself)
 // stays beside it.
 
-// maxStorages is how many uploaded storages are kept (the oldest go
-// first, also beyond maxStorageBytes in all): a storage is used once,
-// right after it is added.
-const maxStorages = 64
+// Storages belong to their owner: the organization of the token that
+// added one and the projects that token reads. Only the same owner lists,
+// reads, imports and deletes it; another token is answered as if it did
+// not exist. Each owner keeps at most maxOwnerStorages storages and
+// maxOwnerStorageBytes bytes (its oldest go first, never its newest),
+// so one owner's flood evicts only its own; a storage is dropped
+// storageLifetime after it was added (it is used once, right after).
+// When the storages of all owners would hold more than maxStorageBytes,
+// the adding owner's oldest go, and if that is not enough the storage is
+// refused with 503 and Retry-After: never another owner's.
+const (
+	maxOwnerStorages     = 16
+	maxOwnerStorageBytes = maxStorageBytes / 4
+	storageLifetime      = time.Hour
+)
 
 type storage struct {
-	id   int64
-	name string
-	data []byte
+	id    int64
+	owner string
+	name  string
+	data  []byte
+	added time.Time
 }
 
 type storages struct {
 	mu    sync.Mutex
 	next  int64
 	items []storage
+	bytes int64
 }
 
-func (s *storages) add(name string, data []byte) storage {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.next++
-	st := storage{id: s.next, name: name, data: data}
-	s.items = append(s.items, st)
-	if len(s.items) > maxStorages {
-		s.items = s.items[len(s.items)-maxStorages:]
-	}
-	total := 0
-	for i := len(s.items) - 1; i >= 0; i-- {
-		if total += len(s.items[i].data); total > maxStorageBytes && i < len(s.items)-1 {
-			s.items = s.items[i+1:]
-			break
+// errStoragesFull is add's answer when the storages of all owners are
+// at their bytes' bound.
+var errStoragesFull = errors.New("storages full")
+
+// expire drops the storages older than storageLifetime. s.mu is held.
+func (s *storages) expire(now time.Time) {
+	s.items = slices.DeleteFunc(s.items, func(st storage) bool {
+		if now.Sub(st.added) >= storageLifetime {
+			s.bytes -= int64(len(st.data))
+			return true
 		}
-	}
-	return st
+		return false
+	})
 }
 
-func (s *storages) get(id int64) (storage, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, st := range s.items {
-		if st.id == id {
-			return st, true
-		}
-	}
-	return storage{}, false
-}
-
-func (s *storages) remove(id int64) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// dropOldest drops owner's oldest storage other than keep; it reports
+// whether there was one. s.mu is held.
+func (s *storages) dropOldest(owner string, keep int64) bool {
 	for i, st := range s.items {
-		if st.id == id {
-			s.items = append(s.items[:i], s.items[i+1:]...)
+		if st.owner == owner && st.id != keep {
+			s.bytes -= int64(len(st.data))
+			s.items = slices.Delete(s.items, i, i+1)
 			return true
 		}
 	}
 	return false
 }
 
-func (s *storages) list() []storage {
+func (s *storages) add(owner, name string, data []byte, now time.Time) (storage, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]storage(nil), s.items...)
+	s.expire(now)
+	s.next++
+	st := storage{id: s.next, owner: owner, name: name, data: data, added: now}
+	s.items = append(s.items, st)
+	s.bytes += int64(len(data))
+	for {
+		n, b := 0, int64(0)
+		for _, o := range s.items {
+			if o.owner == owner {
+				n++
+				b += int64(len(o.data))
+			}
+		}
+		if n <= maxOwnerStorages && b <= maxOwnerStorageBytes && s.bytes <= maxStorageBytes {
+			return st, nil
+		}
+		if !s.dropOldest(owner, st.id) {
+			break
+		}
+	}
+	if s.bytes > maxStorageBytes {
+		s.remove(st.id)
+		return storage{}, errStoragesFull
+	}
+	return st, nil
+}
+
+// get returns owner's storage id.
+func (s *storages) get(id int64, owner string) (storage, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, st := range s.items {
+		if st.id == id && st.owner == owner {
+			return st, true
+		}
+	}
+	return storage{}, false
+}
+
+// removeOwned removes owner's storage id; it reports whether there was
+// one.
+func (s *storages) removeOwned(id int64, owner string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, st := range s.items {
+		if st.id == id && st.owner == owner {
+			return s.remove(id)
+		}
+	}
+	return false
+}
+
+// used drops storage id (it has been imported).
+func (s *storages) used(id int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.remove(id)
+}
+
+// remove drops storage id. s.mu is held.
+func (s *storages) remove(id int64) bool {
+	for i, st := range s.items {
+		if st.id == id {
+			s.bytes -= int64(len(st.data))
+			s.items = slices.Delete(s.items, i, i+1)
+			return true
+		}
+	}
+	return false
+}
+
+// list returns owner's storages, oldest first.
+func (s *storages) list(owner string) []storage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []storage
+	for _, st := range s.items {
+		if st.owner == owner {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// storageOwner is the owner of the storages the request's token adds and
+// sees: its organization and the projects it reads.
+func (p *Platform) storageOwner(r *http.Request) string {
+	g, _ := server.GrantOf(r)
+	return p.subs.Organization(server.Bearer(r)) + "/" + g.Key()
 }
 
 func storageObject(st storage) map[string]any {
@@ -107,12 +199,18 @@ func (p *Platform) addStorage(w http.ResponseWriter, r *http.Request) {
 		server.WriteError(w, http.StatusRequestEntityTooLarge, fileTooLarge(p.cfg.MaxFileBytes).msg)
 		return
 	}
-	server.WriteJSON(w, http.StatusCreated, map[string]any{"data": storageObject(p.storages.add(name, data))})
+	st, err := p.storages.add(p.storageOwner(r), name, data, p.cfg.Now())
+	if err != nil {
+		w.Header().Set("Retry-After", "60")
+		server.WriteError(w, http.StatusServiceUnavailable, fmt.Sprintf("The storages of all tokens hold %d MiB, their bound: try again once some are imported or deleted", maxStorageBytes>>20))
+		return
+	}
+	server.WriteJSON(w, http.StatusCreated, map[string]any{"data": storageObject(st)})
 }
 
 func (p *Platform) getStorage(w http.ResponseWriter, r *http.Request) {
 	id, err := strconv.ParseInt(r.PathValue("storageId"), 10, 64)
-	st, ok := p.storages.get(id)
+	st, ok := p.storages.get(id, p.storageOwner(r))
 	if err != nil || !ok {
 		server.WriteError(w, http.StatusNotFound, "Storage Not Found")
 		return
@@ -122,7 +220,7 @@ func (p *Platform) getStorage(w http.ResponseWriter, r *http.Request) {
 
 func (p *Platform) deleteStorage(w http.ResponseWriter, r *http.Request) {
 	id, err := strconv.ParseInt(r.PathValue("storageId"), 10, 64)
-	if err != nil || !p.storages.remove(id) {
+	if err != nil || !p.storages.removeOwned(id, p.storageOwner(r)) {
 		server.WriteError(w, http.StatusNotFound, "Storage Not Found")
 		return
 	}
@@ -148,7 +246,7 @@ func (p *Platform) listStorages(w http.ResponseWriter, r *http.Request) {
 		}
 		offset = n
 	}
-	all := p.storages.list()
+	all := p.storages.list(p.storageOwner(r))
 	data := []any{}
 	for i := offset; i < len(all) && i < offset+limit; i++ {
 		data = append(data, map[string]any{"data": storageObject(all[i])})
@@ -175,9 +273,9 @@ func isJSON(r *http.Request) bool {
 const badBody = `The body must be a JSON object such as {"storageId":1,"name":"app.json"}`
 
 // storageOf is the storage of a two-step request's storageId; an unknown
-// one is answered 400.
-func (p *Platform) storageOf(w http.ResponseWriter, id int64) (storage, bool) {
-	st, ok := p.storages.get(id)
+// one, or another owner's, is answered 400.
+func (p *Platform) storageOf(w http.ResponseWriter, r *http.Request, id int64) (storage, bool) {
+	st, ok := p.storages.get(id, p.storageOwner(r))
 	if !ok {
 		server.WriteError(w, http.StatusBadRequest, "storageId: no storage "+strconv.FormatInt(id, 10)+" (add the file with POST /api/v2/storages first)")
 	}
@@ -214,7 +312,7 @@ func (p *Platform) filesHandler(s *server.Server) http.Handler {
 		if !readJSON(w, r, &req) {
 			return
 		}
-		st, ok := p.storageOf(w, req.StorageID)
+		st, ok := p.storageOf(w, r, req.StorageID)
 		if !ok {
 			return
 		}
@@ -252,7 +350,7 @@ func (p *Platform) uploadTranslation(s *server.Server) http.Handler {
 		if !readJSON(w, r, &req) {
 			return
 		}
-		st, ok := p.storageOf(w, req.StorageID)
+		st, ok := p.storageOf(w, r, req.StorageID)
 		if !ok {
 			return
 		}
@@ -275,7 +373,7 @@ func (p *Platform) uploadTranslation(s *server.Server) http.Handler {
 			p.writeImportError(w, proj, name, err)
 			return
 		}
-		p.storages.remove(st.id)
+		p.storages.used(st.id)
 		server.WriteJSON(w, http.StatusOK, map[string]any{"data": map[string]any{
 			"projectId": proj.ID, "storageId": st.id, "languageId": lang, "fileId": req.FileID}})
 	})
