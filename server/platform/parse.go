@@ -9,6 +9,7 @@ import (
 	"io"
 	"path"
 	"strings"
+	"unicode/utf8"
 )
 
 // Parsed is one string read from a file: its key, its text (Plural set
@@ -100,7 +101,12 @@ type limitedParser interface {
 
 // parseFile reads data with p, failing with errTooManyStrings when it
 // holds more than max strings (no bound when max <= 0).
+// A file that is not valid UTF-8 is refused, saying where (a UTF-16 file
+// with a byte order mark is left to its parser).
 func parseFile(p Parser, data []byte, max int) ([]Parsed, error) {
+	if err := checkUTF8(data); err != nil {
+		return nil, err
+	}
 	var out []Parsed
 	var err error
 	if lp, ok := p.(limitedParser); ok {
@@ -112,6 +118,32 @@ func parseFile(p Parser, data []byte, max int) ([]Parsed, error) {
 		return nil, errTooManyStrings
 	}
 	return out, err
+}
+
+// checkUTF8 fails, naming the line, the column (in characters) and the
+// byte offset of the first invalid byte, when data is not UTF-8 and does
+// not start with a UTF-16 byte order mark.
+func checkUTF8(data []byte) error {
+	if len(data) >= 2 && (data[0] == 0xFF && data[1] == 0xFE || data[0] == 0xFE && data[1] == 0xFF) {
+		return nil
+	}
+	if utf8.Valid(data) {
+		return nil
+	}
+	line, col := 1, 1
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return fmt.Errorf("the file is not valid UTF-8: byte 0x%02X at line %d, column %d (byte offset %d); save it as UTF-8", data[i], line, col, i)
+		}
+		if r == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+		i += size
+	}
+	return nil
 }
 
 func (JSONParser) parseAtMost(data []byte, max int) ([]Parsed, error) {
