@@ -112,6 +112,10 @@ func (postgresBackend) classify(err error) (Class, string) {
 	if errors.As(err, &ce) {
 		return Unavailable, ce.Error()
 	}
+	// A pooled connection whose server went away.
+	if errors.Is(err, pgconn.ErrConnClosed) {
+		return Unavailable, err.Error()
+	}
 	var pg *pgconn.PgError
 	if !errors.As(err, &pg) {
 		return Other, ""

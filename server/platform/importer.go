@@ -130,6 +130,8 @@ type importError struct {
 	key, code string
 	// link is the subscribe link of a 402.
 	link string
+	// retryAfter, when positive, is the Retry-After of a 503 (seconds).
+	retryAfter int
 }
 
 func (e *importError) Error() string { return e.msg }
@@ -147,6 +149,9 @@ func invalidf(key, code, format string, args ...any) *importError {
 // writeFailure answers a failed request: the platform's validation error
 // for a parameter's 400, else its status and message.
 func writeFailure(w http.ResponseWriter, ie *importError) {
+	if ie.retryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(ie.retryAfter))
+	}
 	switch {
 	case ie.key != "":
 		server.WriteJSON(w, ie.status, map[string]any{"errors": []any{map[string]any{"error": map[string]any{
@@ -161,13 +166,18 @@ func writeFailure(w http.ResponseWriter, ie *importError) {
 // importFailure is the answer to a failed import: err itself when it is
 // an *importError, else a storage failure, whose details (the statement,
 // the engine's message) go to the log, not to the client: 503 when the
-// database refuses writes (croql serve on a hot standby), 500 otherwise.
+// database refuses writes (croql serve on a hot standby), 503 with
+// Retry-After when it cannot be reached or cancelled the write, 500
+// otherwise.
 func (p *Platform) importFailure(project int64, name string, err error) *importError {
 	var ie *importError
 	if errors.As(err, &ie) {
 		return ie
 	}
 	p.log.Error("croql serve: import failed", "project", project, "file", name, "err", err)
+	if ie := unavailable(err); ie != nil {
+		return ie
+	}
 	if errors.Is(err, server.ErrReadOnly) {
 		return failf(http.StatusServiceUnavailable, "The database is read-only (a hot standby or a read replica): imports need croql serve on the primary; nothing was stored")
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/croql/croql/schema"
 	"github.com/croql/croql/server"
+	"github.com/croql/croql/store"
 )
 
 // Defaults of the upload quotas (Config fields of the same names).
@@ -50,6 +51,22 @@ func (p *Platform) uploadSlot(w http.ResponseWriter, r *http.Request) (release f
 	w.Header().Set("Retry-After", "1")
 	server.WriteError(w, http.StatusTooManyRequests, fmt.Sprintf("The concurrent uploads quota (%d uploads at once, --max-concurrent-uploads) is in use; try again", cap(p.uploads)))
 	return nil, false
+}
+
+// unavailable is the answer to an import whose database could not be
+// reached, was lost while it ran, or cancelled the write for a reason
+// that passes (a deadlock, a serialization failure): 503 with
+// Retry-After, as a list answers; nil for any other error.
+func unavailable(err error) *importError {
+	switch c, _ := store.Classify(err); c {
+	case store.Unavailable:
+		return &importError{status: http.StatusServiceUnavailable, retryAfter: 5,
+			msg: "The database is unavailable (nothing was stored); try again later"}
+	case store.Retry:
+		return &importError{status: http.StatusServiceUnavailable, retryAfter: 1,
+			msg: "The database cancelled the import (nothing was stored); try again"}
+	}
+	return nil
 }
 
 // fileTooLarge is the answer to an upload over the per-file quota.
