@@ -369,7 +369,8 @@ func (p *Platform) uploadTranslation(s *server.Server) http.Handler {
 			return
 		}
 		defer release()
-		if _, err := p.ImportWith(r.Context(), s.Storage(), proj, p.publicURL(r), name, st.data, lang, ImportOptions{}); err != nil {
+		if _, err := p.ImportWith(r.Context(), s.Storage(), proj, p.publicURL(r), name, st.data, lang,
+			ImportOptions{Organization: p.subs.Organization(server.Bearer(r))}); err != nil {
 			p.writeImportError(w, proj, name, err)
 			return
 		}

@@ -7,10 +7,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/croql/croql/app/postimport"
 	"github.com/croql/croql/internal/testdb"
 	"github.com/croql/croql/schema"
 	"github.com/croql/croql/server"
@@ -132,4 +134,34 @@ func TestStorageFloodEvictsOnlyItsOwner(t *testing.T) {
 	kept := listStorageIDs(t, base, tokProject12)
 	require.Less(t, len(kept), len(flood), "the flooding owner keeps a bounded number")
 	require.Equal(t, flood[len(flood)-len(kept):], kept, "its newest")
+}
+
+// TestTwoStepTranslationActsForTheTokensOrganization: the job of a
+// two-step translation upload is the token's organization's, as a
+// one-step upload's is (it used to be organization 1 whatever the token).
+func TestTwoStepTranslationActsForTheTokensOrganization(t *testing.T) {
+	var orgs []int64
+	var mu sync.Mutex
+	h, err := postimport.NewHandler(postimport.ProcessorFunc(func(ctx context.Context, job *postimport.Job) ([]postimport.String, error) {
+		mu.Lock()
+		orgs = append(orgs, job.Organization.ID)
+		mu.Unlock()
+		return job.Strings, nil
+	}), postimport.Config{})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = h.Close() })
+	app := startApp(t, "echo", nil, h)
+	subs, err := platform.ReadSubscriptions(strings.NewReader(`{"organizations":{"` + token + `":"7"}}`))
+	require.NoError(t, err)
+	base, _ := startServe(t, platform.Config{Apps: []string{app.URL}, Subscriptions: subs})
+
+	status, body := uploadFile(t, base.URL, "/api/v2/projects/1/files", "app.json", `{"hi":"Hello"}`, nil)
+	require.Equal(t, http.StatusCreated, status, string(body))
+	id := addStorageAs(t, base.URL, token, "uk.json", `{"hi":"Привіт"}`)
+	status, body = do(t, http.MethodPost, base.URL+"/api/v2/projects/1/translations/uk",
+		strings.NewReader(fmt.Sprintf(`{"storageId":%d,"fileId":1}`, id)), map[string]string{"Content-Type": "application/json"})
+	require.Equal(t, http.StatusOK, status, string(body))
+	mu.Lock()
+	defer mu.Unlock()
+	require.Equal(t, []int64{7, 7}, orgs, "both jobs act for the token's organization")
 }
