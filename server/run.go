@@ -141,7 +141,7 @@ func Run(ctx context.Context, o RunOptions) (err error) {
 	built := residentInBackground(ctx, srv, logw)
 	defer func() { <-built }()
 	grace := o.Grace
-	orDefault(&grace, DefaultGrace, false)()
+	OrDefault(&grace, DefaultGrace, false)()
 	if o.AdminListen != "" {
 		stopAdmin, err := serveAdmin(ctx, srv, o.AdminListen, logw, o.AdminReady)
 		if err != nil {

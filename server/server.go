@@ -160,21 +160,21 @@ type Config struct {
 // from the table of defaults: one row a field.
 func (cfg *Config) applyDefaults() {
 	for _, set := range []func(){
-		orDefault(&cfg.Timeout, DefaultTimeout, false),
-		orDefault(&cfg.MaxBody, DefaultMaxBody, false),
-		orDefault(&cfg.MaxConns, DefaultMaxConns, true),
-		orDefault(&cfg.MaxConnsPerClient, DefaultMaxConnsPerClient, true),
-		orDefault(&cfg.MinBodyRate, DefaultMinBodyRate, true),
-		orDefault(&cfg.BodyGrace, DefaultBodyGrace, false),
-		orDefault(&cfg.WriteTimeout, DefaultWriteTimeout, true),
-		orDefault(&cfg.MaxPageBytes, DefaultMaxPageBytes, true),
-		orDefault(&cfg.MaxRequestCost, DefaultMaxRequestCost, true),
-		orDefault(&cfg.MaxCallCost, DefaultMaxCallCost, true),
-		orDefault(&cfg.CheapCost, DefaultCheapCost, true),
-		orDefault(&cfg.CheapLane, DefaultCheapLane(), false),
-		orDefault(&cfg.ExpensiveLane, DefaultExpensiveLane(), false),
-		orDefault(&cfg.LaneQueue, DefaultLaneQueue, true),
-		orDefault(&cfg.MaxPerToken, DefaultMaxPerToken, true),
+		OrDefault(&cfg.Timeout, DefaultTimeout, false),
+		OrDefault(&cfg.MaxBody, DefaultMaxBody, false),
+		OrDefault(&cfg.MaxConns, DefaultMaxConns, true),
+		OrDefault(&cfg.MaxConnsPerClient, DefaultMaxConnsPerClient, true),
+		OrDefault(&cfg.MinBodyRate, DefaultMinBodyRate, true),
+		OrDefault(&cfg.BodyGrace, DefaultBodyGrace, false),
+		OrDefault(&cfg.WriteTimeout, DefaultWriteTimeout, true),
+		OrDefault(&cfg.MaxPageBytes, DefaultMaxPageBytes, true),
+		OrDefault(&cfg.MaxRequestCost, DefaultMaxRequestCost, true),
+		OrDefault(&cfg.MaxCallCost, DefaultMaxCallCost, true),
+		OrDefault(&cfg.CheapCost, DefaultCheapCost, true),
+		OrDefault(&cfg.CheapLane, DefaultCheapLane(), false),
+		OrDefault(&cfg.ExpensiveLane, DefaultExpensiveLane(), false),
+		OrDefault(&cfg.LaneQueue, DefaultLaneQueue, true),
+		OrDefault(&cfg.MaxPerToken, DefaultMaxPerToken, true),
 	} {
 		set()
 	}
@@ -186,10 +186,12 @@ func (cfg *Config) applyDefaults() {
 	}
 }
 
-// orDefault sets *v to def when it is 0, or negative unless
+// OrDefault is a row of a configuration's table of defaults: the
+// function it returns sets *v to def when it is 0, or negative unless
 // negativeMeans (a negative value means something of its own: none, no
-// cap).
-func orDefault[T int | int64 | float64 | time.Duration](v *T, def T, negativeMeans bool) func() {
+// cap). Config and the platform's configuration fill their defaults from
+// one such table each.
+func OrDefault[T int | int64 | float64 | time.Duration](v *T, def T, negativeMeans bool) func() {
 	return func() {
 		if *v == 0 || *v < 0 && !negativeMeans {
 			*v = def

@@ -183,32 +183,21 @@ type Platform struct {
 // New reads the descriptors of cfg.Apps (ctx bounds the requests) and
 // returns the platform side.
 func New(ctx context.Context, cfg Config) (*Platform, error) {
-	if cfg.JobTimeout <= 0 {
-		cfg.JobTimeout = DefaultJobTimeout
-	}
-	if cfg.MaxAnswerBytes <= 0 {
-		cfg.MaxAnswerBytes = DefaultMaxAnswerBytes
-	}
-	if cfg.MaxInlineJobBytes <= 0 {
-		cfg.MaxInlineJobBytes = DefaultMaxInlineJobBytes
-	}
-	if cfg.MaxFileBytes <= 0 {
-		cfg.MaxFileBytes = DefaultMaxFileBytes
-	}
-	if cfg.MaxStringsURLBytes <= 0 {
-		cfg.MaxStringsURLBytes = DefaultMaxStringsURLBytes
-	}
-	if cfg.MaxFileStrings == 0 {
-		cfg.MaxFileStrings = DefaultMaxFileStrings
-	}
-	if cfg.MaxProjectBytes == 0 {
-		cfg.MaxProjectBytes = DefaultMaxProjectBytes
-	}
-	if cfg.MaxConcurrentUploads <= 0 {
-		cfg.MaxConcurrentUploads = DefaultMaxConcurrentUploads
-	}
-	if cfg.NotifyTimeout <= 0 {
-		cfg.NotifyTimeout = DefaultNotifyTimeout
+	for _, set := range []func(){
+		server.OrDefault(&cfg.JobTimeout, DefaultJobTimeout, false),
+		server.OrDefault(&cfg.MaxAnswerBytes, DefaultMaxAnswerBytes, false),
+		server.OrDefault(&cfg.MaxInlineJobBytes, DefaultMaxInlineJobBytes, false),
+		server.OrDefault(&cfg.MaxFileBytes, DefaultMaxFileBytes, false),
+		server.OrDefault(&cfg.MaxStringsURLBytes, DefaultMaxStringsURLBytes, false),
+		server.OrDefault(&cfg.MaxFileStrings, DefaultMaxFileStrings, true),
+		server.OrDefault(&cfg.MaxProjectBytes, DefaultMaxProjectBytes, true),
+		server.OrDefault(&cfg.MaxConcurrentUploads, DefaultMaxConcurrentUploads, false),
+		server.OrDefault(&cfg.NotifyTimeout, DefaultNotifyTimeout, false),
+		server.OrDefault(&cfg.UserID, DefaultUserID, false),
+		server.OrDefault(&cfg.TokenLifetime, DefaultTokenLifetime, false),
+		server.OrDefault(&cfg.MaxAppTokens, DefaultMaxAppTokens, false),
+	} {
+		set()
 	}
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
@@ -225,15 +214,6 @@ func New(ctx context.Context, cfg Config) (*Platform, error) {
 	case postimport.JobType, postimport.JobTypeSDK:
 	default:
 		return nil, fmt.Errorf("platform: jobType %q is neither %q nor %q", cfg.JobType, postimport.JobTypeSDK, postimport.JobType)
-	}
-	if cfg.UserID <= 0 {
-		cfg.UserID = DefaultUserID
-	}
-	if cfg.TokenLifetime <= 0 {
-		cfg.TokenLifetime = DefaultTokenLifetime
-	}
-	if cfg.MaxAppTokens <= 0 {
-		cfg.MaxAppTokens = DefaultMaxAppTokens
 	}
 	if len(cfg.Credentials) > len(cfg.Apps) {
 		return nil, fmt.Errorf("platform: %d app credentials for %d apps", len(cfg.Credentials), len(cfg.Apps))
