@@ -2,10 +2,10 @@ package server
 
 import (
 	"context"
-	"github.com/croql/croql/store"
 
 	"github.com/croql/croql/compile"
 	"github.com/croql/croql/diag"
+	"github.com/croql/croql/store"
 )
 
 // The coordinator on a sharded engine (Vitess): a list whose query the

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"github.com/croql/croql/store"
 	"net/http"
 	"slices"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/croql/croql"
 	"github.com/croql/croql/compile"
+	"github.com/croql/croql/store"
 )
 
 // The list pipeline: every list endpoint (strings, translations, TM

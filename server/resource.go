@@ -4,13 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/croql/croql/mapping"
 	"reflect"
 	"strings"
 	"time"
 
 	"github.com/croql/croql"
 	"github.com/croql/croql/compile"
+	"github.com/croql/croql/mapping"
 	"github.com/croql/croql/schema"
 )
 

@@ -3,7 +3,6 @@ package opmatrix_test
 import (
 	"flag"
 	"fmt"
-	"github.com/croql/croql/mapping"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,6 +17,7 @@ import (
 	"github.com/croql/croql/demo"
 	"github.com/croql/croql/eval"
 	"github.com/croql/croql/internal/refeval"
+	"github.com/croql/croql/mapping"
 	"github.com/croql/croql/parser"
 	"github.com/croql/croql/schema"
 	"github.com/croql/croql/typecheck"
