@@ -12,6 +12,7 @@ import (
 
 	"github.com/croql/croql/ast"
 	"github.com/croql/croql/internal/corpus"
+	"github.com/croql/croql/internal/opmatrix"
 	"github.com/croql/croql/parser"
 )
 
@@ -89,7 +90,7 @@ func TestOperatorsDocumented(t *testing.T) {
 	}
 	for _, op := range ast.Ops() {
 		if !used[op] {
-			t.Errorf("operator %s: no case of testdata/corpus uses it: add one to testdata/corpus/operators.txt, then its golden SQL (go test ./compile -run TestGolden -update)", name(op))
+			t.Errorf("operator %s: no case of testdata/corpus uses it: add one to testdata/corpus/operators.txt, then its golden SQL (go test ./compile -run TestGolden -update)", opmatrix.Name(op))
 		}
 	}
 }
