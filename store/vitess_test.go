@@ -72,7 +72,7 @@ func TestVitessLoad(t *testing.T) {
 	}
 	assert.Equal(t, 300, count("strings"))
 	assert.Equal(t, 3, count("mine"))
-	want := append(mapping.Default(schema.New()).TableNames(), mapping.LoadMarker, "mine")
+	want := append(mapping.Default(schema.New()).TableNames(), mapping.LoadMarker, mapping.ProjectTable, "mine")
 	assert.ElementsMatch(t, want, tables(), "the load's tables, no scratch table left")
 	// Rows are on both shards: each is placed by its key.
 	conn, err := ks.SQL.Conn(ctx)
