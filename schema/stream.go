@@ -76,34 +76,34 @@ const (
 // translations of a duplicate must name a string read before; enum values;
 // a string's `added` (a term's or concept's `createdAt`) must be given.
 func Stream(ctx context.Context, r io.Reader, opts ReadOptions, h Handler) error {
+	_, err := stream(ctx, r, opts, h)
+	return err
+}
+
+// stream is Stream; it also reports whether the input was the JSON form.
+func stream(ctx context.Context, r io.Reader, opts ReadOptions, h Handler) (jsonForm bool, err error) {
 	br := bufio.NewReaderSize(r, 1<<20)
 	first, err := readLine(br)
 	if err != nil && err != io.EOF {
-		return fmt.Errorf("reading project: line 1: %w", err)
+		return false, fmt.Errorf("reading project: line 1: %w", err)
 	}
 	first = bytes.Clone(first) // readLine's slice is the reader's buffer
 	if !isKindLine(first) {
-		rest, err := io.ReadAll(br)
-		if err != nil {
-			return fmt.Errorf("reading project: %w", err)
-		}
-		p, lines, err := readJSON(append(first, rest...), opts)
-		if err != nil {
-			return err
-		}
-		return emitProject(ctx, p, lines, h)
+		js := &streamer{opts: opts, h: h}
+		return true, js.runJSON(ctx, io.MultiReader(bytes.NewReader(first), br))
 	}
 	s := &streamer{opts: opts, h: h, br: br}
 	if err := s.run(ctx, first, err == io.EOF); err != nil {
-		return fmt.Errorf("reading project: %w", err)
+		return false, fmt.Errorf("reading project: %w", err)
 	}
-	return nil
+	return false, nil
 }
 
 // ReadProjectWith reads a whole project (as [ReadProject]) with options.
 func ReadProjectWith(r io.Reader, opts ReadOptions) (*Project, error) {
 	var p *Project
-	err := Stream(context.Background(), r, opts, Handler{
+	lines := &lineIndex{}
+	jsonForm, err := stream(context.Background(), r, opts, Handler{
 		Head: func(head *Project) (func(*Item) error, error) {
 			p = head
 			return nil, nil
@@ -113,12 +113,16 @@ func ReadProjectWith(r io.Reader, opts ReadOptions) (*Project, error) {
 				switch v := o.Value.(type) {
 				case *SourceString:
 					p.Strings = append(p.Strings, *v)
+					lines.strings = append(lines.strings, o.Line)
 				case *TMSegment:
 					p.TMSegments = append(p.TMSegments, *v)
+					lines.tm = append(lines.tm, o.Line)
 				case *GlossaryTerm:
 					p.GlossaryTerms = append(p.GlossaryTerms, *v)
+					lines.terms = append(lines.terms, o.Line)
 				case *GlossaryConcept:
 					p.GlossaryConcepts = append(p.GlossaryConcepts, *v)
+					lines.concepts = append(lines.concepts, o.Line)
 				}
 			}
 			return nil
@@ -127,67 +131,16 @@ func ReadProjectWith(r io.Reader, opts ReadOptions) (*Project, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A JSON document read whole gets the checks that need all of it
+	// (docs/data-format.md, "Checks"), as a project built in memory does.
+	if jsonForm {
+		if err := p.validate(lines, opts.Strict); err != nil {
+			return nil, fmt.Errorf("reading project: %w", err)
+		}
+	}
 	// The strings' files and branches point into the head's slices,
 	// which do not move any more.
 	return p, nil
-}
-
-// emitProject hands the objects of a project read whole (the JSON form)
-// to h.
-func emitProject(ctx context.Context, p *Project, lines *lineIndex, h Handler) error {
-	head := *p
-	head.Strings, head.TMSegments, head.GlossaryTerms, head.GlossaryConcepts = nil, nil, nil, nil
-	var work func(*Item) error
-	if h.Head != nil {
-		var err error
-		if work, err = h.Head(&head); err != nil {
-			return err
-		}
-	}
-	var batch []*Item
-	flush := func() error {
-		if len(batch) > 0 && h.Emit != nil {
-			if err := h.Emit(batch); err != nil {
-				return err
-			}
-		}
-		batch = batch[:0]
-		return ctx.Err()
-	}
-	add := func(line int, v any) error {
-		o := &Item{Line: line, Value: v}
-		if work != nil {
-			if err := work(o); err != nil {
-				return fmt.Errorf("line %d: %w", line, err)
-			}
-		}
-		batch = append(batch, o)
-		if len(batch) == chunkLines {
-			return flush()
-		}
-		return nil
-	}
-	for i := range p.Strings {
-		if err := add(lineOf(lines.strings, i), &p.Strings[i]); err != nil {
-			return err
-		}
-	}
-	for i := range p.TMSegments {
-		if err := add(lineOf(lines.tm, i), &p.TMSegments[i]); err != nil {
-			return err
-		}
-	}
-	for i := range p.GlossaryTerms {
-		if err := add(lineOf(lines.terms, i), &p.GlossaryTerms[i]); err != nil {
-			return err
-		}
-	}
-	for i := range p.GlossaryConcepts {
-		if err := add(lineOf(lines.concepts, i), &p.GlossaryConcepts[i]); err != nil {
-			return err
-		}
-	}
-	return flush()
 }
 
 func lineOf(lines []int, i int) int {
@@ -216,6 +169,9 @@ type streamer struct {
 type lineRef struct {
 	start, end int
 	no         int
+	// kind is the object's kind when the reader knows it (an element of
+	// a JSON document's array); "" for an NDJSON line, which names it.
+	kind string
 }
 
 // chunk is a run of consecutive object lines.
@@ -228,11 +184,30 @@ type chunk struct {
 
 var chunkPool = sync.Pool{New: func() any { return &chunk{buf: make([]byte, 0, chunkBytes+4096)} }}
 
-func (s *streamer) run(ctx context.Context, line []byte, eof bool) error {
+// start prepares the head's checks.
+func (s *streamer) start() {
 	s.head = &Project{}
 	s.r = newResolver(s.head)
 	s.logins, s.langs = map[string]int{}, map[string]int{}
 	s.userIDs, s.files, s.branches = map[int64]int{}, map[int64]int{}, map[int64]int{}
+}
+
+// headDone is called once the head is read: it hands it to the handler
+// and returns the work to run on each object.
+func (s *streamer) headDone() (func(*Item) error, error) {
+	// Files and branches are interned now; the resolver's maps are only
+	// read from here on, by the workers.
+	s.r = newResolver(s.head)
+	s.r.strict = s.opts.Strict
+	s.strings, s.translations, s.tm, s.terms, s.concepts = newIDSet(), newIDSet(), newIDSet(), newIDSet(), newIDSet()
+	if s.h.Head == nil {
+		return nil, nil
+	}
+	return s.h.Head(s.head)
+}
+
+func (s *streamer) run(ctx context.Context, line []byte, eof bool) error {
+	s.start()
 	lineNo := 1
 	// The head: everything up to the first object line.
 	for {
@@ -264,33 +239,19 @@ func (s *streamer) run(ctx context.Context, line []byte, eof bool) error {
 			return fmt.Errorf("line %d: %w", lineNo, err)
 		}
 	}
-	// Files and branches are interned now; the resolver's maps are only
-	// read from here on, by the workers.
-	s.r = newResolver(s.head)
-	s.r.strict = s.opts.Strict
-	var work func(*Item) error
-	if s.h.Head != nil {
-		var err error
-		if work, err = s.h.Head(s.head); err != nil {
-			return err
-		}
+	work, err := s.headDone()
+	if err != nil || line == nil {
+		return err
 	}
-	if line == nil {
-		return nil
-	}
-	s.strings, s.translations, s.tm, s.terms, s.concepts = newIDSet(), newIDSet(), newIDSet(), newIDSet(), newIDSet()
-	return s.pipeline(ctx, line, lineNo, eof, work)
+	return s.pipeline(ctx, func(ctx context.Context, k *chunker) error {
+		return s.read(ctx, k, line, lineNo, eof)
+	}, work)
 }
 
 // headLine reads one line of the head.
 func (s *streamer) headLine(line []byte, kind string, no int) error {
-	p := s.head
 	switch kind {
 	case KindProject:
-		if s.sawProject {
-			return errors.New("a second project line")
-		}
-		s.sawProject = true
 		var h struct {
 			Kind            string   `json:"kind"`
 			Name            string   `json:"name"`
@@ -300,73 +261,97 @@ func (s *streamer) headLine(line []byte, kind string, no int) error {
 		if err := decodeLine(line, &h, s.opts.Strict); err != nil {
 			return fmt.Errorf("project: %w", err)
 		}
-		p.Name, p.SourceLanguage, p.TargetLanguages = h.Name, h.SourceLanguage, h.TargetLanguages
+		if s.sawProject {
+			return errors.New("a second project line")
+		}
+		s.sawProject = true
+		s.head.Name, s.head.SourceLanguage, s.head.TargetLanguages = h.Name, h.SourceLanguage, h.TargetLanguages
 	case KindUser:
-		var u struct {
+		u := struct {
 			Kind string `json:"kind"`
 			*UserRef
-		}
-		u.UserRef = &UserRef{}
+		}{UserRef: &UserRef{}}
 		if err := decodeLine(line, &u, s.opts.Strict); err != nil {
 			return fmt.Errorf("user: %w", err)
 		}
-		if prev, ok := s.userIDs[u.ID]; ok {
-			return fmt.Errorf("user %d: the id is taken by the user of line %d", u.ID, prev)
-		}
-		if prev, ok := s.logins[u.Login]; ok {
-			return fmt.Errorf("user %d: login %q is taken by the user of line %d", u.ID, u.Login, prev)
-		}
-		s.userIDs[u.ID], s.logins[u.Login] = no, no
-		p.Users = append(p.Users, *u.UserRef)
+		return s.addUser(*u.UserRef, no)
 	case KindLanguage:
-		var l struct {
+		l := struct {
 			Kind string `json:"kind"`
 			*LanguageInfo
-		}
-		l.LanguageInfo = &LanguageInfo{}
+		}{LanguageInfo: &LanguageInfo{}}
 		if err := decodeLine(line, &l, s.opts.Strict); err != nil {
 			return fmt.Errorf("language: %w", err)
 		}
-		if prev, ok := s.langs[l.ID]; ok {
-			return fmt.Errorf("language %q: given twice (line %d)", l.ID, prev)
-		}
-		s.langs[l.ID] = no
-		p.Languages = append(p.Languages, *l.LanguageInfo)
+		return s.addLanguage(*l.LanguageInfo, no)
 	case KindFile:
-		var f struct {
+		f := struct {
 			Kind string `json:"kind"`
 			*File
-		}
-		f.File = &File{}
+		}{File: &File{}}
 		if err := decodeLine(line, &f, s.opts.Strict); err != nil {
 			return fmt.Errorf("file: %w", err)
 		}
-		if prev, ok := s.files[f.ID]; ok {
-			return fmt.Errorf("file %d: the id is taken by the file of line %d", f.ID, prev)
-		}
-		s.files[f.ID] = no
-		p.Files = append(p.Files, *f.File)
+		return s.addFile(*f.File, no)
 	case KindBranch:
-		var b struct {
+		b := struct {
 			Kind string `json:"kind"`
 			*Branch
-		}
-		b.Branch = &Branch{}
+		}{Branch: &Branch{}}
 		if err := decodeLine(line, &b, s.opts.Strict); err != nil {
 			return fmt.Errorf("branch: %w", err)
 		}
-		if prev, ok := s.branches[b.ID]; ok {
-			return fmt.Errorf("branch %d: the id is taken by the branch of line %d", b.ID, prev)
-		}
-		s.branches[b.ID] = no
-		p.Branches = append(p.Branches, *b.Branch)
+		return s.addBranch(*b.Branch, no)
 	}
+	return nil
+}
+
+// addUser adds a user of the head, read from line no.
+func (s *streamer) addUser(u UserRef, no int) error {
+	if prev, ok := s.userIDs[u.ID]; ok {
+		return fmt.Errorf("user %d: the id is taken by the user of line %d", u.ID, prev)
+	}
+	if prev, ok := s.logins[u.Login]; ok {
+		return fmt.Errorf("user %d: login %q is taken by the user of line %d", u.ID, u.Login, prev)
+	}
+	s.userIDs[u.ID], s.logins[u.Login] = no, no
+	s.head.Users = append(s.head.Users, u)
+	return nil
+}
+
+// addLanguage adds a language of the head, read from line no.
+func (s *streamer) addLanguage(l LanguageInfo, no int) error {
+	if prev, ok := s.langs[l.ID]; ok {
+		return fmt.Errorf("language %q: given twice (line %d)", l.ID, prev)
+	}
+	s.langs[l.ID] = no
+	s.head.Languages = append(s.head.Languages, l)
+	return nil
+}
+
+// addFile adds a file of the head, read from line no.
+func (s *streamer) addFile(f File, no int) error {
+	if prev, ok := s.files[f.ID]; ok {
+		return fmt.Errorf("file %d: the id is taken by the file of line %d", f.ID, prev)
+	}
+	s.files[f.ID] = no
+	s.head.Files = append(s.head.Files, f)
+	return nil
+}
+
+// addBranch adds a branch of the head, read from line no.
+func (s *streamer) addBranch(b Branch, no int) error {
+	if prev, ok := s.branches[b.ID]; ok {
+		return fmt.Errorf("branch %d: the id is taken by the branch of line %d", b.ID, prev)
+	}
+	s.branches[b.ID] = no
+	s.head.Branches = append(s.head.Branches, b)
 	return nil
 }
 
 // pipeline reads the object lines in chunks, decodes them on workers and
 // checks and emits them in order.
-func (s *streamer) pipeline(parent context.Context, first []byte, firstNo int, eof bool, work func(*Item) error) error {
+func (s *streamer) pipeline(parent context.Context, produce func(context.Context, *chunker) error, work func(*Item) error) error {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	workers := s.opts.Workers
@@ -382,7 +367,11 @@ func (s *streamer) pipeline(parent context.Context, first []byte, firstNo int, e
 		defer wg.Done()
 		defer close(jobs)
 		defer close(order)
-		readErr = s.read(ctx, first, firstNo, eof, jobs, order)
+		k := &chunker{c: newChunk(), jobs: jobs, order: order}
+		readErr = produce(ctx, k)
+		if !k.send(ctx) && readErr == nil {
+			readErr = ctx.Err()
+		}
 	}()
 	for range workers {
 		wg.Add(1)
@@ -411,44 +400,58 @@ func (s *streamer) pipeline(parent context.Context, first []byte, firstNo int, e
 	return parent.Err()
 }
 
-// read cuts the input into chunks.
-func (s *streamer) read(ctx context.Context, line []byte, no int, eof bool, jobs, order chan<- *chunk) error {
-	c := newChunk()
-	send := func() bool {
-		if len(c.lines) == 0 {
-			return true
-		}
-		c.objs = c.objs[:0]
-		for range c.lines {
-			c.objs = append(c.objs, Item{})
-		}
-		select {
-		case order <- c:
-		case <-ctx.Done():
-			return false
-		}
-		select {
-		case jobs <- c:
-		case <-ctx.Done():
-			close(c.done)
-			return false
-		}
-		c = newChunk()
+// chunker hands chunks of objects to the workers (jobs) and, in the
+// same order, to the emitter (order).
+type chunker struct {
+	c           *chunk
+	jobs, order chan<- *chunk
+}
+
+// add appends one object's text, read from line no, and sends the chunk
+// when it is full. It reports false when ctx is done.
+func (k *chunker) add(ctx context.Context, b []byte, no int, kind string) bool {
+	start := len(k.c.buf)
+	k.c.buf = append(k.c.buf, b...)
+	k.c.lines = append(k.c.lines, lineRef{start: start, end: len(k.c.buf), no: no, kind: kind})
+	if len(k.c.lines) == chunkLines || len(k.c.buf) >= chunkBytes {
+		return k.send(ctx)
+	}
+	return true
+}
+
+// send hands the chunk on, if it holds anything, and starts another.
+func (k *chunker) send(ctx context.Context) bool {
+	c := k.c
+	if len(c.lines) == 0 {
 		return true
 	}
+	c.objs = c.objs[:0]
+	for range c.lines {
+		c.objs = append(c.objs, Item{})
+	}
+	select {
+	case k.order <- c:
+	case <-ctx.Done():
+		return false
+	}
+	select {
+	case k.jobs <- c:
+	case <-ctx.Done():
+		close(c.done)
+		return false
+	}
+	k.c = newChunk()
+	return true
+}
+
+// read cuts the NDJSON input into chunks.
+func (s *streamer) read(ctx context.Context, k *chunker, line []byte, no int, eof bool) error {
 	for {
-		if len(bytes.TrimSpace(line)) > 0 {
-			start := len(c.buf)
-			c.buf = append(c.buf, line...)
-			c.lines = append(c.lines, lineRef{start: start, end: len(c.buf), no: no})
-			if len(c.lines) == chunkLines || len(c.buf) >= chunkBytes {
-				if !send() {
-					return ctx.Err()
-				}
-			}
+		if len(bytes.TrimSpace(line)) > 0 && !k.add(ctx, line, no, "") {
+			return ctx.Err()
 		}
 		if eof {
-			break
+			return nil
 		}
 		var err error
 		line, err = readLine(s.br)
@@ -456,12 +459,9 @@ func (s *streamer) read(ctx context.Context, line []byte, no int, eof bool, jobs
 		if err == io.EOF {
 			eof = true
 		} else if err != nil {
-			send()
 			return fmt.Errorf("line %d: %w", no, err)
 		}
 	}
-	send()
-	return nil
 }
 
 func newChunk() *chunk {
@@ -476,7 +476,7 @@ func (s *streamer) decodeChunk(c *chunk, work func(*Item) error) {
 		o := &c.objs[i]
 		o.Line = l.no
 		o.Out = o.Out[:0]
-		o.Value, o.err = s.decodeObject(c.buf[l.start:l.end])
+		o.Value, o.err = s.decodeObject(c.buf[l.start:l.end], l.kind)
 		if o.err == nil && work != nil {
 			if err := work(o); err != nil {
 				o.err = err
@@ -508,10 +508,12 @@ type (
 )
 
 // decodeObject decodes one object line and checks what it can alone.
-func (s *streamer) decodeObject(line []byte) (any, error) {
-	kind, err := lineKind(line)
-	if err != nil {
-		return nil, err
+func (s *streamer) decodeObject(line []byte, kind string) (any, error) {
+	if kind == "" {
+		var err error
+		if kind, err = lineKind(line); err != nil {
+			return nil, err
+		}
 	}
 	strict := s.opts.Strict
 	switch kind {
