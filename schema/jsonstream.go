@@ -75,7 +75,7 @@ func (s *streamer) walkJSON(ctx context.Context, r io.Reader) error {
 // it returns that array's member name ("" at the end of the object).
 func (s *streamer) jsonHead(d *jsonDoc, seen map[string]bool) (string, error) {
 	for d.dec.More() {
-		key, err := d.member(seen, s.opts.Strict)
+		key, err := d.member(seen)
 		if err != nil {
 			return "", err
 		}
@@ -143,7 +143,7 @@ func (s *streamer) jsonObjects(ctx context.Context, d *jsonDoc, k *chunker, key 
 			return d.end()
 		}
 		var err error
-		if key, err = d.member(seen, s.opts.Strict); err != nil {
+		if key, err = d.member(seen); err != nil {
 			return err
 		}
 	}
@@ -181,7 +181,7 @@ func (d *jsonDoc) objects(ctx context.Context, k *chunker, kind string) error {
 }
 
 // member reads the name of the next member of the project object.
-func (d *jsonDoc) member(seen map[string]bool, strict bool) (string, error) {
+func (d *jsonDoc) member(seen map[string]bool) (string, error) {
 	tok, err := d.dec.Token()
 	if err != nil {
 		return "", d.fail(err)
