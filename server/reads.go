@@ -125,6 +125,19 @@ func (s *Server) readRoutes() {
 	s.Handle("GET /api/v2/projects/{projectId}/directories/{directoryId}", s.api(s.getByID("directoryId", "Directory", noObjects)))
 	s.Handle("GET /api/v2/projects/{projectId}/branches/{branchId}", s.api(s.getByID("branchId", "Branch", s.branches)))
 	s.Handle("GET /api/v2/glossaries/{glossaryId}/concepts/{conceptId}", s.api(s.getConcept))
+	// croql's data keeps no ids of approvals, votes and comments (their
+	// lists answer id 0): a single one cannot be asked for.
+	for _, x := range []struct{ path, param, noun string }{
+		{"approvals/{approvalId}", "approvalId", "approval"}, {"votes/{voteId}", "voteId", "vote"},
+		{"comments/{stringCommentId}", "stringCommentId", "comment"},
+	} {
+		s.Handle("GET /api/v2/projects/{projectId}/"+x.path, s.api(func(r *http.Request) (any, *httpError) {
+			if _, e := s.project(r, "projectId", "Project"); e != nil {
+				return nil, e
+			}
+			return nil, invalid(x.param, "notSupported", x.param+" is not supported by croql serve: the data keeps no "+x.noun+" ids (the list's id is 0); list them by translationId or stringId")
+		}))
+	}
 }
 
 // query is a statement being written: its conditions and their bound

@@ -111,12 +111,7 @@ func TestReadEndpoints(t *testing.T) {
 			}
 
 			// String translations of one string in one language.
-			var tr schema.Translation
-			for _, x := range m.trs {
-				if m.up[x.ID]+m.down[x.ID] > 0 && x.Language == "de" && (tr.ID == 0 || x.ID < tr.ID) {
-					tr = x
-				}
-			}
+			tr := votedTranslation(m)
 			sid := m.strOf[tr.ID]
 			got := list("/api/v2/projects/1/translations", url.Values{"stringId": {itoa(int(sid))}, "languageId": {"de"}})
 			var want []int64
@@ -258,4 +253,106 @@ func compareStrings(a, b string) int {
 		return 1
 	}
 	return 0
+}
+
+// votedTranslation is the demo's lowest translation into de with votes.
+func votedTranslation(m demoMarks) schema.Translation {
+	var tr schema.Translation
+	for _, x := range m.trs {
+		if m.up[x.ID]+m.down[x.ID] > 0 && x.Language == "de" && (tr.ID == 0 || x.ID < tr.ID) {
+			tr = x
+		}
+	}
+	return tr
+}
+
+// translationsWhere are the demo's translations into lang of the strings
+// keep keeps, once each.
+func translationsWhere(p *schema.Project, lang string, keep func(*schema.SourceString) bool) []int64 {
+	seen := map[int64]bool{}
+	var out []int64
+	for i := range p.Strings {
+		s := &p.Strings[i]
+		if !keep(s) {
+			continue
+		}
+		for _, tr := range s.Translations {
+			if tr.Language == lang && !seen[tr.ID] {
+				seen[tr.ID] = true
+				out = append(out, tr.ID)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// checkJSReads checks the JS client's calls of the project's other data
+// (suite.js) against the demo.
+func checkJSReads(t *testing.T, p *schema.Project, res map[string]jsResult, works func(string, []int64), refused func(string, string)) {
+	t.Helper()
+	m := marksOf(p)
+	tr := votedTranslation(m)
+	sid := m.strOf[tr.ID]
+	trs := translationsWhere(p, "de", func(s *schema.SourceString) bool { return s.ID == sid })
+	works("stringTranslations.list", nil)
+	require.Equal(t, trs, res["stringTranslations.list"].IDs)
+	i := slices.Index(trs, tr.ID)
+	require.EqualValues(t, m.up[tr.ID]-m.down[tr.ID], *res["stringTranslations.list"].Ratings[i])
+	rev := slices.Clone(trs)
+	slices.Reverse(rev)
+	require.Equal(t, rev, res["stringTranslations.orderBy"].IDs)
+	works("stringTranslations.get", []int64{tr.ID})
+	approvals := func(ids []int64) int { return sumOf(ids, func(id int64) int { return m.approvalsOf[id] }) }
+	votes := func(ids []int64) int { return sumOf(ids, func(id int64) int { return m.up[id] + m.down[id] }) }
+	count := func(name string, n int) {
+		t.Helper()
+		works(name, nil)
+		require.Len(t, res[name].IDs, n, name)
+	}
+	count("approvals.all", m.approvals)
+	count("approvals.translationId", m.approvalsOf[tr.ID])
+	count("approvals.stringId", approvals(trs))
+	count("approvals.fileId", approvals(translationsWhere(p, "de", func(s *schema.SourceString) bool { return s.File != nil && s.File.ID == 1 })))
+	var labelled []int64
+	for _, lang := range p.TargetLanguages {
+		labelled = append(labelled, translationsWhere(p, lang, func(s *schema.SourceString) bool {
+			return slices.ContainsFunc(s.Labels, func(l schema.Label) bool { return l.ID == 3 })
+		})...)
+	}
+	count("approvals.labelIds", approvals(labelled))
+	refused("approvals.get", "approvalId")
+	count("votes.all", m.votes)
+	count("votes.translationId", votes([]int64{tr.ID}))
+	count("votes.stringId", votes(trs))
+	refused("votes.get", "voteId")
+	count("comments.all", m.comments)
+	count("comments.stringId", m.commentsOfString1)
+	count("comments.issues", m.unresolved)
+	refused("comments.issueType", "issueType")
+	refused("comments.get", "stringCommentId")
+	count("members.list", len(p.Users))
+	works("members.search", []int64{11})
+	refused("members.role", "role")
+	works("members.get", []int64{p.Users[0].ID})
+	count("directories.list", 0)
+	require.Equal(t, http.StatusNotFound, res["directories.get"].Status)
+	var branches, concepts []int64
+	for _, b := range p.Branches {
+		branches = append(branches, b.ID)
+	}
+	for _, c := range p.GlossaryConcepts {
+		concepts = append(concepts, c.ID)
+	}
+	works("branches.list", branches)
+	works("branches.name", []int64{1})
+	works("branches.get", []int64{2})
+	works("concepts.list", concepts)
+	require.True(t, slices.IsSortedFunc(res["concepts.orderBy"].Names, func(a, b any) int { return -compareStrings(a.(string), b.(string)) }))
+	require.Equal(t, concepts[2:5], res["concepts.paging"].IDs)
+	works("concepts.get", []int64{800})
+	works("files.editFile", []int64{1})
+	require.Equal(t, []any{"Edited"}, res["files.edited.get"].Titles)
+	refused("files.editFile.priority", "priority")
+	refused("files.revisions", "fileId")
 }
