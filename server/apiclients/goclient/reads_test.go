@@ -1,0 +1,191 @@
+package goclient_test
+
+import (
+	"context"
+	"net/http"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/crowdin/crowdin-api-client-go/crowdin/model"
+	"github.com/stretchr/testify/require"
+
+	"github.com/croql/croql/internal/testdb"
+	"github.com/croql/croql/schema"
+)
+
+// demoTranslations are the demo's translations once each, with the
+// string they were made for.
+func demoTranslations(p *schema.Project) (map[int64]schema.Translation, map[int64]int64) {
+	trs, strOf := map[int64]schema.Translation{}, map[int64]int64{}
+	for _, s := range p.Strings {
+		for _, tr := range s.Translations {
+			if _, ok := trs[tr.ID]; !ok {
+				trs[tr.ID], strOf[tr.ID] = tr, s.ID
+			}
+		}
+	}
+	return trs, strOf
+}
+
+// TestGoClientReads: the project's other data through the Go client's
+// own methods (string translations, approvals, votes, comments, members,
+// directories, branches, glossary concepts, editFile), their answers
+// against the demo, the refusals as the client's ValidationErrorResponse,
+// and every field of the client's models in croql serve's answers.
+func TestGoClientReads(t *testing.T) {
+	p := demo(t)
+	trs, strOf := demoTranslations(p)
+	var tr schema.Translation
+	votes, approvals := 0, 0
+	for _, x := range trs {
+		votes += len(x.Votes)
+		approvals += len(x.Approvals)
+		if len(x.Votes) > 0 && x.Language == "de" && (tr.ID == 0 || x.ID < tr.ID) {
+			tr = x
+		}
+	}
+	sid := strOf[tr.ID]
+	var ofString []int
+	for id, x := range trs {
+		if strOf[id] == sid && x.Language == "de" {
+			ofString = append(ofString, int(id))
+		}
+	}
+	slices.Sort(ofString)
+	ctx := context.Background()
+	for _, eng := range testdb.Engines(t) {
+		t.Run(eng, func(t *testing.T) {
+			c, base := serve(t, eng, p)
+			for path, typ := range map[string]reflect.Type{
+				"/api/v2/projects/1/translations?stringId=" + itoa(sid) + "&languageId=de": reflect.TypeFor[model.Translation](),
+				"/api/v2/projects/1/translations/" + itoa(tr.ID):                           reflect.TypeFor[model.Translation](),
+				"/api/v2/projects/1/approvals?limit=500":                                   reflect.TypeFor[model.Approval](),
+				"/api/v2/projects/1/votes?limit=500":                                       reflect.TypeFor[model.Vote](),
+				"/api/v2/projects/1/comments?limit=500":                                    reflect.TypeFor[model.StringComment](),
+				"/api/v2/projects/1/members":                                               reflect.TypeFor[model.ProjectMember](),
+				"/api/v2/projects/1/branches":                                              reflect.TypeFor[model.Branch](),
+				"/api/v2/glossaries/1/concepts":                                            reflect.TypeFor[model.Concept](),
+			} {
+				// The enterprise member's fields (omitempty in the model)
+				// are not sent: croql serve's members are the platform's.
+				skip := map[string]bool{"firstName": true, "lastName": true, "isManager": true, "isDeveloper": true,
+					"managerOfGroup": true, "accessToAllWorkflowSteps": true, "givenAccessAt": true}
+				objs := raw(t, base, path)
+				require.NotEmpty(t, objs, path)
+				for _, o := range objs {
+					require.Empty(t, missing(typ, o, "", skip), "%s: %v", path, o)
+				}
+			}
+
+			// String translations.
+			st, _, err := c.StringTranslations.ListStringTranslations(ctx, 1, &model.StringTranslationsListOptions{StringID: int(sid), LanguageID: "de"})
+			require.NoError(t, err)
+			var ids []int
+			for _, x := range st {
+				ids = append(ids, x.ID)
+				require.NotNil(t, x.User)
+			}
+			require.Equal(t, ofString, ids)
+			one, _, err := c.StringTranslations.GetTranslation(ctx, 1, int(tr.ID), nil)
+			require.NoError(t, err)
+			require.Equal(t, tr.Text, one.Text)
+			up := 0
+			for _, v := range tr.Votes {
+				if v.Mark == "up" {
+					up++
+				} else {
+					up--
+				}
+			}
+			require.Equal(t, up, one.Rating)
+			_, _, err = c.StringTranslations.ListStringTranslations(ctx, 1, &model.StringTranslationsListOptions{LanguageID: "de"})
+			requireRefused(t, err, "stringId")
+
+			// Approvals and votes.
+			ap, _, err := c.StringTranslations.ListApprovals(ctx, 1, &model.ApprovalsListOptions{ListOptions: model.ListOptions{Limit: 500}})
+			require.NoError(t, err)
+			require.Len(t, ap, approvals)
+			vs, _, err := c.StringTranslations.ListVotes(ctx, 1, &model.VotesListOptions{TranslationID: int(tr.ID)})
+			require.NoError(t, err)
+			require.Len(t, vs, len(tr.Votes))
+			for _, v := range vs {
+				require.Equal(t, int(tr.ID), v.TranslationID)
+				require.NotEmpty(t, v.VotedAt)
+			}
+			vs, _, err = c.StringTranslations.ListVotes(ctx, 1, &model.VotesListOptions{ListOptions: model.ListOptions{Limit: 500}})
+			require.NoError(t, err)
+			require.Len(t, vs, votes)
+			_, _, err = c.StringTranslations.GetVote(ctx, 1, 1)
+			requireRefused(t, err, "voteId")
+			_, _, err = c.StringTranslations.GetApproval(ctx, 1, 1)
+			requireRefused(t, err, "approvalId")
+
+			// Comments.
+			comments, issues := 0, 0
+			for _, s := range p.Strings {
+				comments += len(s.Comments)
+				for _, cm := range s.Comments {
+					if cm.HasIssue {
+						issues++
+					}
+				}
+			}
+			cs, _, err := c.StringComments.List(ctx, 1, &model.StringCommentsListOptions{ListOptions: model.ListOptions{Limit: 500}})
+			require.NoError(t, err)
+			require.Len(t, cs, comments)
+			cs, _, err = c.StringComments.List(ctx, 1, &model.StringCommentsListOptions{Type: "issue", ListOptions: model.ListOptions{Limit: 500}})
+			require.NoError(t, err)
+			require.Len(t, cs, issues)
+			for _, cm := range cs {
+				require.Equal(t, "issue", cm.Type)
+				require.Contains(t, []string{"resolved", "unresolved"}, cm.IssueStatus)
+				require.Equal(t, cm.StringID, cm.String.ID)
+			}
+			_, _, err = c.StringComments.List(ctx, 1, &model.StringCommentsListOptions{IssueType: []string{"source_mistake"}})
+			requireRefused(t, err, "issueType")
+			_, _, err = c.StringComments.Get(ctx, 1, 1)
+			requireRefused(t, err, "stringCommentId")
+
+			// Members, directories, branches, concepts.
+			ms, _, err := c.Users.ListProjectMembers(ctx, 1, nil)
+			require.NoError(t, err)
+			require.Len(t, ms, len(p.Users))
+			m, _, err := c.Users.GetProjectMember(ctx, 1, int(p.Users[1].ID))
+			require.NoError(t, err)
+			require.Equal(t, p.Users[1].Login, m.Username)
+			_, _, err = c.Users.ListProjectMembers(ctx, 1, &model.ProjectMembersListOptions{Role: "manager"})
+			requireRefused(t, err, "role")
+			ds, _, err := c.SourceFiles.ListDirectories(ctx, 1, nil)
+			require.NoError(t, err)
+			require.Empty(t, ds)
+			_, _, err = c.SourceFiles.GetDirectory(ctx, 1, 1)
+			var er *model.ErrorResponse
+			require.ErrorAs(t, err, &er)
+			require.Equal(t, http.StatusNotFound, er.Response.StatusCode)
+			bs, _, err := c.Branches.List(ctx, 1, &model.BranchesListOptions{Name: p.Branches[1].Name})
+			require.NoError(t, err)
+			require.Len(t, bs, 1)
+			require.Equal(t, int(p.Branches[1].ID), bs[0].ID)
+			b, _, err := c.Branches.Get(ctx, 1, int(p.Branches[0].ID))
+			require.NoError(t, err)
+			require.Equal(t, p.Branches[0].Name, b.Name)
+			cps, _, err := c.Glossaries.ListConcepts(ctx, 1, &model.ConceptsListOptions{ListOptions: model.ListOptions{Limit: 3, Offset: 2}})
+			require.NoError(t, err)
+			require.Len(t, cps, 3)
+			require.Equal(t, int(p.GlossaryConcepts[2].ID), cps[0].ID)
+			cp, _, err := c.Glossaries.GetConcept(ctx, 1, int(p.GlossaryConcepts[0].ID))
+			require.NoError(t, err)
+			require.Equal(t, p.GlossaryConcepts[0].Subject, cp.Subject)
+
+			// editFile: title and context are written, other paths refused.
+			f, _, err := c.SourceFiles.EditFile(ctx, 1, 1, []*model.UpdateRequest{{Op: model.OpReplace, Path: "/title", Value: "Edited from Go"}})
+			require.NoError(t, err)
+			require.Equal(t, "Edited from Go", *f.Title)
+			_, _, err = c.SourceFiles.EditFile(ctx, 1, 1, []*model.UpdateRequest{{Op: model.OpReplace, Path: "/priority", Value: "high"}})
+			requireRefused(t, err, "priority")
+			_, _, err = c.SourceFiles.ListFileRevisions(ctx, 1, 1, nil)
+			requireRefused(t, err, "fileId")
+		})
+	}
+}
