@@ -101,6 +101,7 @@ func TestJSClient(t *testing.T) {
 			require.NoError(t, json.Unmarshal(b, &out), "%s", b)
 			require.Empty(t, out.Missing, "fields the JS client declares and croql serve does not send")
 			checkJSResults(t, p, out.Results)
+			checkJSMatrix(t, out.Results)
 		})
 	}
 }

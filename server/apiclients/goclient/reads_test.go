@@ -57,6 +57,7 @@ func TestGoClientReads(t *testing.T) {
 	for _, eng := range testdb.Engines(t) {
 		t.Run(eng, func(t *testing.T) {
 			c, base := serve(t, eng, p)
+			o := outcomes{}
 			for path, typ := range map[string]reflect.Type{
 				"/api/v2/projects/1/translations?stringId=" + itoa(sid) + "&languageId=de": reflect.TypeFor[model.Translation](),
 				"/api/v2/projects/1/translations/" + itoa(tr.ID):                           reflect.TypeFor[model.Translation](),
@@ -80,6 +81,7 @@ func TestGoClientReads(t *testing.T) {
 
 			// String translations.
 			st, _, err := c.StringTranslations.ListStringTranslations(ctx, 1, &model.StringTranslationsListOptions{StringID: int(sid), LanguageID: "de"})
+			o.rec("stringTranslations.list", err)
 			require.NoError(t, err)
 			var ids []int
 			for _, x := range st {
@@ -88,6 +90,7 @@ func TestGoClientReads(t *testing.T) {
 			}
 			require.Equal(t, ofString, ids)
 			one, _, err := c.StringTranslations.GetTranslation(ctx, 1, int(tr.ID), nil)
+			o.rec("stringTranslations.get", err)
 			require.NoError(t, err)
 			require.Equal(t, tr.Text, one.Text)
 			up := 0
@@ -100,13 +103,16 @@ func TestGoClientReads(t *testing.T) {
 			}
 			require.Equal(t, up, one.Rating)
 			_, _, err = c.StringTranslations.ListStringTranslations(ctx, 1, &model.StringTranslationsListOptions{LanguageID: "de"})
+			o.rec("stringTranslations.noStringId", err)
 			requireRefused(t, err, "stringId")
 
 			// Approvals and votes.
 			ap, _, err := c.StringTranslations.ListApprovals(ctx, 1, &model.ApprovalsListOptions{ListOptions: model.ListOptions{Limit: 500}})
+			o.rec("approvals.all", err)
 			require.NoError(t, err)
 			require.Len(t, ap, approvals)
 			vs, _, err := c.StringTranslations.ListVotes(ctx, 1, &model.VotesListOptions{TranslationID: int(tr.ID)})
+			o.rec("votes.translationId", err)
 			require.NoError(t, err)
 			require.Len(t, vs, len(tr.Votes))
 			for _, v := range vs {
@@ -114,11 +120,14 @@ func TestGoClientReads(t *testing.T) {
 				require.NotEmpty(t, v.VotedAt)
 			}
 			vs, _, err = c.StringTranslations.ListVotes(ctx, 1, &model.VotesListOptions{ListOptions: model.ListOptions{Limit: 500}})
+			o.rec("votes.all", err)
 			require.NoError(t, err)
 			require.Len(t, vs, votes)
 			_, _, err = c.StringTranslations.GetVote(ctx, 1, 1)
+			o.rec("votes.get", err)
 			requireRefused(t, err, "voteId")
 			_, _, err = c.StringTranslations.GetApproval(ctx, 1, 1)
+			o.rec("approvals.get", err)
 			requireRefused(t, err, "approvalId")
 
 			// Comments.
@@ -132,9 +141,11 @@ func TestGoClientReads(t *testing.T) {
 				}
 			}
 			cs, _, err := c.StringComments.List(ctx, 1, &model.StringCommentsListOptions{ListOptions: model.ListOptions{Limit: 500}})
+			o.rec("comments.all", err)
 			require.NoError(t, err)
 			require.Len(t, cs, comments)
 			cs, _, err = c.StringComments.List(ctx, 1, &model.StringCommentsListOptions{Type: "issue", ListOptions: model.ListOptions{Limit: 500}})
+			o.rec("comments.type", err)
 			require.NoError(t, err)
 			require.Len(t, cs, issues)
 			for _, cm := range cs {
@@ -143,49 +154,64 @@ func TestGoClientReads(t *testing.T) {
 				require.Equal(t, cm.StringID, cm.String.ID)
 			}
 			_, _, err = c.StringComments.List(ctx, 1, &model.StringCommentsListOptions{IssueType: []string{"source_mistake"}})
+			o.rec("comments.issueType", err)
 			requireRefused(t, err, "issueType")
 			_, _, err = c.StringComments.Get(ctx, 1, 1)
+			o.rec("comments.get", err)
 			requireRefused(t, err, "stringCommentId")
 
 			// Members, directories, branches, concepts.
 			ms, _, err := c.Users.ListProjectMembers(ctx, 1, nil)
+			o.rec("members.list", err)
 			require.NoError(t, err)
 			require.Len(t, ms, len(p.Users))
 			m, _, err := c.Users.GetProjectMember(ctx, 1, int(p.Users[1].ID))
+			o.rec("members.get", err)
 			require.NoError(t, err)
 			require.Equal(t, p.Users[1].Login, m.Username)
 			_, _, err = c.Users.ListProjectMembers(ctx, 1, &model.ProjectMembersListOptions{Role: "manager"})
+			o.rec("members.role", err)
 			requireRefused(t, err, "role")
 			ds, _, err := c.SourceFiles.ListDirectories(ctx, 1, nil)
+			o.rec("directories.list", err)
 			require.NoError(t, err)
 			require.Empty(t, ds)
 			_, _, err = c.SourceFiles.GetDirectory(ctx, 1, 1)
+			o.rec("directories.get", err)
 			var er *model.ErrorResponse
 			require.ErrorAs(t, err, &er)
 			require.Equal(t, http.StatusNotFound, er.Response.StatusCode)
 			bs, _, err := c.Branches.List(ctx, 1, &model.BranchesListOptions{Name: p.Branches[1].Name})
+			o.rec("branches.name", err)
 			require.NoError(t, err)
 			require.Len(t, bs, 1)
 			require.Equal(t, int(p.Branches[1].ID), bs[0].ID)
 			b, _, err := c.Branches.Get(ctx, 1, int(p.Branches[0].ID))
+			o.rec("branches.get", err)
 			require.NoError(t, err)
 			require.Equal(t, p.Branches[0].Name, b.Name)
 			cps, _, err := c.Glossaries.ListConcepts(ctx, 1, &model.ConceptsListOptions{ListOptions: model.ListOptions{Limit: 3, Offset: 2}})
+			o.rec("concepts.paging", err)
 			require.NoError(t, err)
 			require.Len(t, cps, 3)
 			require.Equal(t, int(p.GlossaryConcepts[2].ID), cps[0].ID)
 			cp, _, err := c.Glossaries.GetConcept(ctx, 1, int(p.GlossaryConcepts[0].ID))
+			o.rec("concepts.get", err)
 			require.NoError(t, err)
 			require.Equal(t, p.GlossaryConcepts[0].Subject, cp.Subject)
 
 			// editFile: title and context are written, other paths refused.
 			f, _, err := c.SourceFiles.EditFile(ctx, 1, 1, []*model.UpdateRequest{{Op: model.OpReplace, Path: "/title", Value: "Edited from Go"}})
+			o.rec("files.editFile", err)
 			require.NoError(t, err)
 			require.Equal(t, "Edited from Go", *f.Title)
 			_, _, err = c.SourceFiles.EditFile(ctx, 1, 1, []*model.UpdateRequest{{Op: model.OpReplace, Path: "/priority", Value: "high"}})
+			o.rec("files.editFile.priority", err)
 			requireRefused(t, err, "priority")
 			_, _, err = c.SourceFiles.ListFileRevisions(ctx, 1, 1, nil)
+			o.rec("files.revisions", err)
 			requireRefused(t, err, "fileId")
+			o.check(t)
 		})
 	}
 }
