@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"net/http"
 	"strings"
@@ -163,18 +162,6 @@ func (q *query) in(ids []int64) string {
 
 // sql is the statement's WHERE clause ("" without conditions).
 func (q *query) sql() string { return whereClause(q.where) }
-
-// readObjects runs stmt in a read transaction of p and writes its rows by
-// cols.
-func (s *Server) readObjects(ctx context.Context, p *Project, stmt string, cols []column, args []any) ([]map[string]any, error) {
-	var out []map[string]any
-	err := s.cfg.Storage.ReadTx(ctx, p, func(tx *sql.Tx) error {
-		var err error
-		out, err = scanObjects(ctx, tx, stmt, cols, args...)
-		return err
-	})
-	return out, err
-}
 
 // noObjects reads nothing: croql's data has no directories.
 func noObjects(context.Context, *Project) ([]map[string]any, error) { return nil, nil }

@@ -35,17 +35,13 @@ func (s *Server) planComments(req *listRequest) (plan, *httpError) {
 	if status != "" && status != "resolved" && status != "unresolved" {
 		return nil, invalid("issueStatus", "notInArray", "issueStatus must be resolved or unresolved")
 	}
-	return objectsPlan{
-		read: func(ctx context.Context, p *Project) ([]map[string]any, error) { return s.comments(ctx, p, sid) },
-		keep: func(o map[string]any) bool {
-			return (typ == "" || o["type"] == typ) && (status == "" || o["issueStatus"] == status)
-		},
-	}, nil
+	return pagedPlan{noIDs: true, rq: func(p *Project) (*rowsQuery, error) { return s.comments(p, sid, typ, status) }}, nil
 }
 
-// comments reads the comments of the project (of string sid when it is
-// not 0) in the platform's StringComment shape.
-func (s *Server) comments(ctx context.Context, p *Project, sid int64) ([]map[string]any, error) {
+// comments is the statement of the project's comments (of string sid
+// when it is not 0; of type typ and issue status status when they are
+// not "") in the platform's StringComment shape.
+func (s *Server) comments(p *Project, sid int64, typ, status string) (*rowsQuery, error) {
 	d := p.Dialect()
 	t, err := s.tables(d)
 	if err != nil {
@@ -59,18 +55,26 @@ func (s *Server) comments(ctx context.Context, p *Project, sid int64) ([]map[str
 	if sid > 0 {
 		q.where = append(q.where, c(fk)+" = "+q.arg(sid, schema.Int))
 	}
-	stmt := "SELECT " + strings.Join([]string{c(fk), c(r.CommentUser), c(r.CommentIssue), c(r.CommentUnresolved),
-		st(t.StrText), st(r.StrType), st(r.StrContext), st(t.StrFile)}, ", ") +
-		" FROM " + d.Quote(r.Comment.Table()) + " AS c JOIN " + d.Quote(t.Str.Table()) + " AS s ON " + st(t.Str.Key()) + " = " + c(fk) +
-		q.sql() + " ORDER BY " + c(fk) + ", " + c(mapping.OrdinalColumn)
-	cols := []column{{json: "stringId", kind: kInt}, {json: "userId", kind: kInt}, {json: "issue", kind: kBool},
-		{json: "unresolved", kind: kBool}, {json: "text", kind: kString}, {json: "type", kind: kString},
-		{json: "context", kind: kString}, {json: "fileId", kind: kInt, nullable: true}}
-	out, err := s.readObjects(ctx, p, stmt, cols, q.args)
-	for _, o := range out {
-		commentShape(p, o)
+	// An unresolved issue is an issue; a comment is not.
+	switch {
+	case typ != "":
+		q.where = append(q.where, c(r.CommentIssue)+" = "+d.Bool(typ == "issue"))
+	case status != "":
+		q.where = append(q.where, c(r.CommentIssue)+" = "+d.Bool(true))
 	}
-	return out, err
+	if status != "" {
+		q.where = append(q.where, c(r.CommentUnresolved)+" = "+d.Bool(status == "unresolved"))
+	}
+	return &rowsQuery{
+		sel: strings.Join([]string{c(fk), c(r.CommentUser), c(r.CommentIssue), c(r.CommentUnresolved),
+			st(t.StrText), st(r.StrType), st(r.StrContext), st(t.StrFile)}, ", "),
+		from:  " FROM " + d.Quote(r.Comment.Table()) + " AS c JOIN " + d.Quote(t.Str.Table()) + " AS s ON " + st(t.Str.Key()) + " = " + c(fk) + q.sql(),
+		order: c(fk) + ", " + c(mapping.OrdinalColumn), q: q,
+		cols: []column{{json: "stringId", kind: kInt}, {json: "userId", kind: kInt}, {json: "issue", kind: kBool},
+			{json: "unresolved", kind: kBool}, {json: "text", kind: kString}, {json: "type", kind: kString},
+			{json: "context", kind: kString}, {json: "fileId", kind: kInt, nullable: true}},
+		shape: func(o map[string]any) { commentShape(p, o) },
+	}, nil
 }
 
 // commentShape completes a comment row into the platform's StringComment:
@@ -143,13 +147,19 @@ func (s *Server) planDirectories(req *listRequest) (plan, *httpError) {
 // planBranches is GET /projects/{projectId}/branches with name (the
 // branch of that name) and orderBy.
 func (s *Server) planBranches(req *listRequest) (plan, *httpError) {
-	name, ok := req.params.query["name"]
-	return objectsPlan{read: s.branches, keep: func(o map[string]any) bool { return !ok || o["name"] == name[0] }}, nil
+	name := req.params.query.Get("name")
+	return pagedPlan{rq: func(p *Project) (*rowsQuery, error) { return s.branchRows(p, name) }}, nil
 }
 
-// branches reads the project's branches in the platform's Branch shape: a
-// branch's dates are its strings' earliest added and latest updated.
+// branches reads the project's branches (for getByID).
 func (s *Server) branches(ctx context.Context, p *Project) ([]map[string]any, error) {
+	return s.allRows(func(p *Project) (*rowsQuery, error) { return s.branchRows(p, "") })(ctx, p)
+}
+
+// branchRows is the statement of the project's branches (the one named
+// name when it is not "") in the platform's Branch shape: a branch's
+// dates are its strings' earliest added and latest updated.
+func (s *Server) branchRows(p *Project, name string) (*rowsQuery, error) {
 	d := p.Dialect()
 	t, err := s.tables(d)
 	if err != nil {
@@ -161,21 +171,23 @@ func (s *Server) branches(ctx context.Context, p *Project) ([]map[string]any, er
 	sub := func(expr string) string {
 		return "(SELECT " + expr + " FROM " + d.Quote(t.Str.Table()) + " AS s WHERE " + sq(t.StrBranch) + " = " + b(r.Branch.Key()) + ")"
 	}
-	stmt := "SELECT " + strings.Join([]string{b(r.Branch.Key()), b(r.BranchName), b(r.BranchTitle), sub("MIN(" + sq(t.StrAdded) + ")"),
-		sub("MAX(COALESCE(" + sq(t.StrUpdated) + ", " + sq(t.StrAdded) + "))")}, ", ") +
-		" FROM " + d.Quote(r.Branch.Table()) + " AS b ORDER BY " + b(r.Branch.Key())
-	cols := []column{{json: "id", kind: kInt}, {json: "name", kind: kString}, {json: "title", kind: kString, nullable: true},
-		{json: "createdAt", kind: kTime, nullable: true}, {json: "updatedAt", kind: kTime, nullable: true}}
-	out, err := s.readObjects(ctx, p, stmt, cols, nil)
-	for _, o := range out {
-		o["projectId"], o["exportPattern"], o["priority"] = p.ID, "", "normal"
+	q := &query{d: d}
+	if name != "" {
+		q.where = append(q.where, b(r.BranchName)+" = "+q.arg(name, schema.String))
 	}
-	return out, err
+	return &rowsQuery{
+		sel: strings.Join([]string{b(r.Branch.Key()), b(r.BranchName), b(r.BranchTitle), sub("MIN(" + sq(t.StrAdded) + ")"),
+			sub("MAX(COALESCE(" + sq(t.StrUpdated) + ", " + sq(t.StrAdded) + "))")}, ", "),
+		from: " FROM " + d.Quote(r.Branch.Table()) + " AS b" + q.sql(), order: b(r.Branch.Key()), q: q,
+		cols: []column{{json: "id", kind: kInt}, {json: "name", kind: kString}, {json: "title", kind: kString, nullable: true},
+			{json: "createdAt", kind: kTime, nullable: true}, {json: "updatedAt", kind: kTime, nullable: true}},
+		shape: func(o map[string]any) { o["projectId"], o["exportPattern"], o["priority"] = p.ID, "", "normal" },
+	}, nil
 }
 
 // planConcepts is GET /glossaries/{glossaryId}/concepts with orderBy.
 func (s *Server) planConcepts(*listRequest) (plan, *httpError) {
-	return objectsPlan{read: func(ctx context.Context, p *Project) ([]map[string]any, error) { return s.concepts(ctx, p, 0) }}, nil
+	return pagedPlan{rq: func(p *Project) (*rowsQuery, error) { return s.concepts(p, 0) }}, nil
 }
 
 // getConcept is GET /glossaries/{glossaryId}/concepts/{conceptId}.
@@ -186,7 +198,7 @@ func (s *Server) getConcept(r *http.Request) (any, *httpError) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
 	defer cancel()
-	objs, err := s.concepts(ctx, p, id)
+	objs, err := s.allRows(func(p *Project) (*rowsQuery, error) { return s.concepts(p, id) })(ctx, p)
 	if err != nil {
 		return nil, s.dbError(r, ctx, "", err)
 	}
@@ -196,9 +208,9 @@ func (s *Server) getConcept(r *http.Request) (any, *httpError) {
 	return item{objs[0]}, nil
 }
 
-// concepts reads the glossary's concepts (concept id alone when it is
-// not 0) in the platform's Concept shape.
-func (s *Server) concepts(ctx context.Context, p *Project, id int64) ([]map[string]any, error) {
+// concepts is the statement of the glossary's concepts (concept id alone
+// when it is not 0) in the platform's Concept shape.
+func (s *Server) concepts(p *Project, id int64) (*rowsQuery, error) {
 	d := p.Dialect()
 	t, err := s.tables(d)
 	if err != nil {
@@ -216,10 +228,6 @@ func (s *Server) concepts(ctx context.Context, p *Project, id int64) ([]map[stri
 	if id > 0 {
 		q.where = append(q.where, key+" = "+q.arg(id, schema.Int))
 	}
-	stmt := "SELECT " + strings.Join(sel, ", ") + " FROM " + d.Quote(r.Concept.Table()) + q.sql() + " ORDER BY " + key
-	out, err := s.readObjects(ctx, p, stmt, cols, q.args)
-	for _, o := range out {
-		o["glossaryId"], o["figure"], o["languagesDetails"] = p.ID, nil, []any{}
-	}
-	return out, err
+	return &rowsQuery{sel: strings.Join(sel, ", "), from: " FROM " + d.Quote(r.Concept.Table()) + q.sql(), order: key, q: q, cols: cols,
+		shape: func(o map[string]any) { o["glossaryId"], o["figure"], o["languagesDetails"] = p.ID, nil, []any{} }}, nil
 }

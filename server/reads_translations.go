@@ -36,9 +36,7 @@ func (s *Server) planStringTranslations(req *listRequest) (plan, *httpError) {
 		return nil, e
 	}
 	f := trFilter{stringID: sid, lang: lang}
-	return objectsPlan{read: func(ctx context.Context, p *Project) ([]map[string]any, error) {
-		return s.stringTranslations(ctx, p, f)
-	}}, nil
+	return pagedPlan{rq: func(p *Project) (*rowsQuery, error) { return s.stringTranslations(p, f) }}, nil
 }
 
 // getStringTranslation is GET /projects/{projectId}/translations/{translationId}.
@@ -52,7 +50,7 @@ func (s *Server) getStringTranslation(r *http.Request) (any, *httpError) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
 	defer cancel()
-	objs, err := s.stringTranslations(ctx, p, trFilter{trID: id})
+	objs, err := s.allRows(func(p *Project) (*rowsQuery, error) { return s.stringTranslations(p, trFilter{trID: id}) })(ctx, p)
 	if err != nil {
 		return nil, s.dbError(r, ctx, "", err)
 	}
@@ -106,9 +104,10 @@ func (f trFilter) where(q *query, res *resource, t *Tables) {
 	}
 	ch := t.StrTranslations.Child
 	// linked is the condition that a string listing the translation (at
-	// alias j) also matches cond.
+	// alias j, joined to join) matches cond: the translations of the
+	// join table's rows that match, which its key finds from the string.
 	linked := func(join, cond string) string {
-		return "EXISTS (SELECT 1 FROM " + d.Quote(ch.Through) + " AS j" + join + " WHERE j." + d.Quote(ch.To) + " = " + res.key + " AND " + cond + ")"
+		return res.key + " IN (SELECT j." + d.Quote(ch.To) + " FROM " + d.Quote(ch.Through) + " AS j" + join + " WHERE " + cond + ")"
 	}
 	if f.lang != "" {
 		q.where = append(q.where, res.language+" = "+q.arg(f.lang, schema.String))
@@ -132,10 +131,10 @@ func (f trFilter) where(q *query, res *resource, t *Tables) {
 	}
 }
 
-// stringTranslations reads the translations f selects in the platform's
-// StringTranslation shape, each with its rating (up votes minus down
-// votes).
-func (s *Server) stringTranslations(ctx context.Context, p *Project, f trFilter) ([]map[string]any, error) {
+// stringTranslations is the statement of the translations f selects in
+// the platform's StringTranslation shape, each with its rating (up votes
+// minus down votes).
+func (s *Server) stringTranslations(p *Project, f trFilter) (*rowsQuery, error) {
 	d := p.Dialect()
 	res, t, _, err := s.trTables(d)
 	if err != nil {
@@ -147,27 +146,22 @@ func (s *Server) stringTranslations(ctx context.Context, p *Project, f trFilter)
 	}
 	q := &query{d: d}
 	f.where(q, res, t)
-	stmt := "SELECT " + res.key + ", " + res.sqlOf("text") + ", " + res.sqlOf("pluralCategoryName") + ", " + res.sqlOf("isPreTranslated") +
-		", " + res.sqlOf("provider") + ", " + res.sqlOf("userId") + ", " + created + " FROM " + res.table + q.sql() + " ORDER BY " + res.key
-	cols := []column{{json: "id", kind: kInt}, {json: "text", kind: kString}, {json: "pluralCategoryName", kind: kString},
-		{json: "isPreTranslated", kind: kBool}, {json: "provider", kind: kString, nullable: true}, {json: "userId", kind: kInt},
-		{json: "createdAt", kind: kTime}}
-	var out []map[string]any
-	err = s.cfg.Storage.ReadTx(ctx, p, func(tx *sql.Tx) error {
-		var err error
-		if out, err = scanObjects(ctx, tx, stmt, cols, q.args...); err != nil {
-			return err
-		}
-		return s.ratings(ctx, tx, p, out)
-	})
-	for _, o := range out {
-		if o["pluralCategoryName"] == "none" {
-			o["pluralCategoryName"] = "other"
-		}
-		o["user"] = userShape(p, o["userId"].(int64))
-		delete(o, "userId")
-	}
-	return out, err
+	return &rowsQuery{
+		sel: strings.Join([]string{res.key, res.sqlOf("text"), res.sqlOf("pluralCategoryName"), res.sqlOf("isPreTranslated"),
+			res.sqlOf("provider"), res.sqlOf("userId"), created}, ", "),
+		from: " FROM " + res.table + q.sql(), order: res.key, q: q,
+		cols: []column{{json: "id", kind: kInt}, {json: "text", kind: kString}, {json: "pluralCategoryName", kind: kString},
+			{json: "isPreTranslated", kind: kBool}, {json: "provider", kind: kString, nullable: true}, {json: "userId", kind: kInt},
+			{json: "createdAt", kind: kTime}},
+		after: func(ctx context.Context, tx *sql.Tx, objs []map[string]any) error { return s.ratings(ctx, tx, p, objs) },
+		shape: func(o map[string]any) {
+			if o["pluralCategoryName"] == "none" {
+				o["pluralCategoryName"] = "other"
+			}
+			o["user"] = userShape(p, o["userId"].(int64))
+			delete(o, "userId")
+		},
+	}, nil
 }
 
 // ratings sets the rating of each translation of objs: its up votes
@@ -218,9 +212,7 @@ func (s *Server) planApprovals(req *listRequest) (plan, *httpError) {
 	if e != nil {
 		return nil, e
 	}
-	return objectsPlan{read: func(ctx context.Context, p *Project) ([]map[string]any, error) {
-		return s.translationMarks(ctx, p, f, false)
-	}}, nil
+	return pagedPlan{noIDs: true, rq: func(p *Project) (*rowsQuery, error) { return s.translationMarks(p, f, false) }}, nil
 }
 
 // planVotes is GET /projects/{projectId}/votes with the same parameters.
@@ -229,15 +221,13 @@ func (s *Server) planVotes(req *listRequest) (plan, *httpError) {
 	if e != nil {
 		return nil, e
 	}
-	return objectsPlan{read: func(ctx context.Context, p *Project) ([]map[string]any, error) {
-		return s.translationMarks(ctx, p, f, true)
-	}}, nil
+	return pagedPlan{noIDs: true, rq: func(p *Project) (*rowsQuery, error) { return s.translationMarks(p, f, true) }}, nil
 }
 
-// translationMarks reads the approvals (or votes) of the translations f selects,
-// in the platform's Approval (Vote) shape, in the order of their
-// translations and, within one, as stored.
-func (s *Server) translationMarks(ctx context.Context, p *Project, f trFilter, votes bool) ([]map[string]any, error) {
+// translationMarks is the statement of the approvals (or votes) of the
+// translations f selects, in the platform's Approval (Vote) shape, in the
+// order of their translations and, within one, as stored.
+func (s *Server) translationMarks(p *Project, f trFilter, votes bool) (*rowsQuery, error) {
 	d := p.Dialect()
 	res, t, r, err := s.trTables(d)
 	if err != nil {
@@ -249,9 +239,11 @@ func (s *Server) translationMarks(ctx context.Context, p *Project, f trFilter, v
 	}
 	a := func(c string) string { return "a." + d.Quote(c) }
 	q := &query{d: d}
-	stringID := res.sqlOf("stringId")
-	if f.stringID > 0 && f.trID == 0 && !votes {
-		stringID = q.arg(f.stringID, schema.Int)
+	// An approval's string is the one asked for, else the one its
+	// translation was made for.
+	stringID, asked := res.sqlOf("stringId"), f.stringID > 0 && f.trID == 0
+	if asked {
+		stringID = "NULL"
 	}
 	f.where(q, res, t)
 	sel := []string{a(fk), a(user), a(added), res.language, stringID}
@@ -262,13 +254,14 @@ func (s *Server) translationMarks(ctx context.Context, p *Project, f trFilter, v
 		cols = append(cols[:3], column{json: "mark", kind: kString})
 		cols[2].json = "votedAt"
 	}
-	stmt := "SELECT " + strings.Join(sel, ", ") + " FROM " + d.Quote(table) + " AS a JOIN " + res.table + " ON " + res.key + " = " + a(fk) +
-		q.sql() + " ORDER BY " + a(fk) + ", " + a(mapping.OrdinalColumn)
-	out, err := s.readObjects(ctx, p, stmt, cols, q.args)
-	for _, o := range out {
-		o["id"] = int64(0)
-		o["user"] = userShape(p, o["userId"].(int64))
-		delete(o, "userId")
-	}
-	return out, err
+	return &rowsQuery{sel: strings.Join(sel, ", "), from: " FROM " + d.Quote(table) + " AS a JOIN " + res.table + " ON " + res.key + " = " + a(fk) + q.sql(),
+		order: a(fk) + ", " + a(mapping.OrdinalColumn), q: q, cols: cols,
+		shape: func(o map[string]any) {
+			if asked && !votes {
+				o["stringId"] = f.stringID
+			}
+			o["id"] = int64(0)
+			o["user"] = userShape(p, o["userId"].(int64))
+			delete(o, "userId")
+		}}, nil
 }
