@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strings"
 
 	"github.com/croql/croql"
 	"github.com/croql/croql/compile"
@@ -180,7 +179,8 @@ func idParam(req *listRequest, name string) (n int64, ok bool, e *httpError) {
 	return n, true, nil
 }
 
-// idsParam reads a list of integers (labelIds=1,2,3).
+// idsParam reads a list of ids (labelIds=1,2,3), at most MaxLimit, as
+// the other lists do (idList).
 func idsParam(req *listRequest, name string) ([]int64, *httpError) {
 	vs, ok := req.params.query[name]
 	if !ok {
@@ -189,15 +189,7 @@ func idsParam(req *listRequest, name string) ([]int64, *httpError) {
 	if len(vs) > 1 {
 		return nil, invalid(name, "duplicate", name+" is given more than once")
 	}
-	var out []int64
-	for _, part := range strings.Split(vs[0], ",") {
-		n, good := digits(strings.TrimSpace(part))
-		if !good || len(out) >= MaxLimit {
-			return nil, invalid(name, "notDigits", name+" must be up to 500 integers separated by commas")
-		}
-		out = append(out, n)
-	}
-	return out, nil
+	return idList(name, vs[0])
 }
 
 // refuseParams is the 400 of the first of names the request has: why

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -174,6 +175,7 @@ func TestReadEndpoints(t *testing.T) {
 			require.True(t, slices.IsSortedFunc(idsOfObjects(byUser, "translationId"), func(a, b int64) int { return int(b - a) }))
 			refused("/api/v2/projects/1/approvals", url.Values{"afterId": {"0"}}, "afterId")
 			refused("/api/v2/projects/1/approvals", url.Values{"stringId": {"x"}}, "stringId")
+			refused("/api/v2/projects/1/votes", url.Values{"labelIds": {strings.Repeat("1,", 500) + "1"}}, "labelIds")
 			status, _ = g("/api/v2/projects/1/approvals", url.Values{"languageId": {"xx"}})
 			require.Equal(t, http.StatusNotFound, status)
 
