@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/croql/croql"
 	"github.com/croql/croql/schema"
 	"github.com/croql/croql/server"
 )
@@ -313,6 +314,7 @@ func checkJSReads(t *testing.T, p *schema.Project, res map[string]jsResult, work
 	slices.Reverse(rev)
 	require.Equal(t, rev, res["stringTranslations.orderBy"].IDs)
 	works("stringTranslations.get", []int64{tr.ID})
+	refused("stringTranslations.noStringId", "stringId")
 	approvals := func(ids []int64) int { return sumOf(ids, func(id int64) int { return m.approvalsOf[id] }) }
 	votes := func(ids []int64) int { return sumOf(ids, func(id int64) int { return m.up[id] + m.down[id] }) }
 	count := func(name string, n int) {
@@ -339,6 +341,7 @@ func checkJSReads(t *testing.T, p *schema.Project, res map[string]jsResult, work
 	count("comments.all", m.comments)
 	count("comments.stringId", m.commentsOfString1)
 	count("comments.issues", m.unresolved)
+	count("comments.type", m.issues)
 	refused("comments.issueType", "issueType")
 	refused("comments.get", "stringCommentId")
 	count("members.list", len(p.Users))
@@ -365,4 +368,13 @@ func checkJSReads(t *testing.T, p *schema.Project, res map[string]jsResult, work
 	require.Equal(t, []any{"Edited"}, res["files.edited.get"].Titles)
 	refused("files.editFile.priority", "priority")
 	refused("files.revisions", "fileId")
+
+	refused("translations.croql+fileId", "fileId")
+	works("strings.fileId.plural", evalIDs(t, p, croql.Strings, "", "id of file = 4"))
+	works("storages.add", nil)
+	works("storages.list", nil)
+	require.Contains(t, res["storages.list"].IDs, res["storages.add"].IDs[0])
+	works("storages.get", res["storages.add"].IDs)
+	works("storages.delete", nil)
+	require.Equal(t, http.StatusNotFound, res["storages.deleted.get"].Status)
 }

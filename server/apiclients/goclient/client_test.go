@@ -530,6 +530,7 @@ func TestGoClient(t *testing.T) {
 			require.NoError(t, err)
 			defer th.Close()
 			stg, _, err = c.Storages.Add(ctx, th)
+			o.rec("upload.translationStorage", err)
 			require.NoError(t, err)
 			up, _, err := c.Translations.UploadTranslations(ctx, 1, "de", &model.UploadTranslationsRequest{StorageID: stg.ID, FileID: file.ID})
 			o.rec("upload.uploadTranslation", err)
@@ -601,6 +602,9 @@ func TestGoClient(t *testing.T) {
 				`<resources><plurals name="days"><item quantity="one">%d day</item><item quantity="few">%d dni</item><item quantity="other">%d days</item></plurals></resources>`),
 				Name: "go-plurals.xml"})
 			require.NoError(t, err)
+			_, _, err = c.SourceStrings.List(ctx, 1, &model.SourceStringsListOptions{FileID: pl.ID})
+			o.rec("files.plural.strings", err)
+			require.ErrorAs(t, err, &ute, "the typed list of a plural string does not decode")
 			texts := map[string]any{}
 			for _, fid := range []int{pl.ID, an.ID} {
 				var page struct {

@@ -5,8 +5,10 @@ import (
 	"net/http"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/crowdin/crowdin-api-client-go/crowdin"
 	"github.com/crowdin/crowdin-api-client-go/crowdin/model"
 	"github.com/stretchr/testify/require"
 
@@ -211,7 +213,99 @@ func TestGoClientReads(t *testing.T) {
 			_, _, err = c.SourceFiles.ListFileRevisions(ctx, 1, 1, nil)
 			o.rec("files.revisions", err)
 			requireRefused(t, err, "fileId")
+			got, _, err := c.SourceFiles.GetFile(ctx, 1, 1)
+			o.rec("files.edited.get", err)
+			require.NoError(t, err)
+			require.Equal(t, "Edited from Go", *got.Title)
+			checkGoMarks(t, c, p, o, tr, ofString)
 			o.check(t)
 		})
 	}
+}
+
+// checkGoMarks: the other parameters of the approvals, votes, comments,
+// members, branches and concepts lists, and a string's translations in
+// id order.
+func checkGoMarks(t *testing.T, c *crowdin.Client, p *schema.Project, o outcomes, tr schema.Translation, ofString []int) {
+	ctx := context.Background()
+	st, _, err := c.StringTranslations.ListStringTranslations(ctx, 1, &model.StringTranslationsListOptions{StringID: ofStringID(p, tr.ID), LanguageID: "de", OrderBy: "id desc"})
+	o.rec("stringTranslations.orderBy", err)
+	require.NoError(t, err)
+	var ids []int
+	for _, x := range st {
+		ids = append(ids, x.ID)
+	}
+	rev := slices.Clone(ofString)
+	slices.Reverse(rev)
+	require.Equal(t, rev, ids)
+	ap, _, err := c.StringTranslations.ListApprovals(ctx, 1, &model.ApprovalsListOptions{TranslationID: int(tr.ID)})
+	o.rec("approvals.translationId", err)
+	require.NoError(t, err)
+	require.Len(t, ap, len(tr.Approvals))
+	for _, x := range []struct {
+		name string
+		opts *model.ApprovalsListOptions
+	}{
+		{"approvals.stringId", &model.ApprovalsListOptions{StringID: ofStringID(p, tr.ID), LanguageID: "de"}},
+		{"approvals.fileId", &model.ApprovalsListOptions{FileID: 1, LanguageID: "de"}},
+		{"approvals.labelIds", &model.ApprovalsListOptions{LabelIDs: []int{3}}},
+	} {
+		x.opts.Limit = 500
+		got, _, err := c.StringTranslations.ListApprovals(ctx, 1, x.opts)
+		o.rec(x.name, err)
+		require.NoError(t, err, x.name)
+		for _, a := range got {
+			require.NotZero(t, a.TranslationID)
+			require.NotNil(t, a.User)
+		}
+	}
+	vs, _, err := c.StringTranslations.ListVotes(ctx, 1, &model.VotesListOptions{StringID: ofStringID(p, tr.ID), LanguageID: "de"})
+	o.rec("votes.stringId", err)
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(vs), len(tr.Votes))
+	sid, unresolved, n := 0, 0, 0
+	for _, s := range p.Strings {
+		for _, cm := range s.Comments {
+			if sid == 0 {
+				sid = int(s.ID)
+			}
+			if s.ID == int64(sid) {
+				n++
+			}
+			if cm.HasUnresolvedIssue {
+				unresolved++
+			}
+		}
+	}
+	cs, _, err := c.StringComments.List(ctx, 1, &model.StringCommentsListOptions{StringID: sid})
+	o.rec("comments.stringId", err)
+	require.NoError(t, err)
+	require.Len(t, cs, n)
+	cs, _, err = c.StringComments.List(ctx, 1, &model.StringCommentsListOptions{Type: "issue", IssueStatus: "unresolved", ListOptions: model.ListOptions{Limit: 500}})
+	o.rec("comments.issues", err)
+	require.NoError(t, err)
+	require.Len(t, cs, unresolved)
+	ms, _, err := c.Users.ListProjectMembers(ctx, 1, &model.ProjectMembersListOptions{Search: "ALI"})
+	o.rec("members.search", err)
+	require.NoError(t, err)
+	require.Len(t, ms, 1)
+	require.Equal(t, "alice", ms[0].Username)
+	bs, _, err := c.Branches.List(ctx, 1, nil)
+	o.rec("branches.list", err)
+	require.NoError(t, err)
+	require.Len(t, bs, len(p.Branches))
+	cps, _, err := c.Glossaries.ListConcepts(ctx, 1, nil)
+	o.rec("concepts.list", err)
+	require.NoError(t, err)
+	require.Len(t, cps, len(p.GlossaryConcepts))
+	cps, _, err = c.Glossaries.ListConcepts(ctx, 1, &model.ConceptsListOptions{OrderBy: "subject desc"})
+	o.rec("concepts.orderBy", err)
+	require.NoError(t, err)
+	require.True(t, slices.IsSortedFunc(cps, func(a, b *model.Concept) int { return strings.Compare(b.Subject, a.Subject) }))
+}
+
+// ofStringID is the string translation id was made for.
+func ofStringID(p *schema.Project, id int64) int {
+	_, strOf := demoTranslations(p)
+	return int(strOf[id])
 }

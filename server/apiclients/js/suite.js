@@ -152,6 +152,7 @@ async function main() {
   await run('strings.directoryId', 'String', () => s.listProjectStrings(1, { directoryId: 1 }));
   await run('strings.taskId', 'String', () => s.listProjectStrings(1, { taskId: 1 }));
   await run('strings.croql+fileId', 'String', () => s.listProjectStrings(1, { croql: 'is hidden', fileId: 1 }));
+  await run('strings.fileId.plural', 'String', () => s.listProjectStrings(1, { fileId: 4, ...L }));
   await run('strings.get', 'String', () => s.getString(1, 8));
   await run('strings.get.missing', 'String', () => s.getString(1, 999999));
 
@@ -168,6 +169,7 @@ async function main() {
   await run('translations.croql', 'LanguageTranslation', de({ croql: 'count of votes > 0' }));
   await run('translations.denormalizePlaceholders', 'LanguageTranslation', de({ denormalizePlaceholders: 1 }));
   await run('translations.orderBy', 'LanguageTranslation', de({ orderBy: 'stringId desc' }));
+  await run('translations.croql+fileId', 'LanguageTranslation', de({ croql: 'count of votes > 0', fileId: 1 }));
   await run('translations.directoryId', 'LanguageTranslation', de({ directoryId: 1 }));
   await run('translations.croql+stringIds', 'LanguageTranslation', de({ croql: 'count of votes > 0', stringIds: '1' }));
 
@@ -214,6 +216,7 @@ async function main() {
   const [trString, memberId, trId, trComments] = process.argv.slice(4).map(Number);
   await run('stringTranslations.list', 'StringTranslation', () => t.listStringTranslations(1, trString, 'de', { ...L }));
   await run('stringTranslations.orderBy', 'StringTranslation', () => t.listStringTranslations(1, trString, 'de', { orderBy: 'id desc', ...L }));
+  await run('stringTranslations.noStringId', 'StringTranslation', () => t.listStringTranslations(1, undefined, 'de', { ...L }));
   await run('stringTranslations.get', 'StringTranslation', () => t.translationInfo(1, trId));
   await run('approvals.all', 'Approval', () => t.withFetchAll().listTranslationApprovals(1));
   await run('approvals.translationId', 'Approval', () => t.listTranslationApprovals(1, { translationId: trId, ...L }));
@@ -228,6 +231,7 @@ async function main() {
   const sc = client.stringCommentsApi;
   await run('comments.all', 'StringComment', () => sc.withFetchAll().listStringComments(1));
   await run('comments.stringId', 'StringComment', () => sc.listStringComments(1, { stringId: trComments, ...L }));
+  await run('comments.type', 'StringComment', () => sc.listStringComments(1, { type: 'issue', ...L }));
   await run('comments.issues', 'StringComment', () => sc.listStringComments(1, { type: 'issue', issueStatus: 'unresolved', ...L }));
   await run('comments.issueType', 'StringComment', () => sc.listStringComments(1, { issueType: 'source_mistake' }));
   await run('comments.get', 'StringComment', () => sc.getStringComment(1, 1));
@@ -259,6 +263,13 @@ async function main() {
     await run('upload.createFile', 'File', () => f.createFile(1, { storageId, name: 'js-upload.json' }));
     if (results['upload.createFile'].ok) fileId = results['upload.createFile'].objects[0].id;
   }
+  // The token's storages: listed, read, deleted.
+  await run('storages.add', 'Storage', () => client.uploadStorageApi.addStorage('spare.json', '{}'));
+  const spare = results['storages.add'].ok ? results['storages.add'].ids[0] : 0;
+  await run('storages.list', 'Storage', () => client.uploadStorageApi.listStorages());
+  await run('storages.get', 'Storage', () => client.uploadStorageApi.getStorage(spare));
+  await run('storages.delete', 'NoContent', async () => { await client.uploadStorageApi.deleteStorage(spare); return { data: {} }; });
+  await run('storages.deleted.get', 'Storage', () => client.uploadStorageApi.getStorage(spare));
   await run('upload.strings', 'String', () => s.listProjectStrings(1, { fileId, ...L }));
   await run('upload.translationStorage', 'Storage', () => client.uploadStorageApi.addStorage('de.json', JSON.stringify({ 'js.hello': 'Hallo aus JS' })));
   if (results['upload.translationStorage'].ok) {
