@@ -88,7 +88,7 @@ func TestJSClient(t *testing.T) {
 			m := marksOf(p)
 			tr := votedTranslation(m)
 			cmd := exec.CommandContext(cctx, node, "suite.js", hs.URL, token, itoa(int(m.strOf[tr.ID])), itoa(int(p.Users[0].ID)),
-				itoa(int(tr.ID)), itoa(int(m.stringWithComments)))
+				itoa(int(tr.ID)), itoa(int(m.stringWithComments)), itoa(int(m.strOf[approvedTranslation(m).ID])), itoa(int(approvedTranslation(m).ID)))
 			cmd.Dir = dir
 			var stderr strings.Builder
 			cmd.Stderr = &stderr

@@ -277,6 +277,18 @@ func votedTranslation(m demoMarks) schema.Translation {
 	return tr
 }
 
+// approvedTranslation is the demo's lowest translation into de with
+// approvals.
+func approvedTranslation(m demoMarks) schema.Translation {
+	var tr schema.Translation
+	for _, x := range m.trs {
+		if m.approvalsOf[x.ID] > 0 && x.Language == "de" && (tr.ID == 0 || x.ID < tr.ID) {
+			tr = x
+		}
+	}
+	return tr
+}
+
 // translationsWhere are the demo's translations into lang of the strings
 // keep keeps, once each.
 func translationsWhere(p *schema.Project, lang string, keep func(*schema.SourceString) bool) []int64 {
@@ -323,8 +335,14 @@ func checkJSReads(t *testing.T, p *schema.Project, res map[string]jsResult, work
 		require.Len(t, res[name].IDs, n, name)
 	}
 	count("approvals.all", m.approvals)
-	count("approvals.translationId", m.approvalsOf[tr.ID])
-	count("approvals.stringId", approvals(trs))
+	ap := approvedTranslation(m)
+	count("approvals.translationId", m.approvalsOf[ap.ID])
+	require.Positive(t, m.approvalsOf[ap.ID])
+	apStr := m.strOf[ap.ID]
+	count("approvals.stringId", approvals(translationsWhere(p, "de", func(s *schema.SourceString) bool { return s.ID == apStr })))
+	for _, sid := range res["approvals.stringId"].StringIDs {
+		require.Equal(t, apStr, *sid)
+	}
 	count("approvals.fileId", approvals(translationsWhere(p, "de", func(s *schema.SourceString) bool { return s.File != nil && s.File.ID == 1 })))
 	var labelled []int64
 	for _, lang := range p.TargetLanguages {

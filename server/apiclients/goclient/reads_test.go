@@ -238,15 +238,23 @@ func checkGoMarks(t *testing.T, c *crowdin.Client, p *schema.Project, o outcomes
 	rev := slices.Clone(ofString)
 	slices.Reverse(rev)
 	require.Equal(t, rev, ids)
-	ap, _, err := c.StringTranslations.ListApprovals(ctx, 1, &model.ApprovalsListOptions{TranslationID: int(tr.ID)})
+	trs, strOf := demoTranslations(p)
+	var approved schema.Translation
+	for id, x := range trs {
+		if len(x.Approvals) > 0 && x.Language == "de" && (approved.ID == 0 || id < approved.ID) {
+			approved = x
+		}
+	}
+	ap, _, err := c.StringTranslations.ListApprovals(ctx, 1, &model.ApprovalsListOptions{TranslationID: int(approved.ID)})
 	o.rec("approvals.translationId", err)
 	require.NoError(t, err)
-	require.Len(t, ap, len(tr.Approvals))
+	require.Len(t, ap, len(approved.Approvals))
+	require.Equal(t, int(strOf[approved.ID]), ap[0].StringID)
 	for _, x := range []struct {
 		name string
 		opts *model.ApprovalsListOptions
 	}{
-		{"approvals.stringId", &model.ApprovalsListOptions{StringID: ofStringID(p, tr.ID), LanguageID: "de"}},
+		{"approvals.stringId", &model.ApprovalsListOptions{StringID: int(strOf[approved.ID]), LanguageID: "de"}},
 		{"approvals.fileId", &model.ApprovalsListOptions{FileID: 1, LanguageID: "de"}},
 		{"approvals.labelIds", &model.ApprovalsListOptions{LabelIDs: []int{3}}},
 	} {

@@ -9,9 +9,9 @@
 // declarations (the .d.ts files of the installed package): a declared
 // field that an answer lacks is reported in "missing".
 //
-//   node suite.js http://127.0.0.1:PORT TOKEN STRING_ID USER_ID TRANSLATION_ID COMMENTED_STRING_ID
+//   node suite.js http://127.0.0.1:PORT TOKEN STRING_ID USER_ID TRANSLATION_ID COMMENTED_STRING_ID APPROVED_STRING_ID APPROVED_TRANSLATION_ID
 //
-// (the last four pick the demo's objects the reads of one string,
+// (the last six pick the demo's objects the reads of one string,
 // member and translation ask for).
 'use strict';
 
@@ -213,14 +213,14 @@ async function main() {
 
   // The project's other data: string translations, approvals, votes,
   // comments, members, directories, branches, glossary concepts.
-  const [trString, memberId, trId, trComments] = process.argv.slice(4).map(Number);
+  const [trString, memberId, trId, trComments, apprString, apprId] = process.argv.slice(4).map(Number);
   await run('stringTranslations.list', 'StringTranslation', () => t.listStringTranslations(1, trString, 'de', { ...L }));
   await run('stringTranslations.orderBy', 'StringTranslation', () => t.listStringTranslations(1, trString, 'de', { orderBy: 'id desc', ...L }));
   await run('stringTranslations.noStringId', 'StringTranslation', () => t.listStringTranslations(1, undefined, 'de', { ...L }));
   await run('stringTranslations.get', 'StringTranslation', () => t.translationInfo(1, trId));
   await run('approvals.all', 'Approval', () => t.withFetchAll().listTranslationApprovals(1));
-  await run('approvals.translationId', 'Approval', () => t.listTranslationApprovals(1, { translationId: trId, ...L }));
-  await run('approvals.stringId', 'Approval', () => t.listTranslationApprovals(1, { stringId: trString, languageId: 'de', ...L }));
+  await run('approvals.translationId', 'Approval', () => t.listTranslationApprovals(1, { translationId: apprId, ...L }));
+  await run('approvals.stringId', 'Approval', () => t.listTranslationApprovals(1, { stringId: apprString, languageId: 'de', ...L }));
   await run('approvals.fileId', 'Approval', () => t.listTranslationApprovals(1, { fileId: 1, languageId: 'de', ...L }));
   await run('approvals.labelIds', 'Approval', () => t.listTranslationApprovals(1, { labelIds: '3', ...L }));
   await run('approvals.get', 'Approval', () => t.approvalInfo(1, 1));
