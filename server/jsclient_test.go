@@ -31,6 +31,12 @@ type jsResult struct {
 	Status    int      `json:"status"`
 	Key       string   `json:"key"`
 	Message   string   `json:"message"`
+	// TranslationIDs, Ratings, Names and Titles are the objects' fields of
+	// those names (names: name, username or subject).
+	TranslationIDs []int64  `json:"translationIds"`
+	Ratings        []*int64 `json:"ratings"`
+	Names          []any    `json:"names"`
+	Titles         []any    `json:"titles"`
 }
 
 // TestJSClient runs the platform's JavaScript API client
@@ -79,7 +85,10 @@ func TestJSClient(t *testing.T) {
 
 			cctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 			defer cancel()
-			cmd := exec.CommandContext(cctx, node, "suite.js", hs.URL, token)
+			m := marksOf(p)
+			tr := votedTranslation(m)
+			cmd := exec.CommandContext(cctx, node, "suite.js", hs.URL, token, itoa(int(m.strOf[tr.ID])), itoa(int(p.Users[0].ID)),
+				itoa(int(tr.ID)), itoa(int(m.stringWithComments)), itoa(int(m.strOf[approvedTranslation(m).ID])), itoa(int(approvedTranslation(m).ID)))
 			cmd.Dir = dir
 			var stderr strings.Builder
 			cmd.Stderr = &stderr
@@ -92,6 +101,7 @@ func TestJSClient(t *testing.T) {
 			require.NoError(t, json.Unmarshal(b, &out), "%s", b)
 			require.Empty(t, out.Missing, "fields the JS client declares and croql serve does not send")
 			checkJSResults(t, p, out.Results)
+			checkJSMatrix(t, out.Results)
 		})
 	}
 }
@@ -277,6 +287,7 @@ func checkJSResults(t *testing.T, p *schema.Project, res map[string]jsResult) {
 	require.Equal(t, []any{map[string]any{"one": "One apple", "other": "{n} apples"}}, res["files.plural.strings"].Texts)
 	works("files.deleteFile", nil)
 	require.Equal(t, http.StatusNotFound, res["files.deleted.get"].Status)
+	checkJSReads(t, p, res, works, refused)
 
 	// The matrix, measured: which calls work and which are refused.
 	names := make([]string, 0, len(res))

@@ -338,6 +338,7 @@ func (p *Platform) Register(s *server.Server) {
 	}
 	s.Handle("POST /api/v2/projects/{projectId}/files", p.filesHandler(s))
 	s.Handle("PUT /api/v2/projects/{projectId}/files/{fileId}", p.updateFile(s))
+	s.Handle("PATCH /api/v2/projects/{projectId}/files/{fileId}", p.editFile(s))
 	s.Handle("DELETE /api/v2/projects/{projectId}/files/{fileId}", p.deleteFile(s))
 	s.Handle("GET /api/v2/projects/{projectId}/files/{fileId}/revisions", p.fileRevisions(s))
 	s.Handle("POST /api/v2/projects/{projectId}/translations", p.importHandler(s, true))

@@ -308,8 +308,10 @@ func TestGoClient(t *testing.T) {
 	for _, eng := range testdb.Engines(t) {
 		t.Run(eng, func(t *testing.T) {
 			c, _ := serve(t, eng, p)
+			o := outcomes{}
 
 			projects, _, err := c.Projects.List(ctx, nil)
+			o.rec("projects.list", err)
 			require.NoError(t, err)
 			require.Len(t, projects, 1)
 			require.Equal(t, p.SourceLanguage, projects[0].SourceLanguage.ID)
@@ -317,10 +319,12 @@ func TestGoClient(t *testing.T) {
 			require.NotEmpty(t, projects[0].CreatedAt)
 			require.NotContains(t, projects[0].Identifier, " ")
 			pr, _, err := c.Projects.Get(ctx, 1)
+			o.rec("projects.get", err)
 			require.NoError(t, err)
 			require.Equal(t, projects[0].Name, pr.Name)
 			one := 1
 			_, _, err = c.Projects.List(ctx, &model.ProjectsListOptions{HasManagerAccess: &one})
+			o.rec("projects.hasManagerAccess", err)
 			requireRefused(t, err, "hasManagerAccess")
 
 			// Strings: the Go model's text is a string, so a page with a
@@ -334,6 +338,7 @@ func TestGoClient(t *testing.T) {
 				return out
 			}
 			strs, _, err := c.SourceStrings.List(ctx, 1, &model.SourceStringsListOptions{CroQL: "not (type is plural)", ListOptions: model.ListOptions{Limit: 500}})
+			o.rec("strings.croql", err)
 			require.NoError(t, err)
 			require.Equal(t, evalIDs(t, p, croql.Strings, "not (type is plural)"), ids(strs))
 			for _, s := range strs {
@@ -341,33 +346,43 @@ func TestGoClient(t *testing.T) {
 				require.NotNil(t, s.LabelIDs)
 			}
 			strs, _, err = c.SourceStrings.List(ctx, 1, &model.SourceStringsListOptions{FileID: 1})
+			o.rec("strings.fileId", err)
 			require.NoError(t, err)
 			require.Equal(t, evalIDs(t, p, croql.Strings, "id of file = 1"), ids(strs))
 			strs, _, err = c.SourceStrings.List(ctx, 1, &model.SourceStringsListOptions{FileID: 1, LabelIDs: []int{3}})
+			o.rec("strings.labelIds", err)
 			require.NoError(t, err)
 			require.Equal(t, evalIDs(t, p, croql.Strings, "id of file = 1 and count of labels where (id = 3) > 0"), ids(strs))
 			strs, _, err = c.SourceStrings.List(ctx, 1, &model.SourceStringsListOptions{Filter: "checkout", Scope: "identifier", ListOptions: model.ListOptions{Limit: 500}})
+			o.rec("strings.filter.scope", err)
 			require.NoError(t, err)
 			require.Equal(t, evalIDs(t, p, croql.Strings, `identifier contains "checkout"`), ids(strs))
 			_, _, err = c.SourceStrings.List(ctx, 1, &model.SourceStringsListOptions{FileID: 1, CroQL: "is hidden"})
+			o.rec("strings.croql+fileId", err)
 			requireRefused(t, err, "fileId")
 			_, _, err = c.SourceStrings.List(ctx, 1, &model.SourceStringsListOptions{DirectoryID: 1})
+			o.rec("strings.directoryId", err)
 			requireRefused(t, err, "directoryId")
 			_, _, err = c.SourceStrings.List(ctx, 1, &model.SourceStringsListOptions{CroQL: "is hiden"})
+			o.rec("strings.badCroql", err)
 			requireRefused(t, err, "croql")
 			_, _, err = c.SourceStrings.List(ctx, 1, &model.SourceStringsListOptions{FileID: 4})
+			o.rec("strings.fileId.plural", err)
 			var ute *json.UnmarshalTypeError
 			require.ErrorAs(t, err, &ute, "the Go model cannot hold a plural string's text")
 			s1, _, err := c.SourceStrings.Get(ctx, 1, 1, nil)
+			o.rec("strings.get", err)
 			require.NoError(t, err)
 			require.Equal(t, 1, s1.ID)
 			_, _, err = c.SourceStrings.Get(ctx, 1, 999999, nil)
 			var er *model.ErrorResponse
+			o.rec("strings.get.missing", err)
 			require.ErrorAs(t, err, &er)
 			require.Equal(t, 404, er.Response.StatusCode)
 
 			// Translations: one object per string.
 			trs, _, err := c.StringTranslations.ListLanguageTranslations(ctx, 1, "de", &model.LanguageTranslationsListOptions{ListOptions: model.ListOptions{Limit: 500}})
+			o.rec("translations.all", err)
 			require.NoError(t, err)
 			require.NotEmpty(t, trs)
 			seen := map[int]bool{}
@@ -386,6 +401,7 @@ func TestGoClient(t *testing.T) {
 				require.NotNil(t, tr.CreatedAt)
 			}
 			trs, _, err = c.StringTranslations.ListLanguageTranslations(ctx, 1, "de", &model.LanguageTranslationsListOptions{StringIDs: []int{1, 2}})
+			o.rec("translations.stringIds", err)
 			require.NoError(t, err)
 			var sids []int
 			for _, tr := range trs {
@@ -395,18 +411,23 @@ func TestGoClient(t *testing.T) {
 				require.Contains(t, []int{1, 2}, id)
 			}
 			_, _, err = c.StringTranslations.ListLanguageTranslations(ctx, 1, "de", &model.LanguageTranslationsListOptions{FileID: 1, CroQL: "count of votes > 0"})
+			o.rec("translations.croql+fileId", err)
 			requireRefused(t, err, "fileId")
 			_, _, err = c.StringTranslations.ListLanguageTranslations(ctx, 1, "de", &model.LanguageTranslationsListOptions{DirectoryID: 1})
+			o.rec("translations.directoryId", err)
 			requireRefused(t, err, "directoryId")
 
 			// TM and glossary.
 			tm, _, err := c.TranslationMemory.GetTM(ctx, 1)
+			o.rec("tm.get", err)
 			require.NoError(t, err)
 			require.Equal(t, len(p.TMSegments), tm.SegmentsCount)
 			tms, _, err := c.TranslationMemory.ListTMs(ctx, nil)
+			o.rec("tm.list", err)
 			require.NoError(t, err)
 			require.Len(t, tms, 1)
 			segs, _, err := c.TranslationMemory.ListTMSegments(ctx, 1, &model.TMSegmentsListOptions{CroQL: "count of records where (usageCount > 5) > 0", ListOptions: model.ListOptions{Limit: 500}})
+			o.rec("tm.segments.croql", err)
 			require.NoError(t, err)
 			var segIDs []int
 			for _, s := range segs {
@@ -417,15 +438,19 @@ func TestGoClient(t *testing.T) {
 			}
 			require.Equal(t, evalIDs(t, p, croql.TM, "count of records where (usageCount > 5) > 0"), segIDs)
 			seg, _, err := c.TranslationMemory.GetTMSegment(ctx, 1, segs[0].ID)
+			o.rec("tm.segment.get", err)
 			require.NoError(t, err)
 			require.Equal(t, segs[0].ID, seg.ID)
 			gl, _, err := c.Glossaries.GetGlossary(ctx, 1)
+			o.rec("glossary.get", err)
 			require.NoError(t, err)
 			require.Equal(t, len(p.GlossaryTerms), gl.Terms)
 			gls, _, err := c.Glossaries.ListGlossaries(ctx, nil)
+			o.rec("glossary.list", err)
 			require.NoError(t, err)
 			require.Len(t, gls, 1)
 			terms, _, err := c.Glossaries.ListTerms(ctx, 1, &model.TermsListOptions{LanguageID: "de", ListOptions: model.ListOptions{Limit: 500}})
+			o.rec("terms.languageId", err)
 			require.NoError(t, err)
 			var termIDs []int
 			for _, x := range terms {
@@ -436,36 +461,46 @@ func TestGoClient(t *testing.T) {
 			}
 			require.Equal(t, evalIDs(t, p, croql.Glossary, `language = @language:"de"`), termIDs)
 			term, _, err := c.Glossaries.GetTerm(ctx, 1, terms[0].ID)
+			o.rec("terms.get", err)
 			require.NoError(t, err)
 			require.Equal(t, terms[0].Text, term.Text)
 			_, _, err = c.Glossaries.ListTerms(ctx, 1, &model.TermsListOptions{LanguageID: "de", CroQL: `text contains "a"`})
+			o.rec("terms.croql+languageId", err)
 			requireRefused(t, err, "languageId")
 
 			prog, _, err := c.TranslationStatus.GetProjectProgress(ctx, 1, nil)
+			o.rec("progress.project", err)
 			require.NoError(t, err)
 			require.Len(t, prog, len(p.TargetLanguages))
 			require.NotZero(t, prog[0].Phrases["total"])
 			fprog, _, err := c.TranslationStatus.GetLanguageProgress(ctx, 1, "de", nil)
+			o.rec("progress.language", err)
 			require.NoError(t, err)
 			require.Len(t, fprog, len(p.Files))
 			require.NotNil(t, fprog[0].FileID)
 			lprog, _, err := c.TranslationStatus.GetFileProgress(ctx, 1, 1, nil)
+			o.rec("progress.file", err)
 			require.NoError(t, err)
 			require.Len(t, lprog, len(p.TargetLanguages))
 
 			// Files and labels.
 			files, _, err := c.SourceFiles.ListFiles(ctx, 1, nil)
+			o.rec("files.list", err)
 			require.NoError(t, err)
 			require.Len(t, files, len(p.Files))
 			_, _, err = c.SourceFiles.ListFiles(ctx, 1, &model.FileListOptions{DirectoryID: 1})
+			o.rec("files.directoryId", err)
 			requireRefused(t, err, "directoryId")
 			f1, _, err := c.SourceFiles.GetFile(ctx, 1, files[0].ID)
+			o.rec("files.get", err)
 			require.NoError(t, err)
 			require.Equal(t, files[0].Name, f1.Name)
 			labels, _, err := c.Labels.List(ctx, 1, nil)
+			o.rec("labels.list", err)
 			require.NoError(t, err)
 			require.NotEmpty(t, labels)
 			l1, _, err := c.Labels.Get(ctx, 1, labels[0].ID)
+			o.rec("labels.get", err)
 			require.NoError(t, err)
 			require.Equal(t, labels[0].Title, l1.Title)
 
@@ -477,13 +512,16 @@ func TestGoClient(t *testing.T) {
 			require.NoError(t, err)
 			defer fh.Close()
 			stg, _, err := c.Storages.Add(ctx, fh)
+			o.rec("upload.storage", err)
 			require.NoError(t, err)
 			require.Equal(t, "upload.json", stg.FileName)
 			file, _, err := c.SourceFiles.AddFile(ctx, 1, &model.FileAddRequest{StorageID: stg.ID, Name: "upload.json"})
+			o.rec("upload.createFile", err)
 			require.NoError(t, err)
 			require.Equal(t, "upload.json", file.Name)
 			require.Equal(t, 1, file.ProjectID)
 			strs, _, err = c.SourceStrings.List(ctx, 1, &model.SourceStringsListOptions{FileID: file.ID})
+			o.rec("upload.strings", err)
 			require.NoError(t, err)
 			require.Len(t, strs, 2)
 			tr := filepath.Join(dir, "de.json")
@@ -492,8 +530,10 @@ func TestGoClient(t *testing.T) {
 			require.NoError(t, err)
 			defer th.Close()
 			stg, _, err = c.Storages.Add(ctx, th)
+			o.rec("upload.translationStorage", err)
 			require.NoError(t, err)
 			up, _, err := c.Translations.UploadTranslations(ctx, 1, "de", &model.UploadTranslationsRequest{StorageID: stg.ID, FileID: file.ID})
+			o.rec("upload.uploadTranslation", err)
 			require.NoError(t, err)
 			require.Equal(t, "de", up.LanguageID)
 			require.Equal(t, file.ID, up.FileID)
@@ -504,6 +544,7 @@ func TestGoClient(t *testing.T) {
 				}
 			}
 			trs, _, err = c.StringTranslations.ListLanguageTranslations(ctx, 1, "de", &model.LanguageTranslationsListOptions{StringIDs: []int{hello}})
+			o.rec("upload.translations", err)
 			require.NoError(t, err)
 			require.Len(t, trs, 1)
 			require.Equal(t, "Hallo aus Go", *trs[0].Text)
@@ -523,23 +564,30 @@ func TestGoClient(t *testing.T) {
 				return stg.ID
 			}
 			_, _, err = c.SourceFiles.AddFile(ctx, 1, &model.FileAddRequest{StorageID: storage("upload.json", `{"x":"X"}`), Name: "upload.json"})
+			o.rec("files.createFile.nameInUse", err)
 			requireRefused(t, err, "name")
 			updated, _, err := c.SourceFiles.UpdateOrRestoreFile(ctx, 1, file.ID, &model.FileUpdateRestoreRequest{
 				StorageID: storage("upload.json", `{"go.hello":"Hello from Go","go.later":"Later"}`), UpdateOption: "keep_translations"})
+			o.rec("files.updateOrRestoreFile", err)
 			require.NoError(t, err)
 			require.Equal(t, file.ID, updated.ID)
 			strs, _, err = c.SourceStrings.List(ctx, 1, &model.SourceStringsListOptions{FileID: file.ID})
+			o.rec("files.updated.strings", err)
 			require.NoError(t, err)
 			require.ElementsMatch(t, []string{"go.hello", "go.later"}, []string{strs[0].Identifier, strs[1].Identifier})
 			require.Contains(t, ids(strs), hello)
 			trs, _, err = c.StringTranslations.ListLanguageTranslations(ctx, 1, "de", &model.LanguageTranslationsListOptions{StringIDs: []int{hello}})
+			o.rec("files.updated.translations", err)
 			require.NoError(t, err)
 			require.Len(t, trs, 1)
 			_, _, err = c.SourceFiles.UpdateOrRestoreFile(ctx, 1, file.ID, &model.FileUpdateRestoreRequest{RevisionID: 1})
+			o.rec("files.restore", err)
 			requireRefused(t, err, "revisionId")
 			_, err = c.SourceFiles.DeleteFile(ctx, 1, file.ID)
+			o.rec("files.deleteFile", err)
 			require.NoError(t, err)
 			_, _, err = c.SourceFiles.GetFile(ctx, 1, file.ID)
+			o.rec("files.deleted.get", err)
 			require.Error(t, err)
 
 			// Plurals: a JSON plural and an Android <plurals> keep every
@@ -548,11 +596,15 @@ func TestGoClient(t *testing.T) {
 			// platform's shape (text an object of forms).
 			pl, _, err := c.SourceFiles.AddFile(ctx, 1, &model.FileAddRequest{StorageID: storage("plural.json",
 				`{"apples":{"one":"One apple","other":"{n} apples"},"icu":"{n, plural, one {# pear} other {# pears}}"}`), Name: "plural.json"})
+			o.rec("files.plural.createFile", err)
 			require.NoError(t, err)
 			an, _, err := c.SourceFiles.AddFile(ctx, 1, &model.FileAddRequest{StorageID: storage("go-plurals.xml",
 				`<resources><plurals name="days"><item quantity="one">%d day</item><item quantity="few">%d dni</item><item quantity="other">%d days</item></plurals></resources>`),
 				Name: "go-plurals.xml"})
 			require.NoError(t, err)
+			_, _, err = c.SourceStrings.List(ctx, 1, &model.SourceStringsListOptions{FileID: pl.ID})
+			o.rec("files.plural.strings", err)
+			require.ErrorAs(t, err, &ute, "the typed list of a plural string does not decode")
 			texts := map[string]any{}
 			for _, fid := range []int{pl.ID, an.ID} {
 				var page struct {
@@ -566,6 +618,7 @@ func TestGoClient(t *testing.T) {
 					} `json:"data"`
 				}
 				_, err = c.Get(ctx, "/api/v2/projects/1/strings?fileId="+itoa(int64(fid)), nil, &page)
+				o.rec("files.plural.strings.rawJSON", err)
 				require.NoError(t, err)
 				for _, d := range page.Data {
 					texts[d.Data.Identifier] = d.Data.Text
@@ -580,6 +633,7 @@ func TestGoClient(t *testing.T) {
 				"days":   map[string]any{"one": "%d day", "few": "%d dni", "other": "%d days"},
 				"icu":    "{n, plural, one {# pear} other {# pears}}",
 			}, texts)
+			o.check(t)
 		})
 	}
 }

@@ -9,7 +9,10 @@
 // declarations (the .d.ts files of the installed package): a declared
 // field that an answer lacks is reported in "missing".
 //
-//   node suite.js http://127.0.0.1:PORT TOKEN
+//   node suite.js http://127.0.0.1:PORT TOKEN STRING_ID USER_ID TRANSLATION_ID COMMENTED_STRING_ID APPROVED_STRING_ID APPROVED_TRANSLATION_ID
+//
+// (the last six pick the demo's objects the reads of one string,
+// member and translation ask for).
 'use strict';
 
 const fs = require('fs');
@@ -62,6 +65,15 @@ const models = {
   UploadTranslationResponse: declared('translations', 'UploadTranslationResponse'),
   LanguageProgress: declared('translationStatus', 'LanguageProgress'),
   FileProgress: declared('translationStatus', 'FileProgress'),
+  StringTranslation: declared('stringTranslations', 'StringTranslation'),
+  Approval: declared('stringTranslations', 'Approval'),
+  Vote: declared('stringTranslations', 'Vote'),
+  StringComment: declared('stringComments', 'StringComment'),
+  StringModel: declared('stringComments', 'StringModel'),
+  ProjectMember: declared('users', 'ProjectMember'),
+  Directory: declared('sourceFiles', 'Directory'),
+  Branch: declared('sourceFiles', 'Branch'),
+  Concept: declared('glossaries', 'Concept'),
   // An answer without a body (204): nothing to check.
   NoContent: [],
 };
@@ -77,7 +89,8 @@ function check(model, o, where) {
     (o.targetLanguages || []).forEach((l, i) => check('Language', l, `${where}.targetLanguages[${i}]`));
   }
   if (model === 'TMSegment') (o.records || []).forEach((r, i) => check('TMSegmentRecord', r, `${where}.records[${i}]`));
-  if (model === 'PlainLanguageTranslation') check('User', o.user || {}, where + '.user');
+  if (['PlainLanguageTranslation', 'StringTranslation', 'Approval', 'Vote', 'StringComment'].includes(model)) check('User', o.user || {}, where + '.user');
+  if (model === 'StringComment') check('StringModel', o.string || {}, where + '.string');
   if (model === 'PluralLanguageTranslation') {
     (o.plurals || []).forEach((p, i) => {
       check('Plural', p, `${where}.plurals[${i}]`);
@@ -106,7 +119,10 @@ async function run(name, model, fn) {
       if (model === 'LanguageTranslation') m = Array.isArray(o.plurals) ? 'PluralLanguageTranslation' : 'PlainLanguageTranslation';
       check(m, o, `${name}[${i}]`);
     });
-    results[name] = { ok: true, ids: idsOf(objs), stringIds: objs.map((o) => o.stringId), texts: objs.map((o) => o.text), objects: objs };
+    results[name] = {
+      ok: true, ids: idsOf(objs), stringIds: objs.map((o) => o.stringId), texts: objs.map((o) => o.text), objects: objs,
+      translationIds: objs.map((o) => o.translationId), ratings: objs.map((o) => o.rating), names: objs.map((o) => o.name || o.username || o.subject), titles: objs.map((o) => o.title),
+    };
   } catch (e) {
     const key = e.validationCodes && e.validationCodes.length ? e.validationCodes[0].key : '';
     results[name] = { ok: false, status: e.code, key, message: e.message };
@@ -136,6 +152,7 @@ async function main() {
   await run('strings.directoryId', 'String', () => s.listProjectStrings(1, { directoryId: 1 }));
   await run('strings.taskId', 'String', () => s.listProjectStrings(1, { taskId: 1 }));
   await run('strings.croql+fileId', 'String', () => s.listProjectStrings(1, { croql: 'is hidden', fileId: 1 }));
+  await run('strings.fileId.plural', 'String', () => s.listProjectStrings(1, { fileId: 4, ...L }));
   await run('strings.get', 'String', () => s.getString(1, 8));
   await run('strings.get.missing', 'String', () => s.getString(1, 999999));
 
@@ -152,6 +169,7 @@ async function main() {
   await run('translations.croql', 'LanguageTranslation', de({ croql: 'count of votes > 0' }));
   await run('translations.denormalizePlaceholders', 'LanguageTranslation', de({ denormalizePlaceholders: 1 }));
   await run('translations.orderBy', 'LanguageTranslation', de({ orderBy: 'stringId desc' }));
+  await run('translations.croql+fileId', 'LanguageTranslation', de({ croql: 'count of votes > 0', fileId: 1 }));
   await run('translations.directoryId', 'LanguageTranslation', de({ directoryId: 1 }));
   await run('translations.croql+stringIds', 'LanguageTranslation', de({ croql: 'count of votes > 0', stringIds: '1' }));
 
@@ -193,6 +211,49 @@ async function main() {
   await run('labels.orderBy', 'Label', () => lb.listLabels(1, { orderBy: 'title desc' }));
   await run('labels.get', 'Label', () => lb.getLabel(1, 1));
 
+  // The project's other data: string translations, approvals, votes,
+  // comments, members, directories, branches, glossary concepts.
+  const [trString, memberId, trId, trComments, apprString, apprId] = process.argv.slice(4).map(Number);
+  await run('stringTranslations.list', 'StringTranslation', () => t.listStringTranslations(1, trString, 'de', { ...L }));
+  await run('stringTranslations.orderBy', 'StringTranslation', () => t.listStringTranslations(1, trString, 'de', { orderBy: 'id desc', ...L }));
+  await run('stringTranslations.noStringId', 'StringTranslation', () => t.listStringTranslations(1, undefined, 'de', { ...L }));
+  await run('stringTranslations.get', 'StringTranslation', () => t.translationInfo(1, trId));
+  await run('approvals.all', 'Approval', () => t.withFetchAll().listTranslationApprovals(1));
+  await run('approvals.translationId', 'Approval', () => t.listTranslationApprovals(1, { translationId: apprId, ...L }));
+  await run('approvals.stringId', 'Approval', () => t.listTranslationApprovals(1, { stringId: apprString, languageId: 'de', ...L }));
+  await run('approvals.fileId', 'Approval', () => t.listTranslationApprovals(1, { fileId: 1, languageId: 'de', ...L }));
+  await run('approvals.labelIds', 'Approval', () => t.listTranslationApprovals(1, { labelIds: '3', ...L }));
+  await run('approvals.get', 'Approval', () => t.approvalInfo(1, 1));
+  await run('votes.all', 'Vote', () => t.withFetchAll().listTranslationVotes(1));
+  await run('votes.translationId', 'Vote', () => t.listTranslationVotes(1, { translationId: trId, ...L }));
+  await run('votes.stringId', 'Vote', () => t.listTranslationVotes(1, { stringId: trString, languageId: 'de', ...L }));
+  await run('votes.get', 'Vote', () => t.voteInfo(1, 1));
+  const sc = client.stringCommentsApi;
+  await run('comments.all', 'StringComment', () => sc.withFetchAll().listStringComments(1));
+  await run('comments.stringId', 'StringComment', () => sc.listStringComments(1, { stringId: trComments, ...L }));
+  await run('comments.type', 'StringComment', () => sc.listStringComments(1, { type: 'issue', ...L }));
+  await run('comments.issues', 'StringComment', () => sc.listStringComments(1, { type: 'issue', issueStatus: 'unresolved', ...L }));
+  await run('comments.issueType', 'StringComment', () => sc.listStringComments(1, { issueType: 'source_mistake' }));
+  await run('comments.get', 'StringComment', () => sc.getStringComment(1, 1));
+  const u = client.usersApi;
+  await run('members.list', 'ProjectMember', () => u.listProjectMembers(1, { ...L }));
+  await run('members.search', 'ProjectMember', () => u.listProjectMembers(1, { search: 'ALI', ...L }));
+  await run('members.role', 'ProjectMember', () => u.listProjectMembers(1, { role: 'manager' }));
+  await run('members.get', 'ProjectMember', () => u.getProjectMemberPermissions(1, memberId));
+  await run('directories.list', 'Directory', () => f.listProjectDirectories(1));
+  await run('directories.get', 'Directory', () => f.getDirectory(1, 1));
+  await run('branches.list', 'Branch', () => f.listProjectBranches(1));
+  await run('branches.name', 'Branch', () => f.listProjectBranches(1, { name: 'main' }));
+  await run('branches.get', 'Branch', () => f.getBranch(1, 2));
+  await run('concepts.list', 'Concept', () => g.withFetchAll().listConcepts(1));
+  await run('concepts.orderBy', 'Concept', () => g.listConcepts(1, { orderBy: 'subject desc', ...L }));
+  await run('concepts.paging', 'Concept', () => g.listConcepts(1, { limit: 3, offset: 2 }));
+  await run('concepts.get', 'Concept', () => g.getConcept(1, 800));
+  await run('files.editFile', 'File', () => f.editFile(1, 1, [{ op: 'replace', path: '/title', value: 'Edited' }]));
+  await run('files.edited.get', 'File', () => f.getFile(1, 1));
+  await run('files.editFile.priority', 'File', () => f.editFile(1, 1, [{ op: 'replace', path: '/priority', value: 'high' }]));
+  await run('files.revisions', 'File', () => f.listFileRevisions(1, 1));
+
   // The two-step upload: a storage, then the file; a storage, then its
   // translations.
   let fileId = 0;
@@ -202,6 +263,13 @@ async function main() {
     await run('upload.createFile', 'File', () => f.createFile(1, { storageId, name: 'js-upload.json' }));
     if (results['upload.createFile'].ok) fileId = results['upload.createFile'].objects[0].id;
   }
+  // The token's storages: listed, read, deleted.
+  await run('storages.add', 'Storage', () => client.uploadStorageApi.addStorage('spare.json', '{}'));
+  const spare = results['storages.add'].ok ? results['storages.add'].ids[0] : 0;
+  await run('storages.list', 'Storage', () => client.uploadStorageApi.listStorages());
+  await run('storages.get', 'Storage', () => client.uploadStorageApi.getStorage(spare));
+  await run('storages.delete', 'NoContent', async () => { await client.uploadStorageApi.deleteStorage(spare); return { data: {} }; });
+  await run('storages.deleted.get', 'Storage', () => client.uploadStorageApi.getStorage(spare));
   await run('upload.strings', 'String', () => s.listProjectStrings(1, { fileId, ...L }));
   await run('upload.translationStorage', 'Storage', () => client.uploadStorageApi.addStorage('de.json', JSON.stringify({ 'js.hello': 'Hallo aus JS' })));
   if (results['upload.translationStorage'].ok) {
