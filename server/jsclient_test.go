@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -49,18 +47,7 @@ type jsResult struct {
 // CROQL_REQUIRE_NODE=1 (CI). The client × operation matrix it measured
 // is logged (go test -v).
 func TestJSClient(t *testing.T) {
-	required := os.Getenv("CROQL_REQUIRE_NODE") == "1"
-	node, err := exec.LookPath("node")
-	dir, _ := filepath.Abs(filepath.Join("apiclients", "js"))
-	if err == nil {
-		_, err = os.Stat(filepath.Join(dir, "node_modules", "@crowdin", "crowdin-api-client"))
-	}
-	if err != nil {
-		if required {
-			t.Fatalf("node or the npm packages are missing (run `npm ci` in server/apiclients/js): %v (CROQL_REQUIRE_NODE=1)", err)
-		}
-		t.Skipf("node or the npm packages are missing (run `npm ci` in server/apiclients/js): %v; set CROQL_REQUIRE_NODE=1 to make this a failure", err)
-	}
+	node, dir := jsClient(t)
 	p := demo(t)
 	for _, eng := range engines(t) {
 		t.Run(eng, func(t *testing.T) {
