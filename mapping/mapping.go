@@ -286,6 +286,11 @@ func (m *Mapping) addIndexes() {
 	if t := m.Tables["TM record"]; t != nil {
 		t.Stored = map[string]string{"Language": "language_id"}
 	}
+	// What a copy of a project keeps of its comments that queries do
+	// not read: the platform's API shows it.
+	if t := m.Tables["comment"]; t != nil {
+		t.Stored = map[string]string{"ID": "id", "Text": "text", "Added": "added"}
+	}
 	add("user", true, "login")
 	add("source string", false, "identifier")
 	add("source string", false, "added")

@@ -28,6 +28,7 @@ type readTables struct {
 	Concept *store.Rows[schema.GlossaryConcept]
 
 	CommentUser, CommentIssue, CommentUnresolved string
+	CommentID, CommentText, CommentAdded         string
 	VoteMark, VoteUser, VoteAdded                string
 	ApprUser, ApprAdded                          string
 	BranchName, BranchTitle                      string
@@ -61,6 +62,9 @@ func readTablesOf(d compile.Dialect, m *mapping.Mapping) (*readTables, error) {
 	t.CommentUser = col(t.Comment.Column(func(c *schema.Comment) any { return &c.User }))
 	t.CommentIssue = col(t.Comment.Column(func(c *schema.Comment) any { return &c.HasIssue }))
 	t.CommentUnresolved = col(t.Comment.Column(func(c *schema.Comment) any { return &c.HasUnresolvedIssue }))
+	t.CommentID = col(t.Comment.Column(func(c *schema.Comment) any { return &c.ID }))
+	t.CommentText = col(t.Comment.Column(func(c *schema.Comment) any { return &c.Text }))
+	t.CommentAdded = col(t.Comment.Column(func(c *schema.Comment) any { return &c.Added }))
 	t.VoteMark = col(t.Vote.Column(func(v *schema.Vote) any { return &v.Mark }))
 	t.VoteUser = col(t.Vote.Column(func(v *schema.Vote) any { return &v.User }))
 	t.VoteAdded = col(t.Vote.Column(func(v *schema.Vote) any { return &v.Added }))

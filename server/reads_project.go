@@ -67,19 +67,21 @@ func (s *Server) comments(p *Project, sid int64, typ, status string) (*rowsQuery
 	}
 	return &rowsQuery{
 		sel: strings.Join([]string{c(fk), c(r.CommentUser), c(r.CommentIssue), c(r.CommentUnresolved),
-			st(t.StrText), st(r.StrType), st(r.StrContext), st(t.StrFile)}, ", "),
+			st(t.StrText), st(r.StrType), st(r.StrContext), st(t.StrFile), c(r.CommentID), c(r.CommentText), c(r.CommentAdded)}, ", "),
 		from:  " FROM " + d.Quote(r.Comment.Table()) + " AS c JOIN " + d.Quote(t.Str.Table()) + " AS s ON " + st(t.Str.Key()) + " = " + c(fk) + q.sql(),
 		order: c(fk) + ", " + c(mapping.OrdinalColumn), q: q,
 		cols: []column{{json: "stringId", kind: kInt}, {json: "userId", kind: kInt}, {json: "issue", kind: kBool},
 			{json: "unresolved", kind: kBool}, {json: "text", kind: kString}, {json: "type", kind: kString},
-			{json: "context", kind: kString}, {json: "fileId", kind: kInt, nullable: true}},
+			{json: "context", kind: kString}, {json: "fileId", kind: kInt, nullable: true},
+			{json: "id", kind: kInt}, {json: "commentText", kind: kString},
+			{json: "createdAt", kind: kTime, nullable: true}},
 		shape: func(o map[string]any) { commentShape(p, o) },
 	}, nil
 }
 
 // commentShape completes a comment row into the platform's StringComment:
-// what croql's data does not keep of a comment (its id, text, language,
-// date, issue type and resolver) is 0, "" or null.
+// what croql's data does not keep of a comment (its language, issue type
+// and resolver) is "" or null.
 func commentShape(p *Project, o map[string]any) {
 	typ, _ := o["type"].(string)
 	o["string"] = map[string]any{"id": o["stringId"], "text": o["text"], "type": apiStringType(typ), "hasPlurals": typ == "plural",
@@ -95,9 +97,11 @@ func commentShape(p *Project, o map[string]any) {
 	for _, k := range []string{"issue", "unresolved", "context", "fileId"} {
 		delete(o, k)
 	}
-	o["id"], o["isShared"], o["text"], o["projectId"], o["languageId"] = int64(0), false, "", p.ID, ""
+	o["text"] = o["commentText"]
+	delete(o, "commentText")
+	o["isShared"], o["projectId"], o["languageId"] = false, p.ID, ""
 	o["user"] = userShape(p, o["userId"].(int64))
-	o["resolverId"], o["resolver"], o["resolvedAt"], o["createdAt"] = nil, nil, nil, nil
+	o["resolverId"], o["resolver"], o["resolvedAt"] = nil, nil, nil
 	o["senderOrganization"], o["resolverOrganization"], o["attachments"] = nil, nil, []any{}
 }
 

@@ -50,6 +50,8 @@ type demoMarks struct {
 	unresolved         int
 	commentsOfString1  int
 	stringWithComments int64
+	// firstComments are the comments of stringWithComments.
+	firstComments []schema.Comment
 }
 
 func marksOf(p *schema.Project) demoMarks {
@@ -59,6 +61,7 @@ func marksOf(p *schema.Project) demoMarks {
 		if len(s.Comments) > 0 && m.stringWithComments == 0 {
 			m.stringWithComments = s.ID
 			m.commentsOfString1 = len(s.Comments)
+			m.firstComments = s.Comments
 		}
 		for _, c := range s.Comments {
 			if c.HasIssue {
@@ -187,6 +190,11 @@ func TestReadEndpoints(t *testing.T) {
 			cs := list("/api/v2/projects/1/comments", url.Values{"stringId": {itoa(int(m.stringWithComments))}})
 			require.Len(t, cs, m.commentsOfString1)
 			require.EqualValues(t, m.stringWithComments, cs[0]["string"].(map[string]any)["id"])
+			for i, c := range m.firstComments { // the store keeps each comment's id, text and date
+				require.EqualValues(t, c.ID, cs[i]["id"])
+				require.Equal(t, c.Text, cs[i]["text"])
+				require.Equal(t, c.Added.Std().Format(server.TimeLayout), cs[i]["createdAt"])
+			}
 			refused("/api/v2/projects/1/comments", url.Values{"issueType": {"source_mistake"}}, "issueType")
 			refused("/api/v2/projects/1/comments", url.Values{"type": {"note"}}, "type")
 

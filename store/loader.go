@@ -376,8 +376,9 @@ func (l *Loader) buildIndexes(conn *sql.Conn) error {
 	return nil
 }
 
-// LoadFormat is the layout version a load records in LoadMarker.
-const LoadFormat = 2
+// LoadFormat is the layout version a load records in LoadMarker: 3 keeps
+// comments' ids, texts and dates.
+const LoadFormat = 3
 
 // mark creates LoadMarker and records the load in it, after the
 // project's record (the ProjectTable).
