@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -43,4 +46,27 @@ func TestBodyMemoryReadAll(t *testing.T) {
 
 	mem.Release(held)
 	require.Zero(t, mem.Used())
+}
+
+// TestQueryBodyWithinBodyMemory: a POST …/query body is read within the
+// body memory budget too: one the budget cannot hold is a 503 naming
+// --max-body-memory, one it can is answered, and none holds memory
+// afterwards.
+func TestQueryBodyWithinBodyMemory(t *testing.T) {
+	hs := serve(t, "sqlite", server.Config{MaxBodyMemory: 1000}, demo(t))
+	post := func(body string) (int, map[string]any) {
+		req, err := http.NewRequest(http.MethodPost, hs.URL+"/api/v2/projects/1/strings/query", strings.NewReader(body))
+		require.NoError(t, err)
+		req.Header.Set("Authorization", "Bearer "+token)
+		return do(t, hs, req)
+	}
+	status, body := post(`{"croql":"identifier contains \"a\"","limit":1}` + strings.Repeat(" ", 2000))
+	require.Equal(t, http.StatusServiceUnavailable, status, "%v", body)
+	require.Contains(t, fmt.Sprint(body), "--max-body-memory")
+	// 40 bodies of 47 bytes, one after the other: each gives its memory
+	// back, or the budget of 1,000 bytes would refuse the 22nd.
+	for range 40 {
+		status, body = post(`{"croql":"identifier contains \"a\"","limit":1}`)
+		require.Equal(t, http.StatusOK, status, "%v", body)
+	}
 }
