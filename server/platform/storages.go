@@ -220,7 +220,7 @@ func (p *Platform) addStorage(w http.ResponseWriter, r *http.Request) {
 	st, err := p.storages.add(p.storageOwner(r), name, data, takeBody(r), p.cfg.Now())
 	if err != nil {
 		w.Header().Set("Retry-After", "60")
-		server.WriteError(w, http.StatusServiceUnavailable, fmt.Sprintf("The storages of all tokens hold %d MiB, their bound (--max-storage-bytes): try again once some are imported or deleted", p.cfg.MaxStorageBytes>>20))
+		server.WriteError(w, http.StatusServiceUnavailable, fmt.Sprintf("The storages of all tokens would pass their bound of %d bytes (--max-storage-bytes): try again once some are imported or deleted", p.cfg.MaxStorageBytes))
 		return
 	}
 	server.WriteJSON(w, http.StatusCreated, map[string]any{"data": storageObject(st)})
