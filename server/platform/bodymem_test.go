@@ -64,9 +64,21 @@ func TestBodyMemoryBudget(t *testing.T) {
 
 	// A storage whose body is still arriving holds its memory.
 	pr, pw := io.Pipe()
-	first := make(chan *http.Response, 1)
-	go func() { first <- post(t, hs.URL+"/api/v2/storages", "a.json", pr, size) }()
-	_, err := pw.Write(bytes.Repeat([]byte(" "), 1024))
+	req, err := http.NewRequest(http.MethodPost, hs.URL+"/api/v2/storages", pr)
+	require.NoError(t, err)
+	req.ContentLength = size
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Crowdin-API-FileName", "a.json")
+	type answer struct {
+		resp *http.Response
+		err  error
+	}
+	first := make(chan answer, 1)
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		first <- answer{resp, err}
+	}()
+	_, err = pw.Write(bytes.Repeat([]byte(" "), 1024))
 	require.NoError(t, err)
 	require.Eventually(t, func() bool { return mem.Used() == size }, 10*time.Second, 5*time.Millisecond)
 
@@ -84,7 +96,10 @@ func TestBodyMemoryBudget(t *testing.T) {
 	_, err = pw.Write(append(bytes.Repeat([]byte(" "), size-1024-2), '{', '}'))
 	require.NoError(t, err)
 	require.NoError(t, pw.Close())
-	resp := <-first
+	a := <-first
+	require.NoError(t, a.err)
+	t.Cleanup(func() { a.resp.Body.Close() })
+	resp := a.resp
 	require.Equal(t, http.StatusCreated, resp.StatusCode)
 	require.EqualValues(t, size, mem.Used(), "a kept storage holds its body's memory")
 	var created struct {
