@@ -2,8 +2,8 @@ package server
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -470,11 +470,17 @@ func (s *Server) bodyParams(r *http.Request) (map[string]string, *httpError) {
 	// The body is read as JSON whatever its Content-Type says: `curl -d`
 	// sends application/x-www-form-urlencoded. A body that is no JSON
 	// object is refused below.
-	b, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, s.cfg.MaxBody))
-	if err != nil {
-		if _, ok := err.(*http.MaxBytesError); ok {
-			return nil, invalid("body", "tooLarge", fmt.Sprintf("the body is longer than %d bytes", s.cfg.MaxBody))
-		}
+	// Its memory is the body memory budget's while it is read and parsed.
+	b, held, err := s.bodies.ReadAll(r.Context(), http.MaxBytesReader(nil, r.Body, s.cfg.MaxBody), r.ContentLength, s.cfg.MaxBody)
+	defer s.bodies.Release(held)
+	var tooLarge *http.MaxBytesError
+	var full *BodyMemoryError
+	switch {
+	case errors.As(err, &full):
+		return nil, &httpError{status: http.StatusServiceUnavailable, message: full.Error(), retryAfter: 1}
+	case errors.Is(err, ErrBodyTooLarge), errors.As(err, &tooLarge):
+		return nil, invalid("body", "tooLarge", fmt.Sprintf("the body is longer than %d bytes", s.cfg.MaxBody))
+	case err != nil:
 		return nil, invalid("body", "unreadable", "the body could not be read")
 	}
 	var obj map[string]json.RawMessage

@@ -123,13 +123,13 @@ func (s *Server) listRoute(ep *endpoint, body bool) http.Handler {
 			writeError(w, e)
 			return
 		}
-		status, b := s.encodeBody(out)
+		status, doc := s.encodeBody(out)
 		// The lane bounds the work of answers, not the clients' reading:
 		// its place is given back before the answer is written, so a
 		// client that stops reading holds none (Config.WriteTimeout then
 		// closes its connection).
 		done()
-		writeJSONBytes(w, status, b)
+		doc.write(w, status)
 	})
 }
 

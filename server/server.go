@@ -153,6 +153,13 @@ type Config struct {
 	// may take (see BuildResident and docs/serve.md); 0 or negative:
 	// none, every request is answered by the database.
 	ResidentMaxBytes int64
+	// MaxBodyMemory is the memory the request bodies the server holds
+	// may take at once: a body reserves its memory as it arrives
+	// (BodyMemory) and holds it while it is handled, a storage of the
+	// two-step upload until it is dropped. A body that cannot get memory
+	// within 2 s is answered 503 with Retry-After. DefaultMaxBodyMemory
+	// when 0, negative: none.
+	MaxBodyMemory int64
 }
 
 // applyDefaults fills the fields of cfg left at their zero value (and
@@ -175,6 +182,7 @@ func (cfg *Config) applyDefaults() {
 		OrDefault(&cfg.ExpensiveLane, DefaultExpensiveLane(), false),
 		OrDefault(&cfg.LaneQueue, DefaultLaneQueue, true),
 		OrDefault(&cfg.MaxPerToken, DefaultMaxPerToken, true),
+		OrDefault(&cfg.MaxBodyMemory, DefaultMaxBodyMemory, true),
 	} {
 		set()
 	}
@@ -216,6 +224,7 @@ type Server struct {
 	lanes      *lanes
 	metrics    *metrics
 	resident   *residents
+	bodies     *BodyMemory
 }
 
 type envKey struct {
@@ -237,7 +246,8 @@ func New(cfg Config) (*Server, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{cfg: cfg, mux: http.NewServeMux(), mapping: cfg.Storage.Mapping(), log: log,
-		res: map[string]map[string]*resource{}, envs: map[envKey]*croql.Env{}, resident: newResidents(cfg.ResidentMaxBytes)}
+		res: map[string]map[string]*resource{}, envs: map[envKey]*croql.Env{}, resident: newResidents(cfg.ResidentMaxBytes),
+		bodies: NewBodyMemory(cfg.MaxBodyMemory, 0)}
 	// The resources of every dialect in use are built now, so that a bad
 	// mapping fails here rather than on a request.
 	for _, p := range cfg.Storage.Projects() {
@@ -300,6 +310,11 @@ func (s *Server) Storage() *Storage { return s.cfg.Storage }
 
 // Tokens are the bearer tokens the server accepts (nil when it has none).
 func (s *Server) Tokens() *Tokens { return s.cfg.Tokens }
+
+// BodyMemory is the server's budget of the memory request bodies hold
+// (Config.MaxBodyMemory): handlers that read a large body read it with
+// its ReadAll.
+func (s *Server) BodyMemory() *BodyMemory { return s.bodies }
 
 func (s *Server) routes() {
 	s.HandlePublic("GET /healthz", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {

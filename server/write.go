@@ -5,6 +5,7 @@ package server
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 )
@@ -28,13 +29,10 @@ func encodeJSON(status int, v any) (int, []byte) {
 	return status, b
 }
 
-// writeJSONBytes writes b, a JSON document, as WriteJSON does.
+// writeJSONBytes writes b, a JSON document, as WriteJSON does: the
+// document, then a newline (b is not copied to append it).
 func writeJSONBytes(w http.ResponseWriter, status int, b []byte) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.Header().Set("Content-Length", strconv.Itoa(len(b)+1))
-	w.WriteHeader(status)
-	_, _ = w.Write(append(b, '\n'))
+	document{b}.write(w, status)
 }
 
 // WriteError writes the platform's error answer of status:
@@ -76,38 +74,95 @@ func encodeError(e *httpError) (int, []byte) {
 // says how many of its objects fit) rather than cut short: the
 // platform's clients read a page shorter than its limit as the last one.
 func (s *Server) writeBody(w http.ResponseWriter, body any) {
-	status, b := s.encodeBody(body)
-	writeJSONBytes(w, status, b)
+	status, doc := s.encodeBody(body)
+	doc.write(w, status)
 }
+
+// document is a JSON answer in parts, written one after the other: a
+// list's objects encoded one at a time, never joined into one buffer.
+type document [][]byte
+
+// write writes d as writeJSONBytes writes a document.
+func (d document) write(w http.ResponseWriter, status int) {
+	n := 1
+	for _, p := range d {
+		n += len(p)
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Content-Length", strconv.Itoa(n))
+	w.WriteHeader(status)
+	for _, p := range d {
+		if _, err := w.Write(p); err != nil {
+			return
+		}
+	}
+	_, _ = w.Write(newline)
+}
+
+var (
+	newline   = []byte("\n")
+	comma     = []byte(",")
+	dataOpen  = []byte(`{"data":[`)
+	dataClose = []byte(`],"pagination":`)
+)
 
 // encodeBody is the JSON document writeBody writes for body, and its
 // status: a list answer over the byte budget is the 400 that says how
 // many of its objects fit, a body that cannot be written as JSON the
-// 500 WriteJSON writes.
-func (s *Server) encodeBody(body any) (int, []byte) {
+// 500 WriteJSON writes. A list is encoded once, an object at a time,
+// counting the bytes as they will be sent, and stops at the first object
+// past the budget: an answer refused for its size costs no more than
+// the budget.
+func (s *Server) encodeBody(body any) (int, document) {
 	lr, ok := body.(listResponse)
-	if !ok || s.cfg.MaxPageBytes <= 0 {
-		return encodeJSON(http.StatusOK, body)
+	if !ok {
+		status, b := encodeJSON(http.StatusOK, body)
+		return status, document{b}
 	}
-	b, err := json.Marshal(lr)
+	doc, fit, err := encodeList(lr, s.cfg.MaxPageBytes)
+	switch {
+	case err != nil:
+		status, b := encodeError(&httpError{status: http.StatusInternalServerError, message: "Internal Server Error"})
+		return status, document{b}
+	case doc == nil:
+		status, b := encodeError(s.pageTooLarge(fit))
+		return status, document{b}
+	}
+	return http.StatusOK, doc
+}
+
+// encodeList encodes lr as json.Marshal does, in parts: its objects one
+// at a time. With a budget (max > 0) it stops at the first object that
+// would take the document and its newline past max bytes, and returns
+// no document and how many objects fit. Each object is dropped from
+// lr.Data once encoded (a page is its answer's own), so the memory of
+// its texts can be collected while the rest are encoded.
+func encodeList(lr listResponse, max int64) (document, int, error) {
+	if lr.Data == nil { // no objects to count: "data":null
+		b, err := json.Marshal(lr)
+		return document{b}, 0, err
+	}
+	pag, err := json.Marshal(lr.Pagination)
 	if err != nil {
-		return encodeJSON(http.StatusOK, body) // the same failure, answered as WriteJSON does
+		return nil, 0, fmt.Errorf("server: the pagination: %w", err)
 	}
-	if int64(len(b))+1 <= s.cfg.MaxPageBytes {
-		return http.StatusOK, b
-	}
-	// How many objects fit: the envelope, then each object and its comma.
-	empty, _ := json.Marshal(listResponse{Data: []any{}, Pagination: lr.Pagination})
-	n, fit := int64(len(empty))+1, 0
+	doc := document{dataOpen}
+	n := int64(len(dataOpen) + len(dataClose) + len(pag) + len("}\n"))
 	for i, o := range lr.Data {
-		ob, _ := json.Marshal(o)
-		if n += int64(len(ob)); i > 0 {
+		b, err := json.Marshal(o)
+		if err != nil {
+			return nil, 0, fmt.Errorf("server: object %d of the page: %w", i, err)
+		}
+		lr.Data[i] = nil
+		if i > 0 {
 			n++
+			doc = append(doc, comma)
 		}
-		if n > s.cfg.MaxPageBytes {
-			break
+		if n += int64(len(b)); max > 0 && n > max {
+			return nil, i, nil
 		}
-		fit++
+		doc = append(doc, b)
 	}
-	return encodeError(s.pageTooLarge(fit))
+	return append(doc, dataClose, pag, []byte("}")), 0, nil
 }

@@ -27,7 +27,7 @@ func newServeCmd(c *cli) *cobra.Command {
 		dsn, listen, token, tokenFile, dir, edition, ui string
 		maxCost, maxRequestCost, maxCallCost, cheapCost float64
 		maxConns, maxConnsPerClient                     int
-		maxPageBytes                                    int64
+		maxPageBytes, maxBodyMemory                     int64
 		cheapLane, expensiveLane, laneQueue, perToken   int
 		adminListen                                     string
 		residentMax                                     int64
@@ -90,7 +90,7 @@ func newServeCmd(c *cli) *cobra.Command {
 					MaxConns: maxConns, MaxConnsPerClient: maxConnsPerClient, MaxPageBytes: maxPageBytes,
 					MaxRequestCost: maxRequestCost, MaxCallCost: maxCallCost, CheapCost: cheapCost, CheapLane: cheapLane,
 					ExpensiveLane: expensiveLane, LaneQueue: laneQueue, MaxPerToken: perToken,
-					ResidentMaxBytes: residentMax, CORSOrigins: corsOrigins},
+					ResidentMaxBytes: residentMax, CORSOrigins: corsOrigins, MaxBodyMemory: maxBodyMemory},
 				Setup: func(s *server.Server) error {
 					s.HandlePublic("/playground/", http.StripPrefix("/playground", web.Handler(ui)))
 					s.HandlePublic("/playground", http.RedirectHandler("/playground/", http.StatusMovedPermanently))
@@ -127,6 +127,7 @@ func newServeCmd(c *cli) *cobra.Command {
 	f.IntVar(&maxConns, "max-conns", server.DefaultMaxConns, "connections open at once (negative: no cap); one more is closed as soon as it is accepted")
 	f.Int64Var(&maxPageBytes, "max-page-bytes", server.DefaultMaxPageBytes, "byte budget of a list answer (negative: none); a page that would pass it is a 400 saying how many objects fit")
 	f.IntVar(&maxConnsPerClient, "max-conns-per-client", server.DefaultMaxConnsPerClient, "connections open at once from one IP address (negative: no cap; behind a proxy every client has the proxy's address)")
+	f.Int64Var(&maxBodyMemory, "max-body-memory", server.DefaultMaxBodyMemory, "memory, in bytes, the request bodies held by the server may take at once: uploads while they arrive and are imported, storages of the two-step upload until they are dropped; a body that cannot get memory within 2 s is answered 503 with Retry-After (negative: none)")
 	f.Int64Var(&residentMax, "resident-max-bytes", server.DefaultResidentMaxBytes, "memory for projects held resident, whose lists the evaluator answers (0: the database answers every request)")
 	f.BoolVar(&logRequests, "log-requests", false, "log one line per request on stderr (method, path, status, size, duration; never the query or the token)")
 	f.StringVar(&ui, "playground", web.DefaultDir, "directory of the built playground (web/build.sh), served at /playground")

@@ -33,6 +33,9 @@ type platformFlags struct {
 	// The upload quotas (platform.Config's fields of the same names).
 	maxFileBytes, maxProjectBytes int64
 	maxUploads, maxFileStrings    int
+	// The caps of the two-step upload's storages and of the apps' tokens.
+	maxOwnerStorages, maxAppTokens        int
+	maxOwnerStorageBytes, maxStorageBytes int64
 }
 
 func (pf *platformFlags) addFlags(cmd *cobra.Command) {
@@ -50,6 +53,10 @@ func (pf *platformFlags) addFlags(cmd *cobra.Command) {
 	f.IntVar(&pf.maxFileStrings, "max-file-strings", platform.DefaultMaxFileStrings, "per-file upload quota, in strings: a file with more (or a module's answer with more) is answered 413 and not stored (negative: none)")
 	f.Int64Var(&pf.maxProjectBytes, "max-project-bytes", platform.DefaultMaxProjectBytes, "per-project quota, in bytes of source and translation texts: an upload that would pass it is answered 413 and not stored (negative: none)")
 	f.IntVar(&pf.maxUploads, "max-concurrent-uploads", platform.DefaultMaxConcurrentUploads, "uploads parsed and stored at once (after their bodies have arrived): one more waits up to 2 s, then is answered 429 with Retry-After")
+	f.IntVar(&pf.maxOwnerStorages, "max-owner-storages", platform.DefaultMaxOwnerStorages, "storages of the two-step upload (POST /api/v2/storages) one owner keeps, the organization and projects of a token: one more drops the owner's oldest")
+	f.Int64Var(&pf.maxOwnerStorageBytes, "max-owner-storage-bytes", platform.DefaultMaxOwnerStorageBytes, "bytes of the storages one owner keeps: one more drops the owner's oldest")
+	f.Int64Var(&pf.maxStorageBytes, "max-storage-bytes", platform.DefaultMaxStorageBytes, "bytes of the storages of all owners together: past it the adder's oldest go, then the storage is answered 503 with Retry-After (storages also count against --max-body-memory)")
+	f.IntVar(&pf.maxAppTokens, "max-app-tokens", platform.DefaultMaxAppTokens, "access tokens one app holds at once (POST /oauth/token): one more revokes the app's oldest; expired ones are freed")
 	_ = cmd.MarkFlagFilename("subscriptions", "json")
 }
 
@@ -94,6 +101,7 @@ func (pf *platformFlags) adminTokens(read *server.Tokens) (*server.Tokens, error
 func (pf *platformFlags) setup(ctx context.Context, s *server.Server, log io.Writer) error {
 	cfg := platform.Config{Apps: pf.apps, PublicURL: pf.publicURL, JobTimeout: pf.jobTimeout, JobType: pf.jobType,
 		MaxFileBytes: pf.maxFileBytes, MaxFileStrings: pf.maxFileStrings, MaxProjectBytes: pf.maxProjectBytes, MaxConcurrentUploads: pf.maxUploads,
+		MaxOwnerStorages: pf.maxOwnerStorages, MaxOwnerStorageBytes: pf.maxOwnerStorageBytes, MaxStorageBytes: pf.maxStorageBytes, MaxAppTokens: pf.maxAppTokens,
 		Logger: slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 	if len(pf.clientIDs) > len(pf.apps) || len(pf.clientSecrets) > len(pf.apps) {
 		return fmt.Errorf("croql serve: %d --app-client-id and %d --app-client-secret for %d --app (the n-th belongs to the n-th --app)",

@@ -254,7 +254,7 @@ func (w *writer) deleteFile(ctx context.Context, st *server.Storage, fileID int6
 // failure is answered as the import's error.
 func (p *Platform) importStorage(w http.ResponseWriter, r *http.Request, s *server.Server, proj *server.Project, st storage, name string, opts ImportOptions, id int64, status int) {
 	opts.Organization = p.subs.Organization(server.Bearer(r))
-	release, ok := p.uploadSlot(w, r)
+	release, ok := p.importSlot(w, r, int64(len(st.data)))
 	if !ok {
 		return
 	}

@@ -60,9 +60,11 @@ type installation struct {
 	appSecret string
 }
 
-// minted is an access token issued to an app for an organization.
+// minted is an access token issued to an app for an organization, and
+// when it expires.
 type minted struct {
 	token, org string
+	expires    time.Time
 }
 
 // handshake holds the installations and the tokens issued for them.
@@ -70,8 +72,11 @@ type handshake struct {
 	mu   sync.Mutex
 	byID map[[2]string]*installation // app identifier, organization
 	// minted are each app's access tokens, oldest first (at most
-	// Config.MaxAppTokens).
+	// Config.MaxAppTokens); expired ones are dropped at the next mint
+	// (pruneTokens).
 	minted map[string][]minted
+	// pruned is when the expired tokens were last dropped.
+	pruned time.Time
 	// installing serialises the installation of one app in one
 	// organization (the event is an HTTP call; it is not made twice).
 	installing sync.Map // [2]string → *sync.Mutex
@@ -184,6 +189,40 @@ func (p *Platform) forget(key [2]string) {
 	})
 	p.hs.mu.Unlock()
 	p.revoke(gone)
+}
+
+// pruneTokens forgets the access tokens that have expired: they are
+// refused already, and are freed here (at each mint, and at most once a
+// minute from the upload routes).
+func (p *Platform) pruneTokens() {
+	now := p.cfg.Now()
+	p.hs.mu.Lock()
+	if now.Sub(p.hs.pruned) < time.Minute {
+		p.hs.mu.Unlock()
+		return
+	}
+	gone := p.expiredTokens(now)
+	p.hs.mu.Unlock()
+	p.revoke(gone)
+}
+
+// expiredTokens removes the expired tokens from the apps' lists and
+// returns them for revoke. Every token lives Config.TokenLifetime, so
+// the expired ones are each list's oldest. p.hs.mu is held.
+func (p *Platform) expiredTokens(now time.Time) []minted {
+	p.hs.pruned = now
+	var gone []minted
+	for app, list := range p.hs.minted {
+		n := 0
+		for n < len(list) && !now.Before(list[n].expires) {
+			n++
+		}
+		if n > 0 {
+			gone = append(gone, list[:n]...)
+			p.hs.minted[app] = slices.Delete(list, 0, n)
+		}
+	}
+	return gone
 }
 
 // revoke stops accepting tokens.
@@ -303,11 +342,12 @@ func (p *Platform) serveToken(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.subs.MapToken(tok, in.org)
+	now := p.cfg.Now()
 	p.hs.mu.Lock()
-	all := append(p.hs.minted[app.Identifier], minted{token: tok, org: in.org})
-	var dropped []minted
+	dropped := p.expiredTokens(now)
+	all := append(p.hs.minted[app.Identifier], minted{token: tok, org: in.org, expires: now.Add(p.cfg.TokenLifetime)})
 	if n := len(all) - p.cfg.MaxAppTokens; n > 0 {
-		dropped = slices.Clone(all[:n])
+		dropped = append(dropped, all[:n]...)
 		all = slices.Delete(all, 0, n)
 	}
 	p.hs.minted[app.Identifier] = all

@@ -252,6 +252,9 @@ func (p *Platform) readUpload(w http.ResponseWriter, r *http.Request) (upload, e
 	up := upload{language: r.URL.Query().Get("languageId"), option: r.URL.Query().Get("updateOption")}
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if mt == "multipart/form-data" {
+		// Parts past 1 MiB go to temporary files; readBody reads the file
+		// within the body memory budget.
+		_ = r.ParseMultipartForm(1 << 20)
 		f, hdr, err := r.FormFile("file")
 		if err != nil {
 			return up, failf(http.StatusBadRequest, "The upload needs a file in the form field \"file\": %v", err)
@@ -267,16 +270,15 @@ func (p *Platform) readUpload(w http.ResponseWriter, r *http.Request) (upload, e
 		if o := r.FormValue("updateOption"); o != "" {
 			up.option = o
 		}
-		up.data, err = io.ReadAll(io.LimitReader(f, p.cfg.MaxFileBytes+1))
-		if err != nil {
-			return up, failf(http.StatusBadRequest, "Reading the file: %v", err)
+		var ierr *importError
+		if up.data, ierr = p.readBody(r, f, hdr.Size); ierr != nil {
+			return up, ierr
 		}
 	} else {
 		up.name = r.Header.Get("Crowdin-API-FileName")
-		var err error
-		up.data, err = io.ReadAll(io.LimitReader(r.Body, p.cfg.MaxFileBytes+1))
-		if err != nil {
-			return up, fileTooLarge(p.cfg.MaxFileBytes)
+		var ierr *importError
+		if up.data, ierr = p.readBody(r, r.Body, r.ContentLength); ierr != nil {
+			return up, ierr
 		}
 	}
 	if int64(len(up.data)) > p.cfg.MaxFileBytes {

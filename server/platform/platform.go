@@ -116,6 +116,16 @@ type Config struct {
 	// more bytes is answered 413 and not stored (DefaultMaxProjectBytes
 	// when 0, negative: none).
 	MaxProjectBytes int64
+	// MaxOwnerStorages and MaxOwnerStorageBytes bound the storages of
+	// the two-step upload one owner keeps (the organization and projects
+	// of a token); one more drops the owner's oldest
+	// (DefaultMaxOwnerStorages, DefaultMaxOwnerStorageBytes when 0).
+	// MaxStorageBytes bounds the storages of all owners together: past
+	// it the adder's oldest go, then the storage is refused with 503
+	// (DefaultMaxStorageBytes when 0).
+	MaxOwnerStorages     int
+	MaxOwnerStorageBytes int64
+	MaxStorageBytes      int64
 	// MaxConcurrentUploads bounds the uploads parsed, sent to apps and
 	// stored at once, once their bodies have arrived; one more waits up
 	// to 2 s for a slot, then is answered 429 with Retry-After
@@ -178,6 +188,9 @@ type Platform struct {
 	storages storages
 	// uploads holds a token per upload in progress (quota.go).
 	uploads chan struct{}
+	// bodies is the server's body memory budget (bodymem.go; Register
+	// sets it).
+	bodies *server.BodyMemory
 }
 
 // New reads the descriptors of cfg.Apps (ctx bounds the requests) and
@@ -196,6 +209,9 @@ func New(ctx context.Context, cfg Config) (*Platform, error) {
 		server.OrDefault(&cfg.UserID, DefaultUserID, false),
 		server.OrDefault(&cfg.TokenLifetime, DefaultTokenLifetime, false),
 		server.OrDefault(&cfg.MaxAppTokens, DefaultMaxAppTokens, false),
+		server.OrDefault(&cfg.MaxOwnerStorages, DefaultMaxOwnerStorages, false),
+		server.OrDefault(&cfg.MaxOwnerStorageBytes, DefaultMaxOwnerStorageBytes, false),
+		server.OrDefault(&cfg.MaxStorageBytes, DefaultMaxStorageBytes, false),
 	} {
 		set()
 	}
@@ -220,6 +236,7 @@ func New(ctx context.Context, cfg Config) (*Platform, error) {
 	}
 	p := &Platform{cfg: cfg, uploads: make(chan struct{}, cfg.MaxConcurrentUploads), subs: cfg.Subscriptions, log: cfg.Logger, blobs: blobs{m: map[string][]byte{}},
 		hs: handshake{byID: map[[2]string]*installation{}, minted: map[string][]minted{}}}
+	p.storages.maxOwner, p.storages.maxOwnerBytes, p.storages.max = cfg.MaxOwnerStorages, cfg.MaxOwnerStorageBytes, cfg.MaxStorageBytes
 	if p.subs == nil {
 		p.subs = NewSubscriptions()
 	}
@@ -332,18 +349,20 @@ func (p *Platform) readDescriptor(ctx context.Context, raw string, cred Credenti
 // endpoints and the admin endpoint behind the token check, the blobs of
 // jobs in flight without (their 128-bit ids are the credential).
 func (p *Platform) Register(s *server.Server) {
+	p.bodies = s.BodyMemory()
+	p.storages.release = p.bodies.Release
 	s.Handle("GET /api/v2/applications/{app}/subscription", http.HandlerFunc(p.serveSubscription))
 	if p.cfg.Subscriptions != nil {
 		p.handleAdmin(s, "PUT /admin/applications/{app}/organizations/{org}/subscription", http.HandlerFunc(p.serveSetSubscription))
 	}
-	s.Handle("POST /api/v2/projects/{projectId}/files", p.filesHandler(s))
+	s.Handle("POST /api/v2/projects/{projectId}/files", p.holdBodies(p.filesHandler(s)))
 	s.Handle("PUT /api/v2/projects/{projectId}/files/{fileId}", p.updateFile(s))
 	s.Handle("PATCH /api/v2/projects/{projectId}/files/{fileId}", p.editFile(s))
 	s.Handle("DELETE /api/v2/projects/{projectId}/files/{fileId}", p.deleteFile(s))
 	s.Handle("GET /api/v2/projects/{projectId}/files/{fileId}/revisions", p.fileRevisions(s))
-	s.Handle("POST /api/v2/projects/{projectId}/translations", p.importHandler(s, true))
+	s.Handle("POST /api/v2/projects/{projectId}/translations", p.holdBodies(p.importHandler(s, true)))
 	s.Handle("POST /api/v2/projects/{projectId}/translations/{languageId}", p.uploadTranslation(s))
-	s.Handle("POST /api/v2/storages", http.HandlerFunc(p.addStorage))
+	s.Handle("POST /api/v2/storages", p.holdBodies(http.HandlerFunc(p.addStorage)))
 	s.Handle("GET /api/v2/storages", http.HandlerFunc(p.listStorages))
 	s.Handle("GET /api/v2/storages/{storageId}", http.HandlerFunc(p.getStorage))
 	s.Handle("DELETE /api/v2/storages/{storageId}", http.HandlerFunc(p.deleteStorage))

@@ -26,9 +26,19 @@ const (
 	// apps and stored at once; one more waits up to 2 s for a slot, then
 	// is answered 429.
 	DefaultMaxConcurrentUploads = 4
-	// maxStorageBytes bounds the bytes of the storages kept for the
-	// two-step upload, all owners together (storages.go).
-	maxStorageBytes = 256 << 20
+	// DefaultMaxOwnerStorages bounds the storages of the two-step upload
+	// one owner keeps (storages.go): one more drops the owner's oldest.
+	DefaultMaxOwnerStorages = 16
+	// DefaultMaxOwnerStorageBytes bounds the bytes of one owner's
+	// storages: one more drops the owner's oldest.
+	DefaultMaxOwnerStorageBytes = 32 << 20
+	// DefaultMaxStorageBytes bounds the bytes of the storages of all
+	// owners together: past it the adder's oldest go, then the storage is
+	// refused with 503. Storages count against the body memory budget
+	// (server.DefaultMaxBodyMemory, 192 MiB): with them full, a file of
+	// the per-file quota can still be uploaded and imported in one step
+	// (its body and importFactor times it: 128 MiB).
+	DefaultMaxStorageBytes = 64 << 20
 )
 
 // uploadWait is how long an upload waits for a slot of the concurrent
@@ -36,18 +46,44 @@ const (
 // a short burst queues instead of failing.
 const uploadWait = 2 * time.Second
 
-// uploadSlot takes one of the concurrent uploads' slots, waiting up to
-// uploadWait, or answers 429 naming the quota and returns false. The
-// caller calls release.
+// importFactor is the working memory an import takes per byte of its
+// file, beyond the file itself (parsing, the strings, the job and its
+// answer), drawn from the body memory budget: 3 bytes per byte of the
+// file (a 30 MB key-value JSON file of 500,000 strings peaks at about 4
+// times its size, the file included).
+const importFactor = 3
+
+// uploadSlot is importSlot for a one-step upload: its file is the body
+// the request holds.
 func (p *Platform) uploadSlot(w http.ResponseWriter, r *http.Request) (release func(), ok bool) {
+	var held int64
+	if hold, _ := r.Context().Value(bodyHoldKey{}).(*bodyHold); hold != nil {
+		held = hold.n
+	}
+	return p.importSlot(w, r, held)
+}
+
+// importSlot takes the working memory of an import of a file of size
+// bytes from the body memory budget and one of the concurrent uploads'
+// slots, each waiting up to uploadWait; without them it answers 503 (the
+// memory) or 429 (the slot) naming the limit and returns false. The
+// caller calls release.
+func (p *Platform) importSlot(w http.ResponseWriter, r *http.Request, size int64) (release func(), ok bool) {
+	work := importFactor * size
+	if err := p.bodies.Reserve(r.Context(), work); err != nil {
+		w.Header().Set("Retry-After", "1")
+		server.WriteError(w, http.StatusServiceUnavailable, err.Error())
+		return nil, false
+	}
 	t := time.NewTimer(uploadWait)
 	defer t.Stop()
 	select {
 	case p.uploads <- struct{}{}:
-		return func() { <-p.uploads }, true
+		return func() { <-p.uploads; p.bodies.Release(work) }, true
 	case <-r.Context().Done():
 	case <-t.C:
 	}
+	p.bodies.Release(work)
 	w.Header().Set("Retry-After", "1")
 	server.WriteError(w, http.StatusTooManyRequests, fmt.Sprintf("The concurrent uploads quota (%d uploads at once, --max-concurrent-uploads) is in use; try again", cap(p.uploads)))
 	return nil, false

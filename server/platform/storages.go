@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
 	"net/url"
@@ -30,18 +29,16 @@ import (
 // Storages belong to their owner: the organization of the token that
 // added one and the projects that token reads. Only the same owner lists,
 // reads, imports and deletes it; another token is answered as if it did
-// not exist. Each owner keeps at most maxOwnerStorages storages and
-// maxOwnerStorageBytes bytes (its oldest go first, never its newest),
-// so one owner's flood evicts only its own; a storage is dropped
-// storageLifetime after it was added (it is used once, right after).
-// When the storages of all owners would hold more than maxStorageBytes,
-// the adding owner's oldest go, and if that is not enough the storage is
-// refused with 503 and Retry-After: never another owner's.
-const (
-	maxOwnerStorages     = 16
-	maxOwnerStorageBytes = maxStorageBytes / 4
-	storageLifetime      = time.Hour
-)
+// not exist. Each owner keeps at most Config.MaxOwnerStorages storages
+// and Config.MaxOwnerStorageBytes bytes (its oldest go first, never its
+// newest), so one owner's flood evicts only its own; a storage is
+// dropped storageLifetime after it was added (it is used once, right
+// after). When the storages of all owners would hold more than
+// Config.MaxStorageBytes, the adding owner's oldest go, and if that is
+// not enough the storage is refused with 503 and Retry-After: never
+// another owner's. A storage's bytes count against the body memory
+// budget (bodymem.go) until it is dropped.
+const storageLifetime = time.Hour
 
 type storage struct {
 	id    int64
@@ -49,6 +46,9 @@ type storage struct {
 	name  string
 	data  []byte
 	added time.Time
+	// held is the body memory the storage holds (bodymem.go), given back
+	// when it is dropped.
+	held int64
 }
 
 type storages struct {
@@ -56,6 +56,13 @@ type storages struct {
 	next  int64
 	items []storage
 	bytes int64
+	// release gives back the body memory of a dropped storage (nil: none
+	// to give back).
+	release func(int64)
+	// The caps (Config.MaxOwnerStorages, MaxOwnerStorageBytes,
+	// MaxStorageBytes; New sets them).
+	maxOwner           int
+	maxOwnerBytes, max int64
 }
 
 // errStoragesFull is add's answer when the storages of all owners are
@@ -66,7 +73,7 @@ var errStoragesFull = errors.New("storages full")
 func (s *storages) expire(now time.Time) {
 	s.items = slices.DeleteFunc(s.items, func(st storage) bool {
 		if now.Sub(st.added) >= storageLifetime {
-			s.bytes -= int64(len(st.data))
+			s.drop(st)
 			return true
 		}
 		return false
@@ -78,7 +85,7 @@ func (s *storages) expire(now time.Time) {
 func (s *storages) dropOldest(owner string, keep int64) bool {
 	for i, st := range s.items {
 		if st.owner == owner && st.id != keep {
-			s.bytes -= int64(len(st.data))
+			s.drop(st)
 			s.items = slices.Delete(s.items, i, i+1)
 			return true
 		}
@@ -86,12 +93,23 @@ func (s *storages) dropOldest(owner string, keep int64) bool {
 	return false
 }
 
-func (s *storages) add(owner, name string, data []byte, now time.Time) (storage, error) {
+// drop counts st out of the storages' bytes and gives back its body
+// memory; the caller removes it from s.items. s.mu is held.
+func (s *storages) drop(st storage) {
+	s.bytes -= int64(len(st.data))
+	if s.release != nil {
+		s.release(st.held)
+	}
+}
+
+// add keeps data as owner's storage name; held is the body memory it
+// holds, given back when it is dropped (at once when add fails).
+func (s *storages) add(owner, name string, data []byte, held int64, now time.Time) (storage, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.expire(now)
 	s.next++
-	st := storage{id: s.next, owner: owner, name: name, data: data, added: now}
+	st := storage{id: s.next, owner: owner, name: name, data: data, added: now, held: held}
 	s.items = append(s.items, st)
 	s.bytes += int64(len(data))
 	for {
@@ -102,14 +120,14 @@ func (s *storages) add(owner, name string, data []byte, now time.Time) (storage,
 				b += int64(len(o.data))
 			}
 		}
-		if n <= maxOwnerStorages && b <= maxOwnerStorageBytes && s.bytes <= maxStorageBytes {
+		if n <= s.maxOwner && b <= s.maxOwnerBytes && s.bytes <= s.max {
 			return st, nil
 		}
 		if !s.dropOldest(owner, st.id) {
 			break
 		}
 	}
-	if s.bytes > maxStorageBytes {
+	if s.bytes > s.max {
 		s.remove(st.id)
 		return storage{}, errStoragesFull
 	}
@@ -152,7 +170,7 @@ func (s *storages) used(id int64) {
 func (s *storages) remove(id int64) bool {
 	for i, st := range s.items {
 		if st.id == id {
-			s.bytes -= int64(len(st.data))
+			s.drop(st)
 			s.items = slices.Delete(s.items, i, i+1)
 			return true
 		}
@@ -194,15 +212,15 @@ func (p *Platform) addStorage(w http.ResponseWriter, r *http.Request) {
 		server.WriteError(w, http.StatusBadRequest, "The storage needs a file name without slashes in the Crowdin-API-FileName header")
 		return
 	}
-	data, err := io.ReadAll(io.LimitReader(http.MaxBytesReader(w, r.Body, p.cfg.MaxFileBytes+1), p.cfg.MaxFileBytes+1))
-	if err != nil || int64(len(data)) > p.cfg.MaxFileBytes {
-		server.WriteError(w, http.StatusRequestEntityTooLarge, fileTooLarge(p.cfg.MaxFileBytes).msg)
+	data, ierr := p.readBody(r, http.MaxBytesReader(w, r.Body, p.cfg.MaxFileBytes+1), r.ContentLength)
+	if ierr != nil {
+		writeFailure(w, ierr)
 		return
 	}
-	st, err := p.storages.add(p.storageOwner(r), name, data, p.cfg.Now())
+	st, err := p.storages.add(p.storageOwner(r), name, data, takeBody(r), p.cfg.Now())
 	if err != nil {
 		w.Header().Set("Retry-After", "60")
-		server.WriteError(w, http.StatusServiceUnavailable, fmt.Sprintf("The storages of all tokens hold %d MiB, their bound: try again once some are imported or deleted", maxStorageBytes>>20))
+		server.WriteError(w, http.StatusServiceUnavailable, fmt.Sprintf("The storages of all tokens would pass their bound of %d bytes (--max-storage-bytes): try again once some are imported or deleted", p.cfg.MaxStorageBytes))
 		return
 	}
 	server.WriteJSON(w, http.StatusCreated, map[string]any{"data": storageObject(st)})
@@ -364,7 +382,7 @@ func (p *Platform) uploadTranslation(s *server.Server) http.Handler {
 			return
 		}
 		name, _ := f["name"].(string)
-		release, ok := p.uploadSlot(w, r)
+		release, ok := p.importSlot(w, r, int64(len(st.data)))
 		if !ok {
 			return
 		}
