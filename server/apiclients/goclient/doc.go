@@ -4,8 +4,8 @@
 // parameters, the two-step upload, and, by reflection over the client's
 // models, that every field they declare is in croql serve's answers.
 //
-// It is a module of its own so that the library's go.mod does not
-// require the platform's client. The client's base URL is a constant
+// It is in the server's module (server/go.mod) so that the library's
+// go.mod does not require the platform's client. The client's base URL is a constant
 // (https://api.crowdin.com/); a RoundTripper rewrites each request to
 // croql serve's address.
 package goclient
