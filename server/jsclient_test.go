@@ -17,7 +17,6 @@ import (
 	"github.com/croql/croql"
 	"github.com/croql/croql/schema"
 	"github.com/croql/croql/server"
-	"github.com/croql/croql/server/platform"
 )
 
 // jsResult is one call of server/apiclients/js/suite.js.
@@ -60,15 +59,7 @@ func TestJSClient(t *testing.T) {
 				st, err = server.LoadServer(ctx, eng, dsnOf(eng), p)
 			}
 			require.NoError(t, err)
-			t.Cleanup(func() { require.NoError(t, st.Close()) })
-			toks := &server.Tokens{}
-			require.NoError(t, toks.Add(token))
-			srv, err := server.New(server.Config{Storage: st, Tokens: toks, Now: clock})
-			require.NoError(t, err)
-			pf, err := platform.New(ctx, platform.Config{})
-			require.NoError(t, err)
-			pf.Register(srv)
-			hs := httptestServer(t, srv)
+			hs := platformServer(t, st)
 
 			cctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 			defer cancel()

@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,15 +37,7 @@ func TestJSClientUploadsEveryFormat(t *testing.T) {
 	ctx := context.Background()
 	st, err := server.LoadSQLite(ctx, t.TempDir(), demo(t))
 	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, st.Close()) })
-	toks := &server.Tokens{}
-	require.NoError(t, toks.Add(token))
-	srv, err := server.New(server.Config{Storage: st, Tokens: toks, Now: clock})
-	require.NoError(t, err)
-	pf, err := platform.New(ctx, platform.Config{})
-	require.NoError(t, err)
-	pf.Register(srv)
-	hs := httptestServer(t, srv)
+	hs := platformServer(t, st)
 
 	args := []string{"upload.js", hs.URL, token, "1"}
 	for name, rel := range files {
@@ -119,4 +112,19 @@ func jsClient(t *testing.T) (node, dir string) {
 		t.Skipf("node or the npm packages are missing (run `npm ci` in server/apiclients/js): %v; set CROQL_REQUIRE_NODE=1 to make this a failure", err)
 	}
 	return node, dir
+}
+
+// platformServer serves st with the platform's routes over loopback to
+// the test token, and closes st when the test ends.
+func platformServer(t *testing.T, st *server.Storage) *httptest.Server {
+	t.Helper()
+	t.Cleanup(func() { require.NoError(t, st.Close()) })
+	toks := &server.Tokens{}
+	require.NoError(t, toks.Add(token))
+	srv, err := server.New(server.Config{Storage: st, Tokens: toks, Now: clock})
+	require.NoError(t, err)
+	pf, err := platform.New(context.Background(), platform.Config{})
+	require.NoError(t, err)
+	pf.Register(srv)
+	return httptestServer(t, srv)
 }
