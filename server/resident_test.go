@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -324,4 +325,72 @@ func TestResidentTranslationsFiledAsTheDatabase(t *testing.T) {
 		require.NotContains(t, gb, fmt.Sprintf(`"stringId":%d,`, x.ID))
 		require.Equal(t, served+1, server.ResidentServed(rs), u)
 	}
+}
+
+// TestTranslationsListDatabaseWalk: the translations list answered by the
+// database alone (its strings walked in id order) is the snapshot's
+// answer for every combination of paging, total, order and query, and
+// keyset paging continues where offset paging would.
+func TestTranslationsListDatabaseWalk(t *testing.T) {
+	path := listPath(croql.Translations, "de")
+	queries := []string{"", `count of approvals > 0`, `text contains "e"`, `pluralForm = "other"`,
+		`updated > '2100-01-01'`, `count of votes where (is up) > 0 or user = @user:"alice"`}
+	forms := []url.Values{
+		{"limit": {"25"}},
+		{"limit": {"25"}, "withTotal": {"true"}},
+		{"limit": {"7"}, "offset": {"40"}, "withTotal": {"true"}},
+		{"limit": {"500"}, "offset": {"300"}},
+		{"limit": {"9"}, "offset": {"3"}, "orderBy": {"stringId desc"}, "withTotal": {"true"}},
+		{"limit": {"25"}, "offset": {"50000"}, "withTotal": {"1"}},
+	}
+	for _, engine := range engines(t) {
+		t.Run(engine, func(t *testing.T) {
+			res, db, rs, _ := residentPair(t, engine)
+			for _, src := range queries {
+				for _, f := range forms {
+					form := url.Values{"croql": {src}}
+					for k, v := range f {
+						form[k] = v
+					}
+					u := path + "?" + form.Encode()
+					served := server.ResidentServed(rs)
+					ws, wb := raw(t, db, http.MethodGet, u, "")
+					gs, gb := raw(t, res, http.MethodGet, u, "")
+					require.Equal(t, http.StatusOK, ws, wb)
+					require.Equal(t, ws, gs, "%s", u)
+					require.Equal(t, wb, gb, "%s", u)
+					require.Equal(t, served+1, server.ResidentServed(rs), "from the snapshot: %s", u)
+				}
+				// Keyset paging from the database: the page after the
+				// first page's last string is the offset page after it.
+				first := trStringIDs(t, db, path+"?"+url.Values{"croql": {src}, "limit": {"25"}}.Encode())
+				if len(first) < 25 {
+					continue
+				}
+				want := trStringIDs(t, res, path+"?"+url.Values{"croql": {src}, "limit": {"25"}, "offset": {"25"}}.Encode())
+				got := trStringIDs(t, db, path+"?"+url.Values{"croql": {src}, "limit": {"25"}, "afterId": {fmt.Sprint(first[24])}}.Encode())
+				require.Equal(t, want, got, src)
+			}
+		})
+	}
+}
+
+// trStringIDs is the stringIds of a translations list page.
+func trStringIDs(t *testing.T, hs *httptest.Server, u string) []int64 {
+	t.Helper()
+	st, body := raw(t, hs, http.MethodGet, u, "")
+	require.Equal(t, http.StatusOK, st, body)
+	var page struct {
+		Data []struct {
+			Data struct {
+				StringID int64 `json:"stringId"`
+			} `json:"data"`
+		} `json:"data"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &page))
+	var out []int64
+	for _, d := range page.Data {
+		out = append(out, d.Data.StringID)
+	}
+	return out
 }
