@@ -324,7 +324,7 @@ func (pl *trByString) stringPage(ctx context.Context, tx *sql.Tx, req *listReque
 	var pa []any
 	if wk := req.res.walk; wk != nil {
 		var w []string
-		w, pa = pl.walkStrings(req, wk, pl.where, pl.args)
+		w, pa = pl.walkStrings(req, wk, pl.where, pl.args, true)
 		if params.keyset {
 			pa = append(pa, params.afterID)
 			w = append(w, "ps."+wk.key+" > "+d.Param(len(pa), schema.Int))
@@ -347,7 +347,7 @@ func (pl *trByString) stringPage(ctx context.Context, tx *sql.Tx, req *listReque
 	}
 	var total int64
 	if wk := req.res.walk; wk != nil {
-		w, ta := pl.walkStrings(req, wk, pl.totalWhere, pl.totalArgs)
+		w, ta := pl.walkStrings(req, wk, pl.totalWhere, pl.totalArgs, false)
 		q = "SELECT COUNT(*) FROM " + wk.strings + " AS ps" + whereClause(w)
 		err = tx.QueryRowContext(ctx, q, ta...).Scan(&total)
 	} else {
@@ -363,11 +363,19 @@ func (pl *trByString) stringPage(ctx context.Context, tx *sql.Tx, req *listReque
 // walkStrings is the condition on a string (alias ps) that a translation
 // of the list's condition where (args) is filed under it: one of the
 // translations the join table lists for it that where keeps and whose
-// string is this one.
-func (pl *trByString) walkStrings(req *listRequest, wk *strWalk, where []string, args []any) ([]string, []any) {
+// string is this one. For a page (page) the subquery ends in LIMIT 1
+// OFFSET 0: PostgreSQL then asks it of each string in turn, as the walk
+// needs, instead of turning it into a semi-join that reads every
+// translation of the language first; a count is better served by the
+// semi-join.
+func (pl *trByString) walkStrings(req *listRequest, wk *strWalk, where []string, args []any, page bool) ([]string, []any) {
 	w := append(slices.Clone(where), "pj."+wk.from+" = ps."+wk.key, pl.stringID+" = ps."+wk.key)
+	tail := ""
+	if page {
+		tail = req.p.Dialect().Limit("1") + " OFFSET 0"
+	}
 	return []string{"EXISTS (SELECT 1 FROM " + wk.join + " AS pj JOIN " + req.res.table + " ON " + req.res.key + " = pj." + wk.to +
-		whereClause(w) + ")"}, slices.Clone(args)
+		whereClause(w) + tail + ")"}, slices.Clone(args)
 }
 
 // scanIDs runs a query of one integer column.

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/croql/croql"
 	"github.com/croql/croql/compile"
+	"github.com/croql/croql/diag"
 	"github.com/croql/croql/mapping"
 	"github.com/croql/croql/schema"
 	"github.com/croql/croql/server"
@@ -49,6 +51,11 @@ type CPUOptions struct {
 	// FirstOnly measures the first pages only (no withTotal, no offset
 	// 50,000, no full pass of the evaluator).
 	FirstOnly bool
+	// SQLite sizes the server's SQLite connections (croql serve's
+	// --sqlite-cache and --sqlite-mmap).
+	SQLite store.SQLiteCache
+	// Match, when set, keeps the patterns whose name it matches.
+	Match *regexp.Regexp
 	// Timeout is the server's statement timeout (10 s when 0).
 	Timeout time.Duration
 	// Log receives progress lines.
@@ -125,6 +132,14 @@ func CPU(ctx context.Context, o CPUOptions) (*CPUReport, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Beside the seed: the translations list without a query, and a
+	// range that matches nothing (an index finds that at once).
+	pats = append(pats,
+		pattern{name: "translations-list", ctx: croql.Translations, path: "/api/v2/projects/1/languages/de/translations", idKey: "stringId"},
+		pattern{name: "updated-after-today", ctx: croql.Strings, query: "updated > 'today'", path: "/api/v2/projects/1/strings", idKey: "id"})
+	if o.Match != nil {
+		pats = slices.DeleteFunc(pats, func(pt pattern) bool { return !o.Match.MatchString(pt.name) })
+	}
 	began := time.Now()
 	dsn, err := cachedStore(ctx, o, p, logf)
 	if err != nil {
@@ -135,6 +150,8 @@ func CPU(ctx context.Context, o CPUOptions) (*CPUReport, error) {
 	serveDSN := dsn
 	if o.Engine == "postgres" {
 		serveDSN = withParam(dsn, "application_name", app)
+	} else {
+		serveDSN = o.SQLite.DSN(dsn)
 	}
 	st, err := server.OpenExisting(ctx, o.Engine, serveDSN, "serveload")
 	if err != nil {
@@ -245,9 +262,15 @@ func CPU(ctx context.Context, o CPUOptions) (*CPUReport, error) {
 		if err != nil {
 			return nil, err
 		}
-		q, diags := env.Compile(pt.query)
-		if diags.HasErrors() {
-			return nil, fmt.Errorf("serveload: %s: %v", pt.name, diags)
+		var q *croql.Query
+		if pt.query != "" {
+			var diags diag.List
+			if q, diags = env.Compile(pt.query); diags.HasErrors() {
+				return nil, fmt.Errorf("serveload: %s: %v", pt.name, diags)
+			}
+		}
+		if pt.ids == nil {
+			row.Matches = evalCount(ctx, q, objs)
 		}
 		// The evaluator's CPU is the process's, as the server's is: its
 		// garbage collection included.
@@ -255,7 +278,7 @@ func CPU(ctx context.Context, o CPUOptions) (*CPUReport, error) {
 		if !o.FirstOnly {
 			row.EvalFull, _ = measure(meter{proc: processCPU}, func() error { return evalPass(ctx, q, objs, len(objs)+1) })
 		}
-		if direct != nil {
+		if direct != nil && q != nil {
 			c, diags := env.SQLMapped(pt.query, d, mapping)
 			if c == nil {
 				return nil, fmt.Errorf("serveload: %s: %v", pt.name, diags)
@@ -295,13 +318,29 @@ func CPU(ctx context.Context, o CPUOptions) (*CPUReport, error) {
 	return rep, nil
 }
 
-// evalPass matches objs in order until n matches.
+// evalCount is how many of objs q matches (all for a nil q).
+func evalCount(ctx context.Context, q *croql.Query, objs []any) int {
+	n := 0
+	for _, o := range objs {
+		if q == nil {
+			n++
+		} else if ok, err := q.Program().MatchContext(ctx, o); err == nil && ok {
+			n++
+		}
+	}
+	return n
+}
+
+// evalPass matches objs in order until n matches (a nil q matches all).
 func evalPass(ctx context.Context, q *croql.Query, objs []any, n int) error {
 	hits := 0
 	for _, o := range objs {
-		ok, err := q.Program().MatchContext(ctx, o)
-		if err != nil {
-			return err
+		ok := q == nil
+		if !ok {
+			var err error
+			if ok, err = q.Program().MatchContext(ctx, o); err != nil {
+				return err
+			}
 		}
 		if ok {
 			if hits++; hits >= n {
@@ -444,6 +483,10 @@ func storeKey(o CPUOptions, p *schema.Project, d compile.Dialect) string {
 	head, _ := json.Marshal(p.Strings[:min(20, len(p.Strings))])
 	h.Write(head)
 	fmt.Fprint(h, len(p.Strings), len(p.TMSegments), len(p.GlossaryTerms))
+	// The load's settings (SQLite's statistics among them).
+	for _, st := range d.BulkLoad().Settings {
+		io.WriteString(h, st.Set+st.Value)
+	}
 	return fmt.Sprintf("serveload_n%d_s%d_%s", o.Strings, o.Seed, hex.EncodeToString(h.Sum(nil))[:10])
 }
 

@@ -20,12 +20,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"runtime/pprof"
 	"slices"
 	"time"
 
 	"github.com/croql/croql/bench/serveload"
+	"github.com/croql/croql/store"
 )
 
 func main() {
@@ -45,6 +47,9 @@ func main() {
 	resident := flag.Int64("resident-max-bytes", 4<<30, "with -cpu: the server's resident snapshot budget (0: the database answers every request)")
 	direct := flag.Bool("direct", true, "with -cpu: also run the compiled SQL directly on the engine")
 	firstOnly := flag.Bool("first-only", false, "with -cpu: measure the first pages only")
+	sqliteCache := flag.Int64("sqlite-cache", store.DefaultSQLitePageCache, "with -cpu: the page cache of each SQLite connection of the server (croql serve --sqlite-cache)")
+	sqliteMmap := flag.Int64("sqlite-mmap", store.DefaultSQLiteMmap, "with -cpu: the SQLite memory map of the server (croql serve --sqlite-mmap)")
+	match := flag.String("match", "", "with -cpu: measure only the patterns whose name matches this regular expression")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	flag.Parse()
 	if *profile != "" {
@@ -59,8 +64,16 @@ func main() {
 		defer pprof.StopCPUProfile()
 	}
 	if *cpu {
+		var re *regexp.Regexp
+		if *match != "" {
+			var err error
+			if re, err = regexp.Compile(*match); err != nil {
+				fmt.Fprintln(os.Stderr, "serveload: -match:", err)
+				os.Exit(2)
+			}
+		}
 		r, err := serveload.CPU(context.Background(), serveload.CPUOptions{Engine: o.Engine, DSN: o.DSN, Strings: o.Strings, Seed: o.Seed,
-			CacheDir: *cacheDir, CorpusDir: o.CorpusDir, ResidentMaxBytes: *resident, Direct: *direct, FirstOnly: *firstOnly, Log: os.Stderr})
+			CacheDir: *cacheDir, CorpusDir: o.CorpusDir, ResidentMaxBytes: *resident, Match: re, SQLite: store.SQLiteCache{PageCacheBytes: *sqliteCache, MmapBytes: *sqliteMmap}, Direct: *direct, FirstOnly: *firstOnly, Log: os.Stderr})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "serveload:", err)
 			os.Exit(1)
