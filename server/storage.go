@@ -48,10 +48,12 @@ type Project struct {
 	// Empty for data the storage did not create.
 	Scratch string
 	// Source, when set, reads the project's objects as they were loaded:
-	// the resident snapshot is built from it (Server.BuildResident).
-	// SourceSize is the size of what it reads (a file's bytes; 0 when
-	// unknown): a source larger than the snapshot budget is not read.
-	Source     func(context.Context) (*schema.Project, error)
+	// the resident snapshot is built from it (Server.BuildResident). It
+	// stops with ErrOverBudget as soon as the objects it has read take
+	// more than max bytes (by the snapshot's estimate; max ≤ 0: no
+	// bound). SourceSize is the size of what it reads (a file's bytes; 0
+	// when unknown): a source larger than the snapshot budget is not read.
+	Source     func(ctx context.Context, max int64) (*schema.Project, error)
 	SourceSize int64
 
 	// version counts the committed writes (WriteTx) to the project.

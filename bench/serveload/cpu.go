@@ -159,7 +159,7 @@ func CPU(ctx context.Context, o CPUOptions) (*CPUReport, error) {
 	}
 	defer st.Close()
 	proj, _ := st.Project(1)
-	proj.Source = func(context.Context) (*schema.Project, error) { return p, nil }
+	proj.Source = func(context.Context, int64) (*schema.Project, error) { return p, nil }
 	toks := &server.Tokens{}
 	const token = "cpu"
 	if err := toks.Add(token); err != nil {
