@@ -583,16 +583,22 @@ func fileSources(s *Storage, err error) func([]string) (*Storage, error) {
 			if fi, err := os.Stat(name); err == nil {
 				p.SourceSize = fi.Size()
 			}
-			p.Source = func(ctx context.Context, max int64) (*schema.Project, error) {
-				f, err := os.Open(name)
-				if err != nil {
-					return nil, fmt.Errorf("server: %w", err)
-				}
-				defer f.Close()
-				return readWithin(ctx, f, max)
-			}
+			p.Source = FileSource(name)
 		}
 		return s, nil
+	}
+}
+
+// FileSource is a Project.Source that reads the project file name (JSON
+// or NDJSON) within its budget, as croql serve --data does.
+func FileSource(name string) func(ctx context.Context, max int64) (*schema.Project, error) {
+	return func(ctx context.Context, max int64) (*schema.Project, error) {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, fmt.Errorf("server: %w", err)
+		}
+		defer f.Close()
+		return readWithin(ctx, f, max)
 	}
 }
 
