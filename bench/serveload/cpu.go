@@ -714,7 +714,7 @@ func WriteCPU(w io.Writer, r *CPUReport) {
 		if x.DB != nil && !x.DBFirstOK() {
 			dbFirstFail++
 		}
-		if x.DB != nil && !x.DBTotalOK() {
+		if x.DB != nil && x.DB.Total > 0 && !x.DBTotalOK() {
 			dbTotalFail++
 		}
 		worst = max(worst, x.First)
@@ -750,7 +750,11 @@ func writeRow(w io.Writer, x CPURow) {
 		msShort(x.First), msShort(x.Total), msShort(x.Deep), sqlCol, msShort(x.EvalFirst), msShort(x.EvalFull),
 		pf(x.FirstOK()), pf(x.WholeOK()))
 	if x.DB != nil {
-		fmt.Fprintf(w, " %s / %s | %s | %s |", msShort(x.DB.First), msShort(x.DB.Total), pf(x.DBFirstOK()), pf(x.DBTotalOK()))
+		total := "-" // not measured (-first-only)
+		if x.DB.Total > 0 {
+			total = pf(x.DBTotalOK())
+		}
+		fmt.Fprintf(w, " %s / %s | %s | %s |", msShort(x.DB.First), msShort(x.DB.Total), pf(x.DBFirstOK()), total)
 	}
 	for _, p := range []string{x.Problem, x.DirectProblem} {
 		if p != "" {
