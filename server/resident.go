@@ -3,9 +3,11 @@ package server
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"reflect"
 	"slices"
@@ -57,6 +59,9 @@ type residents struct {
 	mu    sync.Mutex
 	used  int64
 	snaps map[int64]*snapshot
+	// states are the projects whose snapshot was tried, and how they are
+	// served since (readiness).
+	states map[int64]residentState
 	// served counts the requests the snapshots answered.
 	served atomic.Int64
 }
@@ -200,7 +205,7 @@ func (s *Server) residentTranslationPage(ctx context.Context, p *Project, params
 }
 
 func newResidents(max int64) *residents {
-	return &residents{max: max, pageVisits: DefaultResidentPageVisits, snaps: map[int64]*snapshot{}}
+	return &residents{max: max, pageVisits: DefaultResidentPageVisits, snaps: map[int64]*snapshot{}, states: map[int64]residentState{}}
 }
 
 // get returns p's snapshot when it describes p as it is now.
@@ -221,8 +226,15 @@ func (rs *residents) get(p *Project) *snapshot {
 // Source and fits the budget left (Config.ResidentMaxBytes), in id order,
 // and reports how many it holds. A project written to since its load is
 // not built: its Source no longer describes it. Requests are answered by
-// the database meanwhile, and for every project left out.
+// the database meanwhile, and for every project left out. Each project's
+// outcome is what /readyz reports.
 func (s *Server) BuildResident(ctx context.Context) (int, error) {
+	return s.buildResident(ctx, nil)
+}
+
+// buildResident is BuildResident calling report with each project's
+// outcome as it is known.
+func (s *Server) buildResident(ctx context.Context, report func(*Project, residentState)) (int, error) {
 	rs := s.resident
 	if rs == nil || rs.max <= 0 {
 		return 0, nil
@@ -232,33 +244,87 @@ func (s *Server) BuildResident(ctx context.Context) (int, error) {
 		if p.Source == nil {
 			continue
 		}
-		ok, err := rs.build(ctx, p)
+		st, err := rs.build(ctx, p)
+		if err != nil {
+			st = residentState{why: "its snapshot could not be built: " + err.Error()}
+		}
+		rs.mu.Lock()
+		rs.states[p.ID] = st
+		rs.mu.Unlock()
+		if report != nil {
+			report(p, st)
+		}
 		if err != nil {
 			return n, fmt.Errorf("server: resident snapshot of project %d: %w", p.ID, err)
 		}
-		if ok {
+		if st.resident {
 			n++
 		}
 	}
 	return n, nil
 }
 
-// build reads p's objects and keeps them when they fit.
-func (rs *residents) build(ctx context.Context, p *Project) (bool, error) {
+// residentState is how a project is served once its snapshot was tried:
+// resident (bytes of it), or by the database and why.
+type residentState struct {
+	resident bool
+	bytes    int64
+	why      string
+}
+
+// build reads p's objects and keeps them when they fit; the state says
+// whether they did.
+func (rs *residents) build(ctx context.Context, p *Project) (residentState, error) {
 	version := p.version.Load()
-	if version != 0 || p.SourceSize > rs.max {
-		return false, nil
+	rs.mu.Lock()
+	left := rs.max - rs.used
+	if old := rs.snaps[p.ID]; old != nil {
+		left += old.bytes
 	}
-	data, err := p.Source(ctx)
+	rs.mu.Unlock()
+	switch {
+	case version != 0:
+		return residentState{why: "it was written to since its load"}, nil
+	case p.SourceSize > left:
+		return residentState{why: fmt.Sprintf("its file (%d MB) is larger than the snapshot budget left (%d MB)", p.SourceSize>>20, left>>20)}, nil
+	}
+	data, err := p.Source(ctx, left)
+	if errors.Is(err, ErrOverBudget) {
+		return residentState{why: fmt.Sprintf("its objects pass the snapshot budget left (%d MB) while read", left>>20)}, nil
+	}
 	if err != nil {
-		return false, err
+		return residentState{}, err
 	}
+	sn, err := newSnapshot(data, version)
+	if err != nil {
+		return residentState{}, err
+	}
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if old := rs.snaps[p.ID]; old != nil {
+		rs.used -= old.bytes
+		delete(rs.snaps, p.ID)
+	}
+	if p.version.Load() != version {
+		return residentState{why: "it was written to while its snapshot was built"}, nil
+	}
+	if rs.used+sn.bytes > rs.max {
+		return residentState{why: fmt.Sprintf("its snapshot (%d MB) is larger than the budget left (%d MB)", sn.bytes>>20, (rs.max-rs.used)>>20)}, nil
+	}
+	rs.used += sn.bytes
+	rs.snaps[p.ID] = sn
+	return residentState{resident: true, bytes: sn.bytes}, nil
+}
+
+// newSnapshot holds data's objects of the resident contexts in id order,
+// its translations by language, and their estimated bytes.
+func newSnapshot(data *schema.Project, version int64) (*snapshot, error) {
 	sn := &snapshot{version: version, objs: map[string][]any{}, ids: map[string][]int64{}}
 	cat := schema.New()
 	for _, name := range residentContexts {
 		c, ok := cat.Context(name)
 		if !ok {
-			return false, fmt.Errorf("no context %q", name)
+			return nil, fmt.Errorf("no context %q", name)
 		}
 		objs := data.Objects(c)
 		ids := make([]int64, len(objs))
@@ -285,18 +351,7 @@ func (rs *residents) build(ctx context.Context, p *Project) (bool, error) {
 		ntr += len(es)
 	}
 	sn.bytes = deepSize(reflect.ValueOf(data), map[uintptr]bool{}) + int64(len(sn.ids[croql.Strings])+len(sn.ids[croql.TM])+len(sn.ids[croql.Glossary]))*32 + int64(ntr)*int64(unsafe.Sizeof(trEntry{}))
-	rs.mu.Lock()
-	defer rs.mu.Unlock()
-	if old := rs.snaps[p.ID]; old != nil {
-		rs.used -= old.bytes
-		delete(rs.snaps, p.ID)
-	}
-	if rs.used+sn.bytes > rs.max || p.version.Load() != version {
-		return false, nil
-	}
-	rs.used += sn.bytes
-	rs.snaps[p.ID] = sn
-	return true, nil
+	return sn, nil
 }
 
 func cmpInt(a, b int64) int {
@@ -505,7 +560,7 @@ func dataSources(s *Storage, err error) func([]*schema.Project) (*Storage, error
 		for i, p := range s.Projects() {
 			if i < len(data) {
 				d := data[i]
-				p.Source = func(context.Context) (*schema.Project, error) { return d, nil }
+				p.Source = func(context.Context, int64) (*schema.Project, error) { return d, nil }
 			}
 		}
 		return s, nil
@@ -513,7 +568,8 @@ func dataSources(s *Storage, err error) func([]*schema.Project) (*Storage, error
 }
 
 // fileSources sets each project's Source to a reading of the file it was
-// streamed from (project i from files[i]).
+// streamed from (project i from files[i]), within its budget
+// (readWithin).
 func fileSources(s *Storage, err error) func([]string) (*Storage, error) {
 	return func(files []string) (*Storage, error) {
 		if err != nil {
@@ -527,31 +583,105 @@ func fileSources(s *Storage, err error) func([]string) (*Storage, error) {
 			if fi, err := os.Stat(name); err == nil {
 				p.SourceSize = fi.Size()
 			}
-			p.Source = func(context.Context) (*schema.Project, error) {
-				f, err := os.Open(name)
-				if err != nil {
-					return nil, fmt.Errorf("server: %w", err)
-				}
-				defer f.Close()
-				return schema.ReadProjectWith(f, schema.ReadOptions{})
-			}
+			p.Source = FileSource(name)
 		}
 		return s, nil
 	}
 }
 
+// FileSource is a Project.Source that reads the project file name (JSON
+// or NDJSON) within its budget, as croql serve --data does.
+func FileSource(name string) func(ctx context.Context, max int64) (*schema.Project, error) {
+	return func(ctx context.Context, max int64) (*schema.Project, error) {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, fmt.Errorf("server: %w", err)
+		}
+		defer f.Close()
+		return readWithin(ctx, f, max)
+	}
+}
+
+// ErrOverBudget is what a project's Source returns when the objects it
+// has read pass the budget it was given: the database serves the project.
+var ErrOverBudget = errors.New("server: the project's objects pass the resident snapshot budget")
+
+// readWithin reads a project file whole, as schema.ReadProjectWith does,
+// and stops with ErrOverBudget as soon as the objects read so far take
+// more than max bytes (deepSize of each object, and the spare capacity of
+// the slices that hold them; max ≤ 0: no bound). A file larger than what
+// the server may hold is never held whole.
+func readWithin(ctx context.Context, r io.Reader, max int64) (*schema.Project, error) {
+	var p *schema.Project
+	var objs int64 // the objects' own bytes
+	err := schema.Stream(ctx, r, schema.ReadOptions{}, schema.Handler{
+		Head: func(head *schema.Project) (func(*schema.Item) error, error) {
+			p = head
+			objs = deepSize(reflect.ValueOf(head), map[uintptr]bool{})
+			return nil, nil
+		},
+		Emit: func(items []*schema.Item) error {
+			for _, o := range items {
+				switch v := o.Value.(type) {
+				case *schema.SourceString:
+					p.Strings = append(p.Strings, *v)
+				case *schema.TMSegment:
+					p.TMSegments = append(p.TMSegments, *v)
+				case *schema.GlossaryTerm:
+					p.GlossaryTerms = append(p.GlossaryTerms, *v)
+				case *schema.GlossaryConcept:
+					p.GlossaryConcepts = append(p.GlossaryConcepts, *v)
+				}
+				objs += deepSize(reflect.ValueOf(o.Value), map[uintptr]bool{})
+			}
+			if max > 0 && objs+spareBytes(p) > max {
+				return ErrOverBudget
+			}
+			return nil
+		},
+	})
+	if err != nil {
+		if errors.Is(err, ErrOverBudget) {
+			return nil, ErrOverBudget
+		}
+		return nil, err
+	}
+	return p, nil
+}
+
+// spareBytes is the room p's object slices hold beyond their objects.
+func spareBytes(p *schema.Project) int64 {
+	spare := func(n, c int, size uintptr) int64 { return int64(c-n) * int64(size) }
+	return spare(len(p.Strings), cap(p.Strings), unsafe.Sizeof(schema.SourceString{})) +
+		spare(len(p.TMSegments), cap(p.TMSegments), unsafe.Sizeof(schema.TMSegment{})) +
+		spare(len(p.GlossaryTerms), cap(p.GlossaryTerms), unsafe.Sizeof(schema.GlossaryTerm{})) +
+		spare(len(p.GlossaryConcepts), cap(p.GlossaryConcepts), unsafe.Sizeof(schema.GlossaryConcept{}))
+}
+
 // residentInBackground builds the resident snapshots while the server
 // already answers (from the database until they are ready) and says on
-// logw how many it holds; the channel closes when it is done.
+// logw how each project is served; the channel closes when it is done.
 func residentInBackground(ctx context.Context, s *Server, logw io.Writer) <-chan struct{} {
 	done := make(chan struct{})
 	if s.resident == nil || s.resident.max <= 0 {
+		fmt.Fprintf(logw, "croql serve: --resident-max-bytes 0: the database serves every project\n")
 		close(done)
 		return done
 	}
+	for _, p := range s.cfg.Storage.Projects() {
+		if p.Source == nil {
+			fmt.Fprintf(logw, "croql serve: project %d: served by the database (no data file to hold resident)\n", p.ID)
+		}
+	}
 	go func() {
 		defer close(done)
-		n, err := s.BuildResident(ctx)
+		n, err := s.buildResident(ctx, func(p *Project, st residentState) {
+			if st.resident {
+				fmt.Fprintf(logw, "croql serve: project %d: resident in memory (%d MB)\n", p.ID, st.bytes>>20)
+			} else {
+				fmt.Fprintf(logw, "croql serve: project %d: served by the database (%s)\n", p.ID, st.why)
+			}
+		})
 		if err != nil {
 			fmt.Fprintf(logw, "croql serve: resident snapshot: %v; the database answers\n", err)
 			return
@@ -562,6 +692,43 @@ func residentInBackground(ctx context.Context, s *Server, logw io.Writer) <-chan
 		fmt.Fprintf(logw, "croql serve: %d project(s) resident in memory (%d MB of --resident-max-bytes %d MB)\n", n, used>>20, s.resident.max>>20)
 	}()
 	return done
+}
+
+// readiness reports whether every project is resident or known to be
+// served by the database, and how many are served each way: resident,
+// by the database, or pending while their snapshot is being built.
+func (s *Server) readiness() (ready bool, counts map[string]int) {
+	rs := s.resident
+	counts = map[string]int{"resident": 0, "database": 0, "pending": 0}
+	for _, p := range s.cfg.Storage.Projects() {
+		how := "database"
+		if rs != nil && rs.max > 0 && p.Source != nil {
+			rs.mu.Lock()
+			st, ok := rs.states[p.ID]
+			rs.mu.Unlock()
+			switch {
+			case !ok:
+				how = "pending"
+			case st.resident && rs.get(p) != nil:
+				how = "resident"
+			}
+		}
+		counts[how]++
+	}
+	return counts["pending"] == 0, counts
+}
+
+// readyz answers 200 once every project is resident or known to be
+// served by the database, 503 before. The body counts the projects each
+// way (it needs no token, so it names none; the log names them).
+func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
+	ready, counts := s.readiness()
+	body := map[string]any{"status": "ready", "projects": counts}
+	status := http.StatusOK
+	if !ready {
+		status, body["status"] = http.StatusServiceUnavailable, "starting"
+	}
+	WriteJSON(w, status, body)
 }
 
 // indexedWhole answers a first page from the database by the whole-set

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -196,12 +197,17 @@ func TestRunBuildsResident(t *testing.T) {
 	addr, srv, stop := runServer(t, server.RunOptions{Data: []string{file}, Token: token, Log: &logb,
 		Config: server.Config{ResidentMaxBytes: server.DefaultResidentMaxBytes}})
 	defer func() { require.NoError(t, stop()) }()
-	require.Eventually(t, func() bool { return strings.Contains(logb.String(), "resident in memory") }, time.Minute, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return strings.Contains(logb.String(), "project(s) resident in memory") }, time.Minute, 10*time.Millisecond)
 	require.Contains(t, logb.String(), "1 project(s) resident")
+	require.Contains(t, logb.String(), "project 1: resident in memory")
+	resp, err := http.Get("http://" + addr + "/readyz")
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
 	req, err := http.NewRequest(http.MethodGet, "http://"+addr+"/api/v2/projects/1/strings?croql=count%20of%20translations%20%3E%200&limit=3&withTotal=true", nil)
 	require.NoError(t, err)
 	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err = http.DefaultClient.Do(req)
 	require.NoError(t, err)
 	body, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
@@ -323,5 +329,134 @@ func TestResidentTranslationsFiledAsTheDatabase(t *testing.T) {
 		require.Contains(t, gb, fmt.Sprintf(`"stringId":%d`, y.ID))
 		require.NotContains(t, gb, fmt.Sprintf(`"stringId":%d,`, x.ID))
 		require.Equal(t, served+1, server.ResidentServed(rs), u)
+	}
+}
+
+// TestTranslationsListDatabaseWalk: the translations list answered by the
+// database alone (its strings walked in id order) is the snapshot's
+// answer for every combination of paging, total, order and query, and
+// keyset paging continues where offset paging would.
+func TestTranslationsListDatabaseWalk(t *testing.T) {
+	path := listPath(croql.Translations, "de")
+	queries := []string{"", `count of approvals > 0`, `text contains "e"`, `pluralForm = "other"`,
+		`updated > '2100-01-01'`, `count of votes where (is up) > 0 or user = @user:"alice"`}
+	forms := []url.Values{
+		{"limit": {"25"}},
+		{"limit": {"25"}, "withTotal": {"true"}},
+		{"limit": {"7"}, "offset": {"40"}, "withTotal": {"true"}},
+		{"limit": {"500"}, "offset": {"300"}},
+		{"limit": {"9"}, "offset": {"3"}, "orderBy": {"stringId desc"}, "withTotal": {"true"}},
+		{"limit": {"25"}, "offset": {"50000"}, "withTotal": {"1"}},
+	}
+	for _, engine := range engines(t) {
+		t.Run(engine, func(t *testing.T) {
+			res, db, rs, _ := residentPair(t, engine)
+			for _, src := range queries {
+				for _, f := range forms {
+					form := url.Values{"croql": {src}}
+					for k, v := range f {
+						form[k] = v
+					}
+					u := path + "?" + form.Encode()
+					served := server.ResidentServed(rs)
+					ws, wb := raw(t, db, http.MethodGet, u, "")
+					gs, gb := raw(t, res, http.MethodGet, u, "")
+					require.Equal(t, http.StatusOK, ws, wb)
+					require.Equal(t, ws, gs, "%s", u)
+					require.Equal(t, wb, gb, "%s", u)
+					require.Equal(t, served+1, server.ResidentServed(rs), "from the snapshot: %s", u)
+				}
+				// Keyset paging from the database: the page after the
+				// first page's last string is the offset page after it.
+				first := trStringIDs(t, db, path+"?"+url.Values{"croql": {src}, "limit": {"25"}}.Encode())
+				if len(first) < 25 {
+					continue
+				}
+				want := trStringIDs(t, res, path+"?"+url.Values{"croql": {src}, "limit": {"25"}, "offset": {"25"}}.Encode())
+				got := trStringIDs(t, db, path+"?"+url.Values{"croql": {src}, "limit": {"25"}, "afterId": {fmt.Sprint(first[24])}}.Encode())
+				require.Equal(t, want, got, src)
+			}
+		})
+	}
+}
+
+// trStringIDs is the stringIds of a translations list page.
+func trStringIDs(t *testing.T, hs *httptest.Server, u string) []int64 {
+	t.Helper()
+	st, body := raw(t, hs, http.MethodGet, u, "")
+	require.Equal(t, http.StatusOK, st, body)
+	var page struct {
+		Data []struct {
+			Data struct {
+				StringID int64 `json:"stringId"`
+			} `json:"data"`
+		} `json:"data"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &page))
+	var out []int64
+	for _, d := range page.Data {
+		out = append(out, d.Data.StringID)
+	}
+	return out
+}
+
+// TestReadyz: /readyz answers 503 while a project's snapshot is being
+// built and 200 once it is resident, or at once when the database serves
+// every project (a budget of 0, or one the project does not fit).
+func TestReadyz(t *testing.T) {
+	ctx := context.Background()
+	p := demodata.Generate(demodata.Options{Strings: 200, Seed: 7})
+	st, err := server.LoadSQLite(ctx, t.TempDir(), p)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, st.Close()) })
+	proj, ok := st.Project(1)
+	require.True(t, ok)
+	release := make(chan struct{})
+	proj.Source = func(ctx context.Context, _ int64) (*schema.Project, error) {
+		select {
+		case <-release:
+			return p, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	toks := &server.Tokens{}
+	require.NoError(t, toks.Add(token))
+	readyz := func(srv *server.Server) (int, string) {
+		hs := httptestServer(t, srv)
+		resp, err := hs.Client().Get(hs.URL + "/readyz") // no token: a probe's request
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		return resp.StatusCode, string(b)
+	}
+	srv, err := server.New(server.Config{Storage: st, Tokens: toks, Now: clock, ResidentMaxBytes: 1 << 30})
+	require.NoError(t, err)
+	code, body := readyz(srv)
+	require.Equal(t, http.StatusServiceUnavailable, code)
+	require.JSONEq(t, `{"status":"starting","projects":{"resident":0,"database":0,"pending":1}}`, body)
+	built := make(chan error, 1)
+	go func() {
+		_, err := srv.BuildResident(ctx)
+		built <- err
+	}()
+	code, _ = readyz(srv)
+	require.Equal(t, http.StatusServiceUnavailable, code, "the snapshot is still being read")
+	close(release)
+	require.NoError(t, <-built)
+	code, body = readyz(srv)
+	require.Equal(t, http.StatusOK, code)
+	require.JSONEq(t, `{"status":"ready","projects":{"resident":1,"database":0,"pending":0}}`, body)
+
+	for _, budget := range []int64{0, 1 << 10} {
+		srv, err := server.New(server.Config{Storage: st, Tokens: toks, Now: clock, ResidentMaxBytes: budget})
+		require.NoError(t, err)
+		n, err := srv.BuildResident(ctx)
+		require.NoError(t, err)
+		require.Zero(t, n)
+		code, body := readyz(srv)
+		require.Equal(t, http.StatusOK, code, "budget %d", budget)
+		require.JSONEq(t, `{"status":"ready","projects":{"resident":0,"database":1,"pending":0}}`, body)
 	}
 }

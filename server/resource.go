@@ -56,6 +56,16 @@ type resource struct {
 	// links (translations) selects translation id, string id and the
 	// string's is-duplicate of the ids in the IN list appended to it.
 	links string
+	// walk (translations) is the strings table and the join table that
+	// lists each string's translations, for reading the list in string
+	// order by index (nil when the mapping has no join table).
+	walk *strWalk
+}
+
+// strWalk names, quoted, the strings table and its key, and the join
+// table from a string (from) to its translations (to).
+type strWalk struct {
+	strings, key, join, from, to string
 }
 
 type recordsQuery struct {
@@ -266,6 +276,7 @@ func (b *resBuilder) stringOf(r *resource) string {
 	d := b.d
 	join := d.Quote(ch.Through) + " AS j JOIN " + d.Quote(strTab.Name) + " AS s ON s." + d.Quote(strTab.Key) + " = j." + d.Quote(ch.From)
 	dup := "s." + d.Quote(b.col(st, "IsDuplicate"))
+	r.walk = &strWalk{strings: d.Quote(strTab.Name), key: d.Quote(strTab.Key), join: d.Quote(ch.Through), from: d.Quote(ch.From), to: d.Quote(ch.To)}
 	r.links = "SELECT j." + d.Quote(ch.To) + ", j." + d.Quote(ch.From) + ", " + dup + " FROM " + join + " WHERE j." + d.Quote(ch.To) + " IN ("
 	return "(SELECT j." + d.Quote(ch.From) + " FROM " + join + " WHERE j." + d.Quote(ch.To) + " = " + r.key +
 		" ORDER BY " + dup + ", j." + d.Quote(ch.From) + d.Limit("1") + ")"

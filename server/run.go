@@ -39,6 +39,10 @@ type RunOptions struct {
 	// Dir is where the SQLite files go (a temporary directory when
 	// empty); the files are removed on shutdown.
 	Dir string
+	// SQLite sizes the page cache and memory map of every SQLite
+	// connection (the files in Dir, or a SQLite DSN); the zero value
+	// leaves SQLite's own (see DefaultSQLiteCache).
+	SQLite store.SQLiteCache
 	// Listen is the address (DefaultListen when empty).
 	Listen string
 	// Token is a bearer token that may read every project; TokenFile
@@ -212,9 +216,9 @@ func runStorage(ctx context.Context, o RunOptions) (st *Storage, what string, ex
 	}
 	if o.DSN == "" {
 		if len(files) > 0 {
-			st, err = LoadSQLiteFiles(ctx, o.Dir, files...)
+			st, err = loadSQLiteFiles(ctx, o.Dir, o.SQLite, files)
 		} else {
-			st, err = LoadSQLite(ctx, o.Dir, data...)
+			st, err = loadSQLiteData(ctx, o.Dir, o.SQLite, data)
 		}
 		return st, "embedded SQLite", false, err
 	}
@@ -230,7 +234,11 @@ func runStorage(ctx context.Context, o RunOptions) (st *Storage, what string, ex
 	case len(data) > 0:
 		st, err = LoadServer(ctx, eng, o.DSN, data...)
 	default:
-		st, err = OpenExisting(ctx, eng, o.DSN, "")
+		dsn := o.DSN
+		if eng == "sqlite" {
+			dsn = o.SQLite.DSN(dsn)
+		}
+		st, err = OpenExisting(ctx, eng, dsn, "")
 		return st, eng + " (the data at the DSN)", true, err
 	}
 	return st, eng + " (scratch schemas, dropped on shutdown)", false, err

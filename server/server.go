@@ -320,6 +320,7 @@ func (s *Server) routes() {
 	s.HandlePublic("GET /healthz", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	}))
+	s.HandlePublic("GET /readyz", http.HandlerFunc(s.readyz))
 	// The metrics name the routes' traffic and the projects' pools: a
 	// token on the public port (which sees the pools of its projects
 	// only), none on the admin listener (which sees them all).

@@ -48,10 +48,12 @@ type Project struct {
 	// Empty for data the storage did not create.
 	Scratch string
 	// Source, when set, reads the project's objects as they were loaded:
-	// the resident snapshot is built from it (Server.BuildResident).
-	// SourceSize is the size of what it reads (a file's bytes; 0 when
-	// unknown): a source larger than the snapshot budget is not read.
-	Source     func(context.Context) (*schema.Project, error)
+	// the resident snapshot is built from it (Server.BuildResident). It
+	// stops with ErrOverBudget as soon as the objects it has read take
+	// more than max bytes (by the snapshot's estimate; max ≤ 0: no
+	// bound). SourceSize is the size of what it reads (a file's bytes; 0
+	// when unknown): a source larger than the snapshot budget is not read.
+	Source     func(ctx context.Context, max int64) (*schema.Project, error)
 	SourceSize int64
 
 	// version counts the committed writes (WriteTx) to the project.
@@ -280,24 +282,39 @@ func projectOf(id int64, data *schema.Project) *Project {
 	return p
 }
 
+// DefaultSQLiteCache is the page cache and memory map of croql serve's
+// SQLite connections (--sqlite-cache, --sqlite-mmap).
+func DefaultSQLiteCache() store.SQLiteCache {
+	return store.SQLiteCache{PageCacheBytes: store.DefaultSQLitePageCache, MmapBytes: store.DefaultSQLiteMmap}
+}
+
 // LoadSQLite stores each project in an embedded SQLite database of its
 // own, a file in dir (a fresh temporary directory, removed on Close, when
-// dir is empty). Project i of data gets id i+1.
+// dir is empty). Project i of data gets id i+1. The connections have
+// DefaultSQLiteCache.
 func LoadSQLite(ctx context.Context, dir string, data ...*schema.Project) (*Storage, error) {
+	return loadSQLiteData(ctx, dir, DefaultSQLiteCache(), data)
+}
+
+func loadSQLiteData(ctx context.Context, dir string, cache store.SQLiteCache, data []*schema.Project) (*Storage, error) {
 	loads := make([]loadFunc, len(data))
 	for i, d := range data {
 		loads[i] = func(ctx context.Context, db *store.DB, m *mapping.Mapping) (*schema.Project, error) {
 			return d, store.Load(ctx, db, m, d)
 		}
 	}
-	return dataSources(loadSQLite(ctx, dir, loads))(data)
+	return dataSources(loadSQLite(ctx, dir, cache, loads))(data)
 }
 
 // LoadSQLiteFiles is LoadSQLite streaming project files (JSON or NDJSON)
 // into the databases as `croql load` does, object by object: memory does
 // not grow with the files.
 func LoadSQLiteFiles(ctx context.Context, dir string, files ...string) (*Storage, error) {
-	return fileSources(loadSQLite(ctx, dir, fileLoads(files)))(files)
+	return loadSQLiteFiles(ctx, dir, DefaultSQLiteCache(), files)
+}
+
+func loadSQLiteFiles(ctx context.Context, dir string, cache store.SQLiteCache, files []string) (*Storage, error) {
+	return fileSources(loadSQLite(ctx, dir, cache, fileLoads(files)))(files)
 }
 
 // loadFunc stores one project in db and returns it (its head at least:
@@ -361,7 +378,7 @@ func describe(ctx context.Context, id int64, head *schema.Project, db *store.DB,
 	return p, nil
 }
 
-func loadSQLite(ctx context.Context, dir string, loads []loadFunc) (_ *Storage, err error) {
+func loadSQLite(ctx context.Context, dir string, cache store.SQLiteCache, loads []loadFunc) (_ *Storage, err error) {
 	s := &Storage{}
 	defer func() {
 		if err != nil {
@@ -410,7 +427,7 @@ func loadSQLite(ctx context.Context, dir string, loads []loadFunc) (_ *Storage, 
 		}
 		// Readers in WAL mode never wait for each other; busy_timeout
 		// covers the moment a connection opens while another writes.
-		db, err := store.OpenSQLite("file:" + file + "?_pragma=journal_mode(wal)&_pragma=busy_timeout(5000)")
+		db, err := store.OpenSQLite(cache.DSN("file:" + file + "?_pragma=journal_mode(wal)&_pragma=busy_timeout(5000)"))
 		if err != nil {
 			return nil, err
 		}

@@ -282,10 +282,15 @@ func (pl *trByString) read(ctx context.Context, s *Server, req *listRequest, fro
 		w := append(slices.Clone(pl.where), pl.stringID+" IS NOT NULL")
 		in, a := compile.KeyList(d, slices.Clone(pl.args), page)
 		w = append(w, pl.stringID+" IN ("+in+")")
-		if rd.sn != nil {
+		switch wk := req.res.walk; {
+		case rd.sn != nil:
 			// By key: the string id is a subquery per row.
 			in, a = compile.KeyList(d, a, tids)
 			w = append(w, req.res.key+" IN ("+in+")")
+		case wk != nil:
+			// The translations the page's strings list, by the join table.
+			in, a = compile.KeyList(d, a, page)
+			w = append(w, req.res.key+" IN (SELECT pj."+wk.to+" FROM "+wk.join+" AS pj WHERE pj."+wk.from+" IN ("+in+"))")
 		}
 		order := " ORDER BY 2, 1"
 		if pl.desc {
@@ -303,32 +308,74 @@ func (pl *trByString) read(ctx context.Context, s *Server, req *listRequest, fro
 }
 
 // stringPage finds the page's strings in SQL (after afterId with keyset
-// paging), and their total with withTotal.
+// paging), and their total with withTotal. Where the mapping lists
+// strings' translations in a join table, it walks the strings in id
+// order by their key and asks of each whether a translation the
+// condition keeps is filed under it (walkStrings): a first page reads
+// about as many strings as it needs. Otherwise it finds the distinct
+// string of every matching translation.
 func (pl *trByString) stringPage(ctx context.Context, tx *sql.Tx, req *listRequest) ([]int64, int64, error) {
 	d, params := req.p.Dialect(), req.params
-	w := append(slices.Clone(pl.where), pl.stringID+" IS NOT NULL")
-	pa := slices.Clone(pl.args)
-	if params.keyset {
-		pa = append(pa, params.afterID)
-		w = append(w, pl.stringID+" > "+d.Param(len(pa), schema.Int))
-	}
-	pa = append(pa, params.limit, params.offset)
 	dir := ""
 	if pl.desc {
 		dir = " DESC"
 	}
-	q := "SELECT DISTINCT " + pl.stringID + " FROM " + req.res.table + whereClause(w) + " ORDER BY 1" + dir +
-		d.Limit(d.Param(len(pa)-1, schema.Int)) + " OFFSET " + d.Param(len(pa), schema.Int)
+	var q string
+	var pa []any
+	if wk := req.res.walk; wk != nil {
+		var w []string
+		w, pa = pl.walkStrings(req, wk, pl.where, pl.args, true)
+		if params.keyset {
+			pa = append(pa, params.afterID)
+			w = append(w, "ps."+wk.key+" > "+d.Param(len(pa), schema.Int))
+		}
+		q = "SELECT ps." + wk.key + " FROM " + wk.strings + " AS ps" + whereClause(w) + " ORDER BY 1" + dir
+	} else {
+		w := append(slices.Clone(pl.where), pl.stringID+" IS NOT NULL")
+		pa = slices.Clone(pl.args)
+		if params.keyset {
+			pa = append(pa, params.afterID)
+			w = append(w, pl.stringID+" > "+d.Param(len(pa), schema.Int))
+		}
+		q = "SELECT DISTINCT " + pl.stringID + " FROM " + req.res.table + whereClause(w) + " ORDER BY 1" + dir
+	}
+	pa = append(pa, params.limit, params.offset)
+	q += d.Limit(d.Param(len(pa)-1, schema.Int)) + " OFFSET " + d.Param(len(pa), schema.Int)
 	page, err := scanIDs(ctx, tx, q, pa)
 	if err != nil || !params.withTotal {
 		return page, 0, err
 	}
 	var total int64
-	q = "SELECT COUNT(DISTINCT " + pl.stringID + ") FROM " + req.res.table + whereClause(append(slices.Clone(pl.totalWhere), pl.stringID+" IS NOT NULL"))
-	if err := tx.QueryRowContext(ctx, q, pl.totalArgs...).Scan(&total); err != nil {
+	if wk := req.res.walk; wk != nil {
+		w, ta := pl.walkStrings(req, wk, pl.totalWhere, pl.totalArgs, false)
+		q = "SELECT COUNT(*) FROM " + wk.strings + " AS ps" + whereClause(w)
+		err = tx.QueryRowContext(ctx, q, ta...).Scan(&total)
+	} else {
+		q = "SELECT COUNT(DISTINCT " + pl.stringID + ") FROM " + req.res.table + whereClause(append(slices.Clone(pl.totalWhere), pl.stringID+" IS NOT NULL"))
+		err = tx.QueryRowContext(ctx, q, pl.totalArgs...).Scan(&total)
+	}
+	if err != nil {
 		return nil, 0, fmt.Errorf("server: counting: %w", err)
 	}
 	return page, total, nil
+}
+
+// walkStrings is the condition on a string (alias ps) that a translation
+// of the list's condition where (args) is filed under it: one of the
+// translations the join table lists for it that where keeps and whose
+// string is this one. For a page (page) the subquery ends in LIMIT 1
+// OFFSET 0: PostgreSQL then asks it of each string in turn, as the walk
+// needs, instead of turning it into a semi-join that reads every
+// translation of the language first; a count is better served by the
+// semi-join.
+func (pl *trByString) walkStrings(req *listRequest, wk *strWalk, where []string, args []any, page bool) ([]string, []any) {
+	w := append(slices.Clone(where), "pj."+wk.from+" = ps."+wk.key, pl.stringID+" = ps."+wk.key)
+	tail := ""
+	if page {
+		tail = req.p.Dialect().Limit("1") + " OFFSET 0"
+	}
+	return []string{"EXISTS (SELECT 1 FROM " + wk.join + " AS pj JOIN " + req.res.table + " ON " + req.res.key + " = pj." + wk.to +
+		whereClause(w) + tail + ")"}, slices.Clone(args)
 }
 
 // scanIDs runs a query of one integer column.

@@ -211,6 +211,35 @@ func TestSQLiteLoadRestoresSettings(t *testing.T) {
 	assert.Positive(t, stats)
 }
 
+// TestSQLiteLoadSamplesRanges: a SQLite load writes sqlite_stat4's
+// samples, so a page of a range that holds no row (updated after every
+// string's) searches the index on updated instead of reading the strings
+// in key order to the end.
+func TestSQLiteLoadSamplesRanges(t *testing.T) {
+	ctx := context.Background()
+	db, err := OpenTarget(ctx, "sqlite", "file:"+t.TempDir()+"/p.db", "")
+	require.NoError(t, err)
+	defer db.Close()
+	p := demo.Generate(demo.Options{Strings: 2000, Seed: 3})
+	require.NoError(t, LoadSQL(ctx, db.SQL, db.Dialect, mapping.Default(schema.New()), p))
+	var samples int
+	require.NoError(t, db.SQL.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_stat4").Scan(&samples))
+	assert.Positive(t, samples)
+	rows, err := db.SQL.QueryContext(ctx, `EXPLAIN QUERY PLAN SELECT t0."id" FROM "strings" AS t0 WHERE (t0."updated" > ?) ORDER BY t0."id" LIMIT 25`,
+		time.Now().Add(1000*24*time.Hour).Unix())
+	require.NoError(t, err)
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		require.NoError(t, rows.Scan(&id, &parent, &unused, &detail))
+		plan = append(plan, detail)
+	}
+	require.NoError(t, rows.Err())
+	assert.Contains(t, strings.Join(plan, "\n"), "INDEX strings_updated_idx", plan)
+}
+
 // sqliteCounts returns the number of rows of every table of the default
 // mapping in db.
 func sqliteCounts(t *testing.T, db *DB) map[string]int {
@@ -378,4 +407,30 @@ func TestSQLiteLoaderRepeats(t *testing.T) {
 			assert.Equal(t, len(long), n)
 		})
 	}
+}
+
+// TestSQLiteCacheDSN: the DSN of a SQLiteCache sets the page cache and
+// the memory map on every connection of the pool.
+func TestSQLiteCacheDSN(t *testing.T) {
+	file := "file:" + t.TempDir() + "/c.db"
+	db, err := OpenSQLite(SQLiteCache{PageCacheBytes: 8 << 20, MmapBytes: 64 << 20}.DSN(file + "?_pragma=busy_timeout(5000)"))
+	require.NoError(t, err)
+	defer db.Close()
+	db.SQL.SetMaxOpenConns(3)
+	ctx := context.Background()
+	var conns []*sql.Conn
+	for range 3 {
+		c, err := db.SQL.Conn(ctx)
+		require.NoError(t, err)
+		conns = append(conns, c)
+		var cache, mmap int64
+		require.NoError(t, c.QueryRowContext(ctx, "PRAGMA cache_size").Scan(&cache))
+		require.NoError(t, c.QueryRowContext(ctx, "PRAGMA mmap_size").Scan(&mmap))
+		assert.Equal(t, int64(-8192), cache)
+		assert.Equal(t, int64(64<<20), mmap)
+	}
+	for _, c := range conns {
+		require.NoError(t, c.Close())
+	}
+	assert.Equal(t, file, SQLiteCache{}.DSN(file))
 }

@@ -97,3 +97,39 @@ func registerContains(d *sqlite.Driver) error {
 	}
 	return nil
 }
+
+// SQLiteCache sizes a SQLite connection's memory for reading: its page
+// cache (PRAGMA cache_size, per connection) and the part of the file it
+// reads through a memory map (PRAGMA mmap_size: the operating system's
+// page cache, shared by the connections and reclaimable). Zero leaves
+// SQLite's own setting (a 2 MB cache, no map).
+type SQLiteCache struct {
+	PageCacheBytes, MmapBytes int64
+}
+
+// Defaults of croql serve's --sqlite-cache and --sqlite-mmap.
+const (
+	DefaultSQLitePageCache = 32 << 20
+	DefaultSQLiteMmap      = 1 << 30
+)
+
+// DSN is dsn with the PRAGMAs that set c on every connection the
+// driver opens (its _pragma parameters).
+func (c SQLiteCache) DSN(dsn string) string {
+	var add []string
+	if c.PageCacheBytes > 0 {
+		// A negative cache_size is in KiB.
+		add = append(add, fmt.Sprintf("_pragma=cache_size(%d)", -max(1, c.PageCacheBytes>>10)))
+	}
+	if c.MmapBytes > 0 {
+		add = append(add, fmt.Sprintf("_pragma=mmap_size(%d)", c.MmapBytes))
+	}
+	if len(add) == 0 {
+		return dsn
+	}
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	return dsn + sep + strings.Join(add, "&")
+}

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/croql/croql"
 	"github.com/croql/croql/compile"
+	"github.com/croql/croql/diag"
 	"github.com/croql/croql/mapping"
 	"github.com/croql/croql/schema"
 	"github.com/croql/croql/server"
@@ -49,6 +51,14 @@ type CPUOptions struct {
 	// FirstOnly measures the first pages only (no withTotal, no offset
 	// 50,000, no full pass of the evaluator).
 	FirstOnly bool
+	// SQLite sizes the server's SQLite connections (croql serve's
+	// --sqlite-cache and --sqlite-mmap).
+	SQLite store.SQLiteCache
+	// Match, when set, keeps the patterns whose name it matches.
+	Match *regexp.Regexp
+	// Both measures the database path (no snapshot) beside the snapshot's
+	// in the same run.
+	Both bool
 	// Timeout is the server's statement timeout (10 s when 0).
 	Timeout time.Duration
 	// Log receives progress lines.
@@ -73,12 +83,26 @@ type CPURow struct {
 	// Problem is the server's first non-200 answer or error, if any (a
 	// 503 among them); DirectProblem the direct SQL's (a timeout).
 	Problem, DirectProblem string
+	// DB is the same requests on the database path (CPUOptions.Both).
+	DB *CPURow
 }
 
 // FirstOK is acceptance 1: the first page costs at most max(2 ms, 3×
 // the evaluator's time to find it).
 func (r CPURow) FirstOK() bool {
 	return r.Problem == "" && r.First <= max(2*time.Millisecond, 3*r.EvalFirst)
+}
+
+// DBFirstOK: the database path's first page costs at most max(2 ms, 3×
+// the evaluator's time to find it).
+func (r CPURow) DBFirstOK() bool {
+	return r.DB != nil && r.DB.Problem == "" && r.DB.First <= max(2*time.Millisecond, 3*r.EvalFirst)
+}
+
+// DBTotalOK: the database path's withTotal costs at most 3× the
+// evaluator's full pass.
+func (r CPURow) DBTotalOK() bool {
+	return r.DB != nil && r.DB.Problem == "" && r.EvalFull > 0 && r.DB.Total <= 3*r.EvalFull
 }
 
 // WholeOK is acceptance 3: withTotal and offset 50,000 cost at most 5×
@@ -93,8 +117,14 @@ type CPUReport struct {
 	Strings       int
 	Resident      bool
 	ResidentBytes int64
-	Load          time.Duration
-	Rows          []CPURow
+	// LiveHeap and RSS are what building the snapshot added to the live
+	// heap and to the resident set (after a collection); RSSPeak is the
+	// most the resident set grew while it was built.
+	LiveHeap, RSS, RSSPeak int64
+	// Ready is the snapshot's build time (wall), ReadyCPU its CPU.
+	Ready, ReadyCPU time.Duration
+	Load            time.Duration
+	Rows            []CPURow
 }
 
 // SumFirst is the sum of the source-string patterns' first pages' CPU,
@@ -125,7 +155,19 @@ func CPU(ctx context.Context, o CPUOptions) (*CPUReport, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Beside the seed: the translations list without a query, and a
+	// range that matches nothing (an index finds that at once).
+	pats = append(pats,
+		pattern{name: "translations-list", ctx: croql.Translations, path: "/api/v2/projects/1/languages/de/translations", idKey: "stringId"},
+		pattern{name: "updated-after-2100", ctx: croql.Strings, query: "updated > '2100-01-01 00:00:00'", path: "/api/v2/projects/1/strings", idKey: "id"})
+	if o.Match != nil {
+		pats = slices.DeleteFunc(pats, func(pt pattern) bool { return !o.Match.MatchString(pt.name) })
+	}
 	began := time.Now()
+	d0, err := compile.DialectByName(o.Engine)
+	if err != nil {
+		return nil, err
+	}
 	dsn, err := cachedStore(ctx, o, p, logf)
 	if err != nil {
 		return nil, err
@@ -135,6 +177,8 @@ func CPU(ctx context.Context, o CPUOptions) (*CPUReport, error) {
 	serveDSN := dsn
 	if o.Engine == "postgres" {
 		serveDSN = withParam(dsn, "application_name", app)
+	} else {
+		serveDSN = o.SQLite.DSN(dsn)
 	}
 	st, err := server.OpenExisting(ctx, o.Engine, serveDSN, "serveload")
 	if err != nil {
@@ -142,7 +186,14 @@ func CPU(ctx context.Context, o CPUOptions) (*CPUReport, error) {
 	}
 	defer st.Close()
 	proj, _ := st.Project(1)
-	proj.Source = func(context.Context) (*schema.Project, error) { return p, nil }
+	// The snapshot is read from the project's NDJSON file, as croql
+	// serve --data reads it (the generated objects stay apart, for the
+	// evaluator).
+	file, err := cachedFile(o, p, d0)
+	if err != nil {
+		return nil, err
+	}
+	proj.Source = server.FileSource(file)
 	toks := &server.Tokens{}
 	const token = "cpu"
 	if err := toks.Add(token); err != nil {
@@ -152,17 +203,39 @@ func CPU(ctx context.Context, o CPUOptions) (*CPUReport, error) {
 	if err != nil {
 		return nil, err
 	}
+	heap0, rss0 := liveHeap(), rss()
+	// The peak resident set from here on (a write of 5 resets VmHWM).
+	_ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
+	began = time.Now()
+	cpu0 := processCPU()
 	if n, err := srv.BuildResident(ctx); err != nil {
 		return nil, err
 	} else if n > 0 {
 		rep.Resident, rep.ResidentBytes = true, srv.ResidentBytes(1)
-		logf("resident snapshot: %d MB", rep.ResidentBytes>>20)
+		rep.Ready, rep.ReadyCPU = time.Since(began), processCPU()-cpu0
+		rep.RSSPeak = peakRSS() - rss0
+		rep.LiveHeap, rep.RSS = liveHeap()-heap0, rss()-rss0
+		logf("resident snapshot: %d MB estimated, %d MB live heap, %d MB RSS, ready in %s", rep.ResidentBytes>>20, rep.LiveHeap>>20, rep.RSS>>20, rep.Ready.Round(time.Millisecond))
 	}
 	base, stop, err := listen(srv)
 	if err != nil {
 		return nil, err
 	}
 	defer stop()
+	// Beside it, with -both: the database path (no snapshot) on the same
+	// store.
+	baseDB := ""
+	if o.Both {
+		dbSrv, err := server.New(server.Config{Storage: st, Tokens: toks, Now: clock, Timeout: o.Timeout})
+		if err != nil {
+			return nil, err
+		}
+		var stopDB func()
+		if baseDB, stopDB, err = listen(dbSrv); err != nil {
+			return nil, err
+		}
+		defer stopDB()
+	}
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
 
 	// The database backends' CPU: PostgreSQL's backends of this
@@ -240,14 +313,36 @@ func CPU(ctx context.Context, o CPUOptions) (*CPUReport, error) {
 		if perr != nil {
 			row.Problem = perr.Error()
 		}
+		if baseDB != "" {
+			row.DB = &CPURow{}
+			at := func(q url.Values) func() error {
+				return func() error {
+					q.Set("croql", pt.query)
+					return fetchStatus(ctx, hc, baseDB+pt.path+"?"+q.Encode(), token)
+				}
+			}
+			row.DB.First, perr = measure(serverCPU, at(url.Values{"limit": {"25"}}))
+			if perr == nil && !o.FirstOnly {
+				row.DB.Total, perr = measure(serverCPU, at(url.Values{"limit": {"25"}, "withTotal": {"true"}}))
+			}
+			if perr != nil {
+				row.DB.Problem = perr.Error()
+			}
+		}
 		objs := objsOf[pt.ctx]
 		env, err := croql.NewEnv(pt.ctx, croql.WithUserIDs(proj.Users), croql.WithClock(clock), croql.WithLanguages(proj.Languages...))
 		if err != nil {
 			return nil, err
 		}
-		q, diags := env.Compile(pt.query)
-		if diags.HasErrors() {
-			return nil, fmt.Errorf("serveload: %s: %v", pt.name, diags)
+		var q *croql.Query
+		if pt.query != "" {
+			var diags diag.List
+			if q, diags = env.Compile(pt.query); diags.HasErrors() {
+				return nil, fmt.Errorf("serveload: %s: %v", pt.name, diags)
+			}
+		}
+		if pt.ids == nil {
+			row.Matches = evalCount(ctx, q, objs)
 		}
 		// The evaluator's CPU is the process's, as the server's is: its
 		// garbage collection included.
@@ -255,7 +350,7 @@ func CPU(ctx context.Context, o CPUOptions) (*CPUReport, error) {
 		if !o.FirstOnly {
 			row.EvalFull, _ = measure(meter{proc: processCPU}, func() error { return evalPass(ctx, q, objs, len(objs)+1) })
 		}
-		if direct != nil {
+		if direct != nil && q != nil {
 			c, diags := env.SQLMapped(pt.query, d, mapping)
 			if c == nil {
 				return nil, fmt.Errorf("serveload: %s: %v", pt.name, diags)
@@ -295,13 +390,75 @@ func CPU(ctx context.Context, o CPUOptions) (*CPUReport, error) {
 	return rep, nil
 }
 
-// evalPass matches objs in order until n matches.
+// cachedFile writes p as NDJSON beside its cached store, once.
+func cachedFile(o CPUOptions, p *schema.Project, d compile.Dialect) (string, error) {
+	if err := os.MkdirAll(o.CacheDir, 0o700); err != nil {
+		return "", fmt.Errorf("serveload: %w", err)
+	}
+	file := filepath.Join(o.CacheDir, storeKey(o, p, d)+".ndjson")
+	if _, err := os.Stat(file); err == nil {
+		return file, nil
+	}
+	f, err := os.Create(file + ".tmp")
+	if err != nil {
+		return "", fmt.Errorf("serveload: %w", err)
+	}
+	if err := errors.Join(p.WriteNDJSON(f), f.Close()); err != nil {
+		return "", fmt.Errorf("serveload: %w", err)
+	}
+	return file, os.Rename(file+".tmp", file)
+}
+
+// liveHeap is the heap's live bytes after a collection.
+func liveHeap() int64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapAlloc)
+}
+
+// rss and peakRSS are this process's resident set now and at its peak
+// (VmRSS and VmHWM of /proc/self/status; 0 where there is none).
+func rss() int64     { return procStatus("VmRSS:") }
+func peakRSS() int64 { return procStatus("VmHWM:") }
+
+func procStatus(field string) int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, field); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+// evalCount is how many of objs q matches (all for a nil q).
+func evalCount(ctx context.Context, q *croql.Query, objs []any) int {
+	n := 0
+	for _, o := range objs {
+		if q == nil {
+			n++
+		} else if ok, err := q.Program().MatchContext(ctx, o); err == nil && ok {
+			n++
+		}
+	}
+	return n
+}
+
+// evalPass matches objs in order until n matches (a nil q matches all).
 func evalPass(ctx context.Context, q *croql.Query, objs []any, n int) error {
 	hits := 0
 	for _, o := range objs {
-		ok, err := q.Program().MatchContext(ctx, o)
-		if err != nil {
-			return err
+		ok := q == nil
+		if !ok {
+			var err error
+			if ok, err = q.Program().MatchContext(ctx, o); err != nil {
+				return err
+			}
 		}
 		if ok {
 			if hits++; hits >= n {
@@ -444,6 +601,10 @@ func storeKey(o CPUOptions, p *schema.Project, d compile.Dialect) string {
 	head, _ := json.Marshal(p.Strings[:min(20, len(p.Strings))])
 	h.Write(head)
 	fmt.Fprint(h, len(p.Strings), len(p.TMSegments), len(p.GlossaryTerms))
+	// The load's settings (SQLite's statistics among them).
+	for _, st := range d.BulkLoad().Settings {
+		io.WriteString(h, st.Set+st.Value)
+	}
 	return fmt.Sprintf("serveload_n%d_s%d_%s", o.Strings, o.Seed, hex.EncodeToString(h.Sum(nil))[:10])
 }
 
@@ -509,41 +670,32 @@ func cachedStore(ctx context.Context, o CPUOptions, p *schema.Project, logf func
 func ms(d time.Duration) string { return fmt.Sprintf("%.3f ms", float64(d)/1e6) }
 
 // WriteCPU writes the report as a Markdown table with the acceptance
-// checks.
+// checks; with the database path measured beside (CPUOptions.Both), its
+// first page and total and their checks.
 func WriteCPU(w io.Writer, r *CPUReport) {
 	mode := "database only"
 	if r.Resident {
 		mode = fmt.Sprintf("resident snapshot, %d MB", r.ResidentBytes>>20)
 	}
+	both := len(r.Rows) > 0 && r.Rows[0].DB != nil
 	fmt.Fprintf(w, "\n#### %s, %d strings (%s): CPU per request\n\n", r.Engine, r.Strings, mode)
-	fmt.Fprintln(w, "| pattern (context) | matches | first page | withTotal | offset 50,000 | SQL page / count / offset | evaluator first / full | first ≤ max(2 ms, 3× eval) | total, deep ≤ 5× full |")
-	fmt.Fprintln(w, "|---|--:|--:|--:|--:|--:|--:|---|---|")
-	pf := func(ok bool) string {
-		if ok {
-			return "PASS"
-		}
-		return "FAIL"
+	if r.Resident {
+		per := func(b int64) string { return fmt.Sprintf("%.2f kB", float64(b)/float64(r.Strings)/1000) }
+		fmt.Fprintf(w, "Snapshot: %s live heap and %s RSS per string (RSS grew by %s per string at most while it was built); ready in %s (%s CPU).\n\n",
+			per(r.LiveHeap), per(r.RSS), per(r.RSSPeak), r.Ready.Round(10*time.Millisecond), r.ReadyCPU.Round(10*time.Millisecond))
 	}
-	firstFail, wholeFail, problems, unavailable := 0, 0, 0, 0
+	head := "| pattern (context) | matches | first page | withTotal | offset 50,000 | SQL page / count / offset | evaluator first / full | first ≤ max(2 ms, 3× eval) | total, deep ≤ 5× full |"
+	rule := "|---|--:|--:|--:|--:|--:|--:|---|---|"
+	if both {
+		head += " database path: first / withTotal | first ≤ max(2 ms, 3× eval) | withTotal ≤ 3× full |"
+		rule += "--:|---|---|"
+	}
+	fmt.Fprintln(w, head)
+	fmt.Fprintln(w, rule)
+	firstFail, wholeFail, problems, unavailable, dbFirstFail, dbTotalFail := 0, 0, 0, 0, 0, 0
 	var worst time.Duration
 	for _, x := range r.Rows {
-		sqlCol := "-"
-		if x.SQLFirst > 0 || x.SQLCount > 0 {
-			sqlCol = fmt.Sprintf("%s / %s / %s", msShort(x.SQLFirst), msShort(x.SQLCount), msShort(x.SQLDeep))
-		}
-		name := x.Pattern
-		if x.Context != croql.Strings {
-			name += " (" + x.Context + ")"
-		}
-		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s / %s | %s | %s |", name, x.Matches,
-			msShort(x.First), msShort(x.Total), msShort(x.Deep), sqlCol, msShort(x.EvalFirst), msShort(x.EvalFull),
-			pf(x.FirstOK()), pf(x.WholeOK()))
-		for _, p := range []string{x.Problem, x.DirectProblem} {
-			if p != "" {
-				fmt.Fprintf(w, " %s", strings.NewReplacer("\n", " ", "|", "/").Replace(p))
-			}
-		}
-		fmt.Fprintln(w)
+		writeRow(w, x)
 		if x.Context != croql.Strings {
 			continue
 		}
@@ -559,6 +711,12 @@ func WriteCPU(w io.Writer, r *CPUReport) {
 		if !x.WholeOK() {
 			wholeFail++
 		}
+		if x.DB != nil && !x.DBFirstOK() {
+			dbFirstFail++
+		}
+		if x.DB != nil && x.DB.Total > 0 && !x.DBTotalOK() {
+			dbTotalFail++
+		}
 		worst = max(worst, x.First)
 	}
 	sum, n := r.SumFirst()
@@ -566,6 +724,47 @@ func WriteCPU(w io.Writer, r *CPUReport) {
 	answered := problems == 0
 	fmt.Fprintf(w, "\n%d source-string patterns: first pages sum %s (≤ 60 ms: %s), worst %s (≤ 30 ms: %s); failing: %d first pages, %d totals or deep pages; not answered: %d (503: %d)\n",
 		n, msShort(sum), pf(answered && sum <= 60*time.Millisecond), msShort(worst), pf(answered && worst <= 30*time.Millisecond), firstFail, wholeFail, problems, unavailable)
+	if both {
+		fmt.Fprintf(w, "Database path: %d of %d first pages over max(2 ms, 3× the evaluator's), %d totals over 3× its full pass.\n", dbFirstFail, n, dbTotalFail)
+	}
+}
+
+func pf(ok bool) string {
+	if ok {
+		return "PASS"
+	}
+	return "FAIL"
+}
+
+// writeRow writes one pattern's row.
+func writeRow(w io.Writer, x CPURow) {
+	sqlCol := "-"
+	if x.SQLFirst > 0 || x.SQLCount > 0 {
+		sqlCol = fmt.Sprintf("%s / %s / %s", msShort(x.SQLFirst), msShort(x.SQLCount), msShort(x.SQLDeep))
+	}
+	name := x.Pattern
+	if x.Context != croql.Strings {
+		name += " (" + x.Context + ")"
+	}
+	fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s / %s | %s | %s |", name, x.Matches,
+		msShort(x.First), msShort(x.Total), msShort(x.Deep), sqlCol, msShort(x.EvalFirst), msShort(x.EvalFull),
+		pf(x.FirstOK()), pf(x.WholeOK()))
+	if x.DB != nil {
+		total := "-" // not measured (-first-only)
+		if x.DB.Total > 0 {
+			total = pf(x.DBTotalOK())
+		}
+		fmt.Fprintf(w, " %s / %s | %s | %s |", msShort(x.DB.First), msShort(x.DB.Total), pf(x.DBFirstOK()), total)
+	}
+	for _, p := range []string{x.Problem, x.DirectProblem} {
+		if p != "" {
+			fmt.Fprintf(w, " %s", strings.NewReplacer("\n", " ", "|", "/").Replace(p))
+		}
+	}
+	if x.DB != nil && x.DB.Problem != "" {
+		fmt.Fprintf(w, " database path: %s", strings.NewReplacer("\n", " ", "|", "/").Replace(x.DB.Problem))
+	}
+	fmt.Fprintln(w)
 }
 
 func msShort(d time.Duration) string { return strconv.FormatFloat(float64(d)/1e6, 'f', 3, 64) + " ms" }

@@ -33,11 +33,13 @@ func TestSmallLoad(t *testing.T) {
 func TestCPUSmall(t *testing.T) {
 	cache := t.TempDir()
 	o := serveload.CPUOptions{Engine: "sqlite", Strings: 600, Seed: 3, CacheDir: cache,
-		CorpusDir: filepath.Join("..", "..", "testdata", "corpus"), ResidentMaxBytes: 1 << 30, Direct: true}
+		CorpusDir: filepath.Join("..", "..", "testdata", "corpus"), ResidentMaxBytes: 1 << 30, Direct: true, Both: true}
 	r, err := serveload.CPU(context.Background(), o)
 	require.NoError(t, err)
 	require.True(t, r.Resident)
 	require.Positive(t, r.ResidentBytes)
+	require.Positive(t, r.LiveHeap)
+	require.Positive(t, r.Ready)
 	_, n := r.SumFirst()
 	require.Greater(t, n, 30)
 	for _, row := range r.Rows {
@@ -45,17 +47,25 @@ func TestCPUSmall(t *testing.T) {
 		require.Positive(t, row.First, row.Pattern)
 		require.Positive(t, row.Total, row.Pattern)
 		require.Positive(t, row.EvalFull, row.Pattern)
-		require.Positive(t, row.SQLCount, row.Pattern)
+		if row.Pattern != "translations-list" { // no query: no SQL of its own
+			require.Positive(t, row.SQLCount, row.Pattern)
+		}
+		require.NotNil(t, row.DB, row.Pattern)
+		require.Empty(t, row.DB.Problem, row.Pattern)
+		require.Positive(t, row.DB.Total, row.Pattern)
 	}
 	var out strings.Builder
 	serveload.WriteCPU(&out, r)
 	require.Contains(t, out.String(), "| seed-type |")
 	require.Contains(t, out.String(), "source-string patterns: first pages sum")
+	require.Contains(t, out.String(), "live heap")
+	require.Contains(t, out.String(), "Database path:")
+	// The store and the project's file.
 	files, err := os.ReadDir(cache)
 	require.NoError(t, err)
-	require.Len(t, files, 1)
+	require.Len(t, files, 2)
 
-	o.ResidentMaxBytes, o.Direct = 0, false
+	o.ResidentMaxBytes, o.Direct, o.Both = 0, false, false
 	r2, err := serveload.CPU(context.Background(), o)
 	require.NoError(t, err)
 	require.False(t, r2.Resident)
@@ -63,5 +73,5 @@ func TestCPUSmall(t *testing.T) {
 	again, err := os.ReadDir(cache)
 	require.NoError(t, err)
 	require.Equal(t, files[0].Name(), again[0].Name())
-	require.Len(t, again, 1)
+	require.Len(t, again, 2)
 }

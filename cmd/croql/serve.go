@@ -15,6 +15,7 @@ import (
 	"github.com/croql/croql/demo"
 	"github.com/croql/croql/schema"
 	"github.com/croql/croql/server"
+	"github.com/croql/croql/store"
 	"github.com/croql/croql/web"
 )
 
@@ -30,7 +31,7 @@ func newServeCmd(c *cli) *cobra.Command {
 		maxPageBytes, maxBodyMemory                     int64
 		cheapLane, expensiveLane, laneQueue, perToken   int
 		adminListen                                     string
-		residentMax                                     int64
+		residentMax, sqliteCache, sqliteMmap            int64
 		logRequests                                     bool
 		timeout, writeTimeout                           time.Duration
 		pf                                              = &platformFlags{}
@@ -84,6 +85,7 @@ func newServeCmd(c *cli) *cobra.Command {
 			}
 			err = server.Run(ctx, server.RunOptions{
 				Data: data, Read: read, Demo: demoProject, DSN: dsn, Dir: dir,
+				SQLite: store.SQLiteCache{PageCacheBytes: sqliteCache, MmapBytes: sqliteMmap},
 				Listen: listen, Token: token, TokenFile: tokenFile, Log: c.stderr, LogRequests: logRequests,
 				AdminListen: adminListen,
 				Config: server.Config{Edition: ed, MaxCost: maxCost, Timeout: timeout, WriteTimeout: writeTimeout,
@@ -129,6 +131,8 @@ func newServeCmd(c *cli) *cobra.Command {
 	f.IntVar(&maxConnsPerClient, "max-conns-per-client", server.DefaultMaxConnsPerClient, "connections open at once from one IP address (negative: no cap; behind a proxy every client has the proxy's address)")
 	f.Int64Var(&maxBodyMemory, "max-body-memory", server.DefaultMaxBodyMemory, "memory, in bytes, the request bodies held by the server may take at once: uploads while they arrive and are imported, storages of the two-step upload until they are dropped; a body that cannot get memory within 2 s is answered 503 with Retry-After (negative: none)")
 	f.Int64Var(&residentMax, "resident-max-bytes", server.DefaultResidentMaxBytes, "memory for projects held resident, whose lists the evaluator answers (0: the database answers every request)")
+	f.Int64Var(&sqliteCache, "sqlite-cache", store.DefaultSQLitePageCache, "page cache of each SQLite connection, in bytes (0: SQLite's 2 MB)")
+	f.Int64Var(&sqliteMmap, "sqlite-mmap", store.DefaultSQLiteMmap, "bytes of each SQLite file read through a memory map, shared by the connections (0: none)")
 	f.BoolVar(&logRequests, "log-requests", false, "log one line per request on stderr (method, path, status, size, duration; never the query or the token)")
 	f.StringVar(&ui, "playground", web.DefaultDir, "directory of the built playground (web/build.sh), served at /playground")
 	_ = cmd.MarkFlagFilename("data", dataExts...)

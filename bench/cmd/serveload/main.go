@@ -10,8 +10,12 @@
 // withTotal and offset 50,000, against the compiled SQL run directly and
 // the in-memory evaluator, and prints a Markdown table with the
 // acceptance checks. The loaded store is cached in -cache between runs.
+// The resident snapshot is built from the project's NDJSON file, as croql
+// serve --data builds it: the table's head gives its bytes per string
+// (live heap, RSS) and its time to ready. With -both the database path
+// (no snapshot) is measured beside it on the same store.
 //
-//	go run ./cmd/serveload -cpu -strings 100000 -engine sqlite
+//	go run ./cmd/serveload -cpu -strings 100000 -engine sqlite -both
 package main
 
 import (
@@ -20,12 +24,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"runtime/pprof"
 	"slices"
 	"time"
 
 	"github.com/croql/croql/bench/serveload"
+	"github.com/croql/croql/store"
 )
 
 func main() {
@@ -45,6 +51,10 @@ func main() {
 	resident := flag.Int64("resident-max-bytes", 4<<30, "with -cpu: the server's resident snapshot budget (0: the database answers every request)")
 	direct := flag.Bool("direct", true, "with -cpu: also run the compiled SQL directly on the engine")
 	firstOnly := flag.Bool("first-only", false, "with -cpu: measure the first pages only")
+	sqliteCache := flag.Int64("sqlite-cache", store.DefaultSQLitePageCache, "with -cpu: the page cache of each SQLite connection of the server (croql serve --sqlite-cache)")
+	sqliteMmap := flag.Int64("sqlite-mmap", store.DefaultSQLiteMmap, "with -cpu: the SQLite memory map of the server (croql serve --sqlite-mmap)")
+	both := flag.Bool("both", false, "with -cpu: also measure the database path (no snapshot) on the same store, beside the snapshot's")
+	match := flag.String("match", "", "with -cpu: measure only the patterns whose name matches this regular expression")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	flag.Parse()
 	if *profile != "" {
@@ -59,8 +69,16 @@ func main() {
 		defer pprof.StopCPUProfile()
 	}
 	if *cpu {
+		var re *regexp.Regexp
+		if *match != "" {
+			var err error
+			if re, err = regexp.Compile(*match); err != nil {
+				fmt.Fprintln(os.Stderr, "serveload: -match:", err)
+				os.Exit(2)
+			}
+		}
 		r, err := serveload.CPU(context.Background(), serveload.CPUOptions{Engine: o.Engine, DSN: o.DSN, Strings: o.Strings, Seed: o.Seed,
-			CacheDir: *cacheDir, CorpusDir: o.CorpusDir, ResidentMaxBytes: *resident, Direct: *direct, FirstOnly: *firstOnly, Log: os.Stderr})
+			CacheDir: *cacheDir, CorpusDir: o.CorpusDir, ResidentMaxBytes: *resident, Both: *both, Match: re, SQLite: store.SQLiteCache{PageCacheBytes: *sqliteCache, MmapBytes: *sqliteMmap}, Direct: *direct, FirstOnly: *firstOnly, Log: os.Stderr})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "serveload:", err)
 			os.Exit(1)
