@@ -46,9 +46,9 @@ func (pf *platformFlags) addFlags(cmd *cobra.Command) {
 	f.StringVar(&pf.adminToken, "admin-token", "", "bearer token of the admin routes (/admin/…), distinct from the read tokens (default $CROQL_ADMIN_TOKEN)")
 	f.StringVar(&pf.adminFile, "admin-token-file", "", "file of admin tokens, one per line (# comments and blank lines skipped)")
 	f.DurationVar(&pf.jobTimeout, "job-timeout", platform.DefaultJobTimeout, "how long a post-import module may take")
-	f.Int64Var(&pf.maxFileBytes, "max-file-bytes", platform.DefaultMaxFileBytes, "per-file upload quota, in bytes: a larger file is answered 413")
+	f.Int64Var(&pf.maxFileBytes, "max-file-bytes", platform.DefaultMaxFileBytes, "per-file upload quota, in bytes: a larger file, or one whose strings (identifiers, contexts, texts, labels, translations) would store more, is answered 413")
 	f.IntVar(&pf.maxFileStrings, "max-file-strings", platform.DefaultMaxFileStrings, "per-file upload quota, in strings: a file with more (or a module's answer with more) is answered 413 and not stored (negative: none)")
-	f.Int64Var(&pf.maxProjectBytes, "max-project-bytes", platform.DefaultMaxProjectBytes, "per-project quota, in bytes of source and translation texts: an upload that would pass it is answered 413 and not stored (negative: none)")
+	f.Int64Var(&pf.maxProjectBytes, "max-project-bytes", platform.DefaultMaxProjectBytes, "per-project quota, in bytes of stored texts (identifiers, contexts, source texts, translations, labels, file names): an upload that would pass it is answered 413 and not stored (negative: none)")
 	f.IntVar(&pf.maxUploads, "max-concurrent-uploads", platform.DefaultMaxConcurrentUploads, "uploads parsed and stored at once (after their bodies have arrived): one more waits up to 2 s, then is answered 429 with Retry-After")
 	_ = cmd.MarkFlagFilename("subscriptions", "json")
 }
