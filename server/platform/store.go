@@ -653,7 +653,7 @@ func (w *writer) keepTranslations(ctx context.Context, tx *sql.Tx, t *tables, id
 				return err
 			}
 		}
-		if err := w.exec(ctx, tx, upd.UpdateSQL(t.Sum.OwnerColumn(), n), append(slices.Clone(vals), int64Args(part)...)...); err != nil {
+		if err := w.exec(ctx, tx, keyedUpdateSQL(w.d, t.Sum.Table(), upd.Columns(), t.Sum.OwnerColumn(), n), append(slices.Clone(vals), int64Args(part)...)...); err != nil {
 			return err
 		}
 	}
@@ -983,6 +983,27 @@ func keyedDeleteSQL(d compile.Dialect, table, where string, n int, cond string) 
 	if cond != "" {
 		b.WriteString(" AND " + cond)
 	}
+	b.WriteString(")")
+	return b.String()
+}
+
+// keyedUpdateSQL is UPDATE table SET set[0] = ?, ... WHERE where IN (n
+// values), the new values' placeholders first. On SQLite the rows are
+// found as keyedSelectSQL finds them, then updated by rowid.
+func keyedUpdateSQL(d compile.Dialect, table string, set []string, where string, n int) string {
+	if d.Name() != "sqlite" || n == 1 {
+		return store.UpdateSQL(d, table, set, where, n)
+	}
+	var b strings.Builder
+	b.WriteString("UPDATE " + d.Quote(table) + " SET ")
+	for i, c := range set {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(d.Quote(c) + " = " + d.Placeholder(i+1))
+	}
+	b.WriteString(" WHERE rowid IN (SELECT s.rowid")
+	keyedFrom(&b, d, table, where, n)
 	b.WriteString(")")
 	return b.String()
 }
