@@ -56,7 +56,11 @@ const (
 // its own requests, not in front of another token's. When reserve is
 // reports that the server has several tokens, a token that holds places never
 // takes the lane's last free one: it is kept for a token that holds
-// none, so that a token's slow requests cannot hold every place.
+// none, so that a token's slow requests cannot hold every place. Work
+// on an engine that runs in this process (SQLite) takes CPU from the
+// server itself: while reserve reports several tokens, one token holds
+// at most cpuShare places for it (one CPU fewer than the server has), so
+// that another token's requests always find a CPU, not only a place.
 type lane struct {
 	name  string
 	size  int
@@ -66,6 +70,9 @@ type lane struct {
 	// reserve reports whether the server has several tokens (nil: no).
 	reserve  func() bool
 	maxToken int
+	// cpuShare bounds the places one token holds for in-process work
+	// while the server has several tokens (0: no bound).
+	cpuShare int
 
 	mu sync.Mutex
 	// run is the number of requests holding a place; waiting, those
@@ -85,14 +92,15 @@ type lane struct {
 // waiter is a request waiting for a place: ready is closed when it is
 // given one.
 type waiter struct {
-	tok     [sha256.Size]byte
-	ready   chan struct{}
-	granted bool
+	tok       [sha256.Size]byte
+	inProcess bool
+	ready     chan struct{}
+	granted   bool
 }
 
 func newLane(name string, size, queue, maxToken int, retryAfter time.Duration, reserve func() bool) *lane {
 	return &lane{name: name, size: max(1, size), queue: max(0, queue), retryAfter: retryAfter,
-		reserve: reserve, maxToken: maxToken,
+		reserve: reserve, maxToken: maxToken, cpuShare: max(1, runtime.GOMAXPROCS(0)-1),
 		inLane: map[[sha256.Size]byte]int{}, held: map[[sha256.Size]byte]int{}, queues: map[[sha256.Size]byte][]*waiter{}}
 }
 
@@ -106,6 +114,12 @@ var (
 // acquire takes a place in the lane for the token whose digest is tok, or
 // says why not. release gives it back.
 func (l *lane) acquire(ctx context.Context, tok [sha256.Size]byte) (release func(), err error) {
+	return l.acquireFor(ctx, tok, false)
+}
+
+// acquireFor is acquire for work that runs in this process (inProcess:
+// a query on SQLite), which cpuShare bounds, or not.
+func (l *lane) acquireFor(ctx context.Context, tok [sha256.Size]byte, inProcess bool) (release func(), err error) {
 	l.mu.Lock()
 	if l.maxToken > 0 && l.inLane[tok] >= l.maxToken {
 		l.mu.Unlock()
@@ -121,7 +135,7 @@ func (l *lane) acquire(ctx context.Context, tok [sha256.Size]byte) (release func
 	}
 	// Every waiter that could take a free place has one (dispatch), so
 	// a request that may take one now passes no one.
-	if l.mayTake(tok) {
+	if l.mayTake(tok, inProcess) {
 		l.take(tok)
 		l.mu.Unlock()
 		return release, nil
@@ -131,7 +145,7 @@ func (l *lane) acquire(ctx context.Context, tok [sha256.Size]byte) (release func
 		l.mu.Unlock()
 		return nil, errLaneFull
 	}
-	w := &waiter{tok: tok, ready: make(chan struct{})}
+	w := &waiter{tok: tok, inProcess: inProcess, ready: make(chan struct{})}
 	if len(l.queues[tok]) == 0 {
 		l.ring = append(l.ring, tok)
 	}
@@ -156,10 +170,15 @@ func (l *lane) acquire(ctx context.Context, tok [sha256.Size]byte) (release func
 	return nil, errLaneWait
 }
 
-// mayTake reports whether tok may take a place now (l.mu held).
-func (l *lane) mayTake(tok [sha256.Size]byte) bool {
+// mayTake reports whether tok may take a place now for in-process work
+// or not (l.mu held).
+func (l *lane) mayTake(tok [sha256.Size]byte, inProcess bool) bool {
 	free := l.size - int(l.run.Load())
-	return free > 1 || free == 1 && (l.held[tok] == 0 || l.size == 1 || l.reserve == nil || !l.reserve())
+	several := l.reserve != nil && l.reserve()
+	if inProcess && several && l.cpuShare > 0 && l.held[tok] >= l.cpuShare {
+		return false
+	}
+	return free > 1 || free == 1 && (l.held[tok] == 0 || l.size == 1 || !several)
 }
 
 // take gives tok a place (l.mu held).
@@ -191,7 +210,7 @@ func (l *lane) dispatch() {
 		for range len(l.ring) {
 			l.next %= len(l.ring)
 			tok := l.ring[l.next]
-			if !l.mayTake(tok) {
+			if !l.mayTake(tok, l.queues[tok][0].inProcess) {
 				l.next++
 				continue
 			}
@@ -315,7 +334,7 @@ func (s *Server) admitList(req *listRequest) (release func(), e *httpError) {
 			l = s.lanes.expensive
 		}
 	}
-	release, err := l.acquire(ctx, sha256.Sum256([]byte(Bearer(r))))
+	release, err := l.acquireFor(ctx, sha256.Sum256([]byte(Bearer(r))), req.p.Dialect().Name() == "sqlite")
 	if err == nil {
 		return release, nil
 	}

@@ -75,3 +75,51 @@ func TestLaneKeepsItsLastPlace(t *testing.T) {
 	relA()
 	assert.Zero(t, l.running())
 }
+
+// TestLaneInProcessShare: while the server has several tokens, one token
+// holds at most cpuShare places for in-process work (SQLite), free
+// places or not, and its next such request waits until one of its own
+// is released; its other work, another token's, and a token alone are
+// not bounded.
+func TestLaneInProcessShare(t *testing.T) {
+	several := true
+	l := newLane("test", 4, 10, 0, time.Second, func() bool { return several })
+	l.cpuShare = 1
+	a, b := sha256.Sum256([]byte("a")), sha256.Sum256([]byte("b"))
+	ctx := context.Background()
+	relA, err := l.acquireFor(ctx, a, true)
+	require.NoError(t, err)
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	_, err = l.acquireFor(short, a, true)
+	require.ErrorIs(t, err, errLaneWait, "a second place for in-process work waits, three places free")
+	relB, err := l.acquireFor(ctx, b, true)
+	require.NoError(t, err, "another token's in-process work takes a place at once")
+	relOther, err := l.acquireFor(ctx, a, false)
+	require.NoError(t, err, "work on a server engine is not bounded by the share")
+	relOther()
+
+	got := make(chan func())
+	go func() {
+		rel, err := l.acquireFor(ctx, a, true)
+		assert.NoError(t, err)
+		got <- rel
+	}()
+	require.Eventually(t, func() bool { return l.waiting.Load() == 1 }, time.Second, time.Millisecond)
+	relA()
+	relA2 := <-got // its own place released, the waiting request takes it
+	relA2()
+	relB()
+
+	several = false
+	rels := []func(){}
+	for range 3 {
+		rel, err := l.acquireFor(ctx, a, true)
+		require.NoError(t, err, "a token alone is not bounded")
+		rels = append(rels, rel)
+	}
+	for _, rel := range rels {
+		rel()
+	}
+	assert.Zero(t, l.running())
+}

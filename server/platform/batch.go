@@ -294,7 +294,7 @@ func (b *batchWriter) ordinals(ctx context.Context, ids []int64) (map[int64][]or
 		return nil, err
 	}
 	out := make(map[int64][]ordinal, len(ids))
-	err = selectIn(ctx, b.tx, sub, t.Sum.OwnerColumn(), ids, func(e *schema.LanguageSummary, o store.Owner) {
+	err = selectIn(ctx, b.tx, b.w.d, sub, t.Sum.OwnerColumn(), ids, func(e *schema.LanguageSummary, o store.Owner) {
 		out[o.Key] = append(out[o.Key], ordinal{n: o.Ordinal, lang: e.Language})
 	})
 	return out, err
@@ -322,7 +322,7 @@ func (b *batchWriter) dropTranslations(ctx context.Context, ids []int64, langs m
 		return err
 	}
 	var trs []int64
-	err = selectIn(ctx, b.tx, sub, t.Tr.Key(), trIDs, func(tr *schema.Translation, _ store.Owner) {
+	err = selectIn(ctx, b.tx, b.w.d, sub, t.Tr.Key(), trIDs, func(tr *schema.Translation, _ store.Owner) {
 		if slices.Contains(langs[stringOf[tr.ID]], tr.Language) {
 			trs = append(trs, tr.ID)
 		}
@@ -366,7 +366,7 @@ func (b *batchWriter) dropSummaries(ctx context.Context, ids []int64, langs map[
 	}
 	for _, l := range order {
 		n := len(byLang[l])
-		q := t.Sum.DeleteSQL(t.Sum.OwnerColumn(), n) + " AND COALESCE(" + w.d.Quote(t.SumLang) + ", '') = " + w.ph(n+1)
+		q := keyedDeleteSQL(w.d, t.Sum.Table(), t.Sum.OwnerColumn(), n, "COALESCE("+w.d.Quote(t.SumLang)+", '') = "+w.ph(n+1))
 		if err := w.exec(ctx, b.tx, q, append(int64Args(byLang[l]), l)...); err != nil {
 			return err
 		}

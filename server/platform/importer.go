@@ -311,6 +311,12 @@ func (p *Platform) ImportWith(ctx context.Context, st *server.Storage, proj *ser
 	if err != nil {
 		return nil, failf(http.StatusBadRequest, "%v", err)
 	}
+	if _, ok := parser.(JSONParser); ok && p.cfg.MaxFileBytes > 0 {
+		// Nested keys are counted before they are built.
+		if n := jsonIdentifierBytes(data); n > p.cfg.MaxFileBytes {
+			return nil, fileBytesTooLarge(n, p.cfg.MaxFileBytes, "the identifiers of its nested keys")
+		}
+	}
 	parsed, err := parseFile(parser, data, p.cfg.MaxFileStrings)
 	if errors.Is(err, errTooManyStrings) {
 		return nil, tooManyStrings(p.cfg.MaxFileStrings)
@@ -371,6 +377,9 @@ func (p *Platform) ImportWith(ctx context.Context, st *server.Storage, proj *ser
 		} else {
 			out = stringSlice(answered)
 		}
+	}
+	if err := checkUploadBytes(out, parsed, language, p.cfg.MaxFileBytes); err != nil {
+		return nil, err
 	}
 	if err := db.writeUpload(ctx, st, res, existing, parsed, out, opt, p.cfg.Now()); err != nil {
 		return nil, err

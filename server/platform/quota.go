@@ -1,13 +1,18 @@
 package platform
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
+	"github.com/croql/croql/app/postimport"
 	"github.com/croql/croql/schema"
 	"github.com/croql/croql/server"
 	"github.com/croql/croql/store"
@@ -15,8 +20,9 @@ import (
 
 // Defaults of the upload quotas (Config fields of the same names).
 const (
-	// DefaultMaxProjectBytes bounds the text a project stores: the bytes
-	// of its source strings' and translations' texts after an upload.
+	// DefaultMaxProjectBytes bounds the text a project stores after an
+	// upload: the bytes of its strings' identifiers, contexts, texts and
+	// plural forms, its translations, label titles and file names.
 	DefaultMaxProjectBytes = 1 << 30
 	// DefaultMaxFileStrings bounds the strings of one uploaded file: an
 	// upload's memory grows with its strings (about 500 bytes each at
@@ -117,33 +123,253 @@ func tooManyStrings(max int) *importError {
 }
 
 // checkProjectBytes fails the write transaction tx with a 413 naming the
-// per-project quota when the project's texts (source strings and
-// translations) hold more than w.maxProjectBytes bytes: the upload is then
-// not stored. 0 or less: no quota.
+// per-project quota when the project's stored texts (the identifiers,
+// contexts, texts and plural forms of its source strings, its
+// translations, label titles and file names, titles and contexts) hold
+// more than w.maxProjectBytes bytes: the upload is then not stored. 0 or
+// less: no quota.
 func (w *writer) checkProjectBytes(ctx context.Context, tx *sql.Tx, t *tables) error {
 	if w.maxProjectBytes <= 0 {
 		return nil
 	}
-	strText, err := t.Str.Column(func(s *schema.SourceString) any { return &s.Text })
-	if err != nil {
-		return err
-	}
-	trText, err := t.Tr.Column(func(tr *schema.Translation) any { return &tr.Text })
+	cols, err := t.textColumns()
 	if err != nil {
 		return err
 	}
 	var total int64
-	for _, x := range [][2]string{{t.Str.Table(), strText}, {t.Tr.Table(), trText}} {
-		var n sql.NullInt64
-		q := "SELECT SUM(" + w.d.ByteLength(w.d.Quote(x[1])) + ") FROM " + w.d.Quote(x[0])
-		if err := tx.QueryRowContext(ctx, q).Scan(&n); err != nil {
+	for _, c := range cols {
+		sums := make([]string, len(c.columns))
+		for i, col := range c.columns {
+			sums[i] = "SUM(" + w.d.ByteLength(w.d.Quote(col)) + ")"
+		}
+		n := make([]sql.NullInt64, len(sums))
+		dest := make([]any, len(n))
+		for i := range n {
+			dest[i] = &n[i]
+		}
+		q := "SELECT " + strings.Join(sums, ", ") + " FROM " + w.d.Quote(c.table)
+		if err := tx.QueryRowContext(ctx, q).Scan(dest...); err != nil {
 			return fmt.Errorf("platform: the project's size: %w", err)
 		}
-		total += n.Int64
+		for _, x := range n {
+			total += x.Int64
+		}
 	}
 	if total > w.maxProjectBytes {
-		return failf(http.StatusRequestEntityTooLarge, "The project would hold %s bytes of text, over the per-project quota of %s bytes (--max-project-bytes); nothing was stored",
+		return failf(http.StatusRequestEntityTooLarge, "The project would hold %s bytes of text (identifiers, contexts, texts, translations, labels and file names), over the per-project quota of %s bytes (--max-project-bytes); nothing was stored",
 			strconv.FormatInt(total, 10), strconv.FormatInt(w.maxProjectBytes, 10))
 	}
 	return nil
+}
+
+// textColumns are the text columns of a project that count against the
+// per-project quota, by table.
+func (t *tables) textColumns() ([]textColumns, error) {
+	str, err := fieldColumns(t.Str, func(s *schema.SourceString) []any {
+		return []any{&s.Identifier, &s.Context, &s.Text, &s.PluralForms}
+	})
+	if err != nil {
+		return nil, err
+	}
+	tr, err := fieldColumns(t.Tr, func(tr *schema.Translation) []any { return []any{&tr.Text} })
+	if err != nil {
+		return nil, err
+	}
+	return []textColumns{
+		{t.Str.Table(), str},
+		{t.Tr.Table(), tr},
+		{t.Label.Table(), []string{t.LabelTitle}},
+		{t.File.Table(), []string{t.FileName, t.FileTitle, t.FileContext}},
+	}, nil
+}
+
+// textColumns are text columns of one table.
+type textColumns struct {
+	table   string
+	columns []string
+}
+
+// fieldColumns are the columns of the Go fields fields points to.
+func fieldColumns[T any](r *store.Rows[T], fields func(*T) []any) ([]string, error) {
+	var cols []string
+	for i := range len(fields(new(T))) {
+		c, err := r.Column(func(v *T) any { return fields(v)[i] })
+		if err != nil {
+			return nil, err
+		}
+		cols = append(cols, c)
+	}
+	return cols, nil
+}
+
+// fileBytesTooLarge is the answer to an upload whose strings would store
+// more than the per-file quota.
+func fileBytesTooLarge(n, max int64, what string) *importError {
+	return failf(http.StatusRequestEntityTooLarge, "The file's strings would store %s bytes or more (%s), over the per-file quota of %d bytes (--max-file-bytes); nothing was stored",
+		strconv.FormatInt(n, 10), what, max)
+}
+
+// stringBytes are the bytes an uploaded string stores: its identifier,
+// context, text (every plural form, and the forms again as JSON), labels
+// and translations.
+func stringBytes(s *postimport.String) int64 {
+	n := int64(len(s.Identifier) + len(s.Context))
+	n += textBytes(s.Text)
+	for _, l := range s.Labels {
+		n += int64(len(l))
+	}
+	for _, tr := range s.Translations {
+		n += textBytes(tr.Text)
+	}
+	return n
+}
+
+// textBytes bounds the bytes a text stores: a plain text's, or twice its
+// plural forms' (the "other" text and the forms as JSON; escaping can
+// make the JSON longer, which the per-project quota counts).
+func textBytes(t postimport.Text) int64 {
+	if t.Plural == nil {
+		return int64(len(t.Plain))
+	}
+	var n int64
+	for k, v := range t.Plural {
+		n += int64(len(k) + 2*len(v))
+	}
+	return n
+}
+
+// parsedTranslationBytes are the bytes the translations of a translation
+// upload's parsed strings store.
+func parsedTranslationBytes(parsed []Parsed) int64 {
+	var n int64
+	for i := range parsed {
+		p := parsed[i].translation()
+		if p == nil {
+			continue
+		}
+		if p.Plural == nil {
+			n += int64(len(p.Text))
+			continue
+		}
+		for k, v := range p.Plural {
+			n += int64(len(k) + 2*len(v))
+		}
+	}
+	return n
+}
+
+// checkUploadBytes refuses, before anything is written, an upload whose
+// strings out would store more than max bytes (max <= 0: no quota). A
+// translation upload (language set) stores the translations into
+// language only; without a module's answer (out nil) those of parsed.
+func checkUploadBytes(out uploadStrings, parsed []Parsed, language string, max int64) error {
+	if max <= 0 {
+		return nil
+	}
+	var n int64
+	switch {
+	case language != "" && out == nil:
+		n = parsedTranslationBytes(parsed)
+	case language != "":
+		for i := range out.Len() {
+			s := out.At(i)
+			if tr, ok := s.Translations[language]; ok {
+				n += textBytes(tr.Text)
+			}
+			if n > max {
+				break
+			}
+		}
+	default:
+		for i := range out.Len() {
+			s := out.At(i)
+			if n += stringBytes(&s); n > max {
+				break
+			}
+		}
+	}
+	if n > max {
+		return fileBytesTooLarge(n, max, "identifiers, contexts, texts, labels and translations")
+	}
+	return nil
+}
+
+// jsonIdentifierBytes are the bytes of the identifiers a key-value JSON
+// file gives (nested keys joined with dots, as JSONParser reads them),
+// counted in one pass that holds one key at a time: nested keys repeat
+// their parents' keys, so the identifiers can be far larger than the
+// file. A file JSONParser would refuse counts what was read until then
+// (the parse then says what is wrong).
+func jsonIdentifierBytes(data []byte) int64 {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return 0
+	}
+	strs, rel, _ := jsonObjectBytes(dec, 1)
+	return rel - strs // the top-level keys have no leading dot
+}
+
+// maxJSONDepth is the nesting encoding/json reads (deeper files are
+// refused by the parse).
+const maxJSONDepth = 10000
+
+// jsonObjectBytes reads the members of an object whose '{' was read and
+// returns the strings it gives, the bytes of their identifiers relative
+// to the object (each with its leading dot), and whether it is a plural
+// (every key a CLDR category, every value a string: one string). The
+// sums saturate rather than overflow; past maxJSONDepth it stops.
+func jsonObjectBytes(dec *json.Decoder, depth int) (strs, rel int64, plural bool) {
+	if depth > maxJSONDepth {
+		return 0, 0, false
+	}
+	plural = true
+	members := 0
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return strs, rel, false
+		}
+		key, _ := tok.(string)
+		members++
+		plural = plural && pluralCategories[key]
+		val, err := dec.Token()
+		if err != nil {
+			return strs, rel, false
+		}
+		var n, sub int64 = 1, 0
+		switch val {
+		case json.Delim('{'):
+			var p bool
+			n, sub, p = jsonObjectBytes(dec, depth+1)
+			if p && n > 0 {
+				n, sub = 1, 0
+			}
+			plural = false
+		case json.Delim('['):
+			return strs, rel, false
+		}
+		strs = satAdd(strs, n)
+		rel = satAdd(rel, satAdd(satMul(n, int64(len(key))+1), sub))
+	}
+	if _, err := dec.Token(); err != nil {
+		return strs, rel, false
+	}
+	if plural && members > 0 {
+		return strs, rel, true
+	}
+	return strs, rel, false
+}
+
+func satAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
+func satMul(a, b int64) int64 {
+	if b != 0 && a > math.MaxInt64/b {
+		return math.MaxInt64
+	}
+	return a * b
 }

@@ -25,7 +25,7 @@ import (
 func TestUploadQuotas(t *testing.T) {
 	for _, engine := range testdb.Engines(t) {
 		t.Run(engine, func(t *testing.T) {
-			base, _ := startServeOn(t, engine, platform.Config{MaxFileBytes: 100, MaxProjectBytes: 60})
+			base, _ := startServeOn(t, engine, platform.Config{MaxFileBytes: 100, MaxProjectBytes: 80})
 			big := `{"k":"` + strings.Repeat("x", 120) + `"}`
 			status, body := uploadFile(t, base.URL, "/api/v2/projects/1/files", "big.json", big, nil)
 			assert.Equal(t, http.StatusRequestEntityTooLarge, status, string(body))
@@ -34,7 +34,8 @@ func TestUploadQuotas(t *testing.T) {
 			assert.Equal(t, http.StatusRequestEntityTooLarge, status, string(body))
 			assert.Contains(t, string(body), "per-file quota")
 
-			// 40 bytes of text fit the project's 60; 40 more do not, in
+			// 40 bytes of text (49 with the identifier and the file name) fit
+			// the project's 80; 40 more do not, in
 			// a new file, an update or translations.
 			forty := strings.Repeat("a", 40)
 			status, body = uploadFile(t, base.URL, "/api/v2/projects/1/files", "one.json", `{"a":"`+forty+`"}`, nil)
@@ -50,7 +51,7 @@ func TestUploadQuotas(t *testing.T) {
 				}
 				status, body = uploadFile(t, base.URL, up.path, up.name, up.content, fields)
 				assert.Equal(t, http.StatusRequestEntityTooLarge, status, string(body))
-				assert.Contains(t, string(body), "over the per-project quota of 60 bytes (--max-project-bytes)")
+				assert.Contains(t, string(body), "over the per-project quota of 80 bytes (--max-project-bytes)")
 			}
 			assert.Equal(t, []string{`a="` + forty + `"`}, listStrings(t, base.URL, ""), "nothing of a refused upload is stored")
 			assert.Equal(t, 0, countTranslations(t, base.URL, "uk"))

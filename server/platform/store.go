@@ -245,7 +245,7 @@ func (w *writer) readLabels(ctx context.Context, tx *sql.Tx, t *tables, strs []s
 	if err != nil {
 		return err
 	}
-	err = selectIn(ctx, tx, sub, t.Label.Key(), labelIDs, func(l *schema.Label, _ store.Owner) {
+	err = selectIn(ctx, tx, w.d, sub, t.Label.Key(), labelIDs, func(l *schema.Label, _ store.Owner) {
 		titles[l.ID] = l.Title
 	})
 	if err != nil {
@@ -268,7 +268,7 @@ func (w *writer) links(ctx context.Context, tx *sql.Tx, ch *mapping.Child, ids [
 	var out [][2]int64
 	for len(ids) > 0 {
 		n := min(len(ids), chunk)
-		rows, err := tx.QueryContext(ctx, store.SelectSQL(w.d, ch.Through, []string{ch.From, ch.To}, ch.From, n), int64Args(ids[:n])...)
+		rows, err := tx.QueryContext(ctx, keyedSelectSQL(w.d, ch.Through, []string{ch.From, ch.To}, ch.From, n), int64Args(ids[:n])...)
 		if err != nil {
 			return nil, err
 		}
@@ -291,12 +291,12 @@ func (w *writer) links(ctx context.Context, tx *sql.Tx, ch *mapping.Child, ids [
 
 // selectIn reads the rows of r's columns whose column where is one of
 // keys, in chunks, and hands each to fn.
-func selectIn[T any](ctx context.Context, tx *sql.Tx, r *store.Rows[T], where string, keys []int64, fn func(*T, store.Owner)) error {
+func selectIn[T any](ctx context.Context, tx *sql.Tx, d compile.Dialect, r *store.Rows[T], where string, keys []int64, fn func(*T, store.Owner)) error {
 	dest, raw := r.Dest()
 	var v T
 	for len(keys) > 0 {
 		n := min(len(keys), chunk)
-		rows, err := tx.QueryContext(ctx, r.SelectSQL(where, n), int64Args(keys[:n])...)
+		rows, err := tx.QueryContext(ctx, keyedSelectSQL(d, r.Table(), r.Columns(), where, n), int64Args(keys[:n])...)
 		if err != nil {
 			return err
 		}
@@ -653,7 +653,7 @@ func (w *writer) keepTranslations(ctx context.Context, tx *sql.Tx, t *tables, id
 				return err
 			}
 		}
-		if err := w.exec(ctx, tx, upd.UpdateSQL(t.Sum.OwnerColumn(), n), append(slices.Clone(vals), int64Args(part)...)...); err != nil {
+		if err := w.exec(ctx, tx, keyedUpdateSQL(w.d, t.Sum.Table(), upd.Columns(), t.Sum.OwnerColumn(), n), append(slices.Clone(vals), int64Args(part)...)...); err != nil {
 			return err
 		}
 	}
@@ -757,7 +757,7 @@ const chunk = 500
 func (w *writer) deleteIn(ctx context.Context, tx *sql.Tx, table, col string, ids []int64) error {
 	for len(ids) > 0 {
 		n := min(len(ids), chunk)
-		if err := w.exec(ctx, tx, store.DeleteSQL(w.d, table, col, n), int64Args(ids[:n])...); err != nil {
+		if err := w.exec(ctx, tx, keyedDeleteSQL(w.d, table, col, n, ""), int64Args(ids[:n])...); err != nil {
 			return err
 		}
 		ids = ids[n:]
@@ -940,4 +940,83 @@ var cldrPlurals = map[string][]string{
 	"uk": {"one", "few", "many", "other"}, "ru": {"one", "few", "many", "other"}, "pl": {"one", "few", "many", "other"},
 	"cs": {"one", "few", "many", "other"}, "ja": {"other"}, "zh": {"other"}, "ko": {"other"},
 	"ar": {"zero", "one", "two", "few", "many", "other"},
+}
+
+// keyedSelectSQL is SELECT cols FROM table WHERE where IN (n values). On
+// SQLite the values are a VALUES list joined first (CROSS JOIN fixes the
+// order), so that each is looked up in the index of where: with an IN
+// list SQLite weighs a scan of the table against the list by the
+// planner's statistics, which a project's load took when its tables were
+// small, and which uploads make stale; a scan per batch of keys made an
+// upload quadratic in its strings.
+func keyedSelectSQL(d compile.Dialect, table string, cols []string, where string, n int) string {
+	if d.Name() != "sqlite" || n == 1 {
+		return store.SelectSQL(d, table, cols, where, n)
+	}
+	var b strings.Builder
+	b.WriteString("SELECT ")
+	for i, c := range cols {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("s." + d.Quote(c))
+	}
+	keyedFrom(&b, d, table, where, n)
+	return b.String()
+}
+
+// keyedDeleteSQL is DELETE FROM table WHERE where IN (n values), and
+// cond (a condition on the table's columns, its placeholders after the
+// list's) when not empty. On SQLite the rows are found as keyedSelectSQL
+// finds them, then deleted by rowid.
+func keyedDeleteSQL(d compile.Dialect, table, where string, n int, cond string) string {
+	if d.Name() != "sqlite" || n == 1 {
+		q := store.DeleteSQL(d, table, where, n)
+		if cond != "" {
+			q += " AND " + cond
+		}
+		return q
+	}
+	var b strings.Builder
+	b.WriteString("DELETE FROM " + d.Quote(table) + " WHERE rowid IN (SELECT s.rowid")
+	keyedFrom(&b, d, table, where, n)
+	if cond != "" {
+		b.WriteString(" AND " + cond)
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+// keyedUpdateSQL is UPDATE table SET set[0] = ?, ... WHERE where IN (n
+// values), the new values' placeholders first. On SQLite the rows are
+// found as keyedSelectSQL finds them, then updated by rowid.
+func keyedUpdateSQL(d compile.Dialect, table string, set []string, where string, n int) string {
+	if d.Name() != "sqlite" || n == 1 {
+		return store.UpdateSQL(d, table, set, where, n)
+	}
+	var b strings.Builder
+	b.WriteString("UPDATE " + d.Quote(table) + " SET ")
+	for i, c := range set {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(d.Quote(c) + " = " + d.Placeholder(i+1))
+	}
+	b.WriteString(" WHERE rowid IN (SELECT s.rowid")
+	keyedFrom(&b, d, table, where, n)
+	b.WriteString(")")
+	return b.String()
+}
+
+// keyedFrom writes " FROM (VALUES (?), ...) AS k CROSS JOIN table AS s
+// WHERE s.where = k.column1" (SQLite).
+func keyedFrom(b *strings.Builder, d compile.Dialect, table, where string, n int) {
+	b.WriteString(" FROM (VALUES ")
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("(" + d.Placeholder(i+1) + ")")
+	}
+	b.WriteString(") AS k CROSS JOIN " + d.Quote(table) + " AS s WHERE s." + d.Quote(where) + " = k.column1")
 }

@@ -369,3 +369,58 @@ func BenchmarkUpload20k(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkTranslationUploadScale: the first translation upload into uk
+// of a file of N strings, on SQLite and on the servers whose DSN is set
+// (the project and its source upload are made outside the timer). The
+// SQLite project's planner statistics are taken when it holds 50
+// translated strings, as a project loaded small and grown by uploads has
+// them. Linear would take N/20,000 times the time of the 20k case.
+func BenchmarkTranslationUploadScale(b *testing.B) {
+	for _, engine := range testdb.Engines(b) {
+		for _, n := range []int{20000, 80000, 400000} {
+			b.Run(engine+"/"+strconv.Itoa(n/1000)+"k", func(b *testing.B) {
+				src, tr := benchFile(n, "v1"), benchFile(n, "uk")
+				for range b.N {
+					b.StopTimer()
+					base := scaleProject(b, engine)
+					status, body := uploadFile(b, base, "/api/v2/projects/1/files", "app.json", src, nil)
+					require.Equal(b, http.StatusCreated, status, string(body))
+					b.StartTimer()
+					status, body = uploadFile(b, base, "/api/v2/projects/1/translations", "app.json", tr, map[string]string{"languageId": "uk"})
+					require.Equal(b, http.StatusCreated, status, string(body))
+				}
+			})
+		}
+	}
+}
+
+// scaleProject serves a project on engine: on SQLite, smallAnalyzedProject.
+func scaleProject(b *testing.B, engine string) string {
+	if engine == "sqlite" {
+		return smallAnalyzedProject(b)
+	}
+	base, _, _ := startServeStorage(b, engine, platform.Config{})
+	return base.URL
+}
+
+// smallAnalyzedProject serves a SQLite project of 50 strings translated
+// into uk whose planner statistics were taken then (ANALYZE).
+func smallAnalyzedProject(b *testing.B) string {
+	base, _, st := startServeStorage(b, "sqlite", platform.Config{})
+	for _, up := range []struct{ path, v string }{{"/api/v2/projects/1/files", "v1"}, {"/api/v2/projects/1/translations", "uk"}} {
+		var fields map[string]string
+		if up.v == "uk" {
+			fields = map[string]string{"languageId": "uk"}
+		}
+		status, body := uploadFile(b, base.URL, up.path, "seed.json", benchFile(50, up.v), fields)
+		require.Equal(b, http.StatusCreated, status, string(body))
+	}
+	proj, ok := st.Project(1)
+	require.True(b, ok)
+	require.NoError(b, st.WriteTx(context.Background(), proj, func(tx *sql.Tx) error {
+		_, err := tx.Exec("ANALYZE")
+		return err
+	}))
+	return base.URL
+}
