@@ -419,12 +419,14 @@ func (k *chunker) add(ctx context.Context, b []byte, no int, kind string) bool {
 	return true
 }
 
-// send hands the chunk on, if it holds anything, and starts another.
+// send hands the chunk on, if it holds anything, and starts another
+// (also when ctx is done and it reports false: the chunk is given up).
 func (k *chunker) send(ctx context.Context) bool {
 	c := k.c
 	if len(c.lines) == 0 {
 		return true
 	}
+	k.c = newChunk()
 	c.objs = c.objs[:0]
 	for range c.lines {
 		c.objs = append(c.objs, Item{})
@@ -440,7 +442,6 @@ func (k *chunker) send(ctx context.Context) bool {
 		close(c.done)
 		return false
 	}
-	k.c = newChunk()
 	return true
 }
 

@@ -173,3 +173,34 @@ func TestStreamStops(t *testing.T) {
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.Less(t, n, len(p.Strings))
 }
+
+// TestStreamStopsByItsHandler: a handler that stops the read (the
+// resident snapshot's budget) ends it with its error, in either form,
+// whatever chunk the reader was sending.
+func TestStreamStopsByItsHandler(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(head)
+	for i := 1; i <= 3000; i++ {
+		b.WriteString(str(i, ""))
+	}
+	p, err := schema.ReadProject(strings.NewReader(b.String()))
+	require.NoError(t, err)
+	var js strings.Builder
+	require.NoError(t, p.WriteJSON(&js))
+	stop := errors.New("over budget")
+	for name, src := range map[string]string{"ndjson": b.String(), "json": js.String()} {
+		for _, after := range []int{1, 256, 257, 2999} {
+			n := 0
+			err := schema.Stream(context.Background(), strings.NewReader(src), schema.ReadOptions{Workers: 2}, schema.Handler{
+				Emit: func(objs []*schema.Item) error {
+					n += len(objs)
+					if n >= after {
+						return stop
+					}
+					return nil
+				},
+			})
+			require.ErrorIs(t, err, stop, "%s after %d", name, after)
+		}
+	}
+}
