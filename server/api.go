@@ -30,6 +30,7 @@ func (s *Server) apiRoutes() {
 	s.Handle("GET /api/v2/projects/{projectId}/languages/progress", s.api(s.projectProgress))
 	s.Handle("GET /api/v2/projects/{projectId}/languages/{languageId}/progress", s.api(s.languageProgress))
 	s.Handle("GET /api/v2/projects/{projectId}/files/{fileId}/languages/progress", s.api(s.fileProgress))
+	s.readRoutes()
 }
 
 // getOne serves the single object of a list endpoint by its id.

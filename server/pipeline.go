@@ -72,7 +72,7 @@ type listRequest struct {
 
 // endpoints are the lists of the pipeline.
 func endpoints() []*endpoint {
-	return []*endpoint{
+	return append([]*endpoint{
 		{path: "/api/v2/projects/{projectId}/strings", context: croql.Strings, param: "projectId", what: "Project", plan: (*Server).planRows},
 		{path: "/api/v2/projects/{projectId}/languages/{languageId}/translations", context: croql.Translations,
 			param: "projectId", what: "Project", lang: true, order: orderRes("stringId", "translationId", "text", "createdAt"),
@@ -86,7 +86,7 @@ func endpoints() []*endpoint {
 			plan:  (*Server).planFiles},
 		{path: "/api/v2/projects/{projectId}/labels", param: "projectId", what: "Project", noCroql: "the labels list takes no croql",
 			order: orderRes("id", "title", "isSystem"), plan: (*Server).planLabels},
-	}
+	}, readEndpoints()...)
 }
 
 // listRoutes adds the routes of the list pipeline: GET of each list, and

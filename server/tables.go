@@ -33,6 +33,8 @@ type Tables struct {
 	// TrAdded is "" for a mapping that does not store when a
 	// translation was added.
 	TrLang, TrAdded string
+	// R are the tables of the lists of the project's other data (reads.go).
+	R *readTables
 }
 
 // TablesOf finds the tables of m in dialect d.
@@ -82,6 +84,8 @@ func TablesOf(d compile.Dialect, m *mapping.Mapping) (*Tables, error) {
 		t.StrSummary.Child.FK == "" || t.TrApprovals.Child.FK == "" {
 		keep(errors.New("server: the mapping does not keep a string's labels and translations in join tables and its languages summary and a translation's approvals by owner"))
 	}
+	t.R, err = readTablesOf(d, m)
+	keep(err)
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}

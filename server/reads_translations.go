@@ -1,0 +1,274 @@
+package server
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/croql/croql/mapping"
+	"github.com/croql/croql/schema"
+)
+
+// String translations, approvals and votes: the rows of a translation and
+// of what it owns, selected by the platform's parameters.
+
+// planStringTranslations is GET /projects/{projectId}/translations with
+// stringId and languageId (both required, as on the platform),
+// denormalizePlaceholders and orderBy.
+func (s *Server) planStringTranslations(req *listRequest) (plan, *httpError) {
+	sid, ok, e := idParam(req, "stringId")
+	if e != nil {
+		return nil, e
+	}
+	if !ok {
+		return nil, invalid("stringId", "isEmpty", "stringId is required")
+	}
+	lang, e := stringLanguage(req, "languageId")
+	if e != nil {
+		return nil, e
+	}
+	if lang == "" {
+		return nil, invalid("languageId", "isEmpty", "languageId is required")
+	}
+	if e := only(req.r, "denormalizePlaceholders"); e != nil {
+		return nil, e
+	}
+	f := trFilter{stringID: sid, lang: lang}
+	return objectsPlan{read: func(ctx context.Context, p *Project) ([]map[string]any, error) {
+		return s.stringTranslations(ctx, p, f)
+	}}, nil
+}
+
+// getStringTranslation is GET /projects/{projectId}/translations/{translationId}.
+func (s *Server) getStringTranslation(r *http.Request) (any, *httpError) {
+	p, id, e := s.getParam(r, "projectId", "Project", "translationId", "Translation")
+	if e != nil {
+		return nil, e
+	}
+	if e := only(r, "denormalizePlaceholders"); e != nil {
+		return nil, e
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
+	defer cancel()
+	objs, err := s.stringTranslations(ctx, p, trFilter{trID: id})
+	if err != nil {
+		return nil, s.dbError(r, ctx, "", err)
+	}
+	if len(objs) == 0 {
+		return nil, notFound("Translation")
+	}
+	return item{objs[0]}, nil
+}
+
+// trFilter selects translations by the platform's parameters of the
+// approvals and votes lists: a translation id, else a language, a
+// string, a file and labels of the strings that list it.
+type trFilter struct {
+	trID, stringID, fileID int64
+	lang                   string
+	labels, exclude        []int64
+}
+
+// readTrFilter reads the parameters of the approvals (withFile) or votes
+// list.
+func readTrFilter(req *listRequest) (trFilter, *httpError) {
+	var f trFilter
+	var e *httpError
+	if f.trID, _, e = idParam(req, "translationId"); e != nil {
+		return f, e
+	}
+	if f.stringID, _, e = idParam(req, "stringId"); e != nil {
+		return f, e
+	}
+	if f.fileID, _, e = idParam(req, "fileId"); e != nil {
+		return f, e
+	}
+	if f.lang, e = stringLanguage(req, "languageId"); e != nil {
+		return f, e
+	}
+	if f.labels, e = idsParam(req, "labelIds"); e != nil {
+		return f, e
+	}
+	f.exclude, e = idsParam(req, "excludeLabelIds")
+	return f, e
+}
+
+// where adds f's conditions on the translation at alias t0 to q. A
+// translation id selects that translation alone (the platform ignores
+// the other parameters then).
+func (f trFilter) where(q *query, res *resource, t *Tables) {
+	d := q.d
+	if f.trID > 0 {
+		q.where = append(q.where, res.key+" = "+q.arg(f.trID, schema.Int))
+		return
+	}
+	ch := t.StrTranslations.Child
+	// linked is the condition that a string listing the translation (at
+	// alias j) also matches cond.
+	linked := func(join, cond string) string {
+		return "EXISTS (SELECT 1 FROM " + d.Quote(ch.Through) + " AS j" + join + " WHERE j." + d.Quote(ch.To) + " = " + res.key + " AND " + cond + ")"
+	}
+	if f.lang != "" {
+		q.where = append(q.where, res.language+" = "+q.arg(f.lang, schema.String))
+	}
+	if f.stringID > 0 {
+		q.where = append(q.where, linked("", "j."+d.Quote(ch.From)+" = "+q.arg(f.stringID, schema.Int)))
+	}
+	if f.fileID > 0 {
+		q.where = append(q.where, linked(" JOIN "+d.Quote(t.Str.Table())+" AS s ON s."+d.Quote(t.Str.Key())+" = j."+d.Quote(ch.From),
+			"s."+d.Quote(t.StrFile)+" = "+q.arg(f.fileID, schema.Int)))
+	}
+	lc := t.StrLabels.Child
+	labelled := func(ids []int64) string {
+		return linked(" JOIN "+d.Quote(lc.Through)+" AS l ON l."+d.Quote(lc.From)+" = j."+d.Quote(ch.From), "l."+d.Quote(lc.To)+" IN ("+q.in(ids)+")")
+	}
+	if len(f.labels) > 0 {
+		q.where = append(q.where, labelled(f.labels))
+	}
+	if len(f.exclude) > 0 {
+		q.where = append(q.where, "NOT "+labelled(f.exclude))
+	}
+}
+
+// stringTranslations reads the translations f selects in the platform's
+// StringTranslation shape, each with its rating (up votes minus down
+// votes).
+func (s *Server) stringTranslations(ctx context.Context, p *Project, f trFilter) ([]map[string]any, error) {
+	d := p.Dialect()
+	res, t, _, err := s.trTables(d)
+	if err != nil {
+		return nil, err
+	}
+	created := res.sqlOf("updatedAt")
+	if t.TrAdded != "" {
+		created = alias + "." + d.Quote(t.TrAdded)
+	}
+	q := &query{d: d}
+	f.where(q, res, t)
+	stmt := "SELECT " + res.key + ", " + res.sqlOf("text") + ", " + res.sqlOf("pluralCategoryName") + ", " + res.sqlOf("isPreTranslated") +
+		", " + res.sqlOf("provider") + ", " + res.sqlOf("userId") + ", " + created + " FROM " + res.table + q.sql() + " ORDER BY " + res.key
+	cols := []column{{json: "id", kind: kInt}, {json: "text", kind: kString}, {json: "pluralCategoryName", kind: kString},
+		{json: "isPreTranslated", kind: kBool}, {json: "provider", kind: kString, nullable: true}, {json: "userId", kind: kInt},
+		{json: "createdAt", kind: kTime}}
+	var out []map[string]any
+	err = s.cfg.Storage.ReadTx(ctx, p, func(tx *sql.Tx) error {
+		var err error
+		if out, err = scanObjects(ctx, tx, stmt, cols, q.args...); err != nil {
+			return err
+		}
+		return s.ratings(ctx, tx, p, out)
+	})
+	for _, o := range out {
+		if o["pluralCategoryName"] == "none" {
+			o["pluralCategoryName"] = "other"
+		}
+		o["user"] = userShape(p, o["userId"].(int64))
+		delete(o, "userId")
+	}
+	return out, err
+}
+
+// ratings sets the rating of each translation of objs: its up votes
+// minus its down votes.
+func (s *Server) ratings(ctx context.Context, tx *sql.Tx, p *Project, objs []map[string]any) error {
+	d := p.Dialect()
+	t, err := s.tables(d)
+	if err != nil {
+		return err
+	}
+	byID, ids := pageIndex(objs, "rating", func() any { return int64(0) })
+	fk := d.Quote(t.R.Vote.OwnerColumn())
+	for len(ids) > 0 {
+		in, args := inChunk(d, &ids)
+		stmt := "SELECT " + fk + ", " + d.Quote(t.R.VoteMark) + " FROM " + d.Quote(t.R.Vote.Table()) + " WHERE " + fk + " IN (" + in + ")"
+		err := func() error {
+			rows, err := tx.QueryContext(ctx, stmt, args...)
+			if err != nil {
+				return fmt.Errorf("server: votes: %w", err)
+			}
+			defer rows.Close()
+			for rows.Next() {
+				var id int64
+				var mark string
+				if err := rows.Scan(&id, &mark); err != nil {
+					return fmt.Errorf("server: votes: %w", err)
+				}
+				if o := byID[id]; o != nil && mark == "up" {
+					o["rating"] = o["rating"].(int64) + 1
+				} else if o != nil {
+					o["rating"] = o["rating"].(int64) - 1
+				}
+			}
+			return rows.Err()
+		}()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// planApprovals is GET /projects/{projectId}/approvals with the
+// platform's translationId, stringId, languageId, fileId, labelIds,
+// excludeLabelIds and orderBy.
+func (s *Server) planApprovals(req *listRequest) (plan, *httpError) {
+	f, e := readTrFilter(req)
+	if e != nil {
+		return nil, e
+	}
+	return objectsPlan{read: func(ctx context.Context, p *Project) ([]map[string]any, error) {
+		return s.translationMarks(ctx, p, f, false)
+	}}, nil
+}
+
+// planVotes is GET /projects/{projectId}/votes with the same parameters.
+func (s *Server) planVotes(req *listRequest) (plan, *httpError) {
+	f, e := readTrFilter(req)
+	if e != nil {
+		return nil, e
+	}
+	return objectsPlan{read: func(ctx context.Context, p *Project) ([]map[string]any, error) {
+		return s.translationMarks(ctx, p, f, true)
+	}}, nil
+}
+
+// translationMarks reads the approvals (or votes) of the translations f selects,
+// in the platform's Approval (Vote) shape, in the order of their
+// translations and, within one, as stored.
+func (s *Server) translationMarks(ctx context.Context, p *Project, f trFilter, votes bool) ([]map[string]any, error) {
+	d := p.Dialect()
+	res, t, r, err := s.trTables(d)
+	if err != nil {
+		return nil, err
+	}
+	table, fk, user, added := r.Appr.Table(), r.Appr.OwnerColumn(), r.ApprUser, r.ApprAdded
+	if votes {
+		table, fk, user, added = r.Vote.Table(), r.Vote.OwnerColumn(), r.VoteUser, r.VoteAdded
+	}
+	a := func(c string) string { return "a." + d.Quote(c) }
+	q := &query{d: d}
+	stringID := res.sqlOf("stringId")
+	if f.stringID > 0 && f.trID == 0 && !votes {
+		stringID = q.arg(f.stringID, schema.Int)
+	}
+	f.where(q, res, t)
+	sel := []string{a(fk), a(user), a(added), res.language, stringID}
+	cols := []column{{json: "translationId", kind: kInt}, {json: "userId", kind: kInt}, {json: "createdAt", kind: kTime},
+		{json: "languageId", kind: kString}, {json: "stringId", kind: kInt, nullable: true}}
+	if votes {
+		sel = append(sel[:3], a(r.VoteMark))
+		cols = append(cols[:3], column{json: "mark", kind: kString})
+		cols[2].json = "votedAt"
+	}
+	stmt := "SELECT " + strings.Join(sel, ", ") + " FROM " + d.Quote(table) + " AS a JOIN " + res.table + " ON " + res.key + " = " + a(fk) +
+		q.sql() + " ORDER BY " + a(fk) + ", " + a(mapping.OrdinalColumn)
+	out, err := s.readObjects(ctx, p, stmt, cols, q.args)
+	for _, o := range out {
+		o["id"] = int64(0)
+		o["user"] = userShape(p, o["userId"].(int64))
+		delete(o, "userId")
+	}
+	return out, err
+}
