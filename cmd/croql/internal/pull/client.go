@@ -151,4 +151,3 @@ func get[T any](ctx context.Context, c *crowdin.Client, path string, v *T) error
 	}
 	return nil
 }
-

@@ -52,7 +52,7 @@ type Options struct {
 // Stats counts what Run wrote.
 type Stats struct {
 	Users, Languages, Files, Branches, Labels, Strings, Translations int
-	Approvals, Votes, Comments, Segments, Concepts, Terms             int
+	Approvals, Votes, Comments, Segments, Concepts, Terms            int
 	// Retried counts the answers 429 or 503 that were waited out.
 	Retried int
 }
@@ -74,7 +74,7 @@ type puller struct {
 	// owner is the string each translation of a non-duplicate string was
 	// listed under: a duplicate that lists it shares it (when the platform
 	// does not name the master).
-	owner map[int64]int64
+	owner   map[int64]int64
 	retried atomic.Int64
 }
 
