@@ -57,9 +57,9 @@ func newPullCmd(c *cli) *cobra.Command {
 			if err != nil {
 				return failure(err)
 			}
-			fmt.Fprintf(c.stderr, "croql pull: %d strings, %d translations (%d approvals, %d votes), %d comments, %d files, %d branches, %d users, %d TM segments, %d concepts, %d terms; %d answers 429/503 waited out\n",
+			fmt.Fprintf(c.stderr, "croql pull: %d strings, %d translations (%d approvals, %d votes), %d comments, %d files, %d branches, %d users, %d TM segments, %d concepts, %d terms; %d requests (%d for one string's translations); %d answers 429/503 waited out\n",
 				st.Strings, st.Translations, st.Approvals, st.Votes, st.Comments, st.Files, st.Branches, st.Users,
-				st.Segments, st.Concepts, st.Terms, st.Retried)
+				st.Segments, st.Concepts, st.Terms, st.Requests, st.StringRequests, st.Retried)
 			return nil
 		},
 	}
@@ -68,7 +68,7 @@ func newPullCmd(c *cli) *cobra.Command {
 	f.Int64Var(&project, "project", 0, "the project's id")
 	f.StringVar(&tokenFile, "token-file", "", "file holding the personal access token (default $"+tokenEnv+")")
 	f.StringVarP(&out, "output", "o", "", "write to FILE (through FILE.partial, renamed when complete) instead of standard output")
-	f.IntVar(&concurrency, "concurrency", pull.DefaultConcurrency, "string-translation requests in flight at once")
+	f.IntVar(&concurrency, "concurrency", pull.DefaultConcurrency, "translation requests in flight at once")
 	f.IntVar(&retries, "retries", pull.DefaultRetries, "retries of one request answered 429 or 503 (negative: none)")
 	return cmd
 }

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/crowdin/crowdin-api-client-go/crowdin"
@@ -33,6 +34,8 @@ type transport struct {
 	retries int
 	// waited is told of each wait (for the progress line); may be nil.
 	waited func(status int, d time.Duration)
+	// sent, when set, counts the requests sent.
+	sent *atomic.Int64
 }
 
 func (t *transport) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -43,6 +46,9 @@ func (t *transport) RoundTrip(r *http.Request) (*http.Response, error) {
 		r.URL.RawPath = ""
 	}
 	for attempt := 0; ; attempt++ {
+		if t.sent != nil {
+			t.sent.Add(1)
+		}
 		resp, err := t.next.RoundTrip(r)
 		if err != nil {
 			return nil, err
@@ -80,7 +86,7 @@ func retryAfter(v string, attempt int, now time.Time) time.Duration {
 }
 
 // newClient is the official Go client, its requests sent to base.
-func newClient(o *Options, waited func(status int, d time.Duration)) (*crowdin.Client, error) {
+func newClient(o *Options, waited func(status int, d time.Duration), sent *atomic.Int64) (*crowdin.Client, error) {
 	base, err := url.Parse(strings.TrimSuffix(strings.TrimSuffix(o.URL, "/"), "/api/v2"))
 	if err != nil {
 		return nil, fmt.Errorf("pull: --url %q: %w", o.URL, err)
@@ -96,7 +102,7 @@ func newClient(o *Options, waited func(status int, d time.Duration)) (*crowdin.C
 	if retries == 0 {
 		retries = DefaultRetries
 	}
-	t := &transport{base: base, next: next, retries: max(retries, 0), waited: waited}
+	t := &transport{base: base, next: next, retries: max(retries, 0), waited: waited, sent: sent}
 	c, err := crowdin.NewClient(o.Token, crowdin.WithHTTPClient(&http.Client{Transport: t}))
 	if err != nil {
 		return nil, fmt.Errorf("pull: %w", err)

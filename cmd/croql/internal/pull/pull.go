@@ -20,7 +20,7 @@ import (
 	"github.com/croql/croql/schema"
 )
 
-// DefaultConcurrency is how many requests for string translations are in
+// DefaultConcurrency is how many requests for translations are in
 // flight at once: well under the platform's limit of simultaneous
 // requests per account.
 const DefaultConcurrency = 4
@@ -35,7 +35,7 @@ type Options struct {
 	Token string
 	// Project is the project's id.
 	Project int64
-	// Concurrency bounds the string-translation requests in flight
+	// Concurrency bounds the translation requests in flight
 	// (DefaultConcurrency when 0).
 	Concurrency int
 	// Retries bounds the retries of one request answered 429 or 503
@@ -55,6 +55,10 @@ type Stats struct {
 	Approvals, Votes, Comments, Segments, Concepts, Terms            int
 	// Retried counts the answers 429 or 503 that were waited out.
 	Retried int
+	// Requests counts the requests sent (retries included);
+	// StringRequests those to the string translations list (one string's
+	// translations into one language).
+	Requests, StringRequests int
 }
 
 // puller is one run.
@@ -74,8 +78,11 @@ type puller struct {
 	// owner is the string each translation of a non-duplicate string was
 	// listed under: a duplicate that lists it shares it (when the platform
 	// does not name the master).
-	owner   map[int64]int64
-	retried atomic.Int64
+	owner map[int64]int64
+	bulk  *bulkInfo
+	// retried, sent and perString count the answers 429/503 waited out,
+	// the requests sent and those to the string translations list.
+	retried, sent, perString atomic.Int64
 }
 
 func (p *puller) progress(format string, a ...any) {
@@ -108,22 +115,28 @@ func Run(ctx context.Context, o Options, w io.Writer) (Stats, error) {
 		p.retried.Add(1)
 		p.progress("HTTP %d: waiting %s before retrying", status, d)
 	}
-	c, err := newClient(&o, waited)
+	c, err := newClient(&o, waited, &p.sent)
 	if err != nil {
 		return Stats{}, err
 	}
 	p.c = c
-	for _, step := range []func(context.Context) error{p.head, p.readMarks, p.readFlags, p.strings, p.tms, p.glossaries} {
+	for _, step := range []func(context.Context) error{p.head, p.readMarks, p.readFlags, p.readBulkInfo, p.strings, p.tms, p.glossaries} {
 		if err := step(ctx); err != nil {
-			p.st.Retried = int(p.retried.Load())
+			p.count()
 			return p.st, err
 		}
 	}
-	p.st.Retried = int(p.retried.Load())
+	p.count()
 	if err := p.nw.Flush(); err != nil {
 		return p.st, fmt.Errorf("pull: %w", err)
 	}
 	return p.st, nil
+}
+
+// count copies the counters into the stats.
+func (p *puller) count() {
+	p.st.Retried = int(p.retried.Load())
+	p.st.Requests, p.st.StringRequests = int(p.sent.Load()), int(p.perString.Load())
 }
 
 // rawProject is the part of the platform's Project that the data format

@@ -247,52 +247,82 @@ func (p *puller) writePage(ctx context.Context, pg page[rawString], cc *comments
 	return nil
 }
 
-// translations reads the translations of each string into each target
-// language (GET …/translations?stringId=&languageId=), o.Concurrency
-// requests at a time: element i*len(languages)+j holds string i's into
-// language j.
+// translations reads the translations of the page's strings into each
+// target language: per language, in bulk from the language's list, and
+// for a string that has more than one translation of a form in the
+// language, from the string translations list; o.Concurrency requests
+// at a time. Element i*len(languages)+j holds string i's into language j.
 func (p *puller) translations(ctx context.Context, strs []schema.SourceString) ([][]rawTranslation, error) {
 	langs := p.proj.TargetLanguageIDs
-	out := make([][]rawTranslation, len(strs)*len(langs))
+	nl := len(langs)
+	out := make([][]rawTranslation, len(strs)*nl)
+	// A job below nl reads language job in bulk; job nl+k reads string
+	// k/nl's translations into language k%nl when it has several of a form.
+	jobs := make([]int, 0, nl)
+	for j := range langs {
+		jobs = append(jobs, j)
+	}
+	for i := range strs {
+		for j, lang := range langs {
+			if _, ok := p.bulk.multi[lang][strs[i].ID]; ok {
+				jobs = append(jobs, nl+i*nl+j)
+			}
+		}
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	jobs := make(chan int)
+	feed := make(chan int)
 	var (
 		wg    sync.WaitGroup
 		once  sync.Once
 		first error
 	)
-	for range min(p.o.Concurrency, len(out)) {
+	for range min(p.o.Concurrency, len(jobs)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for k := range jobs {
-				s, lang := &strs[k/len(langs)], langs[k%len(langs)]
-				q := values("stringId", strconv.FormatInt(s.ID, 10), "languageId", lang)
-				err := each(ctx, p.c, p.base+"/translations", q, func(t *rawTranslation) error {
-					out[k] = append(out[k], *t)
-					return nil
-				})
-				if err != nil {
-					once.Do(func() { first = fmt.Errorf("pull: string %d: translations (%s): %w", s.ID, lang, err); cancel() })
+			for job := range feed {
+				if err := p.translationJob(ctx, strs, job, out); err != nil {
+					once.Do(func() { first = err; cancel() })
 				}
 			}
 		}()
 	}
-feed:
-	for k := range out {
+send:
+	for _, job := range jobs {
 		select {
-		case jobs <- k:
+		case feed <- job:
 		case <-ctx.Done():
-			break feed
+			break send
 		}
 	}
-	close(jobs)
+	close(feed)
 	wg.Wait()
 	if first != nil {
 		return nil, first
 	}
 	return out, ctx.Err()
+}
+
+// translationJob reads one job of translations (see translations).
+func (p *puller) translationJob(ctx context.Context, strs []schema.SourceString, job int, out [][]rawTranslation) error {
+	langs := p.proj.TargetLanguageIDs
+	nl := len(langs)
+	if job < nl {
+		return p.bulkTranslations(ctx, strs, job, out)
+	}
+	k := job - nl
+	s, lang := &strs[k/nl], langs[k%nl]
+	q := values("stringId", strconv.FormatInt(s.ID, 10), "languageId", lang)
+	p.perString.Add(1)
+	err := each(ctx, p.c, p.base+"/translations", q, func(t *rawTranslation) error {
+		out[k] = append(out[k], *t)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("pull: string %d: translations (%s): %w", s.ID, lang, err)
+	}
+	return nil
 }
 
 // comments walks the project's comments in string order beside the
