@@ -137,7 +137,8 @@ func roundTrip(t *testing.T, p *schema.Project, at int64) {
 
 // requireSameTranslations: every string of got has the translations of
 // the same string in want, each with its id, language, plural form,
-// string, text, user, provider, pre-translated flag, approvals and votes
+// string, text, user, time added, provider, pre-translated flag,
+// approvals and votes
 // (in any order; the update time is not in the API).
 func requireSameTranslations(t *testing.T, want, got *schema.Project) {
 	t.Helper()
@@ -146,8 +147,8 @@ func requireSameTranslations(t *testing.T, want, got *schema.Project) {
 		if tr.Provider != nil {
 			prov = *tr.Provider
 		}
-		return fmt.Sprintf("%d %s %s %d %q %d %s %v %d %d", tr.ID, tr.Language, tr.PluralForm, tr.StringID, tr.Text, tr.User,
-			prov, tr.IsPreTranslated, len(tr.Approvals), len(tr.Votes))
+		return fmt.Sprintf("%d %s %s %d %q %d %v %s %v %d %d", tr.ID, tr.Language, tr.PluralForm, tr.StringID, tr.Text, tr.User,
+			tr.Added, prov, tr.IsPreTranslated, len(tr.Approvals), len(tr.Votes))
 	}
 	keys := func(s *schema.SourceString) []string {
 		out := []string{}

@@ -34,24 +34,6 @@ import (
 // translation is its string's only one of its form, so it is answered
 // when it has it).
 
-// langTranslation is one object of the language's translations list
-// (PlainLanguageTranslation, PluralLanguageTranslation with plurals[],
-// IcuLanguageTranslation).
-type langTranslation struct {
-	StringID      int64            `json:"stringId"`
-	TranslationID int64            `json:"translationId"`
-	Text          string           `json:"text"`
-	User          *model.ShortUser `json:"user"`
-	CreatedAt     schema.Time      `json:"createdAt"`
-	Plurals       []struct {
-		TranslationID int64            `json:"translationId"`
-		Text          string           `json:"text"`
-		PluralForm    string           `json:"pluralForm"`
-		User          *model.ShortUser `json:"user"`
-		CreatedAt     schema.Time      `json:"createdAt"`
-	} `json:"plurals"`
-}
-
 // origin is what the language's list does not carry of a translation:
 // its provider (1+ the index in schema.Providers, 0 for none) and
 // whether it was pre-translated (preTranslated bit).
@@ -120,12 +102,14 @@ func (p *puller) readOrigins(ctx context.Context, b *bulkInfo, lang string) erro
 		if i == 0 {
 			bit = preTranslated
 		}
-		if err := each(ctx, p.c, path, values("croql", q), func(t *langTranslation) error {
-			if len(t.Plurals) == 0 {
-				b.origins = append(b.origins, origin{tr: t.TranslationID, bit: bit})
+		if err := each(ctx, p.c, path, values("croql", q), func(t *model.LanguageTranslation) error {
+			if len(t.Plurals) == 0 && t.TranslationID != nil {
+				b.origins = append(b.origins, origin{tr: int64(*t.TranslationID), bit: bit})
 			}
 			for _, f := range t.Plurals {
-				b.origins = append(b.origins, origin{tr: f.TranslationID, bit: bit})
+				if f != nil {
+					b.origins = append(b.origins, origin{tr: int64(f.TranslationID), bit: bit})
+				}
 			}
 			return nil
 		}); err != nil {
@@ -177,32 +161,58 @@ func (p *puller) bulkTranslations(ctx context.Context, strs []schema.SourceStrin
 	for offset := 0; seen < len(ids); offset += PageSize {
 		q.Set("limit", strconv.Itoa(PageSize))
 		q.Set("offset", strconv.Itoa(offset))
-		var pg page[langTranslation]
+		var pg page[model.LanguageTranslation]
 		if _, err := p.c.Get(ctx, path, query(q), &pg); err != nil {
 			return fmt.Errorf("pull: GET %s?stringIds=(%d strings)&languageId=%s: %w", path, len(ids), lang, err)
 		}
 		for k := range pg.Data {
 			t := &pg.Data[k].Data
-			i, ok := idx[t.StringID]
+			i, ok := idx[int64(t.StringID)]
 			if !ok {
 				continue
 			}
-			slot := &out[i*nl+j]
-			if len(t.Plurals) == 0 {
-				*slot = append(*slot, rawTranslation{ID: t.TranslationID, Text: t.Text, PluralCategoryName: "none",
-					User: t.User, CreatedAt: t.CreatedAt})
-			}
-			for _, f := range t.Plurals {
-				*slot = append(*slot, rawTranslation{ID: f.TranslationID, Text: f.Text, PluralCategoryName: f.PluralForm,
-					User: f.User, CreatedAt: f.CreatedAt})
-			}
-			for m := range *slot {
-				p.bulk.originOf(&(*slot)[m])
+			if err := p.fromLanguageList(t, &out[i*nl+j]); err != nil {
+				return fmt.Errorf("pull: string %d: translations (%s): %w", t.StringID, lang, err)
 			}
 		}
 		seen += len(pg.Data)
 		if len(pg.Data) < PageSize {
 			break
+		}
+	}
+	return nil
+}
+
+// fromLanguageList appends the translations of t, one object of the
+// language's translations list (the client's LanguageTranslation: plain,
+// ICU, or plural with plurals[]), to slot, with their origins.
+func (p *puller) fromLanguageList(t *model.LanguageTranslation, slot *[]rawTranslation) error {
+	add := func(id int, text, form string, user *model.ShortUser, created string) error {
+		at, _, err := parseTime(created)
+		if err != nil {
+			return fmt.Errorf("translation %d: createdAt: %w", id, err)
+		}
+		r := rawTranslation{ID: int64(id), Text: text, PluralCategoryName: form, User: user, CreatedAt: at}
+		p.bulk.originOf(&r)
+		*slot = append(*slot, r)
+		return nil
+	}
+	if len(t.Plurals) == 0 && t.TranslationID != nil {
+		text, created := "", ""
+		if t.Text != nil {
+			text = *t.Text
+		}
+		if t.CreatedAt != nil {
+			created = *t.CreatedAt
+		}
+		return add(*t.TranslationID, text, "none", t.User, created)
+	}
+	for _, f := range t.Plurals {
+		if f == nil {
+			continue
+		}
+		if err := add(f.TranslationID, f.Text, f.PluralForm, f.User, f.CreatedAt); err != nil {
+			return err
 		}
 	}
 	return nil
