@@ -162,7 +162,7 @@ func (p *puller) bulkTranslations(ctx context.Context, strs []schema.SourceStrin
 		q.Set("limit", strconv.Itoa(PageSize))
 		q.Set("offset", strconv.Itoa(offset))
 		var pg page[model.LanguageTranslation]
-		if _, err := p.c.Get(ctx, path, query(q), &pg); err != nil {
+		if err := getJSON(ctx, p.c, path, query(q), &pg); err != nil {
 			return fmt.Errorf("pull: GET %s?stringIds=(%d strings)&languageId=%s: %w", path, len(ids), lang, err)
 		}
 		for k := range pg.Data {

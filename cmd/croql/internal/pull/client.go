@@ -2,6 +2,7 @@ package pull
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -132,7 +133,7 @@ func each[T any](ctx context.Context, c *crowdin.Client, path string, q url.Valu
 		q.Set("limit", strconv.Itoa(PageSize))
 		q.Set("offset", strconv.Itoa(offset))
 		var pg page[T]
-		if _, err := c.Get(ctx, path, query(q), &pg); err != nil {
+		if err := getJSON(ctx, c, path, query(q), &pg); err != nil {
 			return fmt.Errorf("GET %s?%s: %w", path, q.Encode(), err)
 		}
 		for i := range pg.Data {
@@ -152,8 +153,24 @@ func get[T any](ctx context.Context, c *crowdin.Client, path string, v *T) error
 		Data *T `json:"data"`
 	}
 	one.Data = v
-	if _, err := c.Get(ctx, path, nil, &one); err != nil {
+	if err := getJSON(ctx, c, path, nil, &one); err != nil {
 		return fmt.Errorf("GET %s: %w", path, err)
 	}
 	return nil
+}
+
+// getJSON is the client's Get of path into v. A failed send is told
+// without the client's own base address (the transport sent the request
+// to the --url's): the caller names the request.
+func getJSON(ctx context.Context, c *crowdin.Client, path string, q query, v any) error {
+	var qv crowdin.ListOptionsProvider
+	if q != nil {
+		qv = q
+	}
+	_, err := c.Get(ctx, path, qv, v)
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
 }

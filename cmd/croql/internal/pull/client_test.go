@@ -1,6 +1,10 @@
 package pull
 
 import (
+	"context"
+	"io"
+	"net"
+	"strings"
 	"testing"
 	"time"
 )
@@ -24,5 +28,24 @@ func TestRetryAfter(t *testing.T) {
 		if got := retryAfter(c.v, c.attempt, now); got != c.want {
 			t.Errorf("retryAfter(%q, %d) = %s, want %s", c.v, c.attempt, got, c.want)
 		}
+	}
+}
+
+// TestUnreachableNamesTheURL: a request that cannot be sent is told with
+// the address it went to, not the client's own base address.
+func TestUnreachableNamesTheURL(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	_, err = Run(context.Background(), Options{URL: "http://" + addr, Token: "t", Project: 1, Retries: -1}, io.Discard)
+	if err == nil {
+		t.Fatal("no error")
+	}
+	if msg := err.Error(); !strings.Contains(msg, addr) || strings.Contains(msg, "api.crowdin.com") ||
+		!strings.Contains(msg, "GET /api/v2/projects/1") {
+		t.Errorf("error %q: want the request and %s, not the client's base address", msg, addr)
 	}
 }

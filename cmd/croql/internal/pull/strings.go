@@ -183,7 +183,7 @@ func (p *puller) strings(ctx context.Context) error {
 		q.Set("limit", strconv.Itoa(PageSize))
 		q.Set("offset", strconv.Itoa(offset))
 		var pg page[rawString]
-		if _, err := p.c.Get(ctx, p.base+"/strings", query(q), &pg); err != nil {
+		if err := getJSON(ctx, p.c, p.base+"/strings", query(q), &pg); err != nil {
 			return fmt.Errorf("pull: GET %s/strings?%s: %w", p.base, q.Encode(), err)
 		}
 		if err := p.writePage(ctx, pg, cc); err != nil {
@@ -364,7 +364,7 @@ func (c *comments) of(ctx context.Context, id int64) ([]schema.Comment, error) {
 func (c *comments) next(ctx context.Context) error {
 	q := url.Values{"orderBy": {"stringId"}, "limit": {strconv.Itoa(PageSize)}, "offset": {strconv.Itoa(c.offset)}}
 	var pg page[model.StringComment]
-	if _, err := c.p.c.Get(ctx, c.p.base+"/comments", query(q), &pg); err != nil {
+	if err := getJSON(ctx, c.p.c, c.p.base+"/comments", query(q), &pg); err != nil {
 		return fmt.Errorf("pull: GET %s/comments?%s: %w", c.p.base, q.Encode(), err)
 	}
 	c.offset += PageSize
