@@ -13,11 +13,14 @@ import (
 
 // summaryFlags are the flags of a languages summary element that no list
 // of the API carries and the translations read cannot give (the QA checks'
-// findings; whether the source changed after the translation, which needs
-// the translation's update time): each is read as the strings a CroQL
-// query on the strings list selects, per target language.
+// findings; the flags of the top translation, which is chosen by the
+// translations' update times the API does not carry: whether the source
+// changed after it, whether it equals the source, where it came from,
+// whether it is shared): each is read as the strings a CroQL query on the
+// strings list selects, per target language.
 var summaryFlags = []string{
-	"isSourceChangedAfterTranslation",
+	"isSourceChangedAfterTranslation", "hasTranslationAsSource", "hasSharedTranslation",
+	"isAutoTranslated", "isTranslatedByTm", "isTranslatedByMt", "isTranslatedByAi",
 	"hasEmptyTranslationQaIssues", "hasTranslationLengthQaIssues", "hasTagsMismatchQaIssues",
 	"hasSpacesMismatchQaIssues", "hasVariablesMismatchQaIssues", "hasPunctuationMismatchQaIssues",
 	"hasCharacterCaseMismatchQaIssues", "hasSpecialCharactersMismatchQaIssues", "hasIncorrectTranslationQaIssues",
@@ -86,7 +89,8 @@ func (p *puller) summarize(s *schema.SourceString) error {
 		for i, f := range summaryFlags {
 			set[f] = bits&(1<<i) != 0
 		}
-		if bits != 0 || l.IsSourceChangedAfterTranslation || l.HasEmptyTranslationQAIssues || l.HasTranslationLengthQAIssues {
+		if bits != 0 || l.IsSourceChangedAfterTranslation || l.HasEmptyTranslationQAIssues || l.HasTranslationLengthQAIssues ||
+			l.HasTranslationAsSource || l.HasSharedTranslation || l.IsAutoTranslated {
 			b, err := json.Marshal(set)
 			if err != nil {
 				return fmt.Errorf("pull: %w", err)
