@@ -92,6 +92,7 @@ func commands() []func(*cli) *cobra.Command {
 		newFieldsCmd,
 		newDemoCmd,
 		newServeCmd,
+		newPullCmd,
 		newVersionCmd,
 		newLSPCmd,
 	}
