@@ -239,29 +239,43 @@ type querier interface {
 // alterVSchema runs stmt, a change of the VSchema entry of table (present:
 // whether the entry is there after it), and waits until vtgate shows the
 // change. vtgate applies each ALTER VSCHEMA to the VSchema it last read,
-// which the change before may not have reached yet: changes made in quick
-// succession undo one another (dropped entries come back) unless each
-// waits for the one before.
+// which a change just before may not have reached yet: changes made in
+// quick succession undo one another (dropped entries come back) unless
+// each waits for the one before. A change still not shown after
+// vschemaRetry is sent again (vtgate's 1815, the change is there already,
+// then counts as done), until vschemaSettle.
 func alterVSchema(ctx context.Context, q querier, stmt, table string, present bool) error {
-	if _, err := q.ExecContext(ctx, stmt); err != nil {
-		return fmt.Errorf("store: vitess: %s: %w", stmt, err)
-	}
 	ctx, cancel := context.WithTimeout(ctx, vschemaSettle)
 	defer cancel()
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
-	for {
-		entries, err := listNames(ctx, q, "SHOW VSCHEMA TABLES")
-		if err == nil && slices.Contains(entries, table) == present {
-			return nil
+	var last error
+	for try := 0; ; try++ {
+		if _, err := q.ExecContext(ctx, stmt); err != nil {
+			var my *mysql.MySQLError
+			if try == 0 || !errors.As(err, &my) || my.Number != 1815 {
+				return fmt.Errorf("store: vitess: %s: %w", stmt, err)
+			}
 		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("store: vitess: vtgate did not apply %q within %s: %w", stmt, vschemaSettle, errors.Join(err, ctx.Err()))
-		case <-tick.C:
+		retry := time.Now().Add(vschemaRetry)
+		for time.Now().Before(retry) {
+			entries, err := listNames(ctx, q, "SHOW VSCHEMA TABLES")
+			if err == nil && slices.Contains(entries, table) == present {
+				return nil
+			}
+			last = err
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("store: vitess: vtgate did not apply %q within %s (%d tries): %w", stmt, vschemaSettle, try+1, errors.Join(last, ctx.Err()))
+			case <-tick.C:
+			}
 		}
 	}
 }
+
+// vschemaRetry is how long alterVSchema waits for vtgate to show a change
+// before it sends the change again.
+const vschemaRetry = 3 * time.Second
 
 // listNames returns the first column of every row of query.
 func listNames(ctx context.Context, q querier, query string) ([]string, error) {
