@@ -12,13 +12,16 @@
 # Environment: VITESS_VERSION (v0.24.4), VITESS_CACHE
 # (/var/cache/croql/vitess-$VITESS_VERSION), VITESS_PORT (base port, 33300;
 # vtgate's MySQL protocol listens on VITESS_PORT+3), VITESS_DATA (data
-# directory, /tmp/croql-vitess).
+# directory, /tmp/croql-vitess), VITESS_MAX_ROWS (vttablet's
+# --queryserver-config-max-result-size, the most rows a shard returns to
+# a query; 1000000, Vitess's default is 10000: docs/serve.md, "Vitess").
 set -euo pipefail
 
 VITESS_VERSION="${VITESS_VERSION:-v0.24.4}"
 VITESS_CACHE="${VITESS_CACHE:-/var/cache/croql/vitess-$VITESS_VERSION}"
 VITESS_PORT="${VITESS_PORT:-33300}"
 VITESS_DATA="${VITESS_DATA:-/tmp/croql-vitess}"
+VITESS_MAX_ROWS="${VITESS_MAX_ROWS:-1000000}"
 VITESS_SCRATCH=8 # scratch keyspaces, as store/vitess.go expects
 mysql_port=$((VITESS_PORT + 3))
 
@@ -83,11 +86,20 @@ start() {
 		mkdir -p "$VITESS_DATA/schema/$ks"
 		echo '{"sharded": true}' >"$VITESS_DATA/schema/$ks/vschema.json"
 	done
+	# vttestserver runs $VTROOT/bin/vtcombo and passes it no tablet
+	# settings: a VTROOT of the run's own whose vtcombo adds them.
+	local vtroot="$VITESS_DATA/vtroot"
+	mkdir -p "$vtroot/bin"
+	ln -s "$VITESS_CACHE/config" "$vtroot/config"
+	ln -s "$VITESS_CACHE/bin/mysqlctl" "$vtroot/bin/mysqlctl"
+	printf '#!/bin/sh\nexec %s/bin/vtcombo --queryserver-config-max-result-size %s "$@"\n' \
+		"$VITESS_CACHE" "$VITESS_MAX_ROWS" >"$vtroot/bin/vtcombo"
+	chmod a+rx "$vtroot/bin/vtcombo"
 	chown -R nobody:nogroup "$VITESS_DATA"
 	# vttestserver refuses to run as root. It runs in a process group of
 	# its own (setsid), with vtcombo and mysqld, which stop kills whole.
 	setsid setpriv --reuid=nobody --regid=nogroup --clear-groups --reset-env \
-		env VTROOT="$VITESS_CACHE" VTDATAROOT="$VITESS_DATA" HOME="$VITESS_DATA" \
+		env VTROOT="$vtroot" VTDATAROOT="$VITESS_DATA" HOME="$VITESS_DATA" \
 		PATH=/usr/sbin:/usr/bin:/bin \
 		"$VITESS_CACHE/bin/vttestserver" \
 		--port "$VITESS_PORT" --mysql-bind-host 127.0.0.1 --vtcombo-bind-host 127.0.0.1 \

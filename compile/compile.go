@@ -54,6 +54,13 @@ type SQL struct {
 	Table, Alias string
 	// Dialect is the dialect the text is written in.
 	Dialect Dialect
+	// CrossShard, for a sharded dialect (Sharding): the statement joins
+	// rows that the layout places on different shards (a string's
+	// translations: the join table is on the string's shard, each
+	// translation on its own), which vtgate runs as a nested loop, a query
+	// to the shards per row. package store answers such a query through
+	// its coordinator, which reads the rows by key a chunk at a time.
+	CrossShard bool
 
 	// q and m are the query and mapping, kept for a sharded dialect
 	// (Sharding), whose engine may refuse the statement: Run and RunLimit
@@ -211,7 +218,9 @@ func compileCore(q *typecheck.Query, core typecheck.Node, scopes int, d Dialect,
 		return nil, diag.At(core.Span(), fmt.Errorf("compile: the query has %d values, more than the %d parameters one %s statement may have: %w",
 			len(args), d.MaxParams(), d.Name(), ErrTooManyParams))
 	}
-	return rootSQL(d, root, where, args), nil
+	s := rootSQL(d, root, where, args)
+	s.CrossShard = c.crossShard
+	return s, nil
 }
 
 // binding is the row bound at one scope.
@@ -244,6 +253,10 @@ type compiler struct {
 	// written as IN (no link to the parent row, one predicate): a
 	// semi-join there may be an IN too, as at the root.
 	subRoot typecheck.Node
+	// crossShard: a join of rows placed on different shards was written
+	// (SQL.CrossShard); shardKeys is the mapping's ShardKeys, read once.
+	crossShard bool
+	shardKeys  map[string]string
 }
 
 // maxDepth bounds the recursion; the parser's limits keep real queries far
@@ -1090,6 +1103,7 @@ func (c *compiler) elementsFrom(base *typecheck.Field, link, bare bool) (a strin
 	}
 	a = c.alias()
 	pkey := parent.alias + "." + c.q(parent.tab.Key)
+	c.noteShards(ch, et, bare)
 	switch {
 	case ch.Through != "" && bare:
 		// Nothing reads the elements: the join table alone counts them
@@ -1117,6 +1131,25 @@ func (c *compiler) elementsFrom(base *typecheck.Field, link, bare bool) (a strin
 		}
 	}
 	return a, et, true
+}
+
+// noteShards records, for a sharded dialect, whether reading the elements
+// et of child ch (bare: through the join table alone) joins rows placed
+// on different shards: elements read through a join table placed by the
+// parent's key, or elements not placed by their link to the parent.
+func (c *compiler) noteShards(ch *mapping.Child, et *mapping.Table, bare bool) {
+	if _, sharded := c.d.(Sharding); !sharded || c.crossShard {
+		return
+	}
+	if c.shardKeys == nil {
+		c.shardKeys = c.m.ShardKeys()
+	}
+	switch {
+	case ch.Through != "":
+		c.crossShard = !bare
+	default:
+		c.crossShard = c.shardKeys[et.Name] != ch.FK
+	}
 }
 
 // compare writes a comparison.

@@ -123,6 +123,12 @@ type BulkLoad struct {
 	// ParallelIndexes builds the keys and indexes of the tables on two
 	// connections, table by table, with the statistics of each table.
 	ParallelIndexes bool
+	// Autocommit inserts the rows without a transaction, each INSERT
+	// committed on its own (Vitess: vttablet ends a transaction older
+	// than its --queryserver-config-transaction-timeout, which a load of
+	// some thousands of strings outlives; the load is atomic by the
+	// rename of its scratch tables instead).
+	Autocommit bool
 }
 
 // Timeout is the statement that bounds the time of each following

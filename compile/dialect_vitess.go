@@ -42,6 +42,10 @@ func (Vitess) TimedSelect(query string, left time.Duration) string {
 	return "SELECT /*vt+ QUERY_TIMEOUT_MS=" + strconv.FormatInt(max(left.Milliseconds(), 1), 10) + " */" + rest
 }
 
+// BulkLoad implements Dialect: the MySQL dialect's, each INSERT committed
+// on its own (see [BulkLoad.Autocommit]).
+func (Vitess) BulkLoad() BulkLoad { return BulkLoad{Autocommit: true} }
+
 // ShardTable implements [Sharding]: a hash vindex on column. vtgate creates
 // the vindex named "hash" at its first use and reuses it for every other
 // table.

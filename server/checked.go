@@ -154,6 +154,16 @@ func (s *Server) croqlWhere(req *listRequest, purpose compile.Purpose) ([]string
 		}
 		return req.co.where, req.co.args, nil
 	}
+	if c != nil && c.CrossShard {
+		// vtgate would run it as a query to the shards per row: the
+		// coordinator first, vtgate when it matches too many objects.
+		if done, e := s.coordinateChosen(req); e != nil || done {
+			if e != nil {
+				return nil, nil, e
+			}
+			return req.co.where, req.co.args, nil
+		}
+	}
 	if c == nil {
 		// A back end's error (RuleSQL) is over the part of the query
 		// the database cannot take; say which database (in a copy: the

@@ -5,6 +5,7 @@ import (
 
 	"github.com/croql/croql/compile"
 	"github.com/croql/croql/diag"
+	"github.com/croql/croql/schema"
 	"github.com/croql/croql/store"
 )
 
@@ -34,29 +35,58 @@ type coordinatedWhere struct {
 // matches become the condition of every later statement of the request
 // (req.co).
 func (s *Server) coordinate(req *listRequest) *httpError {
+	ids, cx, e := s.coordinatedIDs(req)
+	if e != nil {
+		return e
+	}
 	src, p := req.params.croql, req.p
-	env, err := s.env(p, req.ep.context)
-	if err != nil {
-		return s.internal(req.r, err)
-	}
-	c := checkQuery(req.r.Context(), env, src)
-	if c.q == nil || c.diags.HasErrors() {
-		return croqlError(src, c.diags)
-	}
-	s.metrics.coordinated.Inc()
-	cctx, cancel := context.WithTimeout(req.r.Context(), s.cfg.Timeout)
-	defer cancel()
-	ids, err := store.Coordinate(cctx, p.DB(), p.Dialect(), s.mapping, c.q, MaxCoordinatedMatches+1)
-	if err != nil {
-		return s.dbError(req.r, cctx, src, err)
-	}
 	if len(ids) > MaxCoordinatedMatches {
 		d := diag.Errorf(diag.ClassSyntax, "engine-limit", diag.Span{Start: 0, End: len(src)},
 			"on this server's %s database croql answers this query's form itself (the engine does not run it), and it matches more than %d objects", p.Dialect().Name(), MaxCoordinatedMatches).
 			WithHint("add a condition on the object's own fields (it narrows the candidates on the shards), or split the query")
 		return croqlError(src, diag.List{d})
 	}
-	k, err := compile.KeyIn(p.Dialect(), s.mapping, c.q.Context, ids)
+	return s.coordinated(req, cx, ids)
+}
+
+// coordinateChosen answers the request's croql with the coordinator where
+// the engine would run its statement a query per row (a join across
+// shards, compile.SQL.CrossShard), and reports whether it did: a query
+// with more than MaxCoordinatedMatches matches is left to the engine.
+func (s *Server) coordinateChosen(req *listRequest) (bool, *httpError) {
+	ids, cx, e := s.coordinatedIDs(req)
+	if e != nil || len(ids) > MaxCoordinatedMatches {
+		return false, e
+	}
+	return true, s.coordinated(req, cx, ids)
+}
+
+// coordinatedIDs is the coordinator's answer to the request's croql, at
+// most MaxCoordinatedMatches+1 matches, and the query's context.
+func (s *Server) coordinatedIDs(req *listRequest) ([]int64, *schema.Context, *httpError) {
+	src, p := req.params.croql, req.p
+	env, err := s.env(p, req.ep.context)
+	if err != nil {
+		return nil, nil, s.internal(req.r, err)
+	}
+	c := checkQuery(req.r.Context(), env, src)
+	if c.q == nil || c.diags.HasErrors() {
+		return nil, nil, croqlError(src, c.diags)
+	}
+	s.metrics.coordinated.Inc()
+	cctx, cancel := context.WithTimeout(req.r.Context(), s.cfg.Timeout)
+	defer cancel()
+	ids, err := store.Coordinate(cctx, p.DB(), p.Dialect(), s.mapping, c.q, MaxCoordinatedMatches+1)
+	if err != nil {
+		return nil, nil, s.dbError(req.r, cctx, src, err)
+	}
+	return ids, c.q.Context, nil
+}
+
+// coordinated makes ids, the coordinator's matches, the condition of
+// every later statement of the request (req.co).
+func (s *Server) coordinated(req *listRequest, cx *schema.Context, ids []int64) *httpError {
+	k, err := compile.KeyIn(req.p.Dialect(), s.mapping, cx, ids)
 	if err != nil {
 		return s.internal(req.r, err)
 	}

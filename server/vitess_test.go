@@ -76,9 +76,10 @@ func TestVitessServed(t *testing.T) {
 }
 
 // TestVitessServedByCoordinator: lists whose query vtgate refuses (its
-// planner panics on one, refuses a correlated scalar subquery in others)
-// or that the compiler will not send to vtgate (an @user mention left to
-// the users table) are answered through the coordinator, as SQLite answers
+// planner panics on one, refuses a correlated scalar subquery in others),
+// that the compiler will not send to vtgate (an @user mention left to
+// the users table), or whose statement joins across shards (which vtgate
+// runs a query per row) are answered through the coordinator, as SQLite answers
 // them, byte for byte: with paging, an order, a total, and as a POST
 // …/query whose body is read again.
 func TestVitessServedByCoordinator(t *testing.T) {
@@ -98,6 +99,7 @@ func TestVitessServedByCoordinator(t *testing.T) {
 		{croql.Strings, `count of translations where (count of votes where (is up) > count of votes where (is down)) > 0`}, // VT12001
 		{croql.Strings, `labels with (is system) or count of labels where (title contains "a") = 2`},                       // VT12001
 		{croql.Translations, `count of votes where (is up) > count of votes where (is down) or text contains "a"`},
+		{croql.Strings, `translations with (login of user != "bob")`}, // a join across shards: chosen
 	} {
 		langs := []string{""}
 		if c.ctx == croql.Translations {

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"slices"
 	"strings"
 
@@ -37,6 +38,19 @@ type ddlStmt struct {
 	table, sql string
 	// create: a CREATE TABLE (else an index or a key, for after the rows).
 	create bool
+	// vschema: a statement that places table on the shards (Vitess's
+	// ALTER VSCHEMA), which execDDL waits for.
+	vschema bool
+}
+
+// execDDL runs stmt on q, and for a statement that places a table on the
+// shards waits until vtgate shows it (see alterVSchema).
+func execDDL(ctx context.Context, q querier, stmt ddlStmt) error {
+	if stmt.vschema {
+		return alterVSchema(ctx, q, stmt.sql, stmt.table, true)
+	}
+	_, err := q.ExecContext(ctx, stmt.sql)
+	return err
 }
 
 // ddl is DDL with the table of each statement. keysAfter leaves the
@@ -168,7 +182,7 @@ func shardDDL(d compile.Dialect, table, column string) []ddlStmt {
 	}
 	var out []ddlStmt
 	for _, stmt := range s.ShardTable(table, column) {
-		out = append(out, ddlStmt{table: table, create: true, sql: stmt})
+		out = append(out, ddlStmt{table: table, create: true, vschema: true, sql: stmt})
 	}
 	return out
 }

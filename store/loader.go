@@ -200,7 +200,11 @@ func NewSQLLoader(ctx context.Context, db *sql.DB, d compile.Dialect, m *mapping
 		conn.Close()
 		return nil, err
 	}
-	ld := newLoader(ctx, tx, d, m, l)
+	var q inserter = conn
+	if tx != nil {
+		q = tx
+	}
+	ld := newLoader(ctx, q, d, m, l)
 	if o.copy != nil {
 		cp := o.copy
 		ld.copyFrom = func(ctx context.Context, table string, cols []string, rows [][]any) error {
@@ -220,24 +224,25 @@ func NewSQLLoader(ctx context.Context, db *sql.DB, d compile.Dialect, m *mapping
 // (building an index once is much faster than keeping it up to date
 // through a bulk load). Where the dialect says so the primary keys come
 // after the rows too (the loader has rejected repeated keys already).
-func loadDDL(d compile.Dialect, m *mapping.Mapping, bl compile.BulkLoad, unlogged bool) (tables []string, indexes []ddlStmt) {
+func loadDDL(d compile.Dialect, m *mapping.Mapping, bl compile.BulkLoad, unlogged bool) (tables, indexes []ddlStmt) {
 	for _, stmt := range ddl(d, m, bl.KeysAfterRows) {
 		if !stmt.create {
 			indexes = append(indexes, stmt)
 			continue
 		}
-		if unlogged && bl.UnloggedTable != "" {
+		if unlogged && bl.UnloggedTable != "" && !stmt.vschema {
 			stmt.sql = bl.UnloggedTable + strings.TrimPrefix(stmt.sql, "CREATE TABLE ")
 		}
-		tables = append(tables, stmt.sql)
+		tables = append(tables, stmt)
 	}
 	return tables, indexes
 }
 
 // createTables runs the CREATE TABLEs of a load on conn and begins the
 // load's transaction: before them where the dialect's DDL is
-// transactional, after them otherwise.
-func createTables(ctx context.Context, conn *sql.Conn, bl compile.BulkLoad, tables []string) (*sql.Tx, error) {
+// transactional, after them otherwise, and none (nil) where the dialect's
+// loads insert without one (compile.BulkLoad.Autocommit).
+func createTables(ctx context.Context, conn *sql.Conn, bl compile.BulkLoad, tables []ddlStmt) (*sql.Tx, error) {
 	var tx *sql.Tx
 	var err error
 	if bl.TransactionalDDL {
@@ -246,14 +251,14 @@ func createTables(ctx context.Context, conn *sql.Conn, bl compile.BulkLoad, tabl
 		}
 	}
 	for _, stmt := range tables {
-		if _, err := conn.ExecContext(ctx, stmt); err != nil {
+		if err := execDDL(ctx, conn, stmt); err != nil {
 			if tx != nil {
 				_ = tx.Rollback()
 			}
-			return nil, fmt.Errorf("store: creating tables: %w\n%s", err, stmt)
+			return nil, fmt.Errorf("store: creating tables: %w\n%s", err, stmt.sql)
 		}
 	}
-	if tx == nil {
+	if tx == nil && !bl.Autocommit {
 		if tx, err = conn.BeginTx(ctx, nil); err != nil {
 			return nil, fmt.Errorf("store: loading: %w", err)
 		}
@@ -327,7 +332,7 @@ func (l *Loader) Finish() error {
 	err := l.ld.flushAll()
 	l.ld.close()
 	if err != nil {
-		_ = l.tx.Rollback()
+		l.rollback()
 		_ = l.restoreSettings()
 		return err
 	}
@@ -345,7 +350,7 @@ func (l *Loader) Finish() error {
 		}
 		return errors.Join(err, l.restoreSettings())
 	}
-	if err := l.tx.Commit(); err != nil {
+	if err := l.commit(); err != nil {
 		_ = l.restoreSettings()
 		return fmt.Errorf("store: loading: %w", err)
 	}
@@ -397,7 +402,7 @@ func (l *Loader) mark(conn *sql.Conn) error {
 		d.Quote("row_count") + " " + d.ColumnType(schema.Int) + " NOT NULL,\n  " +
 		"PRIMARY KEY (" + d.Quote("id") + ")\n)" + d.TableOptions()
 	for _, stmt := range append([]ddlStmt{{sql: table}}, shardDDL(d, l.marker, "id")...) {
-		if _, err := conn.ExecContext(l.ctx, stmt.sql); err != nil {
+		if err := execDDL(l.ctx, conn, stmt); err != nil {
 			return fmt.Errorf("store: recording the load: %w", err)
 		}
 	}
@@ -419,7 +424,7 @@ func (l *Loader) record(conn *sql.Conn, create string) error {
 		d.Quote("head") + " " + d.ColumnType(schema.String) + " NOT NULL,\n  " +
 		"PRIMARY KEY (" + d.Quote("id") + ")\n)" + d.TableOptions()}}
 	for _, stmt := range append(stmts, shardDDL(d, table, "id")...) {
-		if _, err := conn.ExecContext(l.ctx, stmt.sql); err != nil {
+		if err := execDDL(l.ctx, conn, stmt); err != nil {
 			return fmt.Errorf("store: recording the project: %w", err)
 		}
 	}
@@ -512,15 +517,32 @@ func (l *Loader) Abort() {
 	}
 	l.done = true
 	l.ld.close()
-	_ = l.tx.Rollback()
+	l.rollback()
 	_ = l.restoreSettings()
 	l.conn.Close()
 }
 
+// commit commits the load's transaction, if it has one.
+func (l *Loader) commit() error {
+	if l.tx == nil {
+		return nil
+	}
+	return l.tx.Commit()
+}
+
+// rollback rolls the load's transaction back, if it has one.
+func (l *Loader) rollback() {
+	if l.tx != nil {
+		_ = l.tx.Rollback()
+	}
+}
+
 // loader walks a project and fills batches.
 type loader struct {
-	ctx     context.Context
-	tx      *sql.Tx
+	ctx context.Context
+	// tx takes the INSERTs: the load's transaction, or its connection
+	// where the dialect's loads insert without one.
+	tx      inserter
 	d       compile.Dialect
 	m       *mapping.Mapping
 	l       *mapping.Layout
@@ -639,7 +661,14 @@ func (ld *loader) execRaw(b *batch) error {
 	})
 }
 
-func newLoader(ctx context.Context, tx *sql.Tx, d compile.Dialect, m *mapping.Mapping, l *mapping.Layout) *loader {
+// inserter is what the loader's INSERTs run on: a *sql.Tx or a
+// *sql.Conn.
+type inserter interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	PrepareContext(ctx context.Context, query string) (*sql.Stmt, error)
+}
+
+func newLoader(ctx context.Context, tx inserter, d compile.Dialect, m *mapping.Mapping, l *mapping.Layout) *loader {
 	ld := &loader{ctx: ctx, tx: tx, d: d, m: m, l: l,
 		infos: map[*mapping.Table]*loadInfo{}, batches: map[string]*batch{},
 		seen:   map[*mapping.Table]map[int64]uint64{},

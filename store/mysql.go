@@ -84,6 +84,12 @@ func (mysqlBackend) pool(dsn, schema string) (*sql.DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	return mysqlOpen(cfg, schema)
+}
+
+// mysqlOpen is the pool of croql's connections to the server of cfg,
+// in database schema when not empty.
+func mysqlOpen(cfg *mysql.Config, schema string) (*sql.DB, error) {
 	// utf8mb4 on the connection: string parameters are converted to the
 	// columns' utf8mb4 collation.
 	cfg.Collation = "utf8mb4_general_ci"

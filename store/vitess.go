@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -43,14 +44,21 @@ func (vitessBackend) claims(dsn string) bool {
 // parameters of some of croql's statements ("expected 0 arguments, got
 // 1"). The values are still escaped by the driver, never spliced in by
 // croql.
+//
+// Results do not stream (vtgate's workload OLTP): vtgate v0.24 fails a
+// streamed query that it runs as a join of its own (EOF from vttablet; in
+// a transaction, "in use: for streaming query"), and croql's reads run in
+// transactions. vttablet then answers a query with at most
+// --queryserver-config-max-result-size rows from a shard (10,000 by
+// default), which an operator raises for projects with more (docs/serve.md,
+// "Vitess"); beyond it the query fails with an engine limit (classify).
 func (vitessBackend) pool(dsn, schema string) (*sql.DB, error) {
-	dsn = "mysql://" + strings.TrimSpace(dsn)[len("vitess://"):]
-	if strings.Contains(dsn, "?") {
-		dsn += "&interpolateParams=true"
-	} else {
-		dsn += "?interpolateParams=true"
+	cfg, err := parseMySQL("mysql://" + strings.TrimSpace(dsn)[len("vitess://"):])
+	if err != nil {
+		return nil, err
 	}
-	return mysqlBackend{}.pool(dsn, schema)
+	cfg.InterpolateParams = true
+	return mysqlOpen(cfg, schema)
 }
 
 func (vitessBackend) scratch() *scratchSQL {
@@ -80,10 +88,16 @@ func (vitessBackend) current(ctx context.Context, admin *sql.DB) (string, error)
 }
 
 // classify: vtgate answers with MySQL error numbers, and its own timeout
-// (QUERY_TIMEOUT_MS) as 1317, query interrupted.
+// (QUERY_TIMEOUT_MS) as 1317, query interrupted. vttablet's row limit per
+// shard comes as 1317 too ("Row count exceeded"): an engine limit, not a
+// timeout, with a message that names the setting.
 func (vitessBackend) classify(err error) (Class, string) {
 	var my *mysql.MySQLError
 	if errors.As(err, &my) && my.Number == 1317 {
+		if strings.Contains(my.Message, "Row count exceeded") {
+			return Limit, "the query reads more rows from one shard than vttablet returns " +
+				"(its --queryserver-config-max-result-size, 10,000 by default): " + my.Message
+		}
 		return Timeout, my.Message
 	}
 	return mysqlBackend{}.classify(err)
@@ -140,27 +154,146 @@ func (b vitessBackend) openTarget(ctx context.Context, dsn, keyspace string) (*D
 		err := b.dropScratchTables(ctx, db, func(p string) bool { return p == name })
 		return errors.Join(err, db.Close())
 	}
-	out.publish = func(ctx context.Context) error {
-		m := mapping.Default(schema.New())
-		keys := m.ShardKeys()
-		tables := append(m.TableNames(), mapping.LoadMarker, mapping.ProjectTable)
-		parts := make([]string, len(tables))
-		for i, t := range tables {
-			parts[i] = d.Quote(prefix+t) + " TO " + d.Quote(t)
+	out.publish = func(ctx context.Context) error { return b.publishTarget(ctx, db, keyspace, prefix) }
+	return out, nil
+}
+
+// publishTarget moves the tables of a load built under prefix into place
+// in keyspace: it refuses a keyspace that holds one of the load's tables
+// already, makes each target name's VSchema entry the load's (a hash
+// vindex on the table's shard key: an entry left by an earlier table of
+// that name, with another vindex or column, would send vtgate to shards
+// where the rows are not), and renames every table in one RENAME TABLE.
+// The scratch names' VSchema entries go with Close.
+func (vitessBackend) publishTarget(ctx context.Context, db *sql.DB, keyspace, prefix string) error {
+	d := compile.Vitess{}
+	keys := mapping.Default(schema.New()).ShardKeys()
+	tables := append(mapping.Default(schema.New()).TableNames(), mapping.LoadMarker, mapping.ProjectTable)
+	have, err := listNames(ctx, db, "SHOW TABLES")
+	if err != nil {
+		return err
+	}
+	for _, t := range tables {
+		if slices.Contains(have, t) {
+			return fmt.Errorf("store: vitess: keyspace %s has a table %s already: load into a keyspace without croql's tables", keyspace, t)
 		}
-		for _, t := range tables {
-			for _, stmt := range d.ShardTable(t, keys[t]) {
-				// 1815: the vindex is there already (from an earlier load).
-				var my *mysql.MySQLError
-				if _, err := db.ExecContext(ctx, stmt); err != nil && !(errors.As(err, &my) && my.Number == 1815) {
-					return fmt.Errorf("store: vitess: declaring the shard key of %s: %w", t, err)
-				}
+	}
+	for _, t := range tables {
+		if err := ownShardKey(ctx, db, d, t, keys[t]); err != nil {
+			return err
+		}
+	}
+	parts := make([]string, len(tables))
+	for i, t := range tables {
+		parts[i] = d.Quote(prefix+t) + " TO " + d.Quote(t)
+	}
+	if _, err := db.ExecContext(ctx, "RENAME TABLE "+strings.Join(parts, ", ")); err != nil {
+		return fmt.Errorf("store: vitess: moving the tables into place in keyspace %s: %w", keyspace, err)
+	}
+	return nil
+}
+
+// ownShardKey makes the VSchema entry of table, which does not exist in
+// the keyspace, a hash vindex on column alone: an entry with anything else
+// is dropped first.
+func ownShardKey(ctx context.Context, db *sql.DB, d compile.Vitess, table, column string) error {
+	rows, err := db.QueryContext(ctx, "SHOW VSCHEMA VINDEXES ON "+d.Quote(table))
+	var cols, names []string
+	if err == nil {
+		for rows.Next() {
+			var c, n, typ, params, owner sql.NullString
+			if err := rows.Scan(&c, &n, &typ, &params, &owner); err != nil {
+				rows.Close()
+				return fmt.Errorf("store: vitess: reading the vindexes of %s: %w", table, err)
+			}
+			cols, names = append(cols, c.String), append(names, n.String+" "+typ.String)
+		}
+		err = errors.Join(rows.Err(), rows.Close())
+	}
+	// An error here is a table the VSchema does not hold.
+	switch {
+	case err == nil && len(cols) == 1 && strings.EqualFold(cols[0], column) && names[0] == "hash hash":
+		return nil
+	case err == nil && len(cols) > 0:
+		if err := alterVSchema(ctx, db, "ALTER VSCHEMA DROP TABLE "+d.Quote(table), table, false); err != nil {
+			return fmt.Errorf("store: vitess: dropping the VSchema entry of %s (vindexes on %s): %w", table, strings.Join(cols, ", "), err)
+		}
+	}
+	for _, stmt := range d.ShardTable(table, column) {
+		if err := alterVSchema(ctx, db, stmt, table, true); err != nil {
+			return fmt.Errorf("store: vitess: declaring the shard key of %s: %w", table, err)
+		}
+	}
+	return nil
+}
+
+// vschemaSettle bounds the wait for vtgate to apply a VSchema change.
+const vschemaSettle = 30 * time.Second
+
+// querier runs statements: a *sql.DB, *sql.Conn or *sql.Tx.
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// alterVSchema runs stmt, a change of the VSchema entry of table (present:
+// whether the entry is there after it), and waits until vtgate shows the
+// change. vtgate applies each ALTER VSCHEMA to the VSchema it last read,
+// which a change just before may not have reached yet: changes made in
+// quick succession undo one another (dropped entries come back) unless
+// each waits for the one before. A change still not shown after
+// vschemaRetry is sent again (vtgate's 1815, the change is there already,
+// then counts as done), until vschemaSettle.
+func alterVSchema(ctx context.Context, q querier, stmt, table string, present bool) error {
+	ctx, cancel := context.WithTimeout(ctx, vschemaSettle)
+	defer cancel()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	var last error
+	for try := 0; ; try++ {
+		if _, err := q.ExecContext(ctx, stmt); err != nil {
+			var my *mysql.MySQLError
+			if try == 0 || !errors.As(err, &my) || my.Number != 1815 {
+				return fmt.Errorf("store: vitess: %s: %w", stmt, err)
 			}
 		}
-		if _, err := db.ExecContext(ctx, "RENAME TABLE "+strings.Join(parts, ", ")); err != nil {
-			return fmt.Errorf("store: vitess: moving the tables into place in keyspace %s: %w", keyspace, err)
+		retry := time.Now().Add(vschemaRetry)
+		for time.Now().Before(retry) {
+			entries, err := listNames(ctx, q, "SHOW VSCHEMA TABLES")
+			if err == nil && slices.Contains(entries, table) == present {
+				return nil
+			}
+			last = err
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("store: vitess: vtgate did not apply %q within %s (%d tries): %w", stmt, vschemaSettle, try+1, errors.Join(last, ctx.Err()))
+			case <-tick.C:
+			}
 		}
-		return nil
+	}
+}
+
+// vschemaRetry is how long alterVSchema waits for vtgate to show a change
+// before it sends the change again.
+const vschemaRetry = 3 * time.Second
+
+// listNames returns the first column of every row of query.
+func listNames(ctx context.Context, q querier, query string) ([]string, error) {
+	rows, err := q.QueryContext(ctx, query)
+	if err != nil {
+		return nil, fmt.Errorf("store: vitess: %s: %w", query, err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			return nil, fmt.Errorf("store: vitess: %s: %w", query, err)
+		}
+		out = append(out, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: vitess: %s: %w", query, err)
 	}
 	return out, nil
 }
@@ -169,39 +302,48 @@ func (b vitessBackend) openTarget(ctx context.Context, dsn, keyspace string) (*D
 // whose scratch name (the part before the table's name) drop accepts,
 // with their VSchema entries. It returns the first failure.
 func (vitessBackend) dropScratchTables(ctx context.Context, db *sql.DB, drop func(scratch string) bool) error {
-	rows, err := db.QueryContext(ctx, "SHOW TABLES")
+	tables, err := listNames(ctx, db, "SHOW TABLES")
 	if err != nil {
-		return fmt.Errorf("store: vitess: %w", err)
+		return err
 	}
-	var tables []string
-	for rows.Next() {
-		var t string
-		if err := rows.Scan(&t); err != nil {
-			rows.Close()
-			return fmt.Errorf("store: vitess: %w", err)
-		}
-		// croql_<secs>_<12 hex>_<table>
-		if i := strings.Index(t, "_"); i >= 0 {
-			if j := strings.Index(t[i+1:], "_"); j >= 0 {
-				if k := i + 1 + j + 1 + 12; k < len(t) && t[k] == '_' && drop(t[:k]) {
-					tables = append(tables, t)
-				}
-			}
-		}
+	// A renamed table's entry stays in the VSchema under the old name.
+	entries, err := listNames(ctx, db, "SHOW VSCHEMA TABLES")
+	if err != nil {
+		return err
 	}
-	rows.Close()
 	d := compile.Vitess{}
 	var errs []error
 	for _, t := range tables {
-		if _, err := db.ExecContext(ctx, "DROP TABLE IF EXISTS "+d.Quote(t)); err != nil {
-			errs = append(errs, err)
+		if scratchOf(t, drop) {
+			if _, err := db.ExecContext(ctx, "DROP TABLE IF EXISTS "+d.Quote(t)); err != nil {
+				errs = append(errs, err)
+			}
 		}
-		_, _ = db.ExecContext(ctx, "ALTER VSCHEMA DROP TABLE "+d.Quote(t))
+	}
+	for _, t := range entries {
+		if scratchOf(t, drop) {
+			if err := alterVSchema(ctx, db, "ALTER VSCHEMA DROP TABLE "+d.Quote(t), t, false); err != nil {
+				errs = append(errs, err)
+			}
+		}
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("store: vitess: dropping scratch tables: %w", errors.Join(errs...))
 	}
 	return nil
+}
+
+// scratchOf reports whether table is a scratch table
+// (croql_<secs>_<12 hex>_<table>) whose scratch name drop accepts.
+func scratchOf(table string, drop func(scratch string) bool) bool {
+	if i := strings.Index(table, "_"); i >= 0 {
+		if j := strings.Index(table[i+1:], "_"); j >= 0 {
+			if k := i + 1 + j + 1 + 12; k < len(table) && table[k] == '_' {
+				return drop(table[:k])
+			}
+		}
+	}
+	return false
 }
 
 // loadOptions: a load of OpenTarget builds under its scratch names.
