@@ -307,22 +307,9 @@ func (p *Platform) ImportWith(ctx context.Context, st *server.Storage, proj *ser
 	if err != nil {
 		return nil, failf(http.StatusBadRequest, "%v", err)
 	}
-	parser, err := parserFor(p.cfg.Parsers, name, data)
+	parser, parsed, err := p.parseUpload(name, data)
 	if err != nil {
-		return nil, failf(http.StatusBadRequest, "%v", err)
-	}
-	if _, ok := parser.(JSONParser); ok && p.cfg.MaxFileBytes > 0 {
-		// Nested keys are counted before they are built.
-		if n := jsonIdentifierBytes(data); n > p.cfg.MaxFileBytes {
-			return nil, fileBytesTooLarge(n, p.cfg.MaxFileBytes, "the identifiers of its nested keys")
-		}
-	}
-	parsed, err := parseFile(parser, data, p.cfg.MaxFileStrings)
-	if errors.Is(err, errTooManyStrings) {
-		return nil, tooManyStrings(p.cfg.MaxFileStrings)
-	}
-	if err != nil {
-		return nil, failf(http.StatusBadRequest, "The file %s could not be parsed: %v", name, err)
+		return nil, err
 	}
 	db := newWriter(proj)
 	db.maxProjectBytes = p.cfg.MaxProjectBytes
@@ -385,6 +372,29 @@ func (p *Platform) ImportWith(ctx context.Context, st *server.Storage, proj *ser
 		return nil, err
 	}
 	return res, nil
+}
+
+// parseUpload reads an uploaded file with the parser of its format,
+// within the file quotas: nested JSON keys are counted before they are
+// built into identifiers.
+func (p *Platform) parseUpload(name string, data []byte) (Parser, []Parsed, error) {
+	parser, err := parserFor(p.cfg.Parsers, name, data)
+	if err != nil {
+		return nil, nil, failf(http.StatusBadRequest, "%v", err)
+	}
+	if _, ok := parser.(JSONParser); ok && p.cfg.MaxFileBytes > 0 {
+		if n := jsonIdentifierBytes(data); n > p.cfg.MaxFileBytes {
+			return nil, nil, fileBytesTooLarge(n, p.cfg.MaxFileBytes, "the identifiers of its nested keys")
+		}
+	}
+	parsed, err := parseFile(parser, data, p.cfg.MaxFileStrings)
+	if errors.Is(err, errTooManyStrings) {
+		return nil, nil, tooManyStrings(p.cfg.MaxFileStrings)
+	}
+	if err != nil {
+		return nil, nil, failf(http.StatusBadRequest, "The file %s could not be parsed: %v", name, err)
+	}
+	return parser, parsed, nil
 }
 
 // newJob is the job of a file of proj, before its strings and target
