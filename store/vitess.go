@@ -228,7 +228,7 @@ func ownShardKey(ctx context.Context, db *sql.DB, d compile.Vitess, table, colum
 }
 
 // vschemaSettle bounds the wait for vtgate to apply a VSchema change.
-const vschemaSettle = 30 * time.Second
+const vschemaSettle = 10 * time.Second
 
 // querier runs statements: a *sql.DB, *sql.Conn or *sql.Tx.
 type querier interface {
@@ -259,8 +259,8 @@ func alterVSchema(ctx context.Context, q querier, stmt, table string, present bo
 		}
 		retry := time.Now().Add(vschemaRetry)
 		for time.Now().Before(retry) {
-			entries, err := listNames(ctx, q, "SHOW VSCHEMA TABLES")
-			if err == nil && slices.Contains(entries, table) == present {
+			has, err := hasVindex(ctx, q, table)
+			if err == nil && has == present {
 				return nil
 			}
 			last = err
@@ -275,7 +275,23 @@ func alterVSchema(ctx context.Context, q querier, stmt, table string, present bo
 
 // vschemaRetry is how long alterVSchema waits for vtgate to show a change
 // before it sends the change again.
-const vschemaRetry = 3 * time.Second
+const vschemaRetry = 2 * time.Second
+
+// hasVindex reports whether vtgate routes table by a vindex (SHOW VSCHEMA
+// VINDEXES ON table, what vtgate plans with: SHOW VSCHEMA TABLES may
+// still list a table whose entry is gone).
+func hasVindex(ctx context.Context, q querier, table string) (bool, error) {
+	rows, err := q.QueryContext(ctx, "SHOW VSCHEMA VINDEXES ON "+compile.Vitess{}.Quote(table))
+	if err != nil {
+		var my *mysql.MySQLError
+		if errors.As(err, &my) && my.Number == 1146 {
+			return false, nil
+		}
+		return false, fmt.Errorf("store: vitess: the vindexes of %s: %w", table, err)
+	}
+	has := rows.Next()
+	return has, errors.Join(rows.Err(), rows.Close())
+}
 
 // listNames returns the first column of every row of query.
 func listNames(ctx context.Context, q querier, query string) ([]string, error) {
@@ -307,6 +323,8 @@ func (vitessBackend) dropScratchTables(ctx context.Context, db *sql.DB, drop fun
 		return err
 	}
 	// A renamed table's entry stays in the VSchema under the old name.
+	// SHOW VSCHEMA TABLES lists too, for a while, tables vtgate's schema
+	// tracking saw, entry or not: an entry is a table with a vindex.
 	entries, err := listNames(ctx, db, "SHOW VSCHEMA TABLES")
 	if err != nil {
 		return err
@@ -321,10 +339,17 @@ func (vitessBackend) dropScratchTables(ctx context.Context, db *sql.DB, drop fun
 		}
 	}
 	for _, t := range entries {
-		if scratchOf(t, drop) {
-			if err := alterVSchema(ctx, db, "ALTER VSCHEMA DROP TABLE "+d.Quote(t), t, false); err != nil {
+		if !scratchOf(t, drop) {
+			continue
+		}
+		if has, err := hasVindex(ctx, db, t); err != nil || !has {
+			if err != nil {
 				errs = append(errs, err)
 			}
+			continue
+		}
+		if err := alterVSchema(ctx, db, "ALTER VSCHEMA DROP TABLE "+d.Quote(t), t, false); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if len(errs) > 0 {
