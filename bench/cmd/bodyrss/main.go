@@ -14,15 +14,14 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"flag"
 	"fmt"
+	"github.com/croql/croql/bench/internal/serveproc"
 	"io"
 	"net/http"
 	"os"
 	"os/exec"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -58,32 +57,19 @@ func run(bin string, n, mb int, mode string, extra []string) error {
 		return err
 	}
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	base, err := baseURL(stderr)
+	base, err := serveproc.BaseURL(stderr)
 	if err != nil {
 		return err
 	}
 	body := jsonBody(mb << 20)
 	pid := cmd.Process.Pid
 	fmt.Printf("%d concurrent %s bodies of %d bytes (%d keys)\n", n, mode, len(body), bytes.Count(body, []byte(":")))
-	fmt.Printf("peak RSS before: %d MB\n", hwm(pid)>>10)
+	fmt.Printf("peak RSS before: %d MB\n", serveproc.Status(pid, "VmHWM:")>>10)
 	start := time.Now()
 	codes := send(base, mode, body, n)
 	fmt.Printf("answers after %.1f s: %s\n", time.Since(start).Seconds(), codes)
-	fmt.Printf("peak RSS after:  %d MB\n", hwm(pid)>>10)
+	fmt.Printf("peak RSS after:  %d MB\n", serveproc.Status(pid, "VmHWM:")>>10)
 	return nil
-}
-
-// baseURL reads the server's address from its log (and drains the rest).
-func baseURL(r io.Reader) (string, error) {
-	re := regexp.MustCompile(`(http://[^ ]*)/api/v2/projects`)
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		if m := re.FindStringSubmatch(sc.Text()); m != nil {
-			go func() { _, _ = io.Copy(io.Discard, r) }()
-			return m[1], nil
-		}
-	}
-	return "", fmt.Errorf("croql serve ended before it listened")
 }
 
 // jsonBody is a key-value JSON object of about size bytes.
@@ -139,16 +125,4 @@ func send(base, mode string, body []byte, n int) string {
 	}
 	sort.Strings(out)
 	return strings.Join(out, "; ")
-}
-
-// hwm is the process's peak RSS in KiB.
-func hwm(pid int) int {
-	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	for line := range strings.Lines(string(b)) {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			k, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
-			return k
-		}
-	}
-	return 0
 }

@@ -18,12 +18,12 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/croql/croql/bench/internal/serveproc"
 	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -65,7 +65,7 @@ func run(bin string, n, size int, char string, limit, repeat, parallel int, extr
 		return err
 	}
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	base, err := baseURL(stderr)
+	base, err := serveproc.BaseURL(stderr)
 	if err != nil {
 		return err
 	}
@@ -76,7 +76,7 @@ func run(bin string, n, size int, char string, limit, repeat, parallel int, extr
 		if err := os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", pid), []byte("5"), 0); err != nil {
 			return err
 		}
-		idle := status(pid, "VmRSS:")
+		idle := serveproc.Status(pid, "VmRSS:")
 		var wg sync.WaitGroup
 		answers := make([]string, parallel)
 		for i := range parallel {
@@ -86,7 +86,7 @@ func run(bin string, n, size int, char string, limit, repeat, parallel int, extr
 			})
 		}
 		wg.Wait()
-		peak := status(pid, "VmHWM:")
+		peak := serveproc.Status(pid, "VmHWM:")
 		fmt.Printf("answers %s; RSS idle %d MB, peak %d MB: +%d MB\n", strings.Join(answers, "; "), idle>>10, peak>>10, (peak-idle)>>10)
 	}
 	return nil
@@ -109,19 +109,6 @@ func writeProject(name string, n int, text string) error {
 	return f.Close()
 }
 
-// baseURL reads the server's address from its log (and drains the rest).
-func baseURL(r io.Reader) (string, error) {
-	re := regexp.MustCompile(`(http://[^ ]*)/api/v2/projects`)
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		if m := re.FindStringSubmatch(sc.Text()); m != nil {
-			go func() { _, _ = io.Copy(io.Discard, r) }()
-			return m[1], nil
-		}
-	}
-	return "", fmt.Errorf("croql serve ended before it listened")
-}
-
 func get(url string) (int, int64, string) {
 	req, _ := http.NewRequest(http.MethodGet, url, nil)
 	req.Header.Set("Authorization", "Bearer t")
@@ -138,16 +125,4 @@ func get(url string) (int, int64, string) {
 		msg = strings.TrimSpace(string(head[:k]))
 	}
 	return resp.StatusCode, int64(k) + rest, msg
-}
-
-// status is a field of /proc/PID/status in KiB.
-func status(pid int, field string) int {
-	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	for line := range strings.Lines(string(b)) {
-		if v, ok := strings.CutPrefix(line, field); ok {
-			k, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
-			return k
-		}
-	}
-	return 0
 }
