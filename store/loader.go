@@ -362,7 +362,23 @@ func (l *Loader) Finish() error {
 	if err == nil {
 		err = l.mark(l.conn)
 	}
+	if err == nil {
+		err = l.awaitTracked()
+	}
 	return errors.Join(err, l.restoreSettings())
+}
+
+// awaitTracked waits, on a sharded engine, until its router plans with
+// the columns of the loaded tables (see awaitColumns).
+func (l *Loader) awaitTracked() error {
+	if _, ok := l.d.(compile.Sharding); !ok {
+		return nil
+	}
+	lay, err := l.m.Layout()
+	if err != nil {
+		return err
+	}
+	return awaitColumns(l.ctx, l.conn, lay, func(s string) string { return s })
 }
 
 // buildIndexes builds the keys and indexes left for after the rows and

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -190,7 +191,11 @@ func (vitessBackend) publishTarget(ctx context.Context, db *sql.DB, keyspace, pr
 	if _, err := db.ExecContext(ctx, "RENAME TABLE "+strings.Join(parts, ", ")); err != nil {
 		return fmt.Errorf("store: vitess: moving the tables into place in keyspace %s: %w", keyspace, err)
 	}
-	return nil
+	lay, err := mapping.Default(schema.New()).Layout()
+	if err != nil {
+		return err
+	}
+	return awaitColumns(ctx, db, lay, func(s string) string { return s })
 }
 
 // ownShardKey makes the VSchema entry of table, which does not exist in
@@ -377,4 +382,58 @@ func (vitessBackend) loadOptions(db *DB) []LoadOption {
 		return nil
 	}
 	return []LoadOption{WithTablePrefix(db.prefix)}
+}
+
+// columnsSettle bounds the wait for vtgate to learn the columns of the
+// tables a load created or renamed.
+const columnsSettle = 60 * time.Second
+
+// awaitColumns waits until vtgate plans a statement that names every
+// column of every table of layout l (names mapped by rename). vtgate's
+// schema tracking learns the columns of a new table some time after its
+// CREATE TABLE or RENAME TABLE; until then it plans with the columns of
+// the table it tracked under that name before, and refuses a column that
+// table did not have (error 1054), as a load with another mapping than
+// the keyspace's last one would otherwise see in its first reads.
+func awaitColumns(ctx context.Context, q querier, l *mapping.Layout, rename func(string) string) error {
+	d := compile.Vitess{}
+	tables := map[string][]string{}
+	for _, t := range l.Tables {
+		for _, c := range t.Columns {
+			tables[t.Table.Name] = append(tables[t.Table.Name], c.Name)
+		}
+	}
+	for _, j := range l.Joins {
+		tables[j.Name] = []string{j.From, j.To}
+	}
+	ctx, cancel := context.WithTimeout(ctx, columnsSettle)
+	defer cancel()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for _, name := range slices.Sorted(maps.Keys(tables)) {
+		cols := make([]string, len(tables[name]))
+		for i, c := range tables[name] {
+			cols[i] = d.Quote(c)
+		}
+		probe := "SELECT " + strings.Join(cols, ", ") + " FROM " + d.Quote(rename(name)) + " WHERE 1 = 0"
+		for {
+			rows, err := q.QueryContext(ctx, probe)
+			if err == nil {
+				err = rows.Close()
+			}
+			var my *mysql.MySQLError
+			if err == nil || !errors.As(err, &my) || my.Number != 1054 {
+				if err != nil {
+					return fmt.Errorf("store: vitess: reading the columns of %s: %w", rename(name), err)
+				}
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("store: vitess: vtgate did not learn the columns of %s within %s: %w", rename(name), columnsSettle, errors.Join(err, ctx.Err()))
+			case <-tick.C:
+			}
+		}
+	}
+	return nil
 }
