@@ -313,3 +313,30 @@ func TestReadmeStartsWithTwoCommands(t *testing.T) {
 	assert.NotContains(t, bs[0].Text, "--data")
 	assert.Regexp(t, `^go test \./\.\.\. [^\n]*\n$`, bs[1].Text)
 }
+
+// TestDocsDescribeTheProduct: the README is a front page of at most 300
+// lines, and neither it nor docs/*.md carries a record of the work that
+// made them: no commit hash, no load average, no "the seed" (the
+// platform's documentation is named instead).
+func TestDocsDescribeTheProduct(t *testing.T) {
+	root := repoRoot(t)
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	require.NoError(t, err)
+	assert.LessOrEqual(t, bytes.Count(readme, []byte("\n")), 300, "README.md lines")
+	hexWord := regexp.MustCompile(`\b[0-9a-f]{7,40}\b`)
+	for _, f := range docFiles(t, root) {
+		src, err := os.ReadFile(f)
+		require.NoError(t, err)
+		for i, line := range strings.Split(string(src), "\n") {
+			at := fmt.Sprintf("%s:%d", filepath.Base(f), i+1)
+			low := strings.ToLower(line)
+			assert.NotContains(t, low, "load average", at)
+			assert.NotRegexp(t, `\bthe seed\b`, low, at)
+			for _, w := range hexWord.FindAllString(line, -1) {
+				if strings.ContainsAny(w, "abcdef") && strings.ContainsAny(w, "0123456789") {
+					t.Errorf("%s: %q looks like a commit hash", at, w)
+				}
+			}
+		}
+	}
+}
