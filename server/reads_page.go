@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"database/sql"
+	"strings"
 
 	"github.com/croql/croql/schema"
 )
@@ -19,6 +20,46 @@ type rowsQuery struct {
 	// objects of a page in the read transaction (a translation's rating).
 	shape func(map[string]any)
 	after func(context.Context, *sql.Tx, []map[string]any) error
+	// ints are the list's integer fields the database orders as Go does
+	// (sortObjects), by orderBy name; the field "id", when there, also
+	// breaks ties (absent: every object's id is 0).
+	ints map[string]intCol
+}
+
+// intCol is an integer expression of a list's row.
+type intCol struct {
+	sql      string
+	nullable bool
+}
+
+// orderBy is rq's ORDER BY list for the request's orderBy terms, in the
+// order objectsPlan sorts the objects: the terms, then the id, then the
+// list's order (the sort is stable). ok is false when a term is not one
+// of rq.ints.
+func (rq *rowsQuery) orderBy(terms []orderTerm) (string, bool) {
+	var out []string
+	add := func(c intCol, desc bool) {
+		dir := ""
+		if desc {
+			dir = " DESC"
+		}
+		if c.nullable {
+			// Null first, as compareValues orders it (last when descending).
+			out = append(out, "CASE WHEN "+c.sql+" IS NULL THEN 0 ELSE 1 END"+dir)
+		}
+		out = append(out, c.sql+dir)
+	}
+	for _, t := range terms {
+		c, ok := rq.ints[t.col.json]
+		if !ok {
+			return "", false
+		}
+		add(c, t.desc)
+	}
+	if c, ok := rq.ints["id"]; ok {
+		add(c, false)
+	}
+	return strings.Join(append(out, rq.order), ", "), true
 }
 
 // readRows runs rq in a read transaction of p: the rows from offset, at most
@@ -67,10 +108,11 @@ func (s *Server) allRows(rq func(*Project) (*rowsQuery, error)) func(context.Con
 	}
 }
 
-// pagedPlan is the strategy of these lists: without orderBy or afterId
-// the database reads the page (LIMIT/OFFSET) and counts the total when it
-// is asked for; with them, every row is read, then ordered and paged
-// (objectsPlan). noIDs marks a list whose objects have no ids (id 0),
+// pagedPlan is the strategy of these lists: without afterId, and with an
+// orderBy of integer fields only (rowsQuery.ints), the database orders
+// and reads the page (LIMIT/OFFSET) and counts the total when it is
+// asked for; otherwise every row is read, then ordered and paged
+// (objectsPlan), in the same order. noIDs marks a list whose objects have no ids (id 0),
 // where afterId means nothing.
 type pagedPlan struct {
 	rq    func(*Project) (*rowsQuery, error)
@@ -81,7 +123,7 @@ func (pl pagedPlan) run(s *Server, req *listRequest) (any, *httpError) {
 	if req.params.keyset && pl.noIDs {
 		return nil, invalid("afterId", "notSupported", "this list's objects have no ids (id 0): page it with offset")
 	}
-	if req.params.keyset || len(req.params.orderBy) > 0 {
+	if req.params.keyset {
 		return objectsPlan{read: s.allRows(pl.rq)}.run(s, req)
 	}
 	ctx, cancel := s.timeout(req)
@@ -89,6 +131,14 @@ func (pl pagedPlan) run(s *Server, req *listRequest) (any, *httpError) {
 	rq, err := pl.rq(req.p)
 	if err != nil {
 		return nil, s.internal(req.r, err)
+	}
+	if len(req.params.orderBy) > 0 {
+		// A sharded engine's planner is not asked to order by these forms.
+		order, ok := rq.orderBy(req.params.orderBy)
+		if !ok || isSharded(req.p.Dialect()) {
+			return objectsPlan{read: s.allRows(pl.rq)}.run(s, req)
+		}
+		rq.order = order
 	}
 	objs, n, err := s.readRows(ctx, req.p, rq, req.params.limit, req.params.offset, req.params.withTotal)
 	if err != nil {

@@ -76,6 +76,7 @@ func (s *Server) comments(p *Project, sid int64, typ, status string) (*rowsQuery
 			{json: "id", kind: kInt}, {json: "commentText", kind: kString},
 			{json: "createdAt", kind: kTime, nullable: true}},
 		shape: func(o map[string]any) { commentShape(p, o) },
+		ints:  map[string]intCol{"stringId": {sql: c(fk)}, "id": {sql: c(r.CommentID), nullable: true}},
 	}, nil
 }
 
@@ -186,6 +187,7 @@ func (s *Server) branchRows(p *Project, name string) (*rowsQuery, error) {
 		cols: []column{{json: "id", kind: kInt}, {json: "name", kind: kString}, {json: "title", kind: kString, nullable: true},
 			{json: "createdAt", kind: kTime, nullable: true}, {json: "updatedAt", kind: kTime, nullable: true}},
 		shape: func(o map[string]any) { o["projectId"], o["exportPattern"], o["priority"] = p.ID, "", "normal" },
+		ints:  map[string]intCol{"id": {sql: b(r.Branch.Key())}},
 	}, nil
 }
 
@@ -233,5 +235,6 @@ func (s *Server) concepts(p *Project, id int64) (*rowsQuery, error) {
 		q.where = append(q.where, key+" = "+q.arg(id, schema.Int))
 	}
 	return &rowsQuery{sel: strings.Join(sel, ", "), from: " FROM " + d.Quote(r.Concept.Table()) + q.sql(), order: key, q: q, cols: cols,
-		shape: func(o map[string]any) { o["glossaryId"], o["figure"], o["languagesDetails"] = p.ID, nil, []any{} }}, nil
+		shape: func(o map[string]any) { o["glossaryId"], o["figure"], o["languagesDetails"] = p.ID, nil, []any{} },
+		ints:  map[string]intCol{"id": {sql: key}}}, nil
 }

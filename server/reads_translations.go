@@ -161,6 +161,7 @@ func (s *Server) stringTranslations(p *Project, f trFilter) (*rowsQuery, error) 
 			o["user"] = userShape(p, o["userId"].(int64))
 			delete(o, "userId")
 		},
+		ints: map[string]intCol{"id": {sql: res.key}},
 	}, nil
 }
 
@@ -255,7 +256,7 @@ func (s *Server) translationMarks(p *Project, f trFilter, votes bool) (*rowsQuer
 		cols[2].json = "votedAt"
 	}
 	return &rowsQuery{sel: strings.Join(sel, ", "), from: " FROM " + d.Quote(table) + " AS a JOIN " + res.table + " ON " + res.key + " = " + a(fk) + q.sql(),
-		order: a(fk) + ", " + a(mapping.OrdinalColumn), q: q, cols: cols,
+		order: a(fk) + ", " + a(mapping.OrdinalColumn), q: q, cols: cols, ints: map[string]intCol{"translationId": {sql: a(fk)}},
 		shape: func(o map[string]any) {
 			if asked && !votes {
 				o["stringId"] = f.stringID

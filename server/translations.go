@@ -325,6 +325,7 @@ func (pl *trByString) stringPage(ctx context.Context, tx *sql.Tx, req *listReque
 	if wk := req.res.walk; wk != nil {
 		var w []string
 		w, pa = pl.walkStrings(req, wk, pl.where, pl.args, true)
+		w, pa = pl.onlyStrings(d, wk, w, pa)
 		if params.keyset {
 			pa = append(pa, params.afterID)
 			w = append(w, "ps."+wk.key+" > "+d.Param(len(pa), schema.Int))
@@ -348,6 +349,7 @@ func (pl *trByString) stringPage(ctx context.Context, tx *sql.Tx, req *listReque
 	var total int64
 	if wk := req.res.walk; wk != nil {
 		w, ta := pl.walkStrings(req, wk, pl.totalWhere, pl.totalArgs, false)
+		w, ta = pl.onlyStrings(d, wk, w, ta)
 		q = "SELECT COUNT(*) FROM " + wk.strings + " AS ps" + whereClause(w)
 		err = tx.QueryRowContext(ctx, q, ta...).Scan(&total)
 	} else {
@@ -376,6 +378,18 @@ func (pl *trByString) walkStrings(req *listRequest, wk *strWalk, where []string,
 	}
 	return []string{"EXISTS (SELECT 1 FROM " + wk.join + " AS pj JOIN " + req.res.table + " ON " + req.res.key + " = pj." + wk.to +
 		whereClause(w) + tail + ")"}, slices.Clone(args)
+}
+
+// onlyStrings adds to the walk's condition w (args) that the string is
+// one of the stringIds parameter's: the walk then visits those strings
+// alone, by the strings' key, instead of asking every string of the
+// project whether one of its translations is filed under one of them.
+func (pl *trByString) onlyStrings(d compile.Dialect, wk *strWalk, w []string, args []any) ([]string, []any) {
+	if len(pl.flt.stringIDs) == 0 {
+		return w, args
+	}
+	in, args := compile.KeyList(d, args, pl.flt.stringIDs)
+	return append(w, "ps."+wk.key+" IN ("+in+")"), args
 }
 
 // scanIDs runs a query of one integer column.
