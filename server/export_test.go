@@ -22,3 +22,10 @@ func CountChecks(ctx context.Context) (context.Context, func() int) {
 		return len(rq.checked)
 	}
 }
+
+// SetSeekMinOffset sets the offset from which s pages the lists of the
+// project's other data through a seek index.
+func SetSeekMinOffset(s *Server, n int64) { s.seeks.minOffset = n }
+
+// SeekServed counts the pages s read through a seek index.
+func SeekServed(s *Server) int64 { return s.seeks.served.Load() }

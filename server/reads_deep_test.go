@@ -3,6 +3,7 @@ package server_test
 import (
 	"cmp"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strings"
@@ -24,7 +25,28 @@ func TestReadListsDeepPages(t *testing.T) {
 	p := gen.Generate(gen.Options{Strings: 700, Seed: 5})
 	for _, eng := range engines(t) {
 		t.Run(eng, func(t *testing.T) {
+			// hs pages as the database does; seeking through seek indexes
+			// from offset 1.
+			// from offset 1 (tight: with a budget its indexes do not fit).
 			hs := serve(t, eng, server.Config{}, p)
+			seekServer := func(budget int64) (*server.Server, *httptest.Server) {
+				st, err := server.LoadSQLite(t.Context(), t.TempDir(), p)
+				if eng != "sqlite" {
+					st, err = server.LoadServer(t.Context(), eng, dsnOf(eng), p)
+				}
+				require.NoError(t, err)
+				t.Cleanup(func() { require.NoError(t, st.Close()) })
+				tokens := &server.Tokens{}
+				require.NoError(t, tokens.Add(token))
+				srv, err := server.New(server.Config{Storage: st, Tokens: tokens, Now: clock, ResidentMaxBytes: budget})
+				require.NoError(t, err)
+				server.SetSeekMinOffset(srv, 1)
+				h := httptest.NewServer(srv)
+				t.Cleanup(h.Close)
+				return srv, h
+			}
+			srv, seeking := seekServer(64 << 20)
+			tightSrv, tight := seekServer(64)
 			g := func(path string, q url.Values) (int, map[string]any) { return get(t, hs, path, q) }
 			// every reads a whole list in its own order, page by page.
 			every := func(path string, q url.Values) []map[string]any {
@@ -52,15 +74,17 @@ func TestReadListsDeepPages(t *testing.T) {
 					for k, v := range q {
 						qq[k] = v
 					}
-					status, body := g(path, qq)
-					require.Equal(t, http.StatusOK, status, "%s %v: %v", path, qq, body)
 					end := min(lo[0]+lo[1], len(want))
 					exp := []map[string]any{}
 					if lo[0] < len(want) {
 						exp = want[lo[0]:end]
 					}
-					require.Equal(t, exp, objectsOf(t, body), "%s %v", path, qq)
-					require.EqualValues(t, len(want), body["pagination"].(map[string]any)["total"], "%s %v", path, qq)
+					for _, h := range []*httptest.Server{hs, seeking, tight} {
+						status, body := get(t, h, path, qq)
+						require.Equal(t, http.StatusOK, status, "%s %v: %v", path, qq, body)
+						require.Equal(t, exp, objectsOf(t, body), "%s %v", path, qq)
+						require.EqualValues(t, len(want), body["pagination"].(map[string]any)["total"], "%s %v", path, qq)
+					}
 				}
 			}
 			type term struct {
@@ -95,6 +119,8 @@ func TestReadListsDeepPages(t *testing.T) {
 			pages("/api/v2/projects/1/comments", url.Values{"orderBy": {"id desc"}}, sorted(comments, term{"id", true}))
 			issues := every("/api/v2/projects/1/comments", url.Values{"type": {"issue"}})
 			pages("/api/v2/projects/1/comments", url.Values{"type": {"issue"}, "orderBy": {"stringId desc"}}, sorted(issues, term{"stringId", true}))
+			pages("/api/v2/projects/1/comments", url.Values{"type": {"issue"}, "orderBy": {"stringId"}}, sorted(issues, term{key: "stringId"}))
+			pages("/api/v2/projects/1/comments", nil, comments)
 
 			for _, list := range []string{"approvals", "votes"} {
 				path := "/api/v2/projects/1/" + list
@@ -102,6 +128,7 @@ func TestReadListsDeepPages(t *testing.T) {
 				require.Greater(t, len(de), 100, list)
 				pages(path, url.Values{"languageId": {"de"}}, de)
 				pages(path, url.Values{"languageId": {"de"}, "orderBy": {"translationId desc"}}, sorted(de, term{"translationId", true}))
+				pages(path, url.Values{"languageId": {"de"}, "orderBy": {"translationId"}}, sorted(de, term{key: "translationId"}))
 			}
 
 			// The translations list with stringIds is the whole list's
@@ -120,6 +147,13 @@ func TestReadListsDeepPages(t *testing.T) {
 			require.Greater(t, len(want), 50)
 			pages("/api/v2/projects/1/languages/de/translations", url.Values{"stringIds": {strings.Join(ids, ",")}}, want)
 			pages("/api/v2/projects/1/languages/de/translations", url.Values{"stringIds": {strings.Join(ids, ",")}, "orderBy": {"stringId"}}, want)
+
+			// Every deep page (offset 0 is not) of the lists above ordered
+			// by their leading key ascending was read through an index: 4
+			// per pages call, 3 calls of the comments, 2 of the approvals
+			// and of the votes.
+			require.EqualValues(t, 4*(3+2*2), server.SeekServed(srv))
+			require.Zero(t, server.SeekServed(tightSrv))
 
 			// One string's translations ordered by id, descending.
 			for _, s := range p.Strings {

@@ -11,11 +11,15 @@ import (
 // rowsQuery is the statement of one list of the project's other data, in
 // parts: a page of it, every row of it, or its count.
 type rowsQuery struct {
-	// sel is the SELECT list, from the FROM clause with its joins and
-	// WHERE, order the ORDER BY list (the list's order without orderBy).
+	// sel is the SELECT list, from the FROM clause with its joins (q
+	// holds the WHERE's conditions), order the ORDER BY list (the list's
+	// order without orderBy).
 	sel, from, order string
 	q                *query
-	cols             []column
+	// seek, when set, is the leading column of order, an integer: a deep
+	// page is read through a seek index (seekPage).
+	seek string
+	cols []column
 	// shape completes an object of a row; after, when set, completes the
 	// objects of a page in the read transaction (a translation's rating).
 	shape func(map[string]any)
@@ -68,7 +72,8 @@ func (rq *rowsQuery) orderBy(terms []orderTerm) (string, bool) {
 func (s *Server) readRows(ctx context.Context, p *Project, rq *rowsQuery, limit, offset int64, total bool) ([]map[string]any, int64, error) {
 	d := p.Dialect()
 	args := rq.q.args
-	stmt := "SELECT " + rq.sel + rq.from + " ORDER BY " + rq.order
+	from := rq.from + rq.q.sql()
+	stmt := "SELECT " + rq.sel + from + " ORDER BY " + rq.order
 	if limit > 0 {
 		args = append(append([]any(nil), args...), limit, offset)
 		stmt += d.Limit(d.Param(len(args)-1, schema.Int)) + " OFFSET " + d.Param(len(args), schema.Int)
@@ -86,7 +91,7 @@ func (s *Server) readRows(ctx context.Context, p *Project, rq *rowsQuery, limit,
 			}
 		}
 		if total {
-			return tx.QueryRowContext(ctx, "SELECT COUNT(*)"+rq.from, rq.q.args...).Scan(&n)
+			return tx.QueryRowContext(ctx, "SELECT COUNT(*)"+from, rq.q.args...).Scan(&n)
 		}
 		return nil
 	})
@@ -140,7 +145,10 @@ func (pl pagedPlan) run(s *Server, req *listRequest) (any, *httpError) {
 		}
 		rq.order = order
 	}
-	objs, n, err := s.readRows(ctx, req.p, rq, req.params.limit, req.params.offset, req.params.withTotal)
+	objs, n, ok, err := s.deepPage(ctx, req, rq)
+	if err == nil && !ok {
+		objs, n, err = s.readRows(ctx, req.p, rq, req.params.limit, req.params.offset, req.params.withTotal)
+	}
 	if err != nil {
 		return nil, s.dbError(req.r, ctx, "", err)
 	}
@@ -149,4 +157,21 @@ func (pl pagedPlan) run(s *Server, req *listRequest) (any, *httpError) {
 		page[i] = item{o}
 	}
 	return listBody(page, req.params, n), nil
+}
+
+// deepPage reads a page at seekMinOffset or deeper through the seek
+// index of rq (seekPage) when rq's order leads with its seek column
+// ascending: ok is false when the database pages it as before.
+func (s *Server) deepPage(ctx context.Context, req *listRequest, rq *rowsQuery) ([]map[string]any, int64, bool, error) {
+	params := req.params
+	if rq.seek == "" || params.offset < s.seeks.minOffset || isSharded(req.p.Dialect()) {
+		return nil, 0, false, nil
+	}
+	if len(params.orderBy) > 0 {
+		first := params.orderBy[0]
+		if c, ok := rq.ints[first.col.json]; !ok || first.desc || c.sql != rq.seek {
+			return nil, 0, false, nil
+		}
+	}
+	return s.seekPage(ctx, req, rq)
 }

@@ -68,8 +68,8 @@ func (s *Server) comments(p *Project, sid int64, typ, status string) (*rowsQuery
 	return &rowsQuery{
 		sel: strings.Join([]string{c(fk), c(r.CommentUser), c(r.CommentIssue), c(r.CommentUnresolved),
 			st(t.StrText), st(r.StrType), st(r.StrContext), st(t.StrFile), c(r.CommentID), c(r.CommentText), c(r.CommentAdded)}, ", "),
-		from:  " FROM " + d.Quote(r.Comment.Table()) + " AS c JOIN " + d.Quote(t.Str.Table()) + " AS s ON " + st(t.Str.Key()) + " = " + c(fk) + q.sql(),
-		order: c(fk) + ", " + c(mapping.OrdinalColumn), q: q,
+		from:  " FROM " + d.Quote(r.Comment.Table()) + " AS c JOIN " + d.Quote(t.Str.Table()) + " AS s ON " + st(t.Str.Key()) + " = " + c(fk),
+		order: c(fk) + ", " + c(mapping.OrdinalColumn), q: q, seek: c(fk),
 		cols: []column{{json: "stringId", kind: kInt}, {json: "userId", kind: kInt}, {json: "issue", kind: kBool},
 			{json: "unresolved", kind: kBool}, {json: "text", kind: kString}, {json: "type", kind: kString},
 			{json: "context", kind: kString}, {json: "fileId", kind: kInt, nullable: true},
@@ -183,7 +183,7 @@ func (s *Server) branchRows(p *Project, name string) (*rowsQuery, error) {
 	return &rowsQuery{
 		sel: strings.Join([]string{b(r.Branch.Key()), b(r.BranchName), b(r.BranchTitle), sub("MIN(" + sq(t.StrAdded) + ")"),
 			sub("MAX(COALESCE(" + sq(t.StrUpdated) + ", " + sq(t.StrAdded) + "))")}, ", "),
-		from: " FROM " + d.Quote(r.Branch.Table()) + " AS b" + q.sql(), order: b(r.Branch.Key()), q: q,
+		from: " FROM " + d.Quote(r.Branch.Table()) + " AS b", order: b(r.Branch.Key()), q: q,
 		cols: []column{{json: "id", kind: kInt}, {json: "name", kind: kString}, {json: "title", kind: kString, nullable: true},
 			{json: "createdAt", kind: kTime, nullable: true}, {json: "updatedAt", kind: kTime, nullable: true}},
 		shape: func(o map[string]any) { o["projectId"], o["exportPattern"], o["priority"] = p.ID, "", "normal" },
@@ -234,7 +234,7 @@ func (s *Server) concepts(p *Project, id int64) (*rowsQuery, error) {
 	if id > 0 {
 		q.where = append(q.where, key+" = "+q.arg(id, schema.Int))
 	}
-	return &rowsQuery{sel: strings.Join(sel, ", "), from: " FROM " + d.Quote(r.Concept.Table()) + q.sql(), order: key, q: q, cols: cols,
+	return &rowsQuery{sel: strings.Join(sel, ", "), from: " FROM " + d.Quote(r.Concept.Table()), order: key, q: q, cols: cols,
 		shape: func(o map[string]any) { o["glossaryId"], o["figure"], o["languagesDetails"] = p.ID, nil, []any{} },
 		ints:  map[string]intCol{"id": {sql: key}}}, nil
 }

@@ -149,7 +149,7 @@ func (s *Server) stringTranslations(p *Project, f trFilter) (*rowsQuery, error) 
 	return &rowsQuery{
 		sel: strings.Join([]string{res.key, res.sqlOf("text"), res.sqlOf("pluralCategoryName"), res.sqlOf("isPreTranslated"),
 			res.sqlOf("provider"), res.sqlOf("userId"), created}, ", "),
-		from: " FROM " + res.table + q.sql(), order: res.key, q: q,
+		from: " FROM " + res.table, order: res.key, q: q,
 		cols: []column{{json: "id", kind: kInt}, {json: "text", kind: kString}, {json: "pluralCategoryName", kind: kString},
 			{json: "isPreTranslated", kind: kBool}, {json: "provider", kind: kString, nullable: true}, {json: "userId", kind: kInt},
 			{json: "createdAt", kind: kTime}},
@@ -255,8 +255,8 @@ func (s *Server) translationMarks(p *Project, f trFilter, votes bool) (*rowsQuer
 		cols = append(cols[:3], column{json: "mark", kind: kString})
 		cols[2].json = "votedAt"
 	}
-	return &rowsQuery{sel: strings.Join(sel, ", "), from: " FROM " + d.Quote(table) + " AS a JOIN " + res.table + " ON " + res.key + " = " + a(fk) + q.sql(),
-		order: a(fk) + ", " + a(mapping.OrdinalColumn), q: q, cols: cols, ints: map[string]intCol{"translationId": {sql: a(fk)}},
+	return &rowsQuery{sel: strings.Join(sel, ", "), from: " FROM " + d.Quote(table) + " AS a JOIN " + res.table + " ON " + res.key + " = " + a(fk),
+		order: a(fk) + ", " + a(mapping.OrdinalColumn), q: q, cols: cols, seek: a(fk), ints: map[string]intCol{"translationId": {sql: a(fk)}},
 		shape: func(o map[string]any) {
 			if asked && !votes {
 				o["stringId"] = f.stringID

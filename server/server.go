@@ -224,6 +224,7 @@ type Server struct {
 	lanes      *lanes
 	metrics    *metrics
 	resident   *residents
+	seeks      *seekIndexes
 	bodies     *BodyMemory
 }
 
@@ -247,7 +248,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, mux: http.NewServeMux(), mapping: cfg.Storage.Mapping(), log: log,
 		res: map[string]map[string]*resource{}, envs: map[envKey]*croql.Env{}, resident: newResidents(cfg.ResidentMaxBytes),
-		bodies: NewBodyMemory(cfg.MaxBodyMemory, 0)}
+		seeks: newSeekIndexes(), bodies: NewBodyMemory(cfg.MaxBodyMemory, 0)}
 	// The resources of every dialect in use are built now, so that a bad
 	// mapping fails here rather than on a request.
 	for _, p := range cfg.Storage.Projects() {
