@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -47,6 +48,21 @@ func TestReadListsDeepPages(t *testing.T) {
 			}
 			srv, seeking := seekServer(64 << 20)
 			tightSrv, tight := seekServer(64)
+
+			// Requests that arrive together while the index is built get
+			// the same page.
+			_, together := seekServer(64 << 20)
+			q := url.Values{"languageId": {"de"}, "offset": {"20"}, "limit": {"50"}}
+			_, alone := get(t, hs, "/api/v2/projects/1/votes", q)
+			var wg sync.WaitGroup
+			bodies := make([]map[string]any, 8)
+			for i := range bodies {
+				wg.Go(func() { _, bodies[i] = get(t, together, "/api/v2/projects/1/votes", q) })
+			}
+			wg.Wait()
+			for _, b := range bodies {
+				require.Equal(t, alone, b)
+			}
 			g := func(path string, q url.Values) (int, map[string]any) { return get(t, hs, path, q) }
 			// every reads a whole list in its own order, page by page.
 			every := func(path string, q url.Values) []map[string]any {

@@ -115,10 +115,11 @@ func (s *Server) allRows(rq func(*Project) (*rowsQuery, error)) func(context.Con
 
 // pagedPlan is the strategy of these lists: without afterId, and with an
 // orderBy of integer fields only (rowsQuery.ints), the database orders
-// and reads the page (LIMIT/OFFSET) and counts the total when it is
-// asked for; otherwise every row is read, then ordered and paged
-// (objectsPlan), in the same order. noIDs marks a list whose objects have no ids (id 0),
-// where afterId means nothing.
+// and reads the page (LIMIT/OFFSET, or through a seek index: deepPage)
+// and counts the total when it is asked for; otherwise every row is
+// read, then ordered and paged (objectsPlan), in the same order. noIDs
+// marks a list whose objects have no ids (id 0), where afterId means
+// nothing.
 type pagedPlan struct {
 	rq    func(*Project) (*rowsQuery, error)
 	noIDs bool
