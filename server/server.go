@@ -150,8 +150,9 @@ type Config struct {
 	CheapLane, ExpensiveLane int
 	LaneQueue, MaxPerToken   int
 	// ResidentMaxBytes is the memory the resident snapshots of projects
-	// may take (see BuildResident and docs/serve.md); 0 or negative:
-	// none, every request is answered by the database.
+	// and the seek indexes of deep pages may take (see BuildResident and
+	// docs/serve.md); 0 or negative: none, every request is answered by
+	// the database.
 	ResidentMaxBytes int64
 	// MaxBodyMemory is the memory the request bodies the server holds
 	// may take at once: a body reserves its memory as it arrives

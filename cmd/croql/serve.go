@@ -130,7 +130,7 @@ func newServeCmd(c *cli) *cobra.Command {
 	f.Int64Var(&maxPageBytes, "max-page-bytes", server.DefaultMaxPageBytes, "byte budget of a list answer (negative: none); a page that would pass it is a 400 saying how many objects fit")
 	f.IntVar(&maxConnsPerClient, "max-conns-per-client", server.DefaultMaxConnsPerClient, "connections open at once from one IP address (negative: no cap; behind a proxy every client has the proxy's address)")
 	f.Int64Var(&maxBodyMemory, "max-body-memory", server.DefaultMaxBodyMemory, "memory, in bytes, the request bodies held by the server may take at once: uploads while they arrive and are imported, storages of the two-step upload until they are dropped; a body that cannot get memory within 2 s is answered 503 with Retry-After (negative: none)")
-	f.Int64Var(&residentMax, "resident-max-bytes", server.DefaultResidentMaxBytes, "memory for projects held resident, whose lists the evaluator answers (0: the database answers every request)")
+	f.Int64Var(&residentMax, "resident-max-bytes", server.DefaultResidentMaxBytes, "memory for projects held resident, whose lists the evaluator answers, and for the seek indexes of deep pages (0: the database answers every request)")
 	f.Int64Var(&sqliteCache, "sqlite-cache", store.DefaultSQLitePageCache, "page cache of each SQLite connection, in bytes (0: SQLite's 2 MB)")
 	f.Int64Var(&sqliteMmap, "sqlite-mmap", store.DefaultSQLiteMmap, "bytes of each SQLite file read through a memory map, shared by the connections (0: none)")
 	f.BoolVar(&logRequests, "log-requests", false, "log one line per request on stderr (method, path, status, size, duration; never the query or the token)")
