@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"reflect"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -259,6 +260,12 @@ func (s *Server) buildResident(ctx context.Context, report func(*Project, reside
 		if st.resident {
 			n++
 		}
+	}
+	if n > 0 {
+		// Reading the files left garbage several times the snapshots'
+		// size: give its pages back to the system now rather than when
+		// the scavenger gets to them.
+		debug.FreeOSMemory()
 	}
 	return n, nil
 }
