@@ -2,6 +2,7 @@ package server
 
 import (
 	"slices"
+	"strings"
 	"unsafe"
 
 	"github.com/croql/croql/schema"
@@ -134,7 +135,7 @@ func (c *compactor) str(s string) string {
 	}
 	if len(s) > slabBytes/16 {
 		c.bytes += int64(len(s))
-		return string([]byte(s))
+		return strings.Clone(s)
 	}
 	if cap(c.text)-len(c.text) < len(s) {
 		c.text = make([]byte, 0, slabBytes)
