@@ -11,6 +11,7 @@
 #	ENGINE=croql-program ./instr.sh # eval.Program.Match(any)
 #	PATTERNS='count-eq-3 max-length-null' ./instr.sh   # some patterns only
 #	PASSES=20 OUT=/tmp/x ./instr.sh # passes over the 2,000 strings; callgrind files kept in OUT
+#	LAYOUT=resident ./instr.sh      # the strings in croql serve's resident snapshot layout
 #
 # Needs valgrind. Instructions are counted only inside main.measure (and
 # the measure loops of the engines that have their own, main.measure*).
@@ -18,6 +19,7 @@ set -eu
 cd "$(dirname "$0")"
 PASSES=${PASSES:-20}
 ENGINE=${ENGINE:-croql}
+LAYOUT=${LAYOUT:-generated}
 OUT=${OUT:-$(mktemp -d)}
 mkdir -p "$OUT"
 bin="$OUT/instrcount"
@@ -26,7 +28,7 @@ objects=$((PASSES * 2000))
 count() { # pattern engine -> instructions per object (two decimals)
 	f="$OUT/cg.$1.$2.out"
 	GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind --callgrind-out-file="$f" \
-		--toggle-collect='main.measure*' "$bin" -pattern "$1" -engine "$2" -passes "$PASSES" >/dev/null 2>&1
+		--toggle-collect='main.measure*' "$bin" -pattern "$1" -engine "$2" -layout "$LAYOUT" -passes "$PASSES" >/dev/null 2>&1
 	ir=$(callgrind_annotate "$f" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1; exit }')
 	awk -v ir="$ir" -v n="$objects" 'BEGIN { printf "%.2f", ir / n }'
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"reflect"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -35,8 +36,9 @@ import (
 // a project over the budget or changed since its snapshot).
 
 // DefaultResidentMaxBytes is the resident snapshot budget of `croql serve`
-// (--resident-max-bytes): about 190,000 strings of the demo project read
-// from a file (the process's peak is about twice the snapshot).
+// (--resident-max-bytes): about 300,000 strings of the demo project read
+// from a file (the process's peak while it builds is about 2.5 times the
+// snapshot).
 const DefaultResidentMaxBytes = 512 << 20
 
 // residentContexts are the lists the snapshot answers: one object per
@@ -84,9 +86,8 @@ type snapshot struct {
 // it under, as the database's stringId does: among the strings that list
 // it, a master before a duplicate, then the lowest id.
 type trEntry struct {
-	obj      any // *schema.Translation
+	obj      *schema.Translation
 	stringID int64
-	id       int64
 }
 
 // residentTranslations sorts data's translations by language, each
@@ -119,14 +120,14 @@ func residentTranslations(data *schema.Project) map[string][]trEntry {
 	out := map[string][]trEntry{}
 	for _, id := range order {
 		o := owners[id]
-		out[o.obj.Language] = append(out[o.obj.Language], trEntry{obj: o.obj, stringID: o.id, id: id})
+		out[o.obj.Language] = append(out[o.obj.Language], trEntry{obj: o.obj, stringID: o.id})
 	}
 	for _, es := range out {
 		slices.SortFunc(es, func(a, b trEntry) int {
 			if c := cmpInt(a.stringID, b.stringID); c != 0 {
 				return c
 			}
-			return cmpInt(a.id, b.id)
+			return cmpInt(a.obj.ID, b.obj.ID)
 		})
 	}
 	return out
@@ -198,7 +199,7 @@ func (s *Server) residentTranslationPage(ctx context.Context, p *Project, params
 	for _, sid := range page {
 		i, _ := slices.BinarySearchFunc(es, sid, func(e trEntry, sid int64) int { return cmpInt(e.stringID, sid) })
 		for ; i < len(es) && es[i].stringID == sid; i++ {
-			tids = append(tids, es[i].id)
+			tids = append(tids, es[i].obj.ID)
 		}
 	}
 	return page, tids, n, sn, true
@@ -260,6 +261,12 @@ func (s *Server) buildResident(ctx context.Context, report func(*Project, reside
 		if st.resident {
 			n++
 		}
+	}
+	if n > 0 {
+		// Reading the files left garbage several times the snapshots'
+		// size: give its pages back to the system now rather than when
+		// the scavenger gets to them.
+		debug.FreeOSMemory()
 	}
 	return n, nil
 }
@@ -350,7 +357,7 @@ func newSnapshot(data *schema.Project, version int64) (*snapshot, error) {
 	for _, es := range sn.trs {
 		ntr += len(es)
 	}
-	sn.bytes = deepSize(reflect.ValueOf(data), map[uintptr]bool{}) + int64(len(sn.ids[croql.Strings])+len(sn.ids[croql.TM])+len(sn.ids[croql.Glossary]))*32 + int64(ntr)*int64(unsafe.Sizeof(trEntry{}))
+	sn.bytes = compactBytes(data) + int64(len(sn.ids[croql.Strings])+len(sn.ids[croql.TM])+len(sn.ids[croql.Glossary]))*24 + int64(ntr)*int64(unsafe.Sizeof(trEntry{}))
 	return sn, nil
 }
 
@@ -560,7 +567,7 @@ func dataSources(s *Storage, err error) func([]*schema.Project) (*Storage, error
 		for i, p := range s.Projects() {
 			if i < len(data) {
 				d := data[i]
-				p.Source = func(context.Context, int64) (*schema.Project, error) { return d, nil }
+				p.Source = func(ctx context.Context, max int64) (*schema.Project, error) { return compactWithin(ctx, d, max) }
 			}
 		}
 		return s, nil
@@ -607,34 +614,26 @@ func FileSource(name string) func(ctx context.Context, max int64) (*schema.Proje
 var ErrOverBudget = errors.New("server: the project's objects pass the resident snapshot budget")
 
 // readWithin reads a project file whole, as schema.ReadProjectWith does,
-// and stops with ErrOverBudget as soon as the objects read so far take
-// more than max bytes (deepSize of each object, and the spare capacity of
-// the slices that hold them; max ≤ 0: no bound). A file larger than what
-// the server may hold is never held whole.
+// into the snapshot's compact layout (newCompactor) as it reads, and
+// stops with ErrOverBudget as soon as the objects read so far take more
+// than max bytes (the head's deepSize, what the compactor has allocated
+// and the maps it builds with; max ≤ 0: no bound). A file larger than
+// what the server may hold is never held whole.
 func readWithin(ctx context.Context, r io.Reader, max int64) (*schema.Project, error) {
 	var p *schema.Project
-	var objs int64 // the objects' own bytes
+	var head int64
+	c := newCompactor()
 	err := schema.Stream(ctx, r, schema.ReadOptions{}, schema.Handler{
-		Head: func(head *schema.Project) (func(*schema.Item) error, error) {
-			p = head
-			objs = deepSize(reflect.ValueOf(head), map[uintptr]bool{})
+		Head: func(h *schema.Project) (func(*schema.Item) error, error) {
+			p = h
+			head = deepSize(reflect.ValueOf(h), map[uintptr]bool{})
 			return nil, nil
 		},
 		Emit: func(items []*schema.Item) error {
 			for _, o := range items {
-				switch v := o.Value.(type) {
-				case *schema.SourceString:
-					p.Strings = append(p.Strings, *v)
-				case *schema.TMSegment:
-					p.TMSegments = append(p.TMSegments, *v)
-				case *schema.GlossaryTerm:
-					p.GlossaryTerms = append(p.GlossaryTerms, *v)
-				case *schema.GlossaryConcept:
-					p.GlossaryConcepts = append(p.GlossaryConcepts, *v)
-				}
-				objs += deepSize(reflect.ValueOf(o.Value), map[uintptr]bool{})
+				c.add(o.Value)
 			}
-			if max > 0 && objs+spareBytes(p) > max {
+			if max > 0 && head+c.bytes+c.transient > max {
 				return ErrOverBudget
 			}
 			return nil
@@ -646,16 +645,45 @@ func readWithin(ctx context.Context, r io.Reader, max int64) (*schema.Project, e
 		}
 		return nil, err
 	}
-	return p, nil
+	return c.project(p), nil
 }
 
-// spareBytes is the room p's object slices hold beyond their objects.
-func spareBytes(p *schema.Project) int64 {
-	spare := func(n, c int, size uintptr) int64 { return int64(c-n) * int64(size) }
-	return spare(len(p.Strings), cap(p.Strings), unsafe.Sizeof(schema.SourceString{})) +
-		spare(len(p.TMSegments), cap(p.TMSegments), unsafe.Sizeof(schema.TMSegment{})) +
-		spare(len(p.GlossaryTerms), cap(p.GlossaryTerms), unsafe.Sizeof(schema.GlossaryTerm{})) +
-		spare(len(p.GlossaryConcepts), cap(p.GlossaryConcepts), unsafe.Sizeof(schema.GlossaryConcept{}))
+// compactWithin copies data into the snapshot's compact layout, as
+// readWithin reads a file, within max bytes.
+func compactWithin(ctx context.Context, data *schema.Project, max int64) (*schema.Project, error) {
+	head := *data
+	head.Strings, head.TMSegments, head.GlossaryTerms, head.GlossaryConcepts = nil, nil, nil, nil
+	size := deepSize(reflect.ValueOf(&head), map[uintptr]bool{})
+	c := newCompactor()
+	n := 0
+	check := func() error {
+		if n++; n%256 != 0 {
+			return nil
+		}
+		if max > 0 && size+c.bytes+c.transient > max {
+			return ErrOverBudget
+		}
+		return ctx.Err()
+	}
+	for i := range data.Strings {
+		c.add(&data.Strings[i])
+		if err := check(); err != nil {
+			return nil, err
+		}
+	}
+	for i := range data.TMSegments {
+		c.add(&data.TMSegments[i])
+	}
+	for i := range data.GlossaryTerms {
+		c.add(&data.GlossaryTerms[i])
+	}
+	for i := range data.GlossaryConcepts {
+		c.add(&data.GlossaryConcepts[i])
+	}
+	if max > 0 && size+c.bytes+c.transient > max {
+		return nil, ErrOverBudget
+	}
+	return c.project(&head), nil
 }
 
 // residentInBackground builds the resident snapshots while the server

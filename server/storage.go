@@ -53,6 +53,8 @@ type Project struct {
 	// more than max bytes (by the snapshot's estimate; max ≤ 0: no
 	// bound). SourceSize is the size of what it reads (a file's bytes; 0
 	// when unknown): a source larger than the snapshot budget is not read.
+	// The snapshot holds the objects Source returns as they are;
+	// FileSource returns them in the snapshot's compact layout.
 	Source     func(ctx context.Context, max int64) (*schema.Project, error)
 	SourceSize int64
 

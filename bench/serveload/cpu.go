@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -203,6 +204,9 @@ func CPU(ctx context.Context, o CPUOptions) (*CPUReport, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The baseline holds no garbage the system could take back (the
+	// generation's, the load's), as the server's build gives back its own.
+	debug.FreeOSMemory()
 	heap0, rss0 := liveHeap(), rss()
 	// The peak resident set from here on (a write of 5 resets VmHWM).
 	_ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)

@@ -17,6 +17,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -28,6 +30,7 @@ import (
 	"github.com/croql/croql/demo"
 	"github.com/croql/croql/eval"
 	"github.com/croql/croql/schema"
+	"github.com/croql/croql/server"
 )
 
 func main() {
@@ -35,6 +38,7 @@ func main() {
 	engine := flag.String("engine", "croql", "croql (eval.Bind), croql-plain (eval.WithoutOptimizations), croql-facade (croql.For), croql-any (croql's Query.Match), croql-program (eval.Program.Match) or hand")
 	passes := flag.Int("passes", 20, "passes over the 2,000 demo strings")
 	list := flag.Bool("list", false, "print the pattern names, one a line, and exit")
+	layout := flag.String("layout", "generated", "generated (the demo's strings as demo.Generate makes them) or resident (read back from their NDJSON file into croql serve's resident snapshot layout, server.FileSource)")
 	flag.Parse()
 	if *list {
 		for _, x := range bench.Patterns() {
@@ -42,14 +46,17 @@ func main() {
 		}
 		return
 	}
-	if err := run(*pattern, *engine, *passes); err != nil {
+	if err := run(*pattern, *engine, *layout, *passes); err != nil {
 		fmt.Fprintln(os.Stderr, "instrcount:", err)
 		os.Exit(1)
 	}
 }
 
-func run(pattern, engine string, passes int) error {
-	p := demo.Generate(demo.Options{Strings: 2000, Seed: 1})
+func run(pattern, engine, layout string, passes int) error {
+	p, err := project(layout)
+	if err != nil {
+		return err
+	}
 	var pat *bench.Pattern
 	for _, x := range bench.Patterns() {
 		if x.Name == pattern {
@@ -140,6 +147,27 @@ func run(pattern, engine string, passes int) error {
 	}
 	fmt.Printf("%s %s: %d matches over %d objects\n", pattern, engine, n, passes*len(p.Strings))
 	return nil
+}
+
+// project is the 2,000 demo strings in the layout named.
+func project(layout string) (*schema.Project, error) {
+	p := demo.Generate(demo.Options{Strings: 2000, Seed: 1})
+	switch layout {
+	case "generated":
+		return p, nil
+	case "resident":
+	default:
+		return nil, fmt.Errorf("layout %q: generated or resident", layout)
+	}
+	f, err := os.CreateTemp("", "instrcount-*.ndjson")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(f.Name())
+	if err := errors.Join(p.WriteNDJSON(f), f.Close()); err != nil {
+		return nil, err
+	}
+	return server.FileSource(f.Name())(context.Background(), 0)
 }
 
 // warm runs match once over strs, outside the counted function.

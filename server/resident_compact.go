@@ -1,0 +1,380 @@
+package server
+
+import (
+	"slices"
+	"strings"
+	"unsafe"
+
+	"github.com/croql/croql/schema"
+)
+
+// The compact layout of a resident snapshot. The objects keep their
+// schema types, which the evaluator reads by field offset, but they are
+// copied as they are read into few large allocations: every string's
+// translations into one slab, every translation's votes into another,
+// and so on, each object's slice a sub-slice whose capacity is its
+// length (no spare capacity, no rounding of a small allocation up to its
+// size class, a few thousand allocations instead of tens of millions);
+// text into large byte chunks the collector never scans; the short
+// values that repeat (language codes, plural forms, types, marks,
+// providers, label titles, custom fields, screenshot names) once each;
+// and the translations a duplicate shares with its master once, under
+// both. What no query reads is not kept: a comment's text, a plural
+// string's forms (the page's rows are read from the database). The
+// compactor counts the bytes it allocates, which is the snapshot's size.
+
+// slabBytes is the size of a slab's chunk and of a text chunk.
+const slabBytes = 64 << 10
+
+// slab hands out sub-slices of large chunks of T.
+type slab[T any] struct {
+	buf   []T
+	bytes *int64
+}
+
+// take returns n zero Ts whose capacity is n (nil for 0).
+func (s *slab[T]) take(n int) []T {
+	if n == 0 {
+		return nil
+	}
+	if cap(s.buf)-len(s.buf) < n {
+		var zero T
+		size := int(unsafe.Sizeof(zero))
+		c := max(n, slabBytes/max(size, 1))
+		s.buf = make([]T, 0, c)
+		*s.bytes += int64(c * size)
+	}
+	start := len(s.buf)
+	s.buf = s.buf[:start+n]
+	return s.buf[start : start+n : start+n]
+}
+
+// chunked collects Ts in chunks and hands them back as one slice whose
+// capacity is its length.
+type chunked[T any] struct {
+	slab   slab[T]
+	chunks [][]T
+	n      int
+}
+
+// add returns the place of the next T.
+func (c *chunked[T]) add() *T {
+	if len(c.chunks) == 0 || len(c.chunks[len(c.chunks)-1]) == cap(c.chunks[len(c.chunks)-1]) {
+		var zero T
+		n := max(1, slabBytes/max(int(unsafe.Sizeof(zero)), 1))
+		c.chunks = append(c.chunks, make([]T, 0, n))
+		*c.slab.bytes += int64(n) * int64(unsafe.Sizeof(zero))
+	}
+	last := &c.chunks[len(c.chunks)-1]
+	*last = (*last)[:len(*last)+1]
+	c.n++
+	return &(*last)[len(*last)-1]
+}
+
+// all is every T added, in order, in one slice; the chunks are dropped.
+func (c *chunked[T]) all() []T {
+	if c.n == 0 {
+		return nil
+	}
+	out := make([]T, 0, c.n)
+	for _, ch := range c.chunks {
+		out = append(out, ch...)
+	}
+	var zero T
+	*c.slab.bytes += int64(c.n)*int64(unsafe.Sizeof(zero)) - int64(len(c.chunks)*cap(c.chunks[0]))*int64(unsafe.Sizeof(zero))
+	c.chunks, c.n = nil, 0
+	return out
+}
+
+// compactor copies a project's objects into the compact layout.
+type compactor struct {
+	// bytes is what the compact objects hold; transient what the maps
+	// that build them hold until the end of the read.
+	bytes, transient int64
+	text             []byte
+	// interned are the short values kept once; ptrs the pointers to them
+	// (a provider, a term's status).
+	interned map[string]string
+	ptrs     map[string]*string
+	ints     map[int64]*int64
+	times    slab[schema.Time]
+	// masters are the compact translations of the strings read so far
+	// that have their own, by string id (a duplicate shares them).
+	masters map[int64][]schema.Translation
+
+	strings   chunked[schema.SourceString]
+	tm        chunked[schema.TMSegment]
+	terms     chunked[schema.GlossaryTerm]
+	concepts  chunked[schema.GlossaryConcept]
+	trs       slab[schema.Translation]
+	votes     slab[schema.Vote]
+	approvals slab[schema.Approval]
+	comments  slab[schema.Comment]
+	shots     slab[schema.Screenshot]
+	labels    slab[schema.Label]
+	fields    slab[schema.CustomField]
+	summaries slab[schema.LanguageSummary]
+	tmRecords slab[schema.TMRecord]
+}
+
+func newCompactor() *compactor {
+	c := &compactor{interned: map[string]string{}, ptrs: map[string]*string{}, ints: map[int64]*int64{}, masters: map[int64][]schema.Translation{}}
+	c.times.bytes = &c.bytes
+	c.trs.bytes, c.votes.bytes, c.approvals.bytes = &c.bytes, &c.bytes, &c.bytes
+	c.comments.bytes, c.shots.bytes, c.labels.bytes = &c.bytes, &c.bytes, &c.bytes
+	c.fields.bytes, c.summaries.bytes, c.tmRecords.bytes = &c.bytes, &c.bytes, &c.bytes
+	c.strings.slab.bytes, c.tm.slab.bytes = &c.bytes, &c.bytes
+	c.terms.slab.bytes, c.concepts.slab.bytes = &c.bytes, &c.bytes
+	return c
+}
+
+// str copies s into a text chunk.
+func (c *compactor) str(s string) string {
+	if s == "" {
+		return ""
+	}
+	if len(s) > slabBytes/16 {
+		c.bytes += int64(len(s))
+		return strings.Clone(s)
+	}
+	if cap(c.text)-len(c.text) < len(s) {
+		c.text = make([]byte, 0, slabBytes)
+		c.bytes += slabBytes
+	}
+	start := len(c.text)
+	c.text = append(c.text, s...)
+	return unsafe.String(&c.text[start], len(s))
+}
+
+// internedBytes is what an entry of the compactor's maps costs while it
+// builds.
+const internedBytes = 64
+
+// intern returns s kept once.
+func (c *compactor) intern(s string) string {
+	if s == "" {
+		return ""
+	}
+	if v, ok := c.interned[s]; ok {
+		return v
+	}
+	v := c.str(s)
+	c.interned[v] = v
+	c.transient += internedBytes
+	return v
+}
+
+// internPtr returns a pointer to s kept once (nil for nil).
+func (c *compactor) internPtr(s *string) *string {
+	if s == nil {
+		return nil
+	}
+	if p, ok := c.ptrs[*s]; ok {
+		return p
+	}
+	v := c.intern(*s)
+	p := &v
+	c.ptrs[v] = p
+	c.bytes += int64(unsafe.Sizeof(v))
+	c.transient += internedBytes
+	return p
+}
+
+// intPtr returns a pointer to *v kept once (nil for nil).
+func (c *compactor) intPtr(v *int64) *int64 {
+	if v == nil {
+		return nil
+	}
+	if p, ok := c.ints[*v]; ok {
+		return p
+	}
+	p := new(int64)
+	*p = *v
+	c.ints[*v] = p
+	c.bytes += 8
+	c.transient += internedBytes
+	return p
+}
+
+// time returns a pointer to a copy of *t (nil for nil).
+func (c *compactor) time(t *schema.Time) *schema.Time {
+	if t == nil {
+		return nil
+	}
+	p := &c.times.take(1)[0]
+	*p = *t
+	return p
+}
+
+// add copies o, a *SourceString, *TMSegment, *GlossaryTerm or
+// *GlossaryConcept, into the compact layout.
+func (c *compactor) add(o any) {
+	switch v := o.(type) {
+	case *schema.SourceString:
+		c.addString(v)
+	case *schema.TMSegment:
+		seg := c.tm.add()
+		seg.ID = v.ID
+		seg.Records = c.tmRecords.take(len(v.Records))
+		for i, r := range v.Records {
+			r.Language, r.Text = c.intern(r.Language), c.str(r.Text)
+			seg.Records[i] = r
+		}
+	case *schema.GlossaryTerm:
+		t := c.terms.add()
+		*t = *v
+		t.Text, t.Description, t.Note = c.str(v.Text), c.str(v.Description), c.str(v.Note)
+		t.Lemma, t.URL, t.Language = c.str(v.Lemma), c.intern(v.URL), c.intern(v.Language)
+		t.PartOfSpeech, t.Status = c.internPtr(v.PartOfSpeech), c.internPtr(v.Status)
+		t.Type, t.Gender = c.internPtr(v.Type), c.internPtr(v.Gender)
+		t.UpdatedAt = c.time(v.UpdatedAt)
+	case *schema.GlossaryConcept:
+		k := c.concepts.add()
+		*k = *v
+		k.Subject, k.Definition, k.URL, k.Note = c.str(v.Subject), c.str(v.Definition), c.intern(v.URL), c.str(v.Note)
+		k.UpdatedAt = c.time(v.UpdatedAt)
+	}
+}
+
+// addString copies a source string; its file and branch stay the head's.
+func (c *compactor) addString(v *schema.SourceString) {
+	s := c.strings.add()
+	*s = *v
+	s.Type, s.Text, s.Identifier = c.intern(v.Type), c.str(v.Text), c.str(v.Identifier)
+	s.Context, s.PluralForms = c.intern(v.Context), ""
+	s.MaxLength, s.Updated = c.intPtr(v.MaxLength), c.time(v.Updated)
+	s.Comments = c.comments.take(len(v.Comments))
+	for i, m := range v.Comments {
+		m.Text = "" // no query reads it
+		s.Comments[i] = m
+	}
+	s.Screenshots = c.shots.take(len(v.Screenshots))
+	for i, m := range v.Screenshots {
+		m.Name = c.intern(m.Name)
+		s.Screenshots[i] = m
+	}
+	s.Labels = c.labels.take(len(v.Labels))
+	for i, m := range v.Labels {
+		m.Title = c.intern(m.Title)
+		s.Labels[i] = m
+	}
+	s.Fields = c.fields.take(len(v.Fields))
+	for i, m := range v.Fields {
+		m.Name, m.Slug, m.Value, m.Type = c.intern(m.Name), c.intern(m.Slug), c.intern(m.Value), c.intern(m.Type)
+		s.Fields[i] = m
+	}
+	s.LanguagesSummary = c.summaries.take(len(v.LanguagesSummary))
+	for i, m := range v.LanguagesSummary {
+		m.Language, m.TranslationUpdated = c.intern(m.Language), c.time(m.TranslationUpdated)
+		s.LanguagesSummary[i] = m
+	}
+	s.Translations = c.translations(v)
+}
+
+// translations copies v's translations, or returns its master's when v
+// shares them whole.
+func (c *compactor) translations(v *schema.SourceString) []schema.Translation {
+	if len(v.Translations) == 0 {
+		return nil
+	}
+	if m := v.Translations[0].StringID; m != v.ID {
+		if own, ok := c.masters[m]; ok && sameTranslations(own, v.Translations) {
+			return own
+		}
+	}
+	out := c.trs.take(len(v.Translations))
+	for i, t := range v.Translations {
+		t.Text, t.PluralForm, t.Language = c.str(t.Text), c.intern(t.PluralForm), c.intern(t.Language)
+		t.Provider = c.internPtr(t.Provider)
+		votes := c.votes.take(len(t.Votes))
+		for j, x := range t.Votes {
+			x.Mark = c.intern(x.Mark)
+			votes[j] = x
+		}
+		t.Votes, t.Approvals = votes, c.approvals.take(len(t.Approvals))
+		copy(t.Approvals, v.Translations[i].Approvals)
+		out[i] = t
+	}
+	if !slices.ContainsFunc(v.Translations, func(t schema.Translation) bool { return t.StringID != v.ID }) {
+		c.masters[v.ID] = out
+		c.transient += internedBytes
+	}
+	return out
+}
+
+// sameTranslations reports whether a and b hold the same translations.
+func sameTranslations(a, b []schema.Translation) bool {
+	return slices.EqualFunc(a, b, func(x, y schema.Translation) bool {
+		return x.ID == y.ID && x.StringID == y.StringID && x.Text == y.Text && x.PluralForm == y.PluralForm &&
+			x.IsPreTranslated == y.IsPreTranslated && sameString(x.Provider, y.Provider) && x.Language == y.Language &&
+			x.User == y.User && x.Added == y.Added && x.Updated == y.Updated &&
+			slices.Equal(x.Votes, y.Votes) && slices.Equal(x.Approvals, y.Approvals)
+	})
+}
+
+func sameString(a, b *string) bool {
+	return a == b || a != nil && b != nil && *a == *b
+}
+
+// project returns head with the objects added, each list one allocation
+// whose capacity is its length; the compactor's maps are dropped.
+func (c *compactor) project(head *schema.Project) *schema.Project {
+	head.Strings, head.TMSegments = c.strings.all(), c.tm.all()
+	head.GlossaryTerms, head.GlossaryConcepts = c.terms.all(), c.concepts.all()
+	c.interned, c.ptrs, c.ints, c.masters, c.transient = nil, nil, nil, nil, 0
+	return head
+}
+
+// compactBytes estimates what data's objects hold in the compact layout:
+// their structs, their text and the datetimes they point to (the values
+// kept once, and the translations a duplicate shares, are counted once;
+// the head, files and branches are not counted).
+func compactBytes(data *schema.Project) int64 {
+	n := sizeOf[schema.SourceString](len(data.Strings)) + sizeOf[schema.TMSegment](len(data.TMSegments)) +
+		sizeOf[schema.GlossaryTerm](len(data.GlossaryTerms)) + sizeOf[schema.GlossaryConcept](len(data.GlossaryConcepts))
+	for i := range data.Strings {
+		s := &data.Strings[i]
+		n += int64(len(s.Text)+len(s.Identifier)+len(s.PluralForms)) + timeBytes(s.Updated)
+		n += sizeOf[schema.Comment](len(s.Comments)) + sizeOf[schema.Screenshot](len(s.Screenshots)) +
+			sizeOf[schema.Label](len(s.Labels)) + sizeOf[schema.CustomField](len(s.Fields)) +
+			sizeOf[schema.LanguageSummary](len(s.LanguagesSummary))
+		for j := range s.LanguagesSummary {
+			n += timeBytes(s.LanguagesSummary[j].TranslationUpdated)
+		}
+		if len(s.Translations) > 0 && s.Translations[0].StringID != s.ID {
+			continue // shared with the master, counted there
+		}
+		n += sizeOf[schema.Translation](len(s.Translations))
+		for j := range s.Translations {
+			t := &s.Translations[j]
+			n += int64(len(t.Text)) + sizeOf[schema.Vote](len(t.Votes)) + sizeOf[schema.Approval](len(t.Approvals))
+		}
+	}
+	for i := range data.TMSegments {
+		n += sizeOf[schema.TMRecord](len(data.TMSegments[i].Records))
+		for _, r := range data.TMSegments[i].Records {
+			n += int64(len(r.Text))
+		}
+	}
+	for i := range data.GlossaryTerms {
+		t := &data.GlossaryTerms[i]
+		n += int64(len(t.Text)+len(t.Description)+len(t.Note)+len(t.Lemma)) + timeBytes(t.UpdatedAt)
+	}
+	for i := range data.GlossaryConcepts {
+		k := &data.GlossaryConcepts[i]
+		n += int64(len(k.Subject)+len(k.Definition)+len(k.Note)) + timeBytes(k.UpdatedAt)
+	}
+	return n
+}
+
+func sizeOf[T any](n int) int64 {
+	var zero T
+	return int64(n) * int64(unsafe.Sizeof(zero))
+}
+
+func timeBytes(t *schema.Time) int64 {
+	if t == nil {
+		return 0
+	}
+	return 8
+}
