@@ -831,6 +831,10 @@ func (c *compiler) value(n typecheck.Node) {
 			c.fail("count of %s", t)
 			return
 		}
+		if col := c.countColumn(n.X); col != "" {
+			c.w(col)
+			return
+		}
 		c.w("(SELECT COUNT(*)")
 		c.fromWhere(n.X, nil)
 		c.w(")")
@@ -1263,6 +1267,10 @@ func semiJoinIn(d Dialect) bool { return d.SemiJoinIn() }
 
 // exists writes "C has some element" as EXISTS.
 func (c *compiler) exists(n *typecheck.Exists, strict bool) {
+	if col := c.countColumn(n.X); col != "" {
+		c.w("(", col, " > 0)")
+		return
+	}
 	if !strict && c.semiJoin(n, n.X, nil) {
 		return
 	}
@@ -1371,7 +1379,7 @@ func (c *compiler) countGrouped(n *typecheck.Compare) bool {
 		}
 		op = op.Mirror()
 	}
-	if k.T.Kind != schema.Int || k.Unresolved || holds(op, 0, k.I) {
+	if k.T.Kind != schema.Int || k.Unresolved || holds(op, 0, k.I) || c.countColumn(cnt.X) != "" {
 		return false
 	}
 	if opSQLs[op].infix == "" {
@@ -1391,6 +1399,42 @@ func (c *compiler) countGrouped(n *typecheck.Compare) bool {
 	c.param(k.I, schema.Int)
 	c.w("))")
 	return true
+}
+
+// countColumn is the column of a bound row that holds the count of the
+// elements of coll (mapping.Table.Counts), qualified, or "" when the
+// mapping keeps none for it: coll is a collection field of the row, or
+// that filtered by `where` with a plain bool field of the element alone
+// (`languages summary where (has qa issues)`). The column is NOT NULL
+// (an empty collection counts 0), so it is TRUE or FALSE wherever it is
+// compared. A sharded dialect counts the elements instead
+// (store.RefreshCounts keeps no counts there).
+func (c *compiler) countColumn(coll typecheck.Node) string {
+	if _, sharded := c.d.(Sharding); sharded {
+		return ""
+	}
+	where := ""
+	x := coll
+	if f, ok := x.(*typecheck.Filter); ok {
+		pf, isField := f.Pred.(*typecheck.Field)
+		if f.Kind != ast.Where || !isField || pf.Scope != f.Scope || pf.F.Type.Kind != schema.Bool || pf.Obj != f.Elem {
+			return ""
+		}
+		where, x = pf.F.Name, f.X
+	}
+	base, ok := x.(*typecheck.Field)
+	if !ok || base.F.Type.Kind != schema.Collection || base.Scope < 0 || base.Scope >= len(c.scopes) {
+		return ""
+	}
+	p := c.scopes[base.Scope]
+	if p.tab == nil || (base.Obj != nil && base.Obj != p.obj) {
+		return ""
+	}
+	col := p.tab.Count(base.F.Name, where)
+	if col == "" {
+		return ""
+	}
+	return p.alias + "." + c.q(col)
 }
 
 // holds evaluates `a op b`.

@@ -140,6 +140,9 @@ func (w *ddlWriter) table(ti *mapping.TableLayout) {
 		}
 		defs = append(defs, def)
 	}
+	for _, c := range ti.Counts {
+		defs = append(defs, w.d.Quote(c.Name)+" "+w.d.ColumnType(schema.Int)+" NOT NULL DEFAULT 0")
+	}
 	w.create(t.Name, defs, ti.PKey, ti.ShardColumn())
 	var done [][]string
 	add := func(unique bool, cols ...string) {

@@ -356,6 +356,9 @@ func (l *Loader) Finish() error {
 	}
 	if l.bulk.ParallelIndexes {
 		err = l.buildParallel()
+		if err == nil {
+			err = l.parallelCounts()
+		}
 	} else {
 		err = l.buildIndexes(l.conn)
 	}
@@ -389,6 +392,9 @@ func (l *Loader) buildIndexes(conn *sql.Conn) error {
 			return fmt.Errorf("store: creating indexes: %w\n%s", err, stmt.sql)
 		}
 	}
+	if err := RefreshCounts(l.ctx, conn, l.d, l.m, "", ""); err != nil {
+		return err
+	}
 	for _, t := range l.m.TableNames() {
 		if _, err := conn.ExecContext(l.ctx, l.d.Analyze(t)); err != nil {
 			return fmt.Errorf("store: analyze %s: %w", t, err)
@@ -398,8 +404,9 @@ func (l *Loader) buildIndexes(conn *sql.Conn) error {
 }
 
 // LoadFormat is the layout version a load records in LoadMarker: 3 keeps
-// comments' ids, texts and dates.
-const LoadFormat = 3
+// comments' ids, texts and dates; 4 the counts of a string's elements on
+// its row (mapping.Table.Counts).
+const LoadFormat = 4
 
 // mark creates LoadMarker and records the load in it, after the
 // project's record (the ProjectTable).
@@ -522,6 +529,28 @@ func (l *Loader) buildParallel() error {
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// parallelCounts fills the Counts columns after buildParallel (which
+// built the indexes their counts read) and refreshes the statistics of
+// their tables again.
+func (l *Loader) parallelCounts() error {
+	lay, err := l.m.Layout()
+	if err != nil {
+		return err
+	}
+	for _, ti := range lay.Tables {
+		if len(ti.Counts) == 0 {
+			continue
+		}
+		if err := RefreshCounts(l.ctx, l.conn, l.d, l.m, ti.Table.Name, ""); err != nil {
+			return err
+		}
+		if _, err := l.conn.ExecContext(l.ctx, l.d.Analyze(ti.Table.Name)); err != nil {
+			return fmt.Errorf("store: analyze %s: %w", ti.Table.Name, err)
+		}
+	}
+	return nil
 }
 
 // Abort rolls the load back. Where the dialect's DDL is transactional
