@@ -44,9 +44,9 @@ func uncounted() *mapping.Mapping {
 func TestCountColumns(t *testing.T) {
 	for _, d := range dialects {
 		for src, want := range map[string]string{
-			`count of comments > 0`: `(t0.` + d.Quote("n_comments") + ` > 0)`,
-			`count of comments = 0`: `NOT (t0.` + d.Quote("n_comments") + ` > 0)`,
-			`count of translations = 3`: `(t0.` + d.Quote("n_translations") + ` = `,
+			`count of comments > 0`:                                `(t0.` + d.Quote("n_comments") + ` > 0)`,
+			`count of comments = 0`:                                `NOT (t0.` + d.Quote("n_comments") + ` > 0)`,
+			`count of translations = 3`:                            `(t0.` + d.Quote("n_translations") + ` = `,
 			`count of languages summary where (has qa issues) > 0`: `(t0.` + d.Quote("n_summary_has_qa_issues") + ` > 0)`,
 		} {
 			w := compileFor(t, d, src, checkOpts{}).Where
