@@ -164,6 +164,12 @@ func (w *ddlWriter) table(ti *mapping.TableLayout) {
 	for _, x := range t.Indexes {
 		add(false, x...)
 	}
+	// A count kept on the row (mapping.Table.Counts) is compared with a
+	// constant: `count of comments > 0` over the index is a range of it.
+	for _, c := range ti.Counts {
+		kinds[c.Name] = schema.Int
+		add(false, c.Name)
+	}
 }
 
 // join adds the statements of a join table.
