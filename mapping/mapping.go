@@ -710,6 +710,8 @@ type CountColumn struct {
 	Child *Child
 	Elem  *Table
 	Where string
+	// WhereField is the element's bool field of Where (nil without).
+	WhereField *schema.Field
 }
 
 // counts checks and lists the Counts columns of every table.
@@ -758,7 +760,7 @@ func (b *layoutBuilder) countColumn(ti *TableLayout, key string) (CountColumn, e
 	if wf == nil || wf.Type.Kind != schema.Bool || wf.Nullable || typecheck.DerivedBase(wf) != nil || et.Columns[where] == "" {
 		return cc, fmt.Errorf("`%s` is not a stored bool field of %s", where, cc.Field.Type.Obj.Name)
 	}
-	cc.Where = et.Columns[where]
+	cc.Where, cc.WhereField = et.Columns[where], wf
 	return cc, nil
 }
 

@@ -356,9 +356,6 @@ func (l *Loader) Finish() error {
 	}
 	if l.bulk.ParallelIndexes {
 		err = l.buildParallel()
-		if err == nil {
-			err = l.parallelCounts()
-		}
 	} else {
 		err = l.buildIndexes(l.conn)
 	}
@@ -391,9 +388,6 @@ func (l *Loader) buildIndexes(conn *sql.Conn) error {
 		if _, err := conn.ExecContext(l.ctx, stmt.sql); err != nil {
 			return fmt.Errorf("store: creating indexes: %w\n%s", err, stmt.sql)
 		}
-	}
-	if err := RefreshCounts(l.ctx, conn, l.d, l.m, "", ""); err != nil {
-		return err
 	}
 	for _, t := range l.m.TableNames() {
 		if _, err := conn.ExecContext(l.ctx, l.d.Analyze(t)); err != nil {
@@ -529,28 +523,6 @@ func (l *Loader) buildParallel() error {
 	}
 	wg.Wait()
 	return errors.Join(errs...)
-}
-
-// parallelCounts fills the Counts columns after buildParallel (which
-// built the indexes their counts read) and refreshes the statistics of
-// their tables again.
-func (l *Loader) parallelCounts() error {
-	lay, err := l.m.Layout()
-	if err != nil {
-		return err
-	}
-	for _, ti := range lay.Tables {
-		if len(ti.Counts) == 0 {
-			continue
-		}
-		if err := RefreshCounts(l.ctx, l.conn, l.d, l.m, ti.Table.Name, ""); err != nil {
-			return err
-		}
-		if _, err := l.conn.ExecContext(l.ctx, l.d.Analyze(ti.Table.Name)); err != nil {
-			return fmt.Errorf("store: analyze %s: %w", ti.Table.Name, err)
-		}
-	}
-	return nil
 }
 
 // Abort rolls the load back. Where the dialect's DDL is transactional
@@ -719,13 +691,16 @@ func newLoader(ctx context.Context, tx inserter, d compile.Dialect, m *mapping.M
 		seen:   map[*mapping.Table]map[int64]uint64{},
 		tables: map[reflect.Type]*mapping.Table{}, goFields: map[fieldsKey]*goFields{}}
 	for _, ti := range l.Tables {
-		cols := make([]string, len(ti.Columns))
+		cols := make([]string, len(ti.Columns), len(ti.Columns)+len(ti.Counts))
 		li := &loadInfo{ti: ti, key: -1}
 		for i, c := range ti.Columns {
 			cols[i] = c.Name
 			if c.Name == ti.Table.Key && c.GoName == "ID" {
 				li.key = i
 			}
+		}
+		for _, c := range ti.Counts {
+			cols = append(cols, c.Name)
 		}
 		li.b = ld.batch(ti.Table.Name, cols)
 		ld.infos[ti.Table] = li
@@ -846,6 +821,9 @@ func (ld *loader) findTable(t reflect.Type) *mapping.Table {
 // are in one Go type (nil for a column the parent fills).
 type goFields struct {
 	cols, colls [][]int
+	// counts are the collections of the table's Counts columns, and
+	// where the bool field of their elements each counts (nil: all).
+	counts, countWhere [][]int
 }
 
 type fieldsKey struct {
@@ -871,8 +849,50 @@ func (ld *loader) fieldsOf(li *loadInfo, v reflect.Value) (*goFields, error) {
 		}
 		f.colls[i] = sf.Index
 	}
+	if err := f.countFields(li.ti.Counts, v.Type()); err != nil {
+		return nil, err
+	}
 	ld.goFields[k] = f
 	return f, nil
+}
+
+// countFields finds the Go fields of the Counts columns cs in t.
+func (f *goFields) countFields(cs []mapping.CountColumn, t reflect.Type) error {
+	for _, c := range cs {
+		sf, ok := t.FieldByName(c.Field.GoName)
+		if !ok || sf.Type.Kind() != reflect.Slice {
+			return fmt.Errorf("store: %s has no Go slice field %s", t, c.Field.GoName)
+		}
+		var where []int
+		if c.WhereField != nil {
+			et := sf.Type.Elem()
+			wf, ok := et.FieldByName(c.WhereField.GoName)
+			if et.Kind() != reflect.Struct || !ok || wf.Type.Kind() != reflect.Bool {
+				return fmt.Errorf("store: %s has no Go bool field %s", et, c.WhereField.GoName)
+			}
+			where = wf.Index
+		}
+		f.counts, f.countWhere = append(f.counts, sf.Index), append(f.countWhere, where)
+	}
+	return nil
+}
+
+// countInto writes the Counts columns of v into row: the length of each
+// collection, or how many of its elements have the bool field set.
+func (f *goFields) countInto(v reflect.Value, row []any) {
+	for i, idx := range f.counts {
+		sv := fieldAt(v, idx)
+		n := int64(sv.Len())
+		if w := f.countWhere[i]; w != nil {
+			n = 0
+			for j := range sv.Len() {
+				if fieldAt(sv.Index(j), w).Bool() {
+					n++
+				}
+			}
+		}
+		row[i] = n
+	}
 }
 
 func fieldAt(v reflect.Value, idx []int) reflect.Value {
@@ -895,8 +915,9 @@ func (ld *loader) object(t *mapping.Table, v reflect.Value, fk *string, fkVal, o
 	if err != nil {
 		return 0, err
 	}
-	row := ld.rowBuf(len(ti.Columns))
+	row := ld.rowBuf(len(ti.Columns) + len(ti.Counts))
 	defer ld.putRowBuf(row)
+	gf.countInto(v, row[len(ti.Columns):])
 	fkName := ""
 	if fk != nil {
 		fkName = *fk
@@ -916,7 +937,7 @@ func (ld *loader) object(t *mapping.Table, v reflect.Value, fk *string, fkVal, o
 		key, _ = row[ki].(int64)
 	}
 	if t.Key != "" {
-		h := ld.hashRow(row, ti.Columns)
+		h := ld.hashRow(row[:len(ti.Columns)], ti.Columns)
 		if prev, ok := ld.seen[t][key]; ok {
 			if prev != h {
 				return 0, fmt.Errorf("store: %s %d appears twice with different contents", strings.ToLower(v.Type().Name()), key)
