@@ -9,13 +9,14 @@ import (
 	"github.com/croql/croql/mapping"
 )
 
-// RefreshCounts sets the Counts columns of the rows of every table of m
-// that has some (mapping.Table.Counts: a string's count of translations,
-// of languages summary elements where has qa issues, ...) to the counts
-// of their elements, on the rows where where holds (every row when where
-// is empty; where is written on the table unaliased, with args its
-// values). A load does it for every row; croql serve's writes for the
-// rows they changed, in their transaction. On a sharded engine (a
+// RefreshCounts sets the Counts columns (mapping.Table.Counts: a
+// string's count of translations, of languages summary elements where
+// has qa issues, ...) of the rows of table (every table of m that has
+// some when table is empty) to the counts of their elements, on the rows
+// where where holds (every row when where is empty; where is written on
+// the table unaliased, with args its values). A load writes the counts
+// with the rows; croql serve's uploads refresh those of the strings they
+// changed, in their transaction. On a sharded engine (a
 // compile.Sharding dialect) it does nothing: the compiler does not read
 // the columns there.
 func RefreshCounts(ctx context.Context, q querier, d compile.Dialect, m *mapping.Mapping, table, where string, args ...any) error {
