@@ -319,6 +319,7 @@ func (m *Mapping) addIndexes() {
 	add("source string", false, "identifier")
 	add("source string", false, "added")
 	add("source string", false, "updated")
+	add("source string", false, "is_hidden")
 	add("source string", false, "is_duplicate")
 	add("source string", false, "type")
 	add("comment", false, "user_id")
