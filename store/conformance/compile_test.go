@@ -59,6 +59,11 @@ func TestCountColumns(t *testing.T) {
 	// column's index (`+`); alone, the index.
 	w := compileFor(t, compile.SQLite{}, `is hidden and count of comments > 0`, checkOpts{}).Where
 	assert.Contains(t, w, `(+t0."n_comments" > 0)`)
+	// A page on SQLite reads the rows in key order behind a guard that
+	// the index answers.
+	s, err := compile.CompileFor(check(t, `count of comments > 0`, checkOpts{}), compile.SQLite{}, mapping.Default(schema.New()), compile.Page)
+	require.NoError(t, err)
+	assert.Equal(t, `(+t0."n_comments" > 0 AND EXISTS (SELECT 1 FROM "strings" AS t1 WHERE t1."n_comments" > 0 LIMIT 1))`, s.Where)
 	w = compileFor(t, compile.Vitess{}, `count of comments > 0`, checkOpts{}).Where
 	assert.NotContains(t, w, "n_comments")
 }
