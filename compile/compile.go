@@ -831,6 +831,10 @@ func (c *compiler) value(n typecheck.Node) {
 			c.fail("count of %s", t)
 			return
 		}
+		if col := c.countColumn(n.X); col != "" {
+			c.w(col)
+			return
+		}
 		c.w("(SELECT COUNT(*)")
 		c.fromWhere(n.X, nil)
 		c.w(")")
@@ -1263,6 +1267,10 @@ func semiJoinIn(d Dialect) bool { return d.SemiJoinIn() }
 
 // exists writes "C has some element" as EXISTS.
 func (c *compiler) exists(n *typecheck.Exists, strict bool) {
+	if a, col := c.countOf(n.X); col != "" {
+		c.countExists(n, a, col)
+		return
+	}
 	if !strict && c.semiJoin(n, n.X, nil) {
 		return
 	}
@@ -1371,7 +1379,7 @@ func (c *compiler) countGrouped(n *typecheck.Compare) bool {
 		}
 		op = op.Mirror()
 	}
-	if k.T.Kind != schema.Int || k.Unresolved || holds(op, 0, k.I) {
+	if k.T.Kind != schema.Int || k.Unresolved || holds(op, 0, k.I) || c.countColumn(cnt.X) != "" {
 		return false
 	}
 	if opSQLs[op].infix == "" {
@@ -1391,6 +1399,85 @@ func (c *compiler) countGrouped(n *typecheck.Compare) bool {
 	c.param(k.I, schema.Int)
 	c.w("))")
 	return true
+}
+
+// countColumn is the column of a bound row that holds the count of the
+// elements of coll (mapping.Table.Counts), qualified, or "" when the
+// mapping keeps none for it: coll is a collection field of the row, or
+// that filtered by `where` with a plain bool field of the element alone
+// (`languages summary where (has qa issues)`). The column is NOT NULL
+// (an empty collection counts 0), so it is TRUE or FALSE wherever it is
+// compared. A sharded dialect counts the elements instead
+// (store.RefreshCounts keeps no counts there).
+func (c *compiler) countColumn(coll typecheck.Node) string {
+	if a, col := c.countOf(coll); col != "" {
+		return a + "." + col
+	}
+	return ""
+}
+
+// countOf is countColumn's alias of the row and quoted column apart
+// ("", "" when the mapping keeps no count for coll).
+func (c *compiler) countOf(coll typecheck.Node) (alias, col string) {
+	if _, sharded := c.d.(Sharding); sharded {
+		return "", ""
+	}
+	where := ""
+	x := coll
+	if f, ok := x.(*typecheck.Filter); ok {
+		pf, isField := f.Pred.(*typecheck.Field)
+		if f.Kind != ast.Where || !isField || pf.Scope != f.Scope || pf.F.Type.Kind != schema.Bool || pf.Obj != f.Elem {
+			return "", ""
+		}
+		where, x = pf.F.Name, f.X
+	}
+	base, ok := x.(*typecheck.Field)
+	if !ok || base.F.Type.Kind != schema.Collection || base.Scope < 0 || base.Scope >= len(c.scopes) {
+		return "", ""
+	}
+	p := c.scopes[base.Scope]
+	if p.tab == nil || (base.Obj != nil && base.Obj != p.obj) {
+		return "", ""
+	}
+	name := p.tab.Count(base.F.Name, where)
+	if name == "" {
+		return "", ""
+	}
+	return p.alias, c.q(name)
+}
+
+// countExists writes n, "some element of n.X", as the count the row
+// keeps in col (countColumn) above zero. On SQLite the index of col is
+// kept from the plan where reading the rows in key order is cheaper
+// (`+col`): beside another condition (most rows have some element, and
+// SQLite would look each one up through the index), and for a page, which
+// stops after its rows where the index's range would be read and sorted
+// whole; the page then has a guard, the same test on any row, which the
+// index answers at once and which makes a page nothing matches empty at
+// once instead of reading every row (see guarded). Both are TRUE or
+// FALSE, so the guard holds under a negation too.
+func (c *compiler) countExists(n *typecheck.Exists, alias, col string) {
+	_, lite := c.d.(SQLite)
+	page := lite && c.purpose == Page
+	if !lite || (c.whole(n) && !page) {
+		c.w("(", alias, ".", col, " > 0)")
+		return
+	}
+	root := c.scopes[0]
+	if !page || c.noGuard || alias != root.alias {
+		c.w("(+", alias, ".", col, " > 0)")
+		return
+	}
+	g := c.alias()
+	c.w("(+", alias, ".", col, " > 0 AND EXISTS (SELECT 1 FROM ", c.q(root.tab.Name), " AS ", g, " WHERE ", g, ".", col, " > 0", c.d.Limit("1"), "))")
+}
+
+// whole reports whether n is the whole condition, or its negation is.
+func (c *compiler) whole(n typecheck.Node) bool {
+	if not, ok := c.root.(*typecheck.Not); ok {
+		return not.X == n
+	}
+	return n == c.root
 }
 
 // holds evaluates `a op b`.

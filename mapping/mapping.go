@@ -72,6 +72,27 @@ type Table struct {
 	// creates them nullable (rows written without them read as absent),
 	// and no query reads them.
 	Stored map[string]string
+	// Counts maps counts of a row's collections to columns of the row
+	// that hold them, kept by the loader and by croql serve's writes
+	// (store.RefreshCounts): the key is a collection field's name
+	// ("translations"), or that and a plain bool field of its elements
+	// ("languages summary where has qa issues") for the count of the
+	// elements where it is true. The compiler reads such a column for
+	// `count of translations` and `count of languages summary where (has
+	// qa issues)` of the row instead of counting the elements. The DDL
+	// creates them NOT NULL DEFAULT 0, apart from the Layout's Columns
+	// (rows are written without them).
+	Counts map[string]string
+}
+
+// CountKey is the key of Table.Counts of the count of the elements of
+// collection coll, or of those where the bool field where is true when
+// where is not empty.
+func CountKey(coll, where string) string {
+	if where == "" {
+		return coll
+	}
+	return coll + " where " + where
 }
 
 // Child tells how the elements of a collection are found.
@@ -291,10 +312,18 @@ func (m *Mapping) addIndexes() {
 	if t := m.Tables["comment"]; t != nil {
 		t.Stored = map[string]string{"ID": "id", "Text": "text", "Added": "added"}
 	}
+	if t := m.Tables["source string"]; t != nil {
+		t.Counts = defaultCounts()
+	}
 	add("user", true, "login")
 	add("source string", false, "identifier")
 	add("source string", false, "added")
 	add("source string", false, "updated")
+	add("source string", false, "is_hidden")
+	add("source string", false, "is_duplicate")
+	add("source string", false, "type")
+	add("comment", false, "user_id")
+	add("languages summary element", false, "translation_updated")
 	add("translation", false, "language")
 	add("languages summary element", false, "language")
 	add("glossary term", false, "concept_id")
@@ -401,6 +430,8 @@ type TableLayout struct {
 	// PKey is the primary key: the table's Key, or for an element table
 	// without one its foreign key and OrdinalColumn.
 	PKey []string
+	// Counts are the table's Counts columns (not among Columns).
+	Counts []CountColumn
 }
 
 // Join is a join table of the mapping: From holds the parent's key, To
@@ -435,6 +466,7 @@ func (m *Mapping) Layout() (*Layout, error) {
 		b.children(o)
 	}
 	b.keys()
+	b.counts()
 	b.apiNames()
 	if len(b.errs) > 0 {
 		return nil, errors.Join(b.errs...)
@@ -648,6 +680,96 @@ func (b *layoutBuilder) keys() {
 			ti.PKey = []string{ti.FKs[0], OrdinalColumn}
 		}
 	}
+}
+
+// defaultCounts are the counts the reference mapping keeps on a source
+// string's row: of its translations, comments, screenshots and languages
+// summary, and of its languages summary elements where each of the
+// summary's flags the seed's patterns ask about is true.
+func defaultCounts() map[string]string {
+	out := map[string]string{
+		"translations":      "n_translations",
+		"comments":          "n_comments",
+		"screenshots":       "n_screenshots",
+		"languages summary": "n_summary",
+	}
+	for _, f := range []string{"is translated", "is partially translated", "is approved", "is partially approved",
+		"is auto translated", "is translated by tm", "is translated by mt", "is source changed after translation",
+		"has translation as source", "has translation after approval", "has shared translation", "has qa issues"} {
+		out[CountKey("languages summary", f)] = "n_summary_" + strings.ReplaceAll(f, " ", "_")
+	}
+	return out
+}
+
+// CountColumn is a column of Table.Counts: Name holds the count of the
+// elements of the collection Field of the row (through Child, in table
+// Elem), where the bool column Where of the element is true when Where
+// is not empty.
+type CountColumn struct {
+	Name  string
+	Field *schema.Field
+	Child *Child
+	Elem  *Table
+	Where string
+	// WhereField is the element's bool field of Where (nil without).
+	WhereField *schema.Field
+}
+
+// counts checks and lists the Counts columns of every table.
+func (b *layoutBuilder) counts() {
+	for _, ti := range b.l.Tables {
+		for _, key := range slices.Sorted(maps.Keys(ti.Table.Counts)) {
+			cc, err := b.countColumn(ti, key)
+			if err != nil {
+				b.fail(fmt.Errorf("mapping: count %q of table %s: %w", key, ti.Table.Name, err))
+				continue
+			}
+			if slices.ContainsFunc(ti.Columns, func(c Column) bool { return c.Name == cc.Name }) ||
+				slices.ContainsFunc(ti.Counts, func(c CountColumn) bool { return c.Name == cc.Name }) {
+				b.fail(fmt.Errorf("mapping: count %q of table %s: column %s is taken", key, ti.Table.Name, cc.Name))
+				continue
+			}
+			ti.Counts = append(ti.Counts, cc)
+		}
+	}
+}
+
+// countColumn is the count of ti's row that key names.
+func (b *layoutBuilder) countColumn(ti *TableLayout, key string) (CountColumn, error) {
+	cc := CountColumn{Name: ti.Table.Counts[key]}
+	if err := CheckIdent(cc.Name); err != nil {
+		return cc, err
+	}
+	if ti.Object == nil || ti.Table.Key == "" {
+		return cc, errors.New("the table has no key")
+	}
+	coll, where, _ := strings.Cut(key, " where ")
+	cc.Field, _ = ti.Object.Field(coll)
+	if cc.Field == nil || cc.Field.Type.Kind != schema.Collection || cc.Field.Type.Obj == nil || ti.Table.Children[coll] == nil {
+		return cc, fmt.Errorf("%s has no collection `%s`", ti.Object.Name, coll)
+	}
+	cc.Child = ti.Table.Children[coll]
+	et, err := b.m.Table(cc.Field.Type.Obj)
+	if err != nil {
+		return cc, err
+	}
+	cc.Elem = et
+	if where == "" {
+		return cc, nil
+	}
+	wf, _ := cc.Field.Type.Obj.Field(where)
+	if wf == nil || wf.Type.Kind != schema.Bool || wf.Nullable || typecheck.DerivedBase(wf) != nil || et.Columns[where] == "" {
+		return cc, fmt.Errorf("`%s` is not a stored bool field of %s", where, cc.Field.Type.Obj.Name)
+	}
+	cc.Where, cc.WhereField = et.Columns[where], wf
+	return cc, nil
+}
+
+// Count is the column of t that holds the count of the elements of its
+// collection coll (where the bool field where of the element is true,
+// when where is not empty), "" when it has none.
+func (t *Table) Count(coll, where string) string {
+	return t.Counts[CountKey(coll, where)]
 }
 
 // storedKind is the column kind of a Stored Go field's type.

@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"fmt"
+	"hash/fnv"
 	"slices"
 	"strings"
 
@@ -99,10 +101,7 @@ func (w *ddlWriter) primaryKey(table string, cols ...string) string {
 }
 
 func (w *ddlWriter) index(table string, unique bool, cols []string, kinds map[string]schema.Kind) {
-	name := table + "_" + strings.Join(cols, "_") + "_idx"
-	if len(name) > 63 {
-		name = name[:59] + "_idx"
-	}
+	name := indexName(table, cols)
 	parts := make([]string, len(cols))
 	for i, c := range cols {
 		parts[i] = w.d.IndexColumn(c, kinds[c])
@@ -112,6 +111,21 @@ func (w *ddlWriter) index(table string, unique bool, cols []string, kinds map[st
 		kw = "CREATE UNIQUE INDEX "
 	}
 	w.idx = append(w.idx, ddlStmt{table: table, sql: kw + w.d.Quote(name) + " ON " + w.d.Quote(table) + " (" + strings.Join(parts, ", ") + ")"})
+}
+
+// indexName is the name of the index of table on cols:
+// <table>_<cols>_idx, and where that is longer than the 63 bytes every
+// engine takes, its first 50 bytes, a hash of the whole name and _idx
+// (two long names that start alike, as the counts of a string with a
+// table prefix do, stay apart).
+func indexName(table string, cols []string) string {
+	name := table + "_" + strings.Join(cols, "_") + "_idx"
+	if len(name) <= 63 {
+		return name
+	}
+	h := fnv.New32a()
+	h.Write([]byte(name))
+	return fmt.Sprintf("%s_%08x_idx", name[:50], h.Sum32())
 }
 
 // create adds the CREATE TABLE of table with the column definitions defs
@@ -140,6 +154,9 @@ func (w *ddlWriter) table(ti *mapping.TableLayout) {
 		}
 		defs = append(defs, def)
 	}
+	for _, c := range ti.Counts {
+		defs = append(defs, w.d.Quote(c.Name)+" "+w.d.ColumnType(schema.Int)+" NOT NULL DEFAULT 0")
+	}
 	w.create(t.Name, defs, ti.PKey, ti.ShardColumn())
 	var done [][]string
 	add := func(unique bool, cols ...string) {
@@ -160,6 +177,12 @@ func (w *ddlWriter) table(ti *mapping.TableLayout) {
 	}
 	for _, x := range t.Indexes {
 		add(false, x...)
+	}
+	// A count kept on the row (mapping.Table.Counts) is compared with a
+	// constant: `count of comments > 0` over the index is a range of it.
+	for _, c := range ti.Counts {
+		kinds[c.Name] = schema.Int
+		add(false, c.Name)
 	}
 }
 

@@ -398,8 +398,9 @@ func (l *Loader) buildIndexes(conn *sql.Conn) error {
 }
 
 // LoadFormat is the layout version a load records in LoadMarker: 3 keeps
-// comments' ids, texts and dates.
-const LoadFormat = 3
+// comments' ids, texts and dates; 4 the counts of a string's elements on
+// its row (mapping.Table.Counts).
+const LoadFormat = 4
 
 // mark creates LoadMarker and records the load in it, after the
 // project's record (the ProjectTable).
@@ -690,13 +691,16 @@ func newLoader(ctx context.Context, tx inserter, d compile.Dialect, m *mapping.M
 		seen:   map[*mapping.Table]map[int64]uint64{},
 		tables: map[reflect.Type]*mapping.Table{}, goFields: map[fieldsKey]*goFields{}}
 	for _, ti := range l.Tables {
-		cols := make([]string, len(ti.Columns))
+		cols := make([]string, len(ti.Columns), len(ti.Columns)+len(ti.Counts))
 		li := &loadInfo{ti: ti, key: -1}
 		for i, c := range ti.Columns {
 			cols[i] = c.Name
 			if c.Name == ti.Table.Key && c.GoName == "ID" {
 				li.key = i
 			}
+		}
+		for _, c := range ti.Counts {
+			cols = append(cols, c.Name)
 		}
 		li.b = ld.batch(ti.Table.Name, cols)
 		ld.infos[ti.Table] = li
@@ -817,6 +821,9 @@ func (ld *loader) findTable(t reflect.Type) *mapping.Table {
 // are in one Go type (nil for a column the parent fills).
 type goFields struct {
 	cols, colls [][]int
+	// counts are the collections of the table's Counts columns, and
+	// where the bool field of their elements each counts (nil: all).
+	counts, countWhere [][]int
 }
 
 type fieldsKey struct {
@@ -842,8 +849,50 @@ func (ld *loader) fieldsOf(li *loadInfo, v reflect.Value) (*goFields, error) {
 		}
 		f.colls[i] = sf.Index
 	}
+	if err := f.countFields(li.ti.Counts, v.Type()); err != nil {
+		return nil, err
+	}
 	ld.goFields[k] = f
 	return f, nil
+}
+
+// countFields finds the Go fields of the Counts columns cs in t.
+func (f *goFields) countFields(cs []mapping.CountColumn, t reflect.Type) error {
+	for _, c := range cs {
+		sf, ok := t.FieldByName(c.Field.GoName)
+		if !ok || sf.Type.Kind() != reflect.Slice {
+			return fmt.Errorf("store: %s has no Go slice field %s", t, c.Field.GoName)
+		}
+		var where []int
+		if c.WhereField != nil {
+			et := sf.Type.Elem()
+			wf, ok := et.FieldByName(c.WhereField.GoName)
+			if et.Kind() != reflect.Struct || !ok || wf.Type.Kind() != reflect.Bool {
+				return fmt.Errorf("store: %s has no Go bool field %s", et, c.WhereField.GoName)
+			}
+			where = wf.Index
+		}
+		f.counts, f.countWhere = append(f.counts, sf.Index), append(f.countWhere, where)
+	}
+	return nil
+}
+
+// countInto writes the Counts columns of v into row: the length of each
+// collection, or how many of its elements have the bool field set.
+func (f *goFields) countInto(v reflect.Value, row []any) {
+	for i, idx := range f.counts {
+		sv := fieldAt(v, idx)
+		n := int64(sv.Len())
+		if w := f.countWhere[i]; w != nil {
+			n = 0
+			for j := range sv.Len() {
+				if fieldAt(sv.Index(j), w).Bool() {
+					n++
+				}
+			}
+		}
+		row[i] = n
+	}
 }
 
 func fieldAt(v reflect.Value, idx []int) reflect.Value {
@@ -866,8 +915,9 @@ func (ld *loader) object(t *mapping.Table, v reflect.Value, fk *string, fkVal, o
 	if err != nil {
 		return 0, err
 	}
-	row := ld.rowBuf(len(ti.Columns))
+	row := ld.rowBuf(len(ti.Columns) + len(ti.Counts))
 	defer ld.putRowBuf(row)
+	gf.countInto(v, row[len(ti.Columns):])
 	fkName := ""
 	if fk != nil {
 		fkName = *fk
@@ -887,7 +937,7 @@ func (ld *loader) object(t *mapping.Table, v reflect.Value, fk *string, fkVal, o
 		key, _ = row[ki].(int64)
 	}
 	if t.Key != "" {
-		h := ld.hashRow(row, ti.Columns)
+		h := ld.hashRow(row[:len(ti.Columns)], ti.Columns)
 		if prev, ok := ld.seen[t][key]; ok {
 			if prev != h {
 				return 0, fmt.Errorf("store: %s %d appears twice with different contents", strings.ToLower(v.Type().Name()), key)

@@ -377,12 +377,23 @@ func (w *writer) replaceFile(ctx context.Context, st *server.Storage, fileID int
 		if err := w.writeStrings(ctx, tx, t, fileID, stored, strs, opt, now, up); err != nil {
 			return err
 		}
+		if err := w.refreshCounts(ctx, tx, t, fileID); err != nil {
+			return err
+		}
 		return w.checkProjectBytes(ctx, tx, t)
 	})
 	if err != nil {
 		return 0, nil, fmt.Errorf("platform: storing the strings (nothing was stored): %w", err)
 	}
 	return fileID, up, nil
+}
+
+// refreshCounts sets the counts the mapping keeps on the rows of the
+// strings of file fileID (their translations, languages summary, ...:
+// mapping.Table.Counts) after a write changed them: every element a
+// write adds or removes hangs on a string of the file it writes.
+func (w *writer) refreshCounts(ctx context.Context, tx *sql.Tx, t *tables, fileID int64) error {
+	return store.RefreshCounts(ctx, tx, w.d, w.m, t.Str.Table(), w.d.Quote(t.StrFile)+" = "+w.ph(1), fileID)
 }
 
 // createFile inserts the file named name and returns its id. Another
@@ -910,6 +921,9 @@ func (w *writer) storeTranslations(ctx context.Context, st *server.Storage, file
 			n++
 		}
 		if err := b.flush(ctx); err != nil {
+			return err
+		}
+		if err := w.refreshCounts(ctx, tx, t, fileID); err != nil {
 			return err
 		}
 		return w.checkProjectBytes(ctx, tx, t)
