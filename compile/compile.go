@@ -1110,7 +1110,7 @@ func (c *compiler) elementsFrom(base *typecheck.Field, link, bare bool) (a strin
 		// (the loader stores no link to a missing element).
 		c.w(" FROM ", c.q(ch.Through), " AS ", a)
 		if link {
-			c.w(" WHERE ", a, ".", c.q(ch.From), " = ", pkey)
+			c.w(" WHERE ", a, ".", c.q(ch.From), " = ", pkey, c.coShard(a, ch.Through, parent.alias, parent.tab.Name))
 		}
 		return a, et, false
 	case ch.Through != "":
@@ -1120,14 +1120,14 @@ func (c *compiler) elementsFrom(base *typecheck.Field, link, bare bool) (a strin
 		}
 		l := c.alias()
 		c.w(" FROM ", c.q(ch.Through), " AS ", l, " JOIN ", c.q(et.Name), " AS ", a,
-			" ON ", a, ".", c.q(et.Key), " = ", l, ".", c.q(ch.To))
+			" ON ", a, ".", c.q(et.Key), " = ", l, ".", c.q(ch.To), c.coShard(a, et.Name, l, ch.Through))
 		if link {
-			c.w(" WHERE ", l, ".", c.q(ch.From), " = ", pkey)
+			c.w(" WHERE ", l, ".", c.q(ch.From), " = ", pkey, c.coShard(l, ch.Through, parent.alias, parent.tab.Name))
 		}
 	default:
 		c.w(" FROM ", c.q(et.Name), " AS ", a)
 		if link {
-			c.w(" WHERE ", a, ".", c.q(ch.FK), " = ", pkey)
+			c.w(" WHERE ", a, ".", c.q(ch.FK), " = ", pkey, c.coShard(a, et.Name, parent.alias, parent.tab.Name))
 		}
 	}
 	return a, et, true
@@ -1135,20 +1135,18 @@ func (c *compiler) elementsFrom(base *typecheck.Field, link, bare bool) (a strin
 
 // noteShards records, for a sharded dialect, whether reading the elements
 // et of child ch (bare: through the join table alone) joins rows placed
-// on different shards: elements read through a join table placed by the
-// parent's key, or elements not placed by their link to the parent.
+// on different shards: elements read through a join table that are not
+// placed with the join table's rows (labels), or elements not placed by
+// their link to the parent nor with it (see coShard).
 func (c *compiler) noteShards(ch *mapping.Child, et *mapping.Table, bare bool) {
 	if _, sharded := c.d.(Sharding); !sharded || c.crossShard {
 		return
 	}
-	if c.shardKeys == nil {
-		c.shardKeys = c.m.ShardKeys()
-	}
 	switch {
 	case ch.Through != "":
-		c.crossShard = !bare
+		c.crossShard = !bare && !c.colocated(et.Name, ch.Through)
 	default:
-		c.crossShard = c.shardKeys[et.Name] != ch.FK
+		c.crossShard = c.shardKeyOf(et.Name) != ch.FK && !c.colocated(et.Name)
 	}
 }
 

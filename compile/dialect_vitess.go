@@ -412,3 +412,43 @@ func (c *compiler) objectIn(n *typecheck.Filter, t *mapping.Table) bool {
 	c.w("), ", c.d.Bool(false), ")")
 	return true
 }
+
+// shardKeyOf is the shard column of table in the mapping
+// (mapping.ShardKeys), read once per compilation.
+func (c *compiler) shardKeyOf(table string) string {
+	if c.shardKeys == nil {
+		c.shardKeys = c.m.ShardKeys()
+	}
+	return c.shardKeys[table]
+}
+
+// colocated reports whether every one of tables is placed with its
+// string, by mapping.ShardKeyColumn (mapping.Colocated).
+func (c *compiler) colocated(tables ...string) bool {
+	for _, t := range tables {
+		if c.shardKeyOf(t) != mapping.ShardKeyColumn {
+			return false
+		}
+	}
+	return true
+}
+
+// coShard returns, for a sharded dialect and two tables both placed with
+// their string, the condition that ties the rows of alias a (table at) to
+// those of alias b (table bt) on one shard,
+//
+//	AND a.shard_key = b.shard_key
+//
+// written beside the link of an element to its parent (a comment to its
+// string, a translation to its row of string_translations): the link
+// implies it, as the loader places an element with its parent, and it
+// tells vtgate that the rows are on one shard, so that it sends the
+// correlated subquery or join to the shards with the outer query instead
+// of one query per row. "" otherwise.
+func (c *compiler) coShard(a, at, b, bt string) string {
+	if _, sharded := c.d.(Sharding); !sharded || !c.colocated(at, bt) {
+		return ""
+	}
+	col := c.q(mapping.ShardKeyColumn)
+	return " AND " + a + "." + col + " = " + b + "." + col
+}

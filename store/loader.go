@@ -587,6 +587,9 @@ type loader struct {
 	// string).
 	raw  *sql.Conn
 	rows int64
+	// place places the rows of a sharded engine's tables that go with
+	// their string (nil for the other engines).
+	place *placement
 }
 
 // loadInfo is what the loader needs of one table.
@@ -596,6 +599,8 @@ type loadInfo struct {
 	colls []loadColl
 	// key is the index of the table's key among ti.Columns, or -1.
 	key int
+	// shard: the table holds mapping.ShardKeyColumn after its columns.
+	shard bool
 }
 
 type loadColl struct {
@@ -689,14 +694,18 @@ func newLoader(ctx context.Context, tx inserter, d compile.Dialect, m *mapping.M
 		infos: map[*mapping.Table]*loadInfo{}, batches: map[string]*batch{},
 		seen:   map[*mapping.Table]map[int64]uint64{},
 		tables: map[reflect.Type]*mapping.Table{}, goFields: map[fieldsKey]*goFields{}}
+	ld.place = newPlacement(d, m)
 	for _, ti := range l.Tables {
 		cols := make([]string, len(ti.Columns))
-		li := &loadInfo{ti: ti, key: -1}
+		li := &loadInfo{ti: ti, key: -1, shard: ld.place.holds(ti.Table.Name)}
 		for i, c := range ti.Columns {
 			cols[i] = c.Name
 			if c.Name == ti.Table.Key && c.GoName == "ID" {
 				li.key = i
 			}
+		}
+		if li.shard {
+			cols = append(cols, mapping.ShardKeyColumn)
 		}
 		li.b = ld.batch(ti.Table.Name, cols)
 		ld.infos[ti.Table] = li
@@ -725,7 +734,11 @@ func newLoader(ctx context.Context, tx inserter, d compile.Dialect, m *mapping.M
 		}
 	}
 	for _, j := range l.Joins {
-		ld.batch(j.Name, []string{j.From, j.To})
+		cols := []string{j.From, j.To}
+		if ld.place.holds(j.Name) {
+			cols = append(cols, mapping.ShardKeyColumn)
+		}
+		ld.batch(j.Name, cols)
 	}
 	return ld
 }
@@ -777,6 +790,7 @@ func (ld *loader) add1(obj any) error {
 	if t == nil {
 		return fmt.Errorf("store: loading: no table for %s", v.Type())
 	}
+	ld.place.start(obj)
 	if _, err := ld.object(t, v, nil, 0, 0); err != nil {
 		return fmt.Errorf("store: loading %s: %w", t.Name, err)
 	}
@@ -866,7 +880,7 @@ func (ld *loader) object(t *mapping.Table, v reflect.Value, fk *string, fkVal, o
 	if err != nil {
 		return 0, err
 	}
-	row := ld.rowBuf(len(ti.Columns))
+	row := ld.rowBuf(len(ti.Columns) + 1)[:len(ti.Columns)]
 	defer ld.putRowBuf(row)
 	fkName := ""
 	if fk != nil {
@@ -892,9 +906,12 @@ func (ld *loader) object(t *mapping.Table, v reflect.Value, fk *string, fkVal, o
 			if prev != h {
 				return 0, fmt.Errorf("store: %s %d appears twice with different contents", strings.ToLower(v.Type().Name()), key)
 			}
-			return key, nil
+			return key, ld.place.again(li.shard, v, key)
 		}
 		ld.seen[t][key] = h
+	}
+	if li.shard {
+		row = append(row, ld.place.stored(v, key, li.key >= 0))
 	}
 	if err := ld.add(li.b, row); err != nil {
 		return 0, err
@@ -923,8 +940,9 @@ func (ld *loader) object(t *mapping.Table, v reflect.Value, fk *string, fkVal, o
 			if linked.repeat(link{lc.child.Through, ek}) {
 				return 0, fmt.Errorf("store: %s %d lists %s %d twice", strings.ToLower(v.Type().Name()), key, strings.ToLower(ev.Type().Name()), ek)
 			}
-			pair := [2]any{key, ek}
-			if err := ld.add(ld.batches[lc.child.Through], pair[:]); err != nil {
+			pair := [3]any{key, ek, ld.place.shardKey()}
+			jb := ld.batches[lc.child.Through]
+			if err := ld.add(jb, pair[:len(jb.cols)]); err != nil {
 				return 0, err
 			}
 		}
