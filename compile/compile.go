@@ -1046,12 +1046,16 @@ func (c *compiler) elements(coll typecheck.Node, with *typecheck.Filter, link bo
 		c.fail("%T is not a collection of the mapping", x)
 		return
 	}
-	a, et, ok := c.elementsFrom(base, link, len(filters) == 0 && with == nil)
+	plain := !correlated(coll, with) && !c.predsHoldSubquery(coll, with)
+	a, et, open, ok := c.elementsFrom(base, link, len(filters) == 0 && with == nil, plain)
 	if !ok {
 		return
 	}
+	if open {
+		defer c.w(")")
+	}
 	sep := " WHERE "
-	if link {
+	if link && !open {
 		sep = " AND "
 	}
 	cond := func() {
@@ -1084,26 +1088,28 @@ func (c *compiler) elements(coll typecheck.Node, with *typecheck.Filter, link bo
 // with the condition that ties them to the parent row when link is set,
 // and returns the elements' alias and table; ok is false when nothing is
 // left to write (bare: nothing reads the elements, so the join table
-// alone is enough) or on an error.
-func (c *compiler) elementsFrom(base *typecheck.Field, link, bare bool) (a string, et *mapping.Table, ok bool) {
+// alone is enough) or on an error. plain tells that the predicates on
+// the elements read their own fields alone; open, that the elements'
+// rows are an IN subquery left open for those predicates (see linkIn).
+func (c *compiler) elementsFrom(base *typecheck.Field, link, bare, plain bool) (a string, et *mapping.Table, open, ok bool) {
 	parent := c.scope(base.Scope, base.Obj)
 	if c.err != nil {
-		return "", nil, false
+		return "", nil, false, false
 	}
 	ch := parent.tab.Children[base.F.Name]
 	if ch == nil {
 		c.fail("the mapping of %s has no child entry for `%s`", parent.obj.Name, base.F.Name)
-		return "", nil, false
+		return "", nil, false, false
 	}
 	elemObj := base.F.Type.Obj
 	et, err := c.m.Table(elemObj)
 	if err != nil {
 		c.failErr(err)
-		return "", nil, false
+		return "", nil, false, false
 	}
 	a = c.alias()
 	pkey := parent.alias + "." + c.q(parent.tab.Key)
-	c.noteShards(ch, et, bare)
+	c.noteShards(ch, et, bare || (ch.Through != "" && c.linkIn(ch, et, plain)))
 	switch {
 	case ch.Through != "" && bare:
 		// Nothing reads the elements: the join table alone counts them
@@ -1112,11 +1118,19 @@ func (c *compiler) elementsFrom(base *typecheck.Field, link, bare bool) (a strin
 		if link {
 			c.w(" WHERE ", a, ".", c.q(ch.From), " = ", pkey, c.coShard(a, ch.Through, parent.alias, parent.tab.Name))
 		}
-		return a, et, false
+		return a, et, false, false
+	case ch.Through != "" && c.linkIn(ch, et, plain):
+		l := c.alias()
+		c.w(" FROM ", c.q(ch.Through), " AS ", l, " WHERE ")
+		if link {
+			c.w(l, ".", c.q(ch.From), " = ", pkey, c.coShard(l, ch.Through, parent.alias, parent.tab.Name), " AND ")
+		}
+		c.w(l, ".", c.q(ch.To), " IN (SELECT ", a, ".", c.q(et.Key), " FROM ", c.q(et.Name), " AS ", a)
+		return a, et, true, true
 	case ch.Through != "":
 		if et.Key == "" {
 			c.fail("table %s of %s has no key", et.Name, elemObj.Name)
-			return "", nil, false
+			return "", nil, false, false
 		}
 		l := c.alias()
 		c.w(" FROM ", c.q(ch.Through), " AS ", l, " JOIN ", c.q(et.Name), " AS ", a,
@@ -1130,7 +1144,7 @@ func (c *compiler) elementsFrom(base *typecheck.Field, link, bare bool) (a strin
 			c.w(" WHERE ", a, ".", c.q(ch.FK), " = ", pkey, c.coShard(a, et.Name, parent.alias, parent.tab.Name))
 		}
 	}
-	return a, et, true
+	return a, et, false, true
 }
 
 // noteShards records, for a sharded dialect, whether reading the elements

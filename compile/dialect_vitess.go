@@ -452,3 +452,36 @@ func (c *compiler) coShard(a, at, b, bt string) string {
 	col := c.q(mapping.ShardKeyColumn)
 	return " AND " + a + "." + col + " = " + b + "." + col
 }
+
+// linkIn reports whether the elements et of child ch, read through its
+// join table, are written for a sharded dialect as an uncorrelated IN on
+// the join table's element column,
+//
+//	FROM string_labels AS l WHERE l.string_id = t0.id AND l.shard_key = t0.shard_key
+//	  AND l.label_id IN (SELECT a.id FROM labels AS a WHERE P)
+//
+// instead of a join of the two tables: the elements (labels) are placed
+// by their key, not with the join table's rows, and vtgate runs such a
+// join as one query to the shards per row; it runs the uncorrelated IN
+// once and sends the rest with the parent's row. Only when the
+// predicates P on the elements read their own fields alone (plain); the
+// counts are the same, as a join table's row is one element (the loader
+// stores no link to a missing element, and the key is unique).
+func (c *compiler) linkIn(ch *mapping.Child, et *mapping.Table, plain bool) bool {
+	if _, sharded := c.d.(Sharding); !sharded || !plain || et.Key == "" {
+		return false
+	}
+	return c.colocated(ch.Through) && !c.colocated(et.Name)
+}
+
+// predsHoldSubquery reports whether a predicate on the elements of coll
+// (its where filters, and with) holds another collection or a field of a
+// referenced object.
+func (c *compiler) predsHoldSubquery(coll typecheck.Node, with *typecheck.Filter) bool {
+	for _, f := range filtersOf(coll, with) {
+		if holdsSubquery(f.Pred) {
+			return true
+		}
+	}
+	return false
+}
