@@ -485,3 +485,21 @@ func (c *compiler) predsHoldSubquery(coll typecheck.Node, with *typecheck.Filter
 	}
 	return false
 }
+
+// CoShard is coShard for statements written outside the compiler (croql
+// serve's): for a sharded dialect d, when tables at and bt of m are both
+// placed with their string (mapping.Colocated), the condition
+// " AND a.shard_key = b.shard_key" to write beside the link between the
+// rows of aliases a and b, which tells vtgate that they are on one shard;
+// "" otherwise.
+func CoShard(d Dialect, m *mapping.Mapping, a, at, b, bt string) string {
+	if _, sharded := d.(Sharding); !sharded {
+		return ""
+	}
+	keys := m.ShardKeys()
+	if keys[at] != mapping.ShardKeyColumn || keys[bt] != mapping.ShardKeyColumn {
+		return ""
+	}
+	col := d.Quote(mapping.ShardKeyColumn)
+	return " AND " + a + "." + col + " = " + b + "." + col
+}
