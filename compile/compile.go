@@ -55,11 +55,12 @@ type SQL struct {
 	// Dialect is the dialect the text is written in.
 	Dialect Dialect
 	// CrossShard, for a sharded dialect (Sharding): the statement joins
-	// rows that the layout places on different shards (a string's
-	// translations: the join table is on the string's shard, each
-	// translation on its own), which vtgate runs as a nested loop, a query
-	// to the shards per row. package store answers such a query through
-	// its coordinator, which reads the rows by key a chunk at a time.
+	// rows that the layout places on different shards (a string's labels
+	// read with a condition that also reads the string: the join table is
+	// on the string's shard, each label on its own; see
+	// mapping.Colocated), which vtgate runs as a nested loop, a query to
+	// the shards per row. package store answers such a query through its
+	// coordinator, which reads the rows by key a chunk at a time.
 	CrossShard bool
 
 	// q and m are the query and mapping, kept for a sharded dialect

@@ -14,18 +14,26 @@ import (
 )
 
 // Vitess is a sharded MySQL keyspace served by Vitess's vtgate (tested with
-// Vitess v0.24 on MariaDB 10.11). It is the MySQL dialect, with two
+// Vitess v0.24 on MariaDB 10.11). It is the MySQL dialect, with these
 // differences:
 //
-//   - the DDL declares where each table's rows live (see [ShardKeys]): after
-//     each CREATE TABLE comes an ALTER VSCHEMA that gives the table a hash
-//     vindex on its shard column;
+//   - the DDL declares where each table's rows live (see
+//     mapping.Mapping.ShardKeys): after each CREATE TABLE comes an ALTER
+//     VSCHEMA that gives the table a hash vindex on its shard column, the
+//     master string's id (mapping.ShardKeyColumn) for the tables placed
+//     with their string;
+//   - each link between an element and its parent carries the equality of
+//     their shard keys (coShard), and a string's labels are read through
+//     an uncorrelated subquery on the labels (linkIn), so that vtgate
+//     sends a string's collections to the shards with the string;
+//   - the forms vtgate refuses or answers wrongly are written otherwise
+//     (antiJoin, memberIn, objectIn; docs/serve.md, "Vitess");
 //   - a statement's time is bounded by vtgate's QUERY_TIMEOUT_MS comment,
 //     which vtgate reads and enforces on every shard.
 //
-// The compiled SQL is the MySQL dialect's: the conformance corpus, the seed
-// patterns and the fuzzer check on a 2-shard keyspace that vtgate plans
-// it and answers as the evaluator does (docs/serve.md, "Vitess").
+// The conformance corpus, the seed patterns and the fuzzer check on a
+// 2-shard keyspace that vtgate plans the compiled SQL and answers as the
+// evaluator does (docs/serve.md, "Vitess").
 type Vitess struct {
 	MySQL
 }
