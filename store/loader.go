@@ -374,11 +374,7 @@ func (l *Loader) awaitTracked() error {
 	if _, ok := l.d.(compile.Sharding); !ok {
 		return nil
 	}
-	lay, err := l.m.Layout()
-	if err != nil {
-		return err
-	}
-	return awaitColumns(l.ctx, l.conn, lay, func(s string) string { return s })
+	return awaitColumns(l.ctx, l.conn, l.m, func(s string) string { return s })
 }
 
 // buildIndexes builds the keys and indexes left for after the rows and
@@ -468,7 +464,7 @@ func CheckLoaded(ctx context.Context, db *sql.DB, d compile.Dialect) error {
 	if format != LoadFormat {
 		return fmt.Errorf("%w: the load recorded layout %d, this croql reads layout %d: load the data again", ErrIncomplete, format, LoadFormat)
 	}
-	return nil
+	return checkPlaced(ctx, db, d)
 }
 
 // ErrIncomplete is the error of CheckLoaded for a store whose load did not

@@ -191,11 +191,7 @@ func (vitessBackend) publishTarget(ctx context.Context, db *sql.DB, keyspace, pr
 	if _, err := db.ExecContext(ctx, "RENAME TABLE "+strings.Join(parts, ", ")); err != nil {
 		return fmt.Errorf("store: vitess: moving the tables into place in keyspace %s: %w", keyspace, err)
 	}
-	lay, err := mapping.Default(schema.New()).Layout()
-	if err != nil {
-		return err
-	}
-	return awaitColumns(ctx, db, lay, func(s string) string { return s })
+	return awaitColumns(ctx, db, mapping.Default(schema.New()), func(s string) string { return s })
 }
 
 // ownShardKey makes the VSchema entry of table, which does not exist in
@@ -389,14 +385,19 @@ func (vitessBackend) loadOptions(db *DB) []LoadOption {
 const columnsSettle = 60 * time.Second
 
 // awaitColumns waits until vtgate plans a statement that names every
-// column of every table of layout l (names mapped by rename). vtgate's
+// column of every table of m's layout, mapping.ShardKeyColumn of the
+// tables placed with their string included (names mapped by rename). vtgate's
 // schema tracking learns the columns of a new table some time after its
 // CREATE TABLE or RENAME TABLE; until then it plans with the columns of
 // the table it tracked under that name before, and refuses a column that
 // table did not have (error 1054), as a load with another mapping than
 // the keyspace's last one would otherwise see in its first reads.
-func awaitColumns(ctx context.Context, q querier, l *mapping.Layout, rename func(string) string) error {
+func awaitColumns(ctx context.Context, q querier, m *mapping.Mapping, rename func(string) string) error {
 	d := compile.Vitess{}
+	l, err := m.Layout()
+	if err != nil {
+		return err
+	}
 	tables := map[string][]string{}
 	for _, t := range l.Tables {
 		for _, c := range t.Columns {
@@ -405,6 +406,9 @@ func awaitColumns(ctx context.Context, q querier, l *mapping.Layout, rename func
 	}
 	for _, j := range l.Joins {
 		tables[j.Name] = []string{j.From, j.To}
+	}
+	for t := range m.Colocated() {
+		tables[t] = append(tables[t], mapping.ShardKeyColumn)
 	}
 	ctx, cancel := context.WithTimeout(ctx, columnsSettle)
 	defer cancel()
@@ -434,6 +438,31 @@ func awaitColumns(ctx context.Context, q querier, l *mapping.Layout, rename func
 			case <-tick.C:
 			}
 		}
+	}
+	return nil
+}
+
+// checkPlaced reports, for a sharded engine, a store whose tables placed
+// with their string (mapping.Colocated) lack mapping.ShardKeyColumn, which
+// the compiled SQL reads: a keyspace loaded by an earlier croql, which
+// placed translations by their own id. Other engines have nothing to check.
+func checkPlaced(ctx context.Context, db *sql.DB, d compile.Dialect) error {
+	if _, ok := d.(compile.Sharding); !ok {
+		return nil
+	}
+	col := mapping.ShardKeyColumn
+	for _, t := range slices.Sorted(maps.Keys(mapping.Default(schema.New()).Colocated())) {
+		rows, err := db.QueryContext(ctx, "SELECT "+d.Quote(col)+" FROM "+d.Quote(t)+" WHERE 1 = 0")
+		if err == nil {
+			if err = rows.Close(); err == nil {
+				continue
+			}
+		}
+		var my *mysql.MySQLError
+		if errors.As(err, &my) && my.Number == 1054 {
+			return fmt.Errorf("%w: table %s has no column %s (a load by an earlier croql, which placed translations apart from their strings): load the data again", ErrIncomplete, t, col)
+		}
+		return fmt.Errorf("store: vitess: reading the placement of %s: %w", t, err)
 	}
 	return nil
 }

@@ -91,3 +91,22 @@ func TestVitessTwoMasters(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "on a sharded engine a translation goes with one master string and its duplicates")
 }
+
+// TestVitessEarlierLayout: a keyspace whose tables lack the shard key
+// column (a load by an earlier croql) is refused as incomplete, with
+// "load the data again".
+func TestVitessEarlierLayout(t *testing.T) {
+	dsn := serverDSN(t, "vitess")
+	ctx := context.Background()
+	db, err := Open(ctx, "vitess", dsn)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, db.Close()) }()
+	require.NoError(t, Load(ctx, db, mapping.Default(schema.New()), demo.Generate(demo.Options{Strings: 5, Seed: 1})))
+	require.NoError(t, CheckLoaded(ctx, db.SQL, db.Dialect))
+	_, err = db.SQL.ExecContext(ctx, "ALTER TABLE comments DROP COLUMN "+mapping.ShardKeyColumn)
+	require.NoError(t, err)
+	err = CheckLoaded(ctx, db.SQL, db.Dialect)
+	require.ErrorIs(t, err, ErrIncomplete)
+	assert.Contains(t, err.Error(), "table comments has no column shard_key")
+	assert.Contains(t, err.Error(), "load the data again")
+}
