@@ -193,6 +193,9 @@ func NewSQLLoader(ctx context.Context, db *sql.DB, d compile.Dialect, m *mapping
 		return nil, fmt.Errorf("store: loading: %w", err)
 	}
 	tx, err := createTables(ctx, conn, bl, tables)
+	if err == nil {
+		err = createLookups(ctx, conn, d, m)
+	}
 	if err != nil {
 		for _, stmt := range restore {
 			_, _ = conn.ExecContext(context.WithoutCancel(ctx), stmt)

@@ -168,8 +168,14 @@ func (b vitessBackend) openTarget(ctx context.Context, dsn, keyspace string) (*D
 // The scratch names' VSchema entries go with Close.
 func (vitessBackend) publishTarget(ctx context.Context, db *sql.DB, keyspace, prefix string) error {
 	d := compile.Vitess{}
-	keys := mapping.Default(schema.New()).ShardKeys()
-	tables := append(mapping.Default(schema.New()).TableNames(), mapping.LoadMarker, mapping.ProjectTable)
+	m := mapping.Default(schema.New())
+	keys := m.ShardKeys()
+	lks := vitessLookups(m)
+	tables := append(m.TableNames(), mapping.LoadMarker, mapping.ProjectTable)
+	for _, lk := range lks {
+		tables = append(tables, lk.name)
+		keys[lk.name] = "id"
+	}
 	have, err := listNames(ctx, db, "SHOW TABLES")
 	if err != nil {
 		return err
@@ -180,7 +186,8 @@ func (vitessBackend) publishTarget(ctx context.Context, db *sql.DB, keyspace, pr
 		}
 	}
 	for _, t := range tables {
-		if err := ownShardKey(ctx, db, d, t, keys[t]); err != nil {
+		own := slices.DeleteFunc(slices.Clone(lks), func(lk vitessLookup) bool { return lk.owner != t })
+		if err := ownShardKey(ctx, db, d, t, keys[t], keyspace, own); err != nil {
 			return err
 		}
 	}
@@ -195,34 +202,32 @@ func (vitessBackend) publishTarget(ctx context.Context, db *sql.DB, keyspace, pr
 }
 
 // ownShardKey makes the VSchema entry of table, which does not exist in
-// the keyspace, a hash vindex on column alone: an entry with anything else
-// is dropped first.
-func ownShardKey(ctx context.Context, db *sql.DB, d compile.Vitess, table, column string) error {
-	rows, err := db.QueryContext(ctx, "SHOW VSCHEMA VINDEXES ON "+d.Quote(table))
-	var cols, names []string
-	if err == nil {
-		for rows.Next() {
-			var c, n, typ, params, owner sql.NullString
-			if err := rows.Scan(&c, &n, &typ, &params, &owner); err != nil {
-				rows.Close()
-				return fmt.Errorf("store: vitess: reading the vindexes of %s: %w", table, err)
-			}
-			cols, names = append(cols, c.String), append(names, n.String+" "+typ.String)
-		}
-		err = errors.Join(rows.Err(), rows.Close())
+// the keyspace, a hash vindex on column and the lookup vindexes lks (in
+// keyspace) and nothing else: an entry with anything else is dropped
+// first.
+func ownShardKey(ctx context.Context, q querier, d compile.Vitess, table, column, keyspace string, lks []vitessLookup) error {
+	want := []string{strings.ToLower(column) + " hash hash"}
+	for _, lk := range lks {
+		want = append(want, strings.ToLower(lk.key+" "+lk.name+" lookup_unique"))
 	}
+	have, err := listVindexes(ctx, q, table)
 	// An error here is a table the VSchema does not hold.
 	switch {
-	case err == nil && len(cols) == 1 && strings.EqualFold(cols[0], column) && names[0] == "hash hash":
+	case err == nil && slices.Equal(slices.Sorted(slices.Values(have)), slices.Sorted(slices.Values(want))):
 		return nil
-	case err == nil && len(cols) > 0:
-		if err := alterVSchema(ctx, db, "ALTER VSCHEMA DROP TABLE "+d.Quote(table), table, false); err != nil {
-			return fmt.Errorf("store: vitess: dropping the VSchema entry of %s (vindexes on %s): %w", table, strings.Join(cols, ", "), err)
+	case err == nil && len(have) > 0:
+		if err := alterVSchema(ctx, q, "ALTER VSCHEMA DROP TABLE "+d.Quote(table), table, false); err != nil {
+			return fmt.Errorf("store: vitess: dropping the VSchema entry of %s (vindexes %s): %w", table, strings.Join(have, ", "), err)
 		}
 	}
 	for _, stmt := range d.ShardTable(table, column) {
-		if err := alterVSchema(ctx, db, stmt, table, true); err != nil {
+		if err := alterVSchema(ctx, q, stmt, table, true); err != nil {
 			return fmt.Errorf("store: vitess: declaring the shard key of %s: %w", table, err)
+		}
+	}
+	for _, lk := range lks {
+		if err := addLookup(ctx, q, d, keyspace, lk); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -235,6 +240,7 @@ const vschemaSettle = 10 * time.Second
 type querier interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
 // alterVSchema runs stmt, a change of the VSchema entry of table (present:
@@ -246,6 +252,15 @@ type querier interface {
 // vschemaRetry is sent again (vtgate's 1815, the change is there already,
 // then counts as done), until vschemaSettle.
 func alterVSchema(ctx context.Context, q querier, stmt, table string, present bool) error {
+	return alterVSchemaUntil(ctx, q, stmt, func(ctx context.Context) (bool, error) {
+		has, err := hasVindex(ctx, q, table)
+		return has == present, err
+	})
+}
+
+// alterVSchemaUntil is alterVSchema with the check of the change: shown
+// reports whether vtgate shows it.
+func alterVSchemaUntil(ctx context.Context, q querier, stmt string, shown func(context.Context) (bool, error)) error {
 	ctx, cancel := context.WithTimeout(ctx, vschemaSettle)
 	defer cancel()
 	tick := time.NewTicker(10 * time.Millisecond)
@@ -260,8 +275,8 @@ func alterVSchema(ctx context.Context, q querier, stmt, table string, present bo
 		}
 		retry := time.Now().Add(vschemaRetry)
 		for time.Now().Before(retry) {
-			has, err := hasVindex(ctx, q, table)
-			if err == nil && has == present {
+			ok, err := shown(ctx)
+			if err == nil && ok {
 				return nil
 			}
 			last = err
@@ -353,6 +368,8 @@ func (vitessBackend) dropScratchTables(ctx context.Context, db *sql.DB, drop fun
 			errs = append(errs, err)
 		}
 	}
+	// The scratch tables' lookup vindexes, once no entry names them.
+	errs = append(errs, dropScratchVindexes(ctx, db, drop)...)
 	if len(errs) > 0 {
 		return fmt.Errorf("store: vitess: dropping scratch tables: %w", errors.Join(errs...))
 	}
