@@ -55,11 +55,12 @@ type SQL struct {
 	// Dialect is the dialect the text is written in.
 	Dialect Dialect
 	// CrossShard, for a sharded dialect (Sharding): the statement joins
-	// rows that the layout places on different shards (a string's
-	// translations: the join table is on the string's shard, each
-	// translation on its own), which vtgate runs as a nested loop, a query
-	// to the shards per row. package store answers such a query through
-	// its coordinator, which reads the rows by key a chunk at a time.
+	// rows that the layout places on different shards (a string's labels
+	// read with a condition that also reads the string: the join table is
+	// on the string's shard, each label on its own; see
+	// mapping.Colocated), which vtgate runs as a nested loop, a query to
+	// the shards per row. package store answers such a query through its
+	// coordinator, which reads the rows by key a chunk at a time.
 	CrossShard bool
 
 	// q and m are the query and mapping, kept for a sharded dialect
@@ -1050,12 +1051,16 @@ func (c *compiler) elements(coll typecheck.Node, with *typecheck.Filter, link bo
 		c.fail("%T is not a collection of the mapping", x)
 		return
 	}
-	a, et, ok := c.elementsFrom(base, link, len(filters) == 0 && with == nil)
+	plain := !correlated(coll, with) && !c.predsHoldSubquery(coll, with)
+	a, et, open, ok := c.elementsFrom(base, link, len(filters) == 0 && with == nil, plain)
 	if !ok {
 		return
 	}
+	if open {
+		defer c.w(")")
+	}
 	sep := " WHERE "
-	if link {
+	if link && !open {
 		sep = " AND "
 	}
 	cond := func() {
@@ -1088,71 +1093,79 @@ func (c *compiler) elements(coll typecheck.Node, with *typecheck.Filter, link bo
 // with the condition that ties them to the parent row when link is set,
 // and returns the elements' alias and table; ok is false when nothing is
 // left to write (bare: nothing reads the elements, so the join table
-// alone is enough) or on an error.
-func (c *compiler) elementsFrom(base *typecheck.Field, link, bare bool) (a string, et *mapping.Table, ok bool) {
+// alone is enough) or on an error. plain tells that the predicates on
+// the elements read their own fields alone; open, that the elements'
+// rows are an IN subquery left open for those predicates (see linkIn).
+func (c *compiler) elementsFrom(base *typecheck.Field, link, bare, plain bool) (a string, et *mapping.Table, open, ok bool) {
 	parent := c.scope(base.Scope, base.Obj)
 	if c.err != nil {
-		return "", nil, false
+		return "", nil, false, false
 	}
 	ch := parent.tab.Children[base.F.Name]
 	if ch == nil {
 		c.fail("the mapping of %s has no child entry for `%s`", parent.obj.Name, base.F.Name)
-		return "", nil, false
+		return "", nil, false, false
 	}
 	elemObj := base.F.Type.Obj
 	et, err := c.m.Table(elemObj)
 	if err != nil {
 		c.failErr(err)
-		return "", nil, false
+		return "", nil, false, false
 	}
 	a = c.alias()
 	pkey := parent.alias + "." + c.q(parent.tab.Key)
-	c.noteShards(ch, et, bare)
+	c.noteShards(ch, et, bare || (ch.Through != "" && c.linkIn(ch, et, plain)))
 	switch {
 	case ch.Through != "" && bare:
 		// Nothing reads the elements: the join table alone counts them
 		// (the loader stores no link to a missing element).
 		c.w(" FROM ", c.q(ch.Through), " AS ", a)
 		if link {
-			c.w(" WHERE ", a, ".", c.q(ch.From), " = ", pkey)
+			c.w(" WHERE ", a, ".", c.q(ch.From), " = ", pkey, c.coShard(a, ch.Through, parent.alias, parent.tab.Name))
 		}
-		return a, et, false
+		return a, et, false, false
+	case ch.Through != "" && c.linkIn(ch, et, plain):
+		l := c.alias()
+		c.w(" FROM ", c.q(ch.Through), " AS ", l, " WHERE ")
+		if link {
+			c.w(l, ".", c.q(ch.From), " = ", pkey, c.coShard(l, ch.Through, parent.alias, parent.tab.Name), " AND ")
+		}
+		c.w(l, ".", c.q(ch.To), " IN (SELECT ", a, ".", c.q(et.Key), " FROM ", c.q(et.Name), " AS ", a)
+		return a, et, true, true
 	case ch.Through != "":
 		if et.Key == "" {
 			c.fail("table %s of %s has no key", et.Name, elemObj.Name)
-			return "", nil, false
+			return "", nil, false, false
 		}
 		l := c.alias()
 		c.w(" FROM ", c.q(ch.Through), " AS ", l, " JOIN ", c.q(et.Name), " AS ", a,
-			" ON ", a, ".", c.q(et.Key), " = ", l, ".", c.q(ch.To))
+			" ON ", a, ".", c.q(et.Key), " = ", l, ".", c.q(ch.To), c.coShard(a, et.Name, l, ch.Through))
 		if link {
-			c.w(" WHERE ", l, ".", c.q(ch.From), " = ", pkey)
+			c.w(" WHERE ", l, ".", c.q(ch.From), " = ", pkey, c.coShard(l, ch.Through, parent.alias, parent.tab.Name))
 		}
 	default:
 		c.w(" FROM ", c.q(et.Name), " AS ", a)
 		if link {
-			c.w(" WHERE ", a, ".", c.q(ch.FK), " = ", pkey)
+			c.w(" WHERE ", a, ".", c.q(ch.FK), " = ", pkey, c.coShard(a, et.Name, parent.alias, parent.tab.Name))
 		}
 	}
-	return a, et, true
+	return a, et, false, true
 }
 
 // noteShards records, for a sharded dialect, whether reading the elements
 // et of child ch (bare: through the join table alone) joins rows placed
-// on different shards: elements read through a join table placed by the
-// parent's key, or elements not placed by their link to the parent.
+// on different shards: elements read through a join table that are not
+// placed with the join table's rows (labels), or elements not placed by
+// their link to the parent nor with it (see coShard).
 func (c *compiler) noteShards(ch *mapping.Child, et *mapping.Table, bare bool) {
 	if _, sharded := c.d.(Sharding); !sharded || c.crossShard {
 		return
 	}
-	if c.shardKeys == nil {
-		c.shardKeys = c.m.ShardKeys()
-	}
 	switch {
 	case ch.Through != "":
-		c.crossShard = !bare
+		c.crossShard = !bare && !c.colocated(et.Name, ch.Through)
 	default:
-		c.crossShard = c.shardKeys[et.Name] != ch.FK
+		c.crossShard = c.shardKeyOf(et.Name) != ch.FK && !c.colocated(et.Name)
 	}
 }
 

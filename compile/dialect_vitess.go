@@ -14,18 +14,26 @@ import (
 )
 
 // Vitess is a sharded MySQL keyspace served by Vitess's vtgate (tested with
-// Vitess v0.24 on MariaDB 10.11). It is the MySQL dialect, with two
+// Vitess v0.24 on MariaDB 10.11). It is the MySQL dialect, with these
 // differences:
 //
-//   - the DDL declares where each table's rows live (see [ShardKeys]): after
-//     each CREATE TABLE comes an ALTER VSCHEMA that gives the table a hash
-//     vindex on its shard column;
+//   - the DDL declares where each table's rows live (see
+//     mapping.Mapping.ShardKeys): after each CREATE TABLE comes an ALTER
+//     VSCHEMA that gives the table a hash vindex on its shard column, the
+//     master string's id (mapping.ShardKeyColumn) for the tables placed
+//     with their string;
+//   - each link between an element and its parent carries the equality of
+//     their shard keys (coShard), and a string's labels are read through
+//     an uncorrelated subquery on the labels (linkIn), so that vtgate
+//     sends a string's collections to the shards with the string;
+//   - the forms vtgate refuses or answers wrongly are written otherwise
+//     (antiJoin, memberIn, objectIn; docs/serve.md, "Vitess");
 //   - a statement's time is bounded by vtgate's QUERY_TIMEOUT_MS comment,
 //     which vtgate reads and enforces on every shard.
 //
-// The compiled SQL is the MySQL dialect's: the conformance corpus, the seed
-// patterns and the fuzzer check on a 2-shard keyspace that vtgate plans
-// it and answers as the evaluator does (docs/serve.md, "Vitess").
+// The conformance corpus, the seed patterns and the fuzzer check on a
+// 2-shard keyspace that vtgate plans the compiled SQL and answers as the
+// evaluator does (docs/serve.md, "Vitess").
 type Vitess struct {
 	MySQL
 }
@@ -411,4 +419,95 @@ func (c *compiler) objectIn(n *typecheck.Filter, t *mapping.Table) bool {
 	c.bindPred(n.Scope, binding{alias: a, obj: n.Elem, tab: t}, n.Pred)
 	c.w("), ", c.d.Bool(false), ")")
 	return true
+}
+
+// shardKeyOf is the shard column of table in the mapping
+// (mapping.ShardKeys), read once per compilation.
+func (c *compiler) shardKeyOf(table string) string {
+	if c.shardKeys == nil {
+		c.shardKeys = c.m.ShardKeys()
+	}
+	return c.shardKeys[table]
+}
+
+// colocated reports whether every one of tables is placed with its
+// string, by mapping.ShardKeyColumn (mapping.Colocated).
+func (c *compiler) colocated(tables ...string) bool {
+	for _, t := range tables {
+		if c.shardKeyOf(t) != mapping.ShardKeyColumn {
+			return false
+		}
+	}
+	return true
+}
+
+// coShard returns, for a sharded dialect and two tables both placed with
+// their string, the condition that ties the rows of alias a (table at) to
+// those of alias b (table bt) on one shard,
+//
+//	AND a.shard_key = b.shard_key
+//
+// written beside the link of an element to its parent (a comment to its
+// string, a translation to its row of string_translations): the link
+// implies it, as the loader places an element with its parent, and it
+// tells vtgate that the rows are on one shard, so that it sends the
+// correlated subquery or join to the shards with the outer query instead
+// of one query per row. "" otherwise.
+func (c *compiler) coShard(a, at, b, bt string) string {
+	if _, sharded := c.d.(Sharding); !sharded || !c.colocated(at, bt) {
+		return ""
+	}
+	col := c.q(mapping.ShardKeyColumn)
+	return " AND " + a + "." + col + " = " + b + "." + col
+}
+
+// linkIn reports whether the elements et of child ch, read through its
+// join table, are written for a sharded dialect as an uncorrelated IN on
+// the join table's element column,
+//
+//	FROM string_labels AS l WHERE l.string_id = t0.id AND l.shard_key = t0.shard_key
+//	  AND l.label_id IN (SELECT a.id FROM labels AS a WHERE P)
+//
+// instead of a join of the two tables: the elements (labels) are placed
+// by their key, not with the join table's rows, and vtgate runs such a
+// join as one query to the shards per row; it runs the uncorrelated IN
+// once and sends the rest with the parent's row. Only when the
+// predicates P on the elements read their own fields alone (plain); the
+// counts are the same, as a join table's row is one element (the loader
+// stores no link to a missing element, and the key is unique).
+func (c *compiler) linkIn(ch *mapping.Child, et *mapping.Table, plain bool) bool {
+	if _, sharded := c.d.(Sharding); !sharded || !plain || et.Key == "" {
+		return false
+	}
+	return c.colocated(ch.Through) && !c.colocated(et.Name)
+}
+
+// predsHoldSubquery reports whether a predicate on the elements of coll
+// (its where filters, and with) holds another collection or a field of a
+// referenced object.
+func (c *compiler) predsHoldSubquery(coll typecheck.Node, with *typecheck.Filter) bool {
+	for _, f := range filtersOf(coll, with) {
+		if holdsSubquery(f.Pred) {
+			return true
+		}
+	}
+	return false
+}
+
+// CoShard is coShard for statements written outside the compiler (croql
+// serve's): for a sharded dialect d, when tables at and bt of m are both
+// placed with their string (mapping.Colocated), the condition
+// " AND a.shard_key = b.shard_key" to write beside the link between the
+// rows of aliases a and b, which tells vtgate that they are on one shard;
+// "" otherwise.
+func CoShard(d Dialect, m *mapping.Mapping, a, at, b, bt string) string {
+	if _, sharded := d.(Sharding); !sharded {
+		return ""
+	}
+	keys := m.ShardKeys()
+	if keys[at] != mapping.ShardKeyColumn || keys[bt] != mapping.ShardKeyColumn {
+		return ""
+	}
+	col := d.Quote(mapping.ShardKeyColumn)
+	return " AND " + a + "." + col + " = " + b + "." + col
 }

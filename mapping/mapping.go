@@ -855,25 +855,20 @@ func (m *Mapping) TableNames() []string {
 // ShardKeys returns the shard column of every table of the mapping, the
 // distribution the DDL declares for a [Sharding] dialect:
 //
-//   - a table with a key is placed by its key (strings, translations,
-//     labels, users, files, branches, TM records, glossary terms and
-//     concepts);
-//   - an element table without a key by its foreign key, so that the
-//     elements of one object are on its shard and "some element
-//     matches" is answered on that shard alone;
-//   - a join table by the parent's key (string_labels and
-//     string_translations by string_id), with the same effect.
-//
-// Translations are placed by their own id, not with their string: the
-// translations a duplicate shares with its master (8.6% of the demo
-// project's) have no single string, and the schema has no string_id on
-// translations. "A string's translations" is the join table on the
-// string's shard, then one lookup per translation by its id.
+//   - the tables placed with their string ([Mapping.Colocated]: strings,
+//     their element and join tables, translations, votes and approvals)
+//     by [ShardKeyColumn], the id of the string's master: a master
+//     string, its duplicates and everything under them are on one shard;
+//   - any other table with a key by its key (labels, users, files,
+//     branches, TM segments, glossary terms and concepts);
+//   - any other element table by its foreign key (TM records by their
+//     segment), so that the elements of one object are on its shard.
 func (m *Mapping) ShardKeys() map[string]string {
 	l, err := m.Layout()
 	if err != nil {
 		return nil
 	}
+	co := m.Colocated()
 	out := map[string]string{LoadMarker: "id", ProjectTable: "id"}
 	for _, ti := range l.Tables {
 		out[ti.Table.Name] = ti.ShardColumn()
@@ -881,11 +876,17 @@ func (m *Mapping) ShardKeys() map[string]string {
 	for _, j := range l.Joins {
 		out[j.Name] = j.From
 	}
+	for t := range co {
+		if _, ok := out[t]; ok {
+			out[t] = ShardKeyColumn
+		}
+	}
 	return out
 }
 
 // ShardColumn is the column that places the table's rows on the shards
-// of a sharded engine (see ShardKeys).
+// of a sharded engine when the table is not placed with its string (see
+// ShardKeys): its key, else its first foreign key.
 func (ti *TableLayout) ShardColumn() string {
 	switch {
 	case ti.Table.Key != "":

@@ -25,6 +25,10 @@ type Tables struct {
 	// The collections of a string and of a translation the statements
 	// follow.
 	StrLabels, StrTranslations, StrSummary, TrApprovals mapping.Collection
+	// TrApprovalsShard is what ties a translation's approvals (alias a)
+	// to it (alias t0) on one shard beside their link, on a sharded
+	// engine (compile.CoShard), else "".
+	TrApprovalsShard string
 
 	StrText, StrFile, StrBranch, StrAdded, StrUpdated string
 	FileName, FileTitle, FileType, FileContext        string
@@ -84,6 +88,7 @@ func TablesOf(d compile.Dialect, m *mapping.Mapping) (*Tables, error) {
 		t.StrSummary.Child.FK == "" || t.TrApprovals.Child.FK == "" {
 		keep(errors.New("server: the mapping does not keep a string's labels and translations in join tables and its languages summary and a translation's approvals by owner"))
 	}
+	t.TrApprovalsShard = compile.CoShard(d, m, "a", t.TrApprovals.Table, alias, t.Tr.Table())
 	t.R, err = readTablesOf(d, m)
 	keep(err)
 	if err := errors.Join(errs...); err != nil {

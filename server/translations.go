@@ -137,7 +137,7 @@ func (s *Server) trSelect(req *listRequest, stringID string) string {
 	d, res := req.p.Dialect(), req.res
 	approvals, added := "0", "NULL" // NULL: a mapping that does not store when a translation was added
 	if t, err := s.tables(d); err == nil {
-		approvals = "(SELECT COUNT(*) FROM " + d.Quote(t.TrApprovals.Table) + " AS a WHERE a." + d.Quote(t.TrApprovals.Child.FK) + " = " + res.key + ")"
+		approvals = "(SELECT COUNT(*) FROM " + d.Quote(t.TrApprovals.Table) + " AS a WHERE a." + d.Quote(t.TrApprovals.Child.FK) + " = " + res.key + t.TrApprovalsShard + ")"
 		if t.TrAdded != "" {
 			added = alias + "." + d.Quote(t.TrAdded)
 		}

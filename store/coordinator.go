@@ -245,9 +245,10 @@ func coordinateRefused(ctx context.Context, db *sql.DB, d compile.Dialect, m *ma
 // execSQL runs s (Select, or SelectLimit for limit > 0), and on a refusal
 // of a sharded engine the coordinator. A statement that joins rows on
 // different shards (compile.SQL.CrossShard) goes to the coordinator
-// first: vtgate runs it as a query to the shards per row (the seed
-// patterns over a string's translations: 4 to 50 times the coordinator's
-// time, docs/serve.md, "Vitess").
+// first: vtgate runs it as a query to the shards per row (when a
+// string's translations were placed apart from it, the seed patterns over
+// them took 4 to 50 times the coordinator's time, docs/serve.md,
+// "Vitess").
 func execSQL(ctx context.Context, db *sql.DB, s *compile.SQL, limit int) ([]int64, bool, error) {
 	if s.CrossShard && s.Query() != nil && s.Mapping() != nil {
 		if co, err := newCoordinator(s.Query(), s.Dialect, s.Mapping()); err == nil {

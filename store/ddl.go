@@ -66,7 +66,7 @@ func ddl(d compile.Dialect, m *mapping.Mapping, keysAfter bool) []ddlStmt {
 	if err != nil {
 		return nil
 	}
-	w := &ddlWriter{d: d, keysAfter: keysAfter}
+	w := &ddlWriter{d: d, keysAfter: keysAfter, shard: shardKeys(d, m)}
 	for _, ti := range l.Tables {
 		w.table(ti)
 	}
@@ -83,6 +83,9 @@ type ddlWriter struct {
 	d              compile.Dialect
 	keysAfter      bool
 	out, keys, idx []ddlStmt
+	// shard is the shard column of each table for a Sharding dialect
+	// (see shardKeys), nil for the others.
+	shard map[string]string
 }
 
 // primaryKey is the PRIMARY KEY clause of table's CREATE TABLE, or ""
@@ -157,7 +160,8 @@ func (w *ddlWriter) table(ti *mapping.TableLayout) {
 	for _, c := range ti.Counts {
 		defs = append(defs, w.d.Quote(c.Name)+" "+w.d.ColumnType(schema.Int)+" NOT NULL DEFAULT 0")
 	}
-	w.create(t.Name, defs, ti.PKey, ti.ShardColumn())
+	defs = append(defs, w.shardDef(t.Name)...)
+	w.create(t.Name, defs, ti.PKey, w.shard[t.Name])
 	var done [][]string
 	add := func(unique bool, cols ...string) {
 		if len(cols) == 0 || (len(cols) == 1 && cols[0] == t.Key) || slices.ContainsFunc(done, func(x []string) bool { return slices.Equal(x, cols) }) {
@@ -192,7 +196,8 @@ func (w *ddlWriter) join(j mapping.Join) {
 		w.d.Quote(j.From) + " " + w.d.ColumnType(schema.Int) + " NOT NULL",
 		w.d.Quote(j.To) + " " + w.d.ColumnType(schema.Int) + " NOT NULL",
 	}
-	w.create(j.Name, defs, []string{j.From, j.To}, j.From)
+	defs = append(defs, w.shardDef(j.Name)...)
+	w.create(j.Name, defs, []string{j.From, j.To}, w.shard[j.Name])
 	w.index(j.Name, false, []string{j.To}, nil)
 }
 
@@ -217,4 +222,22 @@ func shardDDL(d compile.Dialect, table, column string) []ddlStmt {
 // passes it for Vitess, then renames the tables into place).
 func WithTablePrefix(prefix string) LoadOption {
 	return func(o *loadOptions) { o.prefix = prefix }
+}
+
+// shardKeys is the shard column of every table of m for a Sharding
+// dialect d (mapping.ShardKeys), nil for the others.
+func shardKeys(d compile.Dialect, m *mapping.Mapping) map[string]string {
+	if _, ok := d.(compile.Sharding); !ok {
+		return nil
+	}
+	return m.ShardKeys()
+}
+
+// shardDef is the definition of the column mapping.ShardKeyColumn for a
+// table placed with its string on a sharded engine, none for the others.
+func (w *ddlWriter) shardDef(table string) []string {
+	if w.shard[table] != mapping.ShardKeyColumn {
+		return nil
+	}
+	return []string{w.d.Quote(mapping.ShardKeyColumn) + " " + w.d.ColumnType(schema.Int) + " NOT NULL"}
 }

@@ -193,6 +193,9 @@ func NewSQLLoader(ctx context.Context, db *sql.DB, d compile.Dialect, m *mapping
 		return nil, fmt.Errorf("store: loading: %w", err)
 	}
 	tx, err := createTables(ctx, conn, bl, tables)
+	if err == nil {
+		err = createLookups(ctx, conn, d, m)
+	}
 	if err != nil {
 		for _, stmt := range restore {
 			_, _ = conn.ExecContext(context.WithoutCancel(ctx), stmt)
@@ -374,11 +377,7 @@ func (l *Loader) awaitTracked() error {
 	if _, ok := l.d.(compile.Sharding); !ok {
 		return nil
 	}
-	lay, err := l.m.Layout()
-	if err != nil {
-		return err
-	}
-	return awaitColumns(l.ctx, l.conn, lay, func(s string) string { return s })
+	return awaitColumns(l.ctx, l.conn, l.m, func(s string) string { return s })
 }
 
 // buildIndexes builds the keys and indexes left for after the rows and
@@ -469,7 +468,7 @@ func CheckLoaded(ctx context.Context, db *sql.DB, d compile.Dialect) error {
 	if format != LoadFormat {
 		return fmt.Errorf("%w: the load recorded layout %d, this croql reads layout %d: load the data again", ErrIncomplete, format, LoadFormat)
 	}
-	return nil
+	return checkPlaced(ctx, db, d)
 }
 
 // ErrIncomplete is the error of CheckLoaded for a store whose load did not
@@ -588,6 +587,9 @@ type loader struct {
 	// string).
 	raw  *sql.Conn
 	rows int64
+	// place places the rows of a sharded engine's tables that go with
+	// their string (nil for the other engines).
+	place *placement
 }
 
 // loadInfo is what the loader needs of one table.
@@ -597,6 +599,8 @@ type loadInfo struct {
 	colls []loadColl
 	// key is the index of the table's key among ti.Columns, or -1.
 	key int
+	// shard: the table holds mapping.ShardKeyColumn after its columns.
+	shard bool
 }
 
 type loadColl struct {
@@ -690,9 +694,10 @@ func newLoader(ctx context.Context, tx inserter, d compile.Dialect, m *mapping.M
 		infos: map[*mapping.Table]*loadInfo{}, batches: map[string]*batch{},
 		seen:   map[*mapping.Table]map[int64]uint64{},
 		tables: map[reflect.Type]*mapping.Table{}, goFields: map[fieldsKey]*goFields{}}
+	ld.place = newPlacement(d, m)
 	for _, ti := range l.Tables {
-		cols := make([]string, len(ti.Columns), len(ti.Columns)+len(ti.Counts))
-		li := &loadInfo{ti: ti, key: -1}
+		cols := make([]string, len(ti.Columns), len(ti.Columns)+len(ti.Counts)+1)
+		li := &loadInfo{ti: ti, key: -1, shard: ld.place.holds(ti.Table.Name)}
 		for i, c := range ti.Columns {
 			cols[i] = c.Name
 			if c.Name == ti.Table.Key && c.GoName == "ID" {
@@ -701,6 +706,9 @@ func newLoader(ctx context.Context, tx inserter, d compile.Dialect, m *mapping.M
 		}
 		for _, c := range ti.Counts {
 			cols = append(cols, c.Name)
+		}
+		if li.shard {
+			cols = append(cols, mapping.ShardKeyColumn)
 		}
 		li.b = ld.batch(ti.Table.Name, cols)
 		ld.infos[ti.Table] = li
@@ -729,7 +737,11 @@ func newLoader(ctx context.Context, tx inserter, d compile.Dialect, m *mapping.M
 		}
 	}
 	for _, j := range l.Joins {
-		ld.batch(j.Name, []string{j.From, j.To})
+		cols := []string{j.From, j.To}
+		if ld.place.holds(j.Name) {
+			cols = append(cols, mapping.ShardKeyColumn)
+		}
+		ld.batch(j.Name, cols)
 	}
 	return ld
 }
@@ -781,6 +793,7 @@ func (ld *loader) add1(obj any) error {
 	if t == nil {
 		return fmt.Errorf("store: loading: no table for %s", v.Type())
 	}
+	ld.place.start(obj)
 	if _, err := ld.object(t, v, nil, 0, 0); err != nil {
 		return fmt.Errorf("store: loading %s: %w", t.Name, err)
 	}
@@ -915,7 +928,8 @@ func (ld *loader) object(t *mapping.Table, v reflect.Value, fk *string, fkVal, o
 	if err != nil {
 		return 0, err
 	}
-	row := ld.rowBuf(len(ti.Columns) + len(ti.Counts))
+	n := len(ti.Columns) + len(ti.Counts)
+	row := ld.rowBuf(n + 1)[:n]
 	defer ld.putRowBuf(row)
 	gf.countInto(v, row[len(ti.Columns):])
 	fkName := ""
@@ -942,9 +956,12 @@ func (ld *loader) object(t *mapping.Table, v reflect.Value, fk *string, fkVal, o
 			if prev != h {
 				return 0, fmt.Errorf("store: %s %d appears twice with different contents", strings.ToLower(v.Type().Name()), key)
 			}
-			return key, nil
+			return key, ld.place.again(li.shard, v, key)
 		}
 		ld.seen[t][key] = h
+	}
+	if li.shard {
+		row = append(row, ld.place.stored(v, key, li.key >= 0))
 	}
 	if err := ld.add(li.b, row); err != nil {
 		return 0, err
@@ -973,8 +990,9 @@ func (ld *loader) object(t *mapping.Table, v reflect.Value, fk *string, fkVal, o
 			if linked.repeat(link{lc.child.Through, ek}) {
 				return 0, fmt.Errorf("store: %s %d lists %s %d twice", strings.ToLower(v.Type().Name()), key, strings.ToLower(ev.Type().Name()), ek)
 			}
-			pair := [2]any{key, ek}
-			if err := ld.add(ld.batches[lc.child.Through], pair[:]); err != nil {
+			pair := [3]any{key, ek, ld.place.shardKey()}
+			jb := ld.batches[lc.child.Through]
+			if err := ld.add(jb, pair[:len(jb.cols)]); err != nil {
 				return 0, err
 			}
 		}

@@ -34,14 +34,23 @@ type Rows[T any] struct {
 	names  []string
 	fields [][]int
 	typ    reflect.Type
+	// shard is, on a sharded engine, the column mapping.ShardKeyColumn of
+	// a table placed with its string (mapping.Colocated), nil elsewhere;
+	// shardAt its index among cols, or -1.
+	shard   *mapping.Column
+	shardAt int
 }
 
 // Owner is what a row of an element table holds besides its Go fields:
 // the key of the object whose collection it is in (the table's foreign
 // key) and its position in that collection (mapping.OrdinalColumn).
-// Tables with a key of their own ignore it.
+// Tables with a key of their own ignore it. Shard is, on a sharded
+// engine, the shard key of a row of a table placed with its string
+// (mapping.ShardKeyColumn): the id of its string's master, which a
+// writer gives every row of a string and of what is under it; other
+// engines and tables ignore it.
 type Owner struct {
-	Key, Ordinal int64
+	Key, Ordinal, Shard int64
 }
 
 // RowsOf returns the codec of the table that stores T in m, with d's
@@ -73,9 +82,16 @@ func RowsOf[T any](d compile.Dialect, m *mapping.Mapping) (*Rows[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Rows[T]{d: d, ti: ti, cols: ti.Columns, fields: fields, typ: typ}
+	r := &Rows[T]{d: d, ti: ti, cols: ti.Columns, fields: fields, typ: typ, shardAt: -1}
 	for _, c := range ti.Columns {
 		r.names = append(r.names, c.Name)
+	}
+	if _, sharded := d.(compile.Sharding); sharded && m.Colocated()[t.Name] {
+		r.shard = &mapping.Column{Name: mapping.ShardKeyColumn, Kind: schema.Int}
+		r.cols = append(slices.Clip(r.cols), *r.shard)
+		r.names = append(r.names, r.shard.Name)
+		r.fields = append(r.fields, nil)
+		r.shardAt = len(r.cols) - 1
 	}
 	return r, nil
 }
@@ -122,8 +138,19 @@ func (r *Rows[T]) Table() string { return r.ti.Table.Name }
 // Layout is the table's layout (all its columns, its keys).
 func (r *Rows[T]) Layout() *mapping.TableLayout { return r.ti }
 
-// Columns are the codec's columns, in the order of the values of [Rows.Values].
+// Columns are the codec's columns, in the order of the values of
+// [Rows.Values]: on a sharded engine, a table placed with its string ends
+// with mapping.ShardKeyColumn (see [Owner]).
 func (r *Rows[T]) Columns() []string { return r.names }
+
+// ShardColumn is mapping.ShardKeyColumn when the codec's table holds it
+// (on a sharded engine, a table placed with its string), else "".
+func (r *Rows[T]) ShardColumn() string {
+	if r.shard == nil {
+		return ""
+	}
+	return r.shard.Name
+}
 
 // Key is the table's key column ("" for an element table without one).
 func (r *Rows[T]) Key() string { return r.ti.Table.Key }
@@ -176,8 +203,14 @@ func fieldOffset(t reflect.Type, index []int) uintptr {
 // (names from [Rows.Columns], [Rows.Column], [Rows.Key], [Rows.OwnerColumn] or
 // mapping.OrdinalColumn).
 func (r *Rows[T]) Subset(cols ...string) (*Rows[T], error) {
-	s := &Rows[T]{d: r.d, ti: r.ti, typ: r.typ}
+	s := &Rows[T]{d: r.d, ti: r.ti, typ: r.typ, shard: r.shard, shardAt: -1}
 	for _, name := range cols {
+		if r.shard != nil && name == r.shard.Name {
+			s.shardAt = len(s.cols)
+			s.cols = append(s.cols, *r.shard)
+			s.names = append(s.names, name)
+			continue
+		}
 		i := slices.IndexFunc(r.ti.Columns, func(c mapping.Column) bool { return c.Name == name })
 		if i < 0 {
 			return nil, fmt.Errorf("store: table %s has no column %q", r.ti.Table.Name, name)
@@ -201,6 +234,9 @@ func (r *Rows[T]) Values(dst []any, obj *T, owner Owner) ([]any, error) {
 	n := len(dst)
 	dst = slices.Grow(dst, len(r.cols))[:n+len(r.cols)]
 	err := encodeRow(r.d, r.cols, r.fields, reflect.ValueOf(obj).Elem(), dst[n:], r.OwnerColumn(), owner, refKey)
+	if r.shardAt >= 0 {
+		dst[n+r.shardAt] = owner.Shard
+	}
 	return dst, err
 }
 
@@ -251,8 +287,8 @@ func encodeRow(d compile.Dialect, cols []mapping.Column, fields [][]int, v refle
 }
 
 // Decode stores the values of one row (in the order of [Rows.Columns], as
-// the driver scanned them into *any) in dst, and returns its foreign key
-// and ordinal. A reference becomes a pointer to a record holding only its
+// the driver scanned them into *any) in dst, and returns its foreign key,
+// ordinal and shard key. A reference becomes a pointer to a record holding only its
 // key (ID); NULL in a column that is not nullable is an error.
 func (r *Rows[T]) Decode(raw []any, dst *T) (Owner, error) {
 	var o Owner
@@ -265,6 +301,8 @@ func (r *Rows[T]) Decode(raw []any, dst *T) (Owner, error) {
 		switch {
 		case c.Ordinal:
 			o.Ordinal, err = readInt(raw[i], c)
+		case i == r.shardAt:
+			o.Shard, err = readInt(raw[i], c)
 		case c.GoName == "":
 			if c.Name == r.OwnerColumn() {
 				o.Key, err = readInt(raw[i], c)

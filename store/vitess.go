@@ -168,8 +168,14 @@ func (b vitessBackend) openTarget(ctx context.Context, dsn, keyspace string) (*D
 // The scratch names' VSchema entries go with Close.
 func (vitessBackend) publishTarget(ctx context.Context, db *sql.DB, keyspace, prefix string) error {
 	d := compile.Vitess{}
-	keys := mapping.Default(schema.New()).ShardKeys()
-	tables := append(mapping.Default(schema.New()).TableNames(), mapping.LoadMarker, mapping.ProjectTable)
+	m := mapping.Default(schema.New())
+	keys := m.ShardKeys()
+	lks := vitessLookups(m)
+	tables := append(m.TableNames(), mapping.LoadMarker, mapping.ProjectTable)
+	for _, lk := range lks {
+		tables = append(tables, lk.name)
+		keys[lk.name] = "id"
+	}
 	have, err := listNames(ctx, db, "SHOW TABLES")
 	if err != nil {
 		return err
@@ -180,7 +186,8 @@ func (vitessBackend) publishTarget(ctx context.Context, db *sql.DB, keyspace, pr
 		}
 	}
 	for _, t := range tables {
-		if err := ownShardKey(ctx, db, d, t, keys[t]); err != nil {
+		own := slices.DeleteFunc(slices.Clone(lks), func(lk vitessLookup) bool { return lk.owner != t })
+		if err := ownShardKey(ctx, db, d, t, keys[t], keyspace, own); err != nil {
 			return err
 		}
 	}
@@ -191,42 +198,36 @@ func (vitessBackend) publishTarget(ctx context.Context, db *sql.DB, keyspace, pr
 	if _, err := db.ExecContext(ctx, "RENAME TABLE "+strings.Join(parts, ", ")); err != nil {
 		return fmt.Errorf("store: vitess: moving the tables into place in keyspace %s: %w", keyspace, err)
 	}
-	lay, err := mapping.Default(schema.New()).Layout()
-	if err != nil {
-		return err
-	}
-	return awaitColumns(ctx, db, lay, func(s string) string { return s })
+	return awaitColumns(ctx, db, mapping.Default(schema.New()), func(s string) string { return s })
 }
 
 // ownShardKey makes the VSchema entry of table, which does not exist in
-// the keyspace, a hash vindex on column alone: an entry with anything else
-// is dropped first.
-func ownShardKey(ctx context.Context, db *sql.DB, d compile.Vitess, table, column string) error {
-	rows, err := db.QueryContext(ctx, "SHOW VSCHEMA VINDEXES ON "+d.Quote(table))
-	var cols, names []string
-	if err == nil {
-		for rows.Next() {
-			var c, n, typ, params, owner sql.NullString
-			if err := rows.Scan(&c, &n, &typ, &params, &owner); err != nil {
-				rows.Close()
-				return fmt.Errorf("store: vitess: reading the vindexes of %s: %w", table, err)
-			}
-			cols, names = append(cols, c.String), append(names, n.String+" "+typ.String)
-		}
-		err = errors.Join(rows.Err(), rows.Close())
+// the keyspace, a hash vindex on column and the lookup vindexes lks (in
+// keyspace) and nothing else: an entry with anything else is dropped
+// first.
+func ownShardKey(ctx context.Context, q querier, d compile.Vitess, table, column, keyspace string, lks []vitessLookup) error {
+	want := []string{strings.ToLower(column) + " hash hash"}
+	for _, lk := range lks {
+		want = append(want, strings.ToLower(lk.key+" "+lk.name+" lookup_unique"))
 	}
+	have, err := listVindexes(ctx, q, table)
 	// An error here is a table the VSchema does not hold.
 	switch {
-	case err == nil && len(cols) == 1 && strings.EqualFold(cols[0], column) && names[0] == "hash hash":
+	case err == nil && slices.Equal(slices.Sorted(slices.Values(have)), slices.Sorted(slices.Values(want))):
 		return nil
-	case err == nil && len(cols) > 0:
-		if err := alterVSchema(ctx, db, "ALTER VSCHEMA DROP TABLE "+d.Quote(table), table, false); err != nil {
-			return fmt.Errorf("store: vitess: dropping the VSchema entry of %s (vindexes on %s): %w", table, strings.Join(cols, ", "), err)
+	case err == nil && len(have) > 0:
+		if err := alterVSchema(ctx, q, "ALTER VSCHEMA DROP TABLE "+d.Quote(table), table, false); err != nil {
+			return fmt.Errorf("store: vitess: dropping the VSchema entry of %s (vindexes %s): %w", table, strings.Join(have, ", "), err)
 		}
 	}
 	for _, stmt := range d.ShardTable(table, column) {
-		if err := alterVSchema(ctx, db, stmt, table, true); err != nil {
+		if err := alterVSchema(ctx, q, stmt, table, true); err != nil {
 			return fmt.Errorf("store: vitess: declaring the shard key of %s: %w", table, err)
+		}
+	}
+	for _, lk := range lks {
+		if err := addLookup(ctx, q, d, keyspace, lk); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -239,6 +240,7 @@ const vschemaSettle = 10 * time.Second
 type querier interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
 // alterVSchema runs stmt, a change of the VSchema entry of table (present:
@@ -250,6 +252,15 @@ type querier interface {
 // vschemaRetry is sent again (vtgate's 1815, the change is there already,
 // then counts as done), until vschemaSettle.
 func alterVSchema(ctx context.Context, q querier, stmt, table string, present bool) error {
+	return alterVSchemaUntil(ctx, q, stmt, func(ctx context.Context) (bool, error) {
+		has, err := hasVindex(ctx, q, table)
+		return has == present, err
+	})
+}
+
+// alterVSchemaUntil is alterVSchema with the check of the change: shown
+// reports whether vtgate shows it.
+func alterVSchemaUntil(ctx context.Context, q querier, stmt string, shown func(context.Context) (bool, error)) error {
 	ctx, cancel := context.WithTimeout(ctx, vschemaSettle)
 	defer cancel()
 	tick := time.NewTicker(10 * time.Millisecond)
@@ -264,8 +275,8 @@ func alterVSchema(ctx context.Context, q querier, stmt, table string, present bo
 		}
 		retry := time.Now().Add(vschemaRetry)
 		for time.Now().Before(retry) {
-			has, err := hasVindex(ctx, q, table)
-			if err == nil && has == present {
+			ok, err := shown(ctx)
+			if err == nil && ok {
 				return nil
 			}
 			last = err
@@ -357,6 +368,8 @@ func (vitessBackend) dropScratchTables(ctx context.Context, db *sql.DB, drop fun
 			errs = append(errs, err)
 		}
 	}
+	// The scratch tables' lookup vindexes, once no entry names them.
+	errs = append(errs, dropScratchVindexes(ctx, db, drop)...)
 	if len(errs) > 0 {
 		return fmt.Errorf("store: vitess: dropping scratch tables: %w", errors.Join(errs...))
 	}
@@ -389,14 +402,19 @@ func (vitessBackend) loadOptions(db *DB) []LoadOption {
 const columnsSettle = 60 * time.Second
 
 // awaitColumns waits until vtgate plans a statement that names every
-// column of every table of layout l (names mapped by rename). vtgate's
+// column of every table of m's layout, mapping.ShardKeyColumn of the
+// tables placed with their string included (names mapped by rename). vtgate's
 // schema tracking learns the columns of a new table some time after its
 // CREATE TABLE or RENAME TABLE; until then it plans with the columns of
 // the table it tracked under that name before, and refuses a column that
 // table did not have (error 1054), as a load with another mapping than
 // the keyspace's last one would otherwise see in its first reads.
-func awaitColumns(ctx context.Context, q querier, l *mapping.Layout, rename func(string) string) error {
+func awaitColumns(ctx context.Context, q querier, m *mapping.Mapping, rename func(string) string) error {
 	d := compile.Vitess{}
+	l, err := m.Layout()
+	if err != nil {
+		return err
+	}
 	tables := map[string][]string{}
 	for _, t := range l.Tables {
 		for _, c := range t.Columns {
@@ -405,6 +423,9 @@ func awaitColumns(ctx context.Context, q querier, l *mapping.Layout, rename func
 	}
 	for _, j := range l.Joins {
 		tables[j.Name] = []string{j.From, j.To}
+	}
+	for t := range m.Colocated() {
+		tables[t] = append(tables[t], mapping.ShardKeyColumn)
 	}
 	ctx, cancel := context.WithTimeout(ctx, columnsSettle)
 	defer cancel()
@@ -434,6 +455,31 @@ func awaitColumns(ctx context.Context, q querier, l *mapping.Layout, rename func
 			case <-tick.C:
 			}
 		}
+	}
+	return nil
+}
+
+// checkPlaced reports, for a sharded engine, a store whose tables placed
+// with their string (mapping.Colocated) lack mapping.ShardKeyColumn, which
+// the compiled SQL reads: a keyspace loaded by an earlier croql, which
+// placed translations by their own id. Other engines have nothing to check.
+func checkPlaced(ctx context.Context, db *sql.DB, d compile.Dialect) error {
+	if _, ok := d.(compile.Sharding); !ok {
+		return nil
+	}
+	col := mapping.ShardKeyColumn
+	for _, t := range slices.Sorted(maps.Keys(mapping.Default(schema.New()).Colocated())) {
+		rows, err := db.QueryContext(ctx, "SELECT "+d.Quote(col)+" FROM "+d.Quote(t)+" WHERE 1 = 0")
+		if err == nil {
+			if err = rows.Close(); err == nil {
+				continue
+			}
+		}
+		var my *mysql.MySQLError
+		if errors.As(err, &my) && my.Number == 1054 {
+			return fmt.Errorf("%w: table %s has no column %s (a load by an earlier croql, which placed translations apart from their strings): load the data again", ErrIncomplete, t, col)
+		}
+		return fmt.Errorf("store: vitess: reading the placement of %s: %w", t, err)
 	}
 	return nil
 }

@@ -66,6 +66,9 @@ func TestVitessLoad(t *testing.T) {
 	// A VSchema entry for a table of the load, by another column.
 	_, err = ks.SQL.ExecContext(ctx, "ALTER VSCHEMA ON glossary_terms ADD VINDEX `hash`(concept_id) USING `hash`")
 	require.NoError(t, err)
+	// A vindex named as a lookup vindex of the load, of another type.
+	_, err = ks.SQL.ExecContext(ctx, "ALTER VSCHEMA CREATE VINDEX `"+ks.Schema+"`.`strings_id_lookup` USING `hash`")
+	require.NoError(t, err)
 
 	tables := func() []string {
 		rows, err := ks.SQL.QueryContext(ctx, "SHOW TABLES")
@@ -112,6 +115,12 @@ func TestVitessLoad(t *testing.T) {
 	require.ErrorContains(t, load(projectFile(t, 300, true)), "line ")
 	assert.Equal(t, []string{"mine"}, tables(), "the keyspace is as it was")
 	assert.ElementsMatch(t, []string{"mine", "glossary_terms"}, vschema(), "no scratch VSchema entry")
+	vindexes := func() []string {
+		out, err := listVindexes(ctx, ks.SQL, "")
+		require.NoError(t, err)
+		return out
+	}
+	assert.ElementsMatch(t, []string{"hash", "strings_id_lookup"}, vindexes(), "no scratch lookup vindex")
 
 	good := projectFile(t, 300, false)
 	committed = 0
@@ -126,8 +135,20 @@ func TestVitessLoad(t *testing.T) {
 	assert.Equal(t, 300, count("strings"))
 	assert.Equal(t, 3, count("mine"))
 	want := append(mapping.Default(schema.New()).TableNames(), mapping.LoadMarker, mapping.ProjectTable, "mine")
+	for _, lk := range vitessLookups(mapping.Default(schema.New())) {
+		want = append(want, lk.name)
+	}
 	assert.ElementsMatch(t, want, tables(), "the load's tables, no scratch table left")
 	assert.ElementsMatch(t, want, vschema(), "the load's VSchema entries, no scratch entry left")
+	assert.ElementsMatch(t, []string{"hash", "strings_id_lookup", "translations_id_lookup"}, vindexes(), "the load's vindexes, no scratch vindex left")
+	on, err := listVindexes(ctx, ks.SQL, "strings")
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{"shard_key hash hash", "id strings_id_lookup lookup_unique"}, on, "the vindexes of strings")
+	// A string is found by its id through its lookup vindex, on its
+	// shard alone.
+	var plan string
+	require.NoError(t, ks.SQL.QueryRowContext(ctx, "VEXPLAIN PLAN SELECT id FROM strings WHERE id = 5").Scan(&plan))
+	assert.Contains(t, plan, `"Vindex": "strings_id_lookup"`)
 	// vtgate finds every row by its vindex: the conflicting entry was
 	// replaced (by it, vtgate looked for a term on the shard of its
 	// concept, where the term is not).

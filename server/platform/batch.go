@@ -39,7 +39,9 @@ func (w *writer) newBatch(table string, cols []string) *batch {
 // the string's stored translations into it. A new string (fresh) has
 // none to remove.
 type replacement struct {
-	id     int64
+	id int64
+	// shard is the string's shard key on a sharded engine (store.Owner).
+	shard  int64
 	plural bool
 	fresh  bool
 	lang   string
@@ -81,9 +83,9 @@ type batchWriter struct {
 func (w *writer) batchWriter(tx *sql.Tx, t *tables, g *idGen, now time.Time) *batchWriter {
 	return &batchWriter{w: w, tx: tx, t: t, g: g, now: now.Unix(), labels: map[string]int64{},
 		str:      w.newBatch(t.Str.Table(), t.Str.Columns()),
-		strLabel: w.newBatch(t.StrLabels.Child.Through, []string{t.StrLabels.Child.From, t.StrLabels.Child.To}),
+		strLabel: w.newBatch(t.StrLabels.Child.Through, w.linkColumns(t.StrLabels.Child)),
 		tr:       w.newBatch(t.Tr.Table(), t.Tr.Columns()),
-		strTr:    w.newBatch(t.StrTranslations.Child.Through, []string{t.StrTranslations.Child.From, t.StrTranslations.Child.To}),
+		strTr:    w.newBatch(t.StrTranslations.Child.Through, w.linkColumns(t.StrTranslations.Child)),
 		summary:  w.newBatch(t.Sum.Table(), t.Sum.Columns()),
 	}
 }
@@ -101,8 +103,23 @@ func (b *batchWriter) push(ctx context.Context, bt *batch, vals []any, err error
 	return nil
 }
 
-// link adds a row of a join table to bt.
-func (b *batchWriter) link(ctx context.Context, bt *batch, parent, elem int64) error {
+// linkColumns are the columns of a row of the join table of ch: the
+// parent's and the element's keys, and on a sharded engine the shard key
+// of the parent string (store.Owner).
+func (w *writer) linkColumns(ch *mapping.Child) []string {
+	cols := []string{ch.From, ch.To}
+	if _, sharded := w.d.(compile.Sharding); sharded && w.m.Colocated()[ch.Through] {
+		cols = append(cols, mapping.ShardKeyColumn)
+	}
+	return cols
+}
+
+// link adds a row of a join table to bt, with the parent string's shard
+// key where bt has that column (linkColumns).
+func (b *batchWriter) link(ctx context.Context, bt *batch, parent, elem, shard int64) error {
+	if len(bt.cols) > 2 {
+		return b.push(ctx, bt, append(bt.vals, parent, elem, shard), nil)
+	}
 	return b.push(ctx, bt, append(bt.vals, parent, elem), nil)
 }
 
@@ -159,31 +176,32 @@ func (b *batchWriter) insertString(ctx context.Context, s *postimport.String, fi
 	str := &b.strBuf
 	*str = schema.SourceString{ID: b.g.str, Identifier: s.Identifier, File: &b.fileBuf, Added: schema.Time(b.now)}
 	fromUpload(str, s)
-	vals, err := b.t.Str.Values(b.str.vals, str, store.Owner{})
+	// A new string is a master: its shard key is its id.
+	vals, err := b.t.Str.Values(b.str.vals, str, store.Owner{Shard: str.ID})
 	if err := b.push(ctx, b.str, vals, err); err != nil {
 		return err
 	}
 	id := str.ID
-	if err := b.linkLabels(ctx, id, labelSet(s.Labels)); err != nil {
+	if err := b.linkLabels(ctx, id, id, labelSet(s.Labels)); err != nil {
 		return err
 	}
 	for _, l := range b.w.storedLanguages(s) {
-		if err := b.replace(ctx, replacement{id: id, plural: s.HasPlurals, fresh: true, lang: l, tr: s.Translations[l]}); err != nil {
+		if err := b.replace(ctx, replacement{id: id, shard: id, plural: s.HasPlurals, fresh: true, lang: l, tr: s.Translations[l]}); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// linkLabels links string id to the labels titled titles (found or
-// created).
-func (b *batchWriter) linkLabels(ctx context.Context, id int64, titles []string) error {
+// linkLabels links string id (of shard key shard) to the labels titled
+// titles (found or created).
+func (b *batchWriter) linkLabels(ctx context.Context, id, shard int64, titles []string) error {
 	for _, l := range titles {
 		lid, err := b.label(ctx, l)
 		if err != nil {
 			return err
 		}
-		if err := b.link(ctx, b.strLabel, id, lid); err != nil {
+		if err := b.link(ctx, b.strLabel, id, lid, shard); err != nil {
 			return err
 		}
 	}
@@ -401,11 +419,11 @@ func (b *batchWriter) insertTranslation(ctx context.Context, r replacement, ords
 		b.g.tr++
 		tr := &b.trBuf
 		*tr = schema.Translation{ID: b.g.tr, Text: forms[k], PluralForm: k, Language: r.lang, Added: schema.Time(b.now), Updated: schema.Time(b.now)}
-		vals, err := b.t.Tr.Values(b.tr.vals, tr, store.Owner{})
+		vals, err := b.t.Tr.Values(b.tr.vals, tr, store.Owner{Shard: r.shard})
 		if err := b.push(ctx, b.tr, vals, err); err != nil {
 			return err
 		}
-		if err := b.link(ctx, b.strTr, r.id, tr.ID); err != nil {
+		if err := b.link(ctx, b.strTr, r.id, tr.ID, r.shard); err != nil {
 			return err
 		}
 	}
@@ -427,7 +445,7 @@ func (b *batchWriter) insertTranslation(ctx context.Context, r replacement, ords
 	e := &b.sumBuf
 	*e = schema.LanguageSummary{Language: r.lang, IsTranslated: all, IsPartiallyTranslated: !all,
 		IsApproved: approved == len(keys), IsPartiallyApproved: approved > 0 && approved < len(keys)}
-	vals, err := b.t.Sum.Values(b.summary.vals, e, store.Owner{Key: r.id, Ordinal: ord})
+	vals, err := b.t.Sum.Values(b.summary.vals, e, store.Owner{Key: r.id, Ordinal: ord, Shard: r.shard})
 	return b.push(ctx, b.summary, vals, err)
 }
 

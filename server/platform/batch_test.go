@@ -178,6 +178,15 @@ func batchUploads(t *testing.T, engine string, maxParams int) map[string]dumped 
 
 	out := map[string]dumped{}
 	require.NoError(t, st.ReadTx(ctx, proj, func(tx *sql.Tx) error {
+		if engine == "vitess" {
+			for name, q := range vitessPlacement {
+				d, err := dump(ctx, tx, q)
+				if err != nil {
+					return fmt.Errorf("%s: %w", name, err)
+				}
+				out[name] = d
+			}
+		}
 		for name, q := range map[string]string{
 			"strings":                          "SELECT * FROM strings ORDER BY id",
 			"translations":                     "SELECT * FROM translations ORDER BY id",

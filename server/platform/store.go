@@ -76,13 +76,19 @@ func (w *writer) tables() (*tables, error) {
 // columns finds the columns the writes look rows up by.
 func (t *tables) columns() error {
 	var err error
-	t.strUpdate, err = t.Str.Subset(slices.DeleteFunc(slices.Clone(t.Str.Columns()), func(c string) bool { return c == t.Str.Key() })...)
+	// A string's shard key (on a sharded engine) is read with it and
+	// never updated.
+	shard := t.Str.ShardColumn()
+	t.strUpdate, err = t.Str.Subset(slices.DeleteFunc(slices.Clone(t.Str.Columns()), func(c string) bool { return c == t.Str.Key() || c == shard })...)
 	if err != nil {
 		return err
 	}
 	t.strMatch, err = fieldsOf(t.Str, func(s *schema.SourceString) []any {
 		return []any{&s.ID, &s.Identifier, &s.Context, &s.Text, &s.Type, &s.MaxLength, &s.PluralForms}
 	})
+	if err == nil && shard != "" {
+		t.strMatch, err = t.Str.Subset(append(slices.Clone(t.strMatch.Columns()), shard)...)
+	}
 	return err
 }
 
@@ -151,6 +157,8 @@ type storedString struct {
 	schema.SourceString
 	uniqID string
 	labels []string
+	// shard is the string's shard key on a sharded engine (store.Owner).
+	shard int64
 }
 
 func (s *storedString) plural() bool { return s.Type == "plural" }
@@ -205,9 +213,11 @@ func (w *writer) readStrings(ctx context.Context, tx *sql.Tx, t *tables, fileID 
 		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
-		if _, err := codec.Decode(raw, &s.SourceString); err != nil {
+		o, err := codec.Decode(raw, &s.SourceString)
+		if err != nil {
 			return nil, err
 		}
+		s.shard = o.Shard
 		s.uniqID = uniqID(fileName, s.Identifier, len(out)+1)
 		out = append(out, s)
 	}
@@ -719,12 +729,12 @@ func (w *writer) updateString(ctx context.Context, b *batchWriter, ss *storedStr
 		if err := w.deleteIn(ctx, tx, t.StrLabels.Child.Through, t.StrLabels.Child.From, []int64{ss.ID}); err != nil {
 			return false, err
 		}
-		if err := b.linkLabels(ctx, ss.ID, labels); err != nil {
+		if err := b.linkLabels(ctx, ss.ID, ss.shard, labels); err != nil {
 			return false, err
 		}
 	}
 	for _, l := range w.storedLanguages(s) {
-		if err := b.replace(ctx, replacement{id: ss.ID, plural: s.HasPlurals, lang: l, tr: s.Translations[l]}); err != nil {
+		if err := b.replace(ctx, replacement{id: ss.ID, shard: ss.shard, plural: s.HasPlurals, lang: l, tr: s.Translations[l]}); err != nil {
 			return false, err
 		}
 	}
@@ -915,7 +925,7 @@ func (w *writer) storeTranslations(ctx context.Context, st *server.Storage, file
 				continue
 			}
 			done[ss.ID] = true
-			if err := b.replace(ctx, replacement{id: ss.ID, plural: ss.plural(), lang: lang, tr: tr}); err != nil {
+			if err := b.replace(ctx, replacement{id: ss.ID, shard: ss.shard, plural: ss.plural(), lang: lang, tr: tr}); err != nil {
 				return err
 			}
 			n++
