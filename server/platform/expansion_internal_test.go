@@ -55,3 +55,37 @@ func TestParseWithinQuota(t *testing.T) {
 	assert.ErrorIs(t, err, locfile.ErrLimit)
 	assert.ErrorContains(t, err, "line 1")
 }
+
+// FuzzUploadQuota: on any input, a parse within a quota the file fits
+// reads what the unbounded parse reads, and one string or one byte of
+// identifiers fewer stops it at the quota.
+func FuzzUploadQuota(f *testing.F) {
+	for _, s := range []string{`{"a":"b","c":{"d":"e"},"p":{"one":"x","other":"y"}}`, `{"k":{"a":"1","b":{"c":"2"}}}`,
+		`<resources><string name="a">x</string><plurals name="p"><item quantity="one">1</item></plurals><string name="b">y</string></resources>`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		for _, p := range []FileParser{{P: locfile.JSON{}}, {P: locfile.Android{}}} {
+			all, err := p.Parse([]byte(in))
+			if err != nil || len(all) == 0 {
+				continue
+			}
+			var keyBytes int64
+			for _, s := range all {
+				keyBytes += int64(len(s.Identifier))
+			}
+			got, err := p.parseWithin([]byte(in), uploadQuota{strings: len(all), keyBytes: keyBytes})
+			require.NoError(t, err)
+			require.Equal(t, all, got)
+			if len(all) > 1 {
+				_, err = p.parseWithin([]byte(in), uploadQuota{strings: len(all) - 1})
+				require.ErrorIs(t, err, errTooManyStrings)
+			}
+			if keyBytes > 1 {
+				_, err = p.parseWithin([]byte(in), uploadQuota{keyBytes: keyBytes - 1})
+				var kb *keyBytesError
+				require.ErrorAs(t, err, &kb)
+			}
+		}
+	})
+}
