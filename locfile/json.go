@@ -8,6 +8,7 @@ import (
 	"io"
 	"path"
 	"strings"
+	"unicode/utf8"
 )
 
 // JSON reads key-value JSON (the platform's "json" type): an object whose
@@ -52,6 +53,10 @@ func readJSONDoc(r io.Reader, lim Limits) (*jsonDoc, error) {
 		if data, err = io.ReadAll(r); err != nil {
 			return nil, &Error{Err: err}
 		}
+	}
+	if !utf8.Valid(data) { // encoding/json would read U+FFFD in its place
+		off, line, col, _ := firstNotUTF8(data)
+		return nil, notUTF8(line, col, data[off], int64(off))
 	}
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	dec := json.NewDecoder(bytes.NewReader(data))
