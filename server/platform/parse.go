@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/croql/croql/locfile"
 )
@@ -117,9 +116,10 @@ type quotaParser interface {
 // hold more than q.keyBytes bytes (a Parser that is not a quotaParser is
 // held to the strings quota once it has read the file).
 // A file that is not valid UTF-8 is refused, saying where (a UTF-16 file
-// with a byte order mark is left to its parser).
+// with a byte order mark, or an XML file that declares another encoding,
+// is left to its parser).
 func parseFile(p Parser, data []byte, q uploadQuota) ([]Parsed, error) {
-	if err := checkUTF8(data); err != nil {
+	if err := locfile.CheckUTF8(data); err != nil {
 		return nil, err
 	}
 	var out []Parsed
@@ -133,30 +133,4 @@ func parseFile(p Parser, data []byte, q uploadQuota) ([]Parsed, error) {
 		return nil, errTooManyStrings
 	}
 	return out, err
-}
-
-// checkUTF8 fails, naming the line, the column (in characters) and the
-// byte offset of the first invalid byte, when data is not UTF-8 and does
-// not start with a UTF-16 byte order mark.
-func checkUTF8(data []byte) error {
-	if len(data) >= 2 && (data[0] == 0xFF && data[1] == 0xFE || data[0] == 0xFE && data[1] == 0xFF) {
-		return nil
-	}
-	if utf8.Valid(data) {
-		return nil
-	}
-	line, col := 1, 1
-	for i := 0; i < len(data); {
-		r, size := utf8.DecodeRune(data[i:])
-		if r == utf8.RuneError && size <= 1 {
-			return fmt.Errorf("the file is not valid UTF-8: byte 0x%02X at line %d, column %d (byte offset %d); save it as UTF-8", data[i], line, col, i)
-		}
-		if r == '\n' {
-			line, col = line+1, 1
-		} else {
-			col++
-		}
-		i += size
-	}
-	return nil
 }
