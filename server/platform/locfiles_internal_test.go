@@ -6,12 +6,22 @@ import (
 	"path/filepath"
 	"regexp"
 	"testing"
+	"unicode/utf16"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/croql/croql/locfile"
 )
+
+// utf16LE is s in UTF-16, little-endian, with a byte order mark.
+func utf16LE(s string) []byte {
+	out := []byte{0xFF, 0xFE}
+	for _, u := range utf16.Encode([]rune(s)) {
+		out = append(out, byte(u), byte(u>>8))
+	}
+	return out
+}
 
 var byteOffset = regexp.MustCompile(` \(byte offset \d+\)`)
 
@@ -72,6 +82,7 @@ func TestUploadsReadAsData(t *testing.T) {
 		files[name] = []byte(s)
 	}
 	read, refused := 0, 0
+	files["utf16.xml"] = utf16LE("<?xml version=\"1.0\" encoding=\"utf-16\"?>\n<resources><string name=\"a\">Привіт</string></resources>")
 	for name, data := range files {
 		want, wantErr := locfile.ReadBytes(name, data, nil, locfile.Limits{})
 		p, err := parserFor(DefaultParsers(), name, data)

@@ -3,7 +3,7 @@ package platform
 import (
 	"errors"
 	"fmt"
-	"strings"
+	"io"
 
 	"github.com/croql/croql/locfile"
 )
@@ -63,22 +63,32 @@ func DefaultParsers() []Parser {
 	return out
 }
 
-// ErrNoParser reports a file no parser reads.
-var ErrNoParser = errors.New("no parser reads this file")
+// ErrNoParser reports a file no parser reads (locfile.ErrNoParser).
+var ErrNoParser = locfile.ErrNoParser
 
+// parserFor is the first of ps that reads the file, chosen as croql query
+// --data chooses (locfile.Find: by the name and the first 4 KiB, those of
+// a UTF-16 file converted to UTF-8 first).
 func parserFor(ps []Parser, name string, data []byte) (Parser, error) {
-	head := data
-	if len(head) > 4096 {
-		head = head[:4096]
+	ms := make([]locfile.Parser, len(ps))
+	for i, p := range ps {
+		ms[i] = matcher{p}
 	}
-	var types []string
-	for _, p := range ps {
-		if p.Match(name, head) {
-			return p, nil
-		}
-		types = append(types, p.Type())
+	m, err := locfile.Find(ms, name, data)
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("%w: %q (formats read: %s)", ErrNoParser, name, strings.Join(types, ", "))
+	return m.(matcher).p, nil
+}
+
+// matcher is an upload's Parser as locfile.Find sees it: its type and
+// its Match.
+type matcher struct{ p Parser }
+
+func (m matcher) Type() string                        { return m.p.Type() }
+func (m matcher) Match(name string, head []byte) bool { return m.p.Match(name, head) }
+func (m matcher) Parse(io.Reader, locfile.Limits, *locfile.File, func(*locfile.Unit) error) error {
+	return errors.New("platform: a matcher does not parse")
 }
 
 // uploadQuota bounds what reading one uploaded file builds; 0 or less:
