@@ -8,13 +8,15 @@ import (
 	"io"
 	"path"
 	"strings"
+	"unicode/utf8"
 )
 
 // JSON reads key-value JSON (the platform's "json" type): an object whose
 // string values are the texts; nested objects give dotted keys ("a.b");
 // an object whose keys are all CLDR plural categories is one plural unit.
 // Arrays, numbers, booleans and null are refused with their key. It reads
-// with encoding/json's token decoder over the file held in memory.
+// with encoding/json's token decoder over the file held in memory (a
+// *bytes.Buffer's bytes in place, without a copy).
 type JSON struct{}
 
 // Type is "json".
@@ -30,28 +32,51 @@ type jsonDoc struct {
 	data []byte
 	dec  *json.Decoder
 	lim  Limits
+	// off is the last offset pos was asked for, on line line, which
+	// starts at lineStart: pos counts the lines from there, so that a
+	// file's positions cost one pass over it.
+	off, lineStart int64
+	line           int
+	// unit is the unit handed to emit, one for the file (emit copies
+	// what it keeps).
+	unit Unit
 }
 
+// readJSONDoc reads r whole; the bytes of a *bytes.Buffer are taken in
+// place (the buffer is drained), not copied.
 func readJSONDoc(r io.Reader, lim Limits) (*jsonDoc, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, &Error{Err: err}
+	var data []byte
+	if b, ok := r.(*bytes.Buffer); ok {
+		data = b.Next(b.Len())
+	} else {
+		var err error
+		if data, err = io.ReadAll(r); err != nil {
+			return nil, &Error{Err: err}
+		}
+	}
+	if !utf8.Valid(data) { // encoding/json would read U+FFFD in its place
+		off, line, col, _ := firstNotUTF8(data)
+		return nil, notUTF8(line, col, data[off], int64(off))
 	}
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	return &jsonDoc{data: data, dec: dec, lim: lim}, nil
+	return &jsonDoc{data: data, dec: dec, lim: lim, line: 1}, nil
 }
 
-// pos returns the line and column of a byte offset.
+// pos returns the line and the column (in bytes) of a byte offset.
 func (d *jsonDoc) pos(off int64) (int, int) {
-	if off > int64(len(d.data)) {
-		off = int64(len(d.data))
+	off = min(max(off, 0), int64(len(d.data)))
+	if off < d.off {
+		d.off, d.lineStart, d.line = 0, 0, 1
 	}
-	before := d.data[:off]
-	line := bytes.Count(before, []byte("\n")) + 1
-	col := int(off) - bytes.LastIndexByte(before, '\n')
-	return line, col
+	seg := d.data[d.off:off]
+	if n := bytes.Count(seg, []byte("\n")); n > 0 {
+		d.line += n
+		d.lineStart = d.off + int64(bytes.LastIndexByte(seg, '\n')) + 1
+	}
+	d.off = off
+	return d.line, int(off-d.lineStart) + 1
 }
 
 func (d *jsonDoc) errorf(format string, args ...any) *Error {
@@ -121,7 +146,7 @@ func (d *jsonDoc) object(prefix string, depth int, cnt *counter, emit func(*Unit
 			return d.wrap(err)
 		}
 		key, _ := tok.(string)
-		line, _ := d.pos(d.dec.InputOffset())
+		line, col := d.pos(d.dec.InputOffset())
 		if strings.TrimSpace(key) == "" {
 			return d.errorf("json: an empty key under %q: every text needs a key", prefix)
 		}
@@ -129,26 +154,28 @@ func (d *jsonDoc) object(prefix string, depth int, cnt *counter, emit func(*Unit
 			key = prefix + "." + key
 		}
 		if len(key) > d.lim.MaxText {
-			return limitAt(line, 0, "a key longer than %d bytes", d.lim.MaxText)
+			return limitAt(line, col, "a key longer than %d bytes", d.lim.MaxText)
 		}
 		tok, err = d.dec.Token()
 		if err != nil {
 			return d.wrap(err)
 		}
+		vline, vcol := d.pos(d.dec.InputOffset()) // the end of the value
 		switch t := tok.(type) {
 		case string:
 			if err := cnt.add(line); err != nil {
 				return err
 			}
 			if len(t) > d.lim.MaxText {
-				return limitAt(line, 0, "key %q: a text longer than %d bytes", key, d.lim.MaxText)
+				return limitAt(vline, vcol, "key %q: a text longer than %d bytes", key, d.lim.MaxText)
 			}
-			if err := emit(&Unit{Key: key, Source: Text{Text: t}, ICU: isICU(t), Line: line}); err != nil {
+			d.unit = Unit{Key: key, Source: Text{Text: t}, ICU: isICU(t), Line: line}
+			if err := emit(&d.unit); err != nil {
 				return err
 			}
 		case json.Delim:
 			if t != '{' {
-				return errAt(line, 0, "json: key %q: a text must be a string or an object, got an array", key)
+				return errAt(vline, vcol, "json: key %q: a text must be a string or an object, got an array", key)
 			}
 			u, err := d.pluralOrNested(key, line, depth, cnt, emit)
 			if err != nil {
@@ -162,8 +189,10 @@ func (d *jsonDoc) object(prefix string, depth int, cnt *counter, emit func(*Unit
 					return err
 				}
 			}
+		case nil:
+			return errAt(vline, vcol, "json: key %q: a text must be a string or an object, got null", key)
 		default:
-			return errAt(line, 0, "json: key %q: a text must be a string or an object, got %v", key, tok)
+			return errAt(vline, vcol, "json: key %q: a text must be a string or an object, got %v", key, tok)
 		}
 	}
 	if _, err := d.dec.Token(); err != nil { // '}'
@@ -174,45 +203,53 @@ func (d *jsonDoc) object(prefix string, depth int, cnt *counter, emit func(*Unit
 
 // pluralOrNested reads an object value: a plural unit when its keys are
 // all plural categories with string values (returned), else nested keys
-// (emitted, nil returned). The object's first member decides: a plural
-// category with a string value reads on as a plural.
+// (emitted, nil returned).
 func (d *jsonDoc) pluralOrNested(key string, line, depth int, cnt *counter, emit func(*Unit) error) (*Unit, error) {
-	start := d.dec.InputOffset()
-	// Look ahead: decode the object into a map of raw values.
-	var raw map[string]json.RawMessage
-	sub := json.NewDecoder(bytes.NewReader(d.data[start-1:]))
-	if err := sub.Decode(&raw); err != nil {
-		return nil, d.wrap(err)
-	}
-	forms := map[string]string{}
-	plural := len(raw) > 0
-	for k, v := range raw {
-		var s string
-		if !IsCategory(k) || json.Unmarshal(v, &s) != nil {
-			plural = false
-			break
-		}
-		forms[k] = s
-	}
-	if !plural {
+	forms, members := d.pluralForms()
+	if forms == nil {
 		return nil, d.object(key, depth+1, cnt, emit)
 	}
-	// skip the object in the main decoder
-	for n := 1; n > 0; {
-		tok, err := d.dec.Token()
-		if err != nil {
+	// skip the object's members and its '}' in the main decoder
+	for range 2*members + 1 {
+		if _, err := d.dec.Token(); err != nil {
 			return nil, d.wrap(err)
-		}
-		if t, ok := tok.(json.Delim); ok {
-			switch t {
-			case '{', '[':
-				n++
-			default:
-				n--
-			}
 		}
 	}
 	return &Unit{Key: key, Source: Text{Text: forms["other"], Plural: forms}, Line: line}, nil
+}
+
+// pluralForms looks ahead at the object whose '{' the main decoder just
+// read, with a decoder of its own over the same bytes: its forms (a
+// category given twice keeps its last text) and its number of members
+// when every member is a plural category with a string value; nil at the
+// first member that is not, or at a syntax error, which the main decoder
+// then reports where it is. Nothing of a nested object is built before
+// its keys are counted.
+func (d *jsonDoc) pluralForms() (map[string]string, int) {
+	sub := json.NewDecoder(bytes.NewReader(d.data[d.dec.InputOffset()-1:]))
+	if _, err := sub.Token(); err != nil { // '{'
+		return nil, 0
+	}
+	forms := map[string]string{}
+	members := 0
+	for sub.More() {
+		tok, err := sub.Token()
+		k, _ := tok.(string)
+		if err != nil || !IsCategory(k) {
+			return nil, 0
+		}
+		tok, err = sub.Token()
+		v, ok := tok.(string)
+		if err != nil || !ok {
+			return nil, 0
+		}
+		forms[k] = v
+		members++
+	}
+	if members == 0 {
+		return nil, 0
+	}
+	return forms, members
 }
 
 // ARB reads Application Resource Bundle files (Flutter's l10n): each key

@@ -7,6 +7,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // PO reads gettext PO files and POT templates: each entry is a unit keyed
@@ -158,6 +159,10 @@ func (PO) Parse(r io.Reader, lim Limits, f *File, emit func(*Unit) error) error 
 	}
 	for sc.Scan() {
 		lineNo++
+		if raw := sc.Bytes(); !utf8.Valid(raw) {
+			off, _, col, _ := firstNotUTF8(raw)
+			return notUTF8(lineNo, col, raw[off], -1)
+		}
 		line := strings.TrimSpace(sc.Text())
 		if lineNo == 1 {
 			line = strings.TrimPrefix(line, "\ufeff")

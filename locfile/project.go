@@ -294,7 +294,7 @@ func Build(files []*File, opts Options) (*schema.Project, error) {
 			s.Type = base.Type()
 			s.Text = base.Source.Text
 		}
-		s.Context = joinContext(base)
+		s.Context = base.JoinedContext()
 		s.MaxLength = base.MaxLength
 		s.IsHidden = base.Hidden
 		for _, lang := range targets {
@@ -316,7 +316,13 @@ func Build(files []*File, opts Options) (*schema.Project, error) {
 	return p, nil
 }
 
-func joinContext(u *Unit) string {
+// JoinedContext is the context of the string the unit makes, as croql
+// query --data and croql serve's uploads store it: the unit's context,
+// then each of its notes not already given, one per line.
+func (u *Unit) JoinedContext() string {
+	if len(u.Notes) == 0 {
+		return u.Context
+	}
 	parts := make([]string, 0, 1+len(u.Notes))
 	if u.Context != "" {
 		parts = append(parts, u.Context)

@@ -34,9 +34,14 @@ type stringsScanner struct {
 }
 
 func (s *stringsScanner) read() (rune, error) {
-	c, _, err := s.r.ReadRune()
+	c, size, err := s.r.ReadRune()
 	if err != nil {
 		return 0, err
+	}
+	if c == utf8.RuneError && size == 1 {
+		_ = s.r.UnreadRune()
+		b, _ := s.r.ReadByte()
+		return 0, notUTF8(s.line, s.col+1, b, -1)
 	}
 	if c == '\n' {
 		s.line++
@@ -45,6 +50,16 @@ func (s *stringsScanner) read() (rune, error) {
 		s.col++
 	}
 	return c, nil
+}
+
+// endedAt is the error of a read that failed where the file may not
+// end: eof at the end of the file, else the read's own error (a byte
+// that is not UTF-8).
+func endedAt(err error, eof *Error) error {
+	if err == io.EOF {
+		return eof
+	}
+	return err
 }
 
 func (s *stringsScanner) unread(c rune) {
@@ -98,7 +113,7 @@ func (s *stringsScanner) next() (int, string, error) {
 		case c == '/':
 			d, err := s.read()
 			if err != nil {
-				return 0, "", s.errorf("a lone /")
+				return 0, "", endedAt(err, s.errorf("a lone /"))
 			}
 			switch d {
 			case '/':
@@ -122,11 +137,8 @@ func (s *stringsScanner) next() (int, string, error) {
 				prev := rune(0)
 				for {
 					e, err := s.read()
-					if err == io.EOF {
-						return 0, "", s.errorf("the file ends inside a /* comment")
-					}
 					if err != nil {
-						return 0, "", err
+						return 0, "", endedAt(err, s.errorf("the file ends inside a /* comment"))
 					}
 					if prev == '*' && e == '/' {
 						t := b.String()
@@ -188,7 +200,7 @@ func (s *stringsScanner) quoted() (string, error) {
 		case '\\':
 			d, err := s.read()
 			if err != nil {
-				return "", s.errorf("the file ends inside a string")
+				return "", endedAt(err, s.errorf("the file ends inside a string"))
 			}
 			switch d {
 			case 'n':
@@ -203,7 +215,7 @@ func (s *stringsScanner) quoted() (string, error) {
 				var h [4]rune
 				for i := range h {
 					if h[i], err = s.read(); err != nil {
-						return "", s.errorf("the file ends inside a \\U escape")
+						return "", endedAt(err, s.errorf("the file ends inside a \\U escape"))
 					}
 				}
 				v, err := strconv.ParseUint(string(h[:]), 16, 32)
@@ -216,7 +228,7 @@ func (s *stringsScanner) quoted() (string, error) {
 					var lo [6]rune
 					for i := range lo {
 						if lo[i], err = s.read(); err != nil {
-							return "", s.errorf("a \\U surrogate without its pair")
+							return "", endedAt(err, s.errorf("a \\U surrogate without its pair"))
 						}
 					}
 					w, perr := strconv.ParseUint(string(lo[2:]), 16, 32)

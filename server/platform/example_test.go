@@ -42,10 +42,11 @@ func ExampleReadSubscriptions() {
 	// Output: 42 unpaid 2026-11-01 00:00:00
 }
 
-// A key-value JSON file: nested objects give dotted keys, an object of
-// plural categories is one plural string.
-func ExampleJSONParser() {
-	strs, err := platform.JSONParser{}.Parse([]byte(`{"menu":{"open":"Open"},"files":{"one":"%d file","other":"%d files"}}`))
+// A key-value JSON file, read as croql query --data reads it: nested
+// objects give dotted keys, an object of plural categories is one plural
+// string.
+func ExampleFileParser_json() {
+	strs, err := platform.FileParser{P: locfile.JSON{}}.Parse([]byte(`{"menu":{"open":"Open"},"files":{"one":"%d file","other":"%d files"}}`))
 	if err != nil {
 		fmt.Println(err)
 		return

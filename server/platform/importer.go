@@ -375,23 +375,22 @@ func (p *Platform) ImportWith(ctx context.Context, st *server.Storage, proj *ser
 }
 
 // parseUpload reads an uploaded file with the parser of its format,
-// within the file quotas: nested JSON keys are counted before they are
-// built into identifiers.
+// within the file quotas: its strings and the bytes of their identifiers
+// (nested JSON keys repeat their parents') are counted as they are read,
+// before the strings are built.
 func (p *Platform) parseUpload(name string, data []byte) (Parser, []Parsed, error) {
 	parser, err := parserFor(p.cfg.Parsers, name, data)
 	if err != nil {
 		return nil, nil, failf(http.StatusBadRequest, "%v", err)
 	}
-	if _, ok := parser.(JSONParser); ok && p.cfg.MaxFileBytes > 0 {
-		if n := jsonIdentifierBytes(data); n > p.cfg.MaxFileBytes {
-			return nil, nil, fileBytesTooLarge(n, p.cfg.MaxFileBytes, "the identifiers of its nested keys")
-		}
-	}
-	parsed, err := parseFile(parser, data, p.cfg.MaxFileStrings)
-	if errors.Is(err, errTooManyStrings) {
+	parsed, err := parseFile(parser, data, uploadQuota{strings: p.cfg.MaxFileStrings, keyBytes: p.cfg.MaxFileBytes})
+	var kb *keyBytesError
+	switch {
+	case errors.Is(err, errTooManyStrings):
 		return nil, nil, tooManyStrings(p.cfg.MaxFileStrings)
-	}
-	if err != nil {
+	case errors.As(err, &kb):
+		return nil, nil, fileBytesTooLarge(kb.n, p.cfg.MaxFileBytes, "its identifiers: nested JSON keys repeat their parents'")
+	case err != nil:
 		return nil, nil, failf(http.StatusBadRequest, "The file %s could not be parsed: %v", name, err)
 	}
 	return parser, parsed, nil
@@ -459,7 +458,11 @@ func sourceStrings(file string, parsed []Parsed) []postimport.String {
 // carries it.
 func sourceString(file string, parsed []Parsed, i int) postimport.String {
 	ps := &parsed[i]
-	s := postimport.String{UniqID: uniqID(file, ps.Identifier, i+1), Identifier: ps.Identifier, Context: ps.Context}
+	s := postimport.String{UniqID: uniqID(file, ps.Identifier, i+1), Identifier: ps.Identifier, Context: ps.Context, MaxLength: ps.MaxLength}
+	if ps.Hidden {
+		hidden := true
+		s.IsHidden = &hidden
+	}
 	if ps.Plural != nil {
 		s.HasPlurals, s.Text = true, postimport.PluralText(ps.Plural)
 	} else {

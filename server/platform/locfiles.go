@@ -3,19 +3,23 @@ package platform
 import (
 	"bytes"
 	"maps"
+	"math"
 
 	"github.com/croql/croql/locfile"
 )
 
 // FileParser reads one of the localization formats of package locfile
-// (XLIFF 1.2 and 2.0, gettext PO, iOS .strings and .stringsdict, ARB) as
-// an upload's Parser: each unit is a string with every plural form of
-// its source text and its context. A bilingual file (XLIFF, PO) gives its
-// source texts to a source upload and its target texts to a translation
-// upload.
+// (XLIFF 1.2 and 2.0, gettext PO, iOS .strings and .stringsdict, ARB,
+// key-value JSON, Android XML) as an upload's Parser, as croql query
+// --data reads it: each unit is a string with every plural form of its
+// source text, its context and notes (Unit.JoinedContext), its hidden
+// flag and its max length. A bilingual file (XLIFF, PO) gives its source
+// texts to a source upload and its target texts to a translation upload.
 type FileParser struct {
 	P locfile.Parser
-	// Limits bound the file (locfile's defaults when zero).
+	// Limits bound the file (locfile's defaults when zero, but for
+	// MaxUnits: zero is no bound of its own, as the per-file strings
+	// quota bounds an upload).
 	Limits locfile.Limits
 }
 
@@ -26,32 +30,27 @@ func (f FileParser) Type() string { return f.P.Type() }
 func (f FileParser) Match(name string, head []byte) bool { return f.P.Match(name, head) }
 
 // Parse reads the units in file order.
-func (f FileParser) Parse(data []byte) ([]Parsed, error) {
+func (f FileParser) Parse(data []byte) ([]Parsed, error) { return f.parseWithin(data, uploadQuota{}) }
+
+// parseWithin reads the units in file order, counting each as it is
+// read, before its string is built, and stopping at the quota q.
+func (f FileParser) parseWithin(data []byte, q uploadQuota) ([]Parsed, error) {
 	lim := f.Limits
-	if lim.MaxBytes == 0 {
-		lim.MaxBytes = 256 << 20
-	}
 	if lim.MaxUnits == 0 {
-		lim.MaxUnits = 1_000_000
-	}
-	if lim.MaxText == 0 {
-		lim.MaxText = 1 << 20
-	}
-	if lim.MaxDepth == 0 {
-		lim.MaxDepth = 64
+		lim.MaxUnits = math.MaxInt
 	}
 	var out []Parsed
+	var keyBytes int64
 	file := &locfile.File{}
-	err := f.P.Parse(bytes.NewReader(data), lim, file, func(u *locfile.Unit) error {
-		// The unit is the parser's own: its forms are copied.
-		p := Parsed{Identifier: u.Key, Text: u.Source.Text, Plural: maps.Clone(u.Source.Plural), Context: u.Context}
-		if file.Bilingual {
-			p.bilingual = true
-			if !u.Target.IsZero() {
-				p.Target = &Parsed{Identifier: u.Key, Text: u.Target.Text, Plural: maps.Clone(u.Target.Plural)}
-			}
+	// A Buffer: the JSON formats read its bytes in place.
+	err := f.P.Parse(bytes.NewBuffer(data), lim, file, func(u *locfile.Unit) error {
+		if q.strings > 0 && len(out) >= q.strings {
+			return errTooManyStrings
 		}
-		out = append(out, p)
+		if keyBytes += int64(len(u.Key)); q.keyBytes > 0 && keyBytes > q.keyBytes {
+			return &keyBytesError{n: keyBytes}
+		}
+		out = append(out, parsedUnit(u, file.Bilingual))
 		return nil
 	})
 	if err != nil {
@@ -60,16 +59,20 @@ func (f FileParser) Parse(data []byte) ([]Parsed, error) {
 	return out, nil
 }
 
-// fileParsers are the locfile formats besides JSON and Android, which
-// JSONParser and AndroidParser read.
-func fileParsers() []Parser {
-	var out []Parser
-	for _, p := range locfile.Parsers() {
-		switch p.Type() {
-		case "json", "android":
-			continue
-		}
-		out = append(out, FileParser{P: p})
+// parsedUnit is the string of a unit (the parser's own: its forms are
+// copied).
+func parsedUnit(u *locfile.Unit, bilingual bool) Parsed {
+	p := Parsed{Identifier: u.Key, Text: u.Source.Text, Plural: maps.Clone(u.Source.Plural),
+		Context: u.JoinedContext(), Hidden: u.Hidden}
+	if u.MaxLength != nil {
+		n := int(*u.MaxLength)
+		p.MaxLength = &n
 	}
-	return out
+	if bilingual {
+		p.bilingual = true
+		if !u.Target.IsZero() {
+			p.Target = &Parsed{Identifier: u.Key, Text: u.Target.Text, Plural: maps.Clone(u.Target.Plural)}
+		}
+	}
+	return p
 }

@@ -23,6 +23,7 @@ import (
 
 	"github.com/croql/croql/app/postimport"
 	"github.com/croql/croql/internal/testdb"
+	"github.com/croql/croql/locfile"
 	"github.com/croql/croql/schema"
 	"github.com/croql/croql/server"
 	"github.com/croql/croql/server/platform"
@@ -212,7 +213,9 @@ func testImportWithoutModule(t *testing.T, engine string) {
 	status, body = do(t, http.MethodPost, base.URL+"/api/v2/projects/1/files", strings.NewReader(xml), map[string]string{"Crowdin-API-FileName": "strings.xml"})
 	require.Equal(t, http.StatusCreated, status, string(body))
 	require.Contains(t, string(body), `"type":"android"`)
-	require.Equal(t, []string{`files={"one":"One file","other":"%d files"}`, `hi="Hi 'you'"`}, listStrings(t, base.URL, `name of file = "strings.xml"`))
+	require.Equal(t, []string{`files={"one":"One file","other":"%d files"}`, `hi="Hi 'you'"`, `skip="x"`}, listStrings(t, base.URL, `name of file = "strings.xml"`))
+	// translatable="false" is a hidden string, as the platform imports it.
+	require.Equal(t, []string{"skip"}, keys(t, base.URL, `is hidden`))
 
 	// A translation upload stores the translations of the file's keys.
 	status, body = uploadFile(t, base.URL, "/api/v2/projects/1/translations", "app.json", `{"a":"Яблуко","items":{"one":"%d річ","few":"%d речі","many":"%d речей"}}`, map[string]string{"languageId": "uk"})
@@ -238,6 +241,10 @@ func testImportWithoutModule(t *testing.T, engine string) {
 	status, body = uploadFile(t, base.URL, "/api/v2/projects/1/files", "bad.json", `{"a":1}`, nil)
 	require.Equal(t, http.StatusBadRequest, status)
 	require.Contains(t, string(body), `key \"a\"`)
+	// The line and the column, and what a text must be.
+	status, body = uploadFile(t, base.URL, "/api/v2/projects/1/files", "bad.json", `{"a":null}`, nil)
+	require.Equal(t, http.StatusBadRequest, status)
+	require.Contains(t, string(body), `The file bad.json could not be parsed: line 1, column 10: json: key \"a\": a text must be a string or an object, got null`)
 	status, _ = uploadFile(t, base.URL, "/api/v2/projects/1/translations", "app.json", `{}`, map[string]string{"languageId": "fr"})
 	require.Equal(t, http.StatusBadRequest, status)
 	status, _ = uploadFile(t, base.URL, "/api/v2/projects/2/files", "app.json", `{}`, nil)
@@ -422,21 +429,24 @@ func testTranslationUploadRunsTheModule(t *testing.T, engine string) {
 	require.Equal(t, []string{`greeting="Hello"`}, listStrings(t, base.URL, `count of languages summary where (is approved) > 0`))
 }
 
+// TestParsers: uploads read Android XML and key-value JSON with package
+// locfile's parsers; what they refuse is an error with its position.
 func TestParsers(t *testing.T) {
-	got, err := platform.AndroidParser{}.Parse([]byte(`<resources>
+	android, kv := platform.FileParser{P: locfile.Android{}}, platform.FileParser{P: locfile.JSON{}}
+	got, err := android.Parse([]byte(`<resources>
 	  <string name="a">Don\'t &amp; <b>bold</b>\nnext</string>
 	  <string name="q">"  quoted  "</string>
 	</resources>`))
 	require.NoError(t, err)
 	require.Equal(t, []platform.Parsed{{Identifier: "a", Text: "Don't & <b>bold</b>\nnext"}, {Identifier: "q", Text: "  quoted  "}}, got)
 	for _, bad := range []string{`<resources><string>x</string></resources>`, `<resources><plurals name="p"><item quantity="lots">x</item></plurals></resources>`, `<resources`} {
-		_, err := platform.AndroidParser{}.Parse([]byte(bad))
-		require.Error(t, err, bad)
+		_, err := android.Parse([]byte(bad))
+		require.ErrorContains(t, err, "line 1", bad)
 	}
 	for _, bad := range []string{`[]`, `{"a":[1]}`, `{"":"x"}`, `{"a":{" ":"x"}}`, `{"a":"x"} {}`, `{"a":`, `{"a":null}`} {
-		_, err := platform.JSONParser{}.Parse([]byte(bad))
-		require.Error(t, err, bad)
+		_, err := kv.Parse([]byte(bad))
+		require.ErrorContains(t, err, "line 1, column", bad)
 	}
-	require.True(t, platform.AndroidParser{}.Match("values/strings.xml", []byte(`<?xml?><resources>`)))
-	require.False(t, platform.AndroidParser{}.Match("data.xml", []byte(`<root/>`)))
+	require.True(t, android.Match("values/strings.xml", []byte(`<?xml?><resources>`)))
+	require.False(t, android.Match("data.xml", []byte(`<root/>`)))
 }

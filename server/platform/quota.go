@@ -1,12 +1,9 @@
 package platform
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
-	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -292,84 +289,4 @@ func checkUploadBytes(out uploadStrings, parsed []Parsed, language string, max i
 		return fileBytesTooLarge(n, max, "identifiers, contexts, texts, labels and translations")
 	}
 	return nil
-}
-
-// jsonIdentifierBytes are the bytes of the identifiers a key-value JSON
-// file gives (nested keys joined with dots, as JSONParser reads them),
-// counted in one pass that holds one key at a time: nested keys repeat
-// their parents' keys, so the identifiers can be far larger than the
-// file. A file JSONParser would refuse counts what was read until then
-// (the parse then says what is wrong).
-func jsonIdentifierBytes(data []byte) int64 {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return 0
-	}
-	strs, rel, _ := jsonObjectBytes(dec, 1)
-	return rel - strs // the top-level keys have no leading dot
-}
-
-// maxJSONDepth is the nesting encoding/json reads (deeper files are
-// refused by the parse).
-const maxJSONDepth = 10000
-
-// jsonObjectBytes reads the members of an object whose '{' was read and
-// returns the strings it gives, the bytes of their identifiers relative
-// to the object (each with its leading dot), and whether it is a plural
-// (every key a CLDR category, every value a string: one string). The
-// sums saturate rather than overflow; past maxJSONDepth it stops.
-func jsonObjectBytes(dec *json.Decoder, depth int) (strs, rel int64, plural bool) {
-	if depth > maxJSONDepth {
-		return 0, 0, false
-	}
-	plural = true
-	members := 0
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return strs, rel, false
-		}
-		key, _ := tok.(string)
-		members++
-		plural = plural && pluralCategories[key]
-		val, err := dec.Token()
-		if err != nil {
-			return strs, rel, false
-		}
-		var n, sub int64 = 1, 0
-		switch val {
-		case json.Delim('{'):
-			var p bool
-			n, sub, p = jsonObjectBytes(dec, depth+1)
-			if p && n > 0 {
-				n, sub = 1, 0
-			}
-			plural = false
-		case json.Delim('['):
-			return strs, rel, false
-		}
-		strs = satAdd(strs, n)
-		rel = satAdd(rel, satAdd(satMul(n, int64(len(key))+1), sub))
-	}
-	if _, err := dec.Token(); err != nil {
-		return strs, rel, false
-	}
-	if plural && members > 0 {
-		return strs, rel, true
-	}
-	return strs, rel, false
-}
-
-func satAdd(a, b int64) int64 {
-	if a > math.MaxInt64-b {
-		return math.MaxInt64
-	}
-	return a + b
-}
-
-func satMul(a, b int64) int64 {
-	if b != 0 && a > math.MaxInt64/b {
-		return math.MaxInt64
-	}
-	return a * b
 }

@@ -21,7 +21,7 @@ func TestInvalidUTF8Refused(t *testing.T) {
 			bad := "{\n  \"hi\": \"H\xffllo\"\n}"
 			status, body := uploadFile(t, base.URL, "/api/v2/projects/1/files", "app.json", bad, nil)
 			require.Equal(t, http.StatusBadRequest, status, string(body))
-			require.Contains(t, string(body), "not valid UTF-8: byte 0xFF at line 2, column 11 (byte offset 12)")
+			require.Contains(t, string(body), "line 2, column 11: the file is not valid UTF-8: byte 0xFF (byte offset 12); save it as UTF-8")
 
 			status, body = do(t, http.MethodPost, base.URL+"/api/v2/storages", strings.NewReader(bad),
 				map[string]string{"Crowdin-API-FileName": "app.json"})
@@ -38,7 +38,7 @@ func TestInvalidUTF8Refused(t *testing.T) {
 			require.Equal(t, http.StatusCreated, status, string(body))
 			status, body = uploadFile(t, base.URL, "/api/v2/projects/1/translations", "app.json", "{\"hi\":\"\xc3(\"}", map[string]string{"languageId": "uk"})
 			require.Equal(t, http.StatusBadRequest, status, string(body))
-			require.Contains(t, string(body), "byte 0xC3 at line 1, column 8")
+			require.Contains(t, string(body), "line 1, column 8: the file is not valid UTF-8: byte 0xC3 (byte offset 7)")
 			require.Equal(t, 0, countTranslations(t, base.URL, "uk"))
 		})
 	}
