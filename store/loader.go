@@ -928,8 +928,7 @@ func (ld *loader) object(t *mapping.Table, v reflect.Value, fk *string, fkVal, o
 	if err != nil {
 		return 0, err
 	}
-	n := len(ti.Columns) + len(ti.Counts)
-	row := ld.rowBuf(n + 1)[:n]
+	row := ld.rowBuf(len(ti.Columns) + len(ti.Counts) + 1)[:len(ti.Columns)+len(ti.Counts)]
 	defer ld.putRowBuf(row)
 	gf.countInto(v, row[len(ti.Columns):])
 	fkName := ""
