@@ -62,7 +62,9 @@ type Table struct {
 	Children map[string]*Child
 	// Indexes lists extra indexes of the reference DDL, each a column list.
 	// Keys, foreign keys, join tables and reference columns are indexed
-	// without being listed.
+	// without being listed. OwnerFK in a list stands for the element
+	// table's foreign key to its owner (Child.FK, as renamed), and is left
+	// out where the table has none or several.
 	Indexes [][]string
 	// Unique lists unique indexes of the reference DDL.
 	Unique [][]string
@@ -322,7 +324,10 @@ func (m *Mapping) addIndexes() {
 	add("source string", false, "is_hidden")
 	add("source string", false, "is_duplicate")
 	add("source string", false, "type")
-	add("comment", false, "user_id")
+	// Comments by a user: the owner's key beside user_id covers the
+	// strings of that user's comments (`count of comments where (user =
+	// @user:"alice") > 0`): the index alone, not each comment's row.
+	add("comment", false, "user_id", OwnerFK)
 	add("languages summary element", false, "translation_updated")
 	add("translation", false, "language")
 	add("languages summary element", false, "language")
@@ -332,6 +337,10 @@ func (m *Mapping) addIndexes() {
 	// that user's few approvals instead of reading every translation.
 	add("approval", false, "user_id")
 }
+
+// OwnerFK, in a list of Table.Indexes, is the element table's foreign key
+// to its owner, whatever Child.FK names it.
+const OwnerFK = "<owner fk>"
 
 func parentFK(o *schema.Object) string {
 	if k, ok := parentKeys[o.GoType.Name()]; ok {

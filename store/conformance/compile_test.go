@@ -269,10 +269,16 @@ func TestDDLIndexes(t *testing.T) {
 		for _, idx := range []string{"comments_string_id_idx", "votes_translation_id_idx", "approvals_translation_id_idx",
 			"languages_summary_string_id_idx", "tm_records_segment_id_idx", "strings_file_id_idx", "strings_branch_id_idx",
 			"string_translations_translation_id_idx", "string_labels_label_id_idx", "strings_identifier_idx",
-			"strings_added_idx", "translations_language_idx", "users_login_idx", "approvals_user_id_idx"} {
+			"strings_added_idx", "translations_language_idx", "users_login_idx", "approvals_user_id_idx",
+			"comments_user_id_string_id_idx"} {
 			assert.Contains(t, ddl, d.Quote(idx), "%s lacks %s", d.Name(), idx)
 		}
 	}
+	// The comments' index by user ends with their owner's key, as renamed.
+	r := mapping.Default(schema.New())
+	r.Tables["source string"].Children["comments"].FK = "owner_sid"
+	ddl := strings.Join(store.DDL(compile.SQLite{}, r), "\n")
+	assert.Contains(t, ddl, `CREATE INDEX "comments_user_id_owner_sid_idx" ON "comments" ("user_id", "owner_sid")`)
 }
 
 // TestExplainUsesIndexes shows with the engines' EXPLAIN that the compiled
@@ -294,6 +300,9 @@ func TestExplainUsesIndexes(t *testing.T) {
 		// Approved by a user: SQLite's nested IN starts from the user's
 		// approvals.
 		{"strings", `count of translations where (count of approvals where (user = @user:"alice") > 0) > 0`, "approvals_user_id_idx"},
+		// Commented by a user: the strings of the user's comments, read
+		// from the index by user alone.
+		{"strings", `count of comments where (user = @user:"alice") > 0`, "comments_user_id_string_id_idx"},
 	}
 	for _, name := range engines(t) {
 		if name == "mysql" {
