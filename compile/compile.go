@@ -1438,11 +1438,10 @@ func (c *compiler) countOf(coll typecheck.Node) (alias, col string) {
 	where := ""
 	x := coll
 	if f, ok := x.(*typecheck.Filter); ok {
-		pf, isField := f.Pred.(*typecheck.Field)
-		if f.Kind != ast.Where || !isField || pf.Scope != f.Scope || pf.F.Type.Kind != schema.Bool || pf.Obj != f.Elem {
+		if where = countWhere(f); where == "" {
 			return "", ""
 		}
-		where, x = pf.F.Name, f.X
+		x = f.X
 	}
 	base, ok := x.(*typecheck.Field)
 	if !ok || base.F.Type.Kind != schema.Collection || base.Scope < 0 || base.Scope >= len(c.scopes) {
@@ -1457,6 +1456,32 @@ func (c *compiler) countOf(coll typecheck.Node) (alias, col string) {
 		return "", ""
 	}
 	return p.alias, c.q(name)
+}
+
+// countWhere is the filter of f as a key of mapping.Table.Counts (see
+// mapping.CountKey): f is `where` with a plain bool field of the element,
+// or several, each maybe negated, joined by `and`; "" when it is not.
+func countWhere(f *typecheck.Filter) string {
+	if f.Kind != ast.Where {
+		return ""
+	}
+	terms := []typecheck.Node{f.Pred}
+	if l, ok := f.Pred.(*typecheck.Logic); ok && l.Op == ast.OpAnd {
+		terms = flatten(l)
+	}
+	out := make([]string, len(terms))
+	for i, t := range terms {
+		not := ""
+		if n, ok := t.(*typecheck.Not); ok {
+			not, t = "not ", n.X
+		}
+		pf, isField := t.(*typecheck.Field)
+		if !isField || pf.Scope != f.Scope || pf.F.Type.Kind != schema.Bool || pf.Obj != f.Elem {
+			return ""
+		}
+		out[i] = not + pf.F.Name
+	}
+	return strings.Join(out, " and ")
 }
 
 // countExists writes n, "some element of n.X", as the count the row

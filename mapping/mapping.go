@@ -62,7 +62,9 @@ type Table struct {
 	Children map[string]*Child
 	// Indexes lists extra indexes of the reference DDL, each a column list.
 	// Keys, foreign keys, join tables and reference columns are indexed
-	// without being listed.
+	// without being listed. OwnerFK in a list stands for the element
+	// table's foreign key to its owner (Child.FK, as renamed), and is left
+	// out where the table has none or several.
 	Indexes [][]string
 	// Unique lists unique indexes of the reference DDL.
 	Unique [][]string
@@ -77,22 +79,34 @@ type Table struct {
 	// (store.RefreshCounts): the key is a collection field's name
 	// ("translations"), or that and a plain bool field of its elements
 	// ("languages summary where has qa issues") for the count of the
-	// elements where it is true. The compiler reads such a column for
-	// `count of translations` and `count of languages summary where (has
-	// qa issues)` of the row instead of counting the elements. The DDL
+	// elements where it is true, or several such fields, each true or
+	// `not`, joined by `and` ("languages summary where is translated and
+	// not is approved"). The compiler reads such a column for `count of
+	// translations`, `count of languages summary where (has qa issues)`
+	// and `count of languages summary where (not is approved and is
+	// translated)` (the fields in any order) of the row instead of
+	// counting the elements. The DDL
 	// creates them NOT NULL DEFAULT 0, apart from the Layout's Columns
 	// (rows are written without them).
 	Counts map[string]string
 }
 
 // CountKey is the key of Table.Counts of the count of the elements of
-// collection coll, or of those where the bool field where is true when
-// where is not empty.
+// collection coll, or of those where where holds when it is not empty:
+// a bool field, or several, each maybe after `not`, joined by ` and `.
 func CountKey(coll, where string) string {
 	if where == "" {
 		return coll
 	}
 	return coll + " where " + where
+}
+
+// countTerms is the set of the terms of where (CountKey), each a field
+// name or `not ` and one, sorted: the same for the terms in any order.
+func countTerms(where string) []string {
+	terms := strings.Split(where, " and ")
+	slices.Sort(terms)
+	return terms
 }
 
 // Child tells how the elements of a collection are found.
@@ -322,7 +336,10 @@ func (m *Mapping) addIndexes() {
 	add("source string", false, "is_hidden")
 	add("source string", false, "is_duplicate")
 	add("source string", false, "type")
-	add("comment", false, "user_id")
+	// Comments by a user: the owner's key beside user_id covers the
+	// strings of that user's comments (`count of comments where (user =
+	// @user:"alice") > 0`): the index alone, not each comment's row.
+	add("comment", false, "user_id", OwnerFK)
 	add("languages summary element", false, "translation_updated")
 	add("translation", false, "language")
 	add("languages summary element", false, "language")
@@ -332,6 +349,10 @@ func (m *Mapping) addIndexes() {
 	// that user's few approvals instead of reading every translation.
 	add("approval", false, "user_id")
 }
+
+// OwnerFK, in a list of Table.Indexes, is the element table's foreign key
+// to its owner, whatever Child.FK names it.
+const OwnerFK = "<owner fk>"
 
 func parentFK(o *schema.Object) string {
 	if k, ok := parentKeys[o.GoType.Name()]; ok {
@@ -698,21 +719,30 @@ func defaultCounts() map[string]string {
 		"has translation as source", "has translation after approval", "has shared translation", "has qa issues"} {
 		out[CountKey("languages summary", f)] = "n_summary_" + strings.ReplaceAll(f, " ", "_")
 	}
+	// Pairs of flags the seed patterns filter by.
+	out[CountKey("languages summary", "is translated and not is approved")] = "n_summary_translated_not_approved"
+	out[CountKey("languages summary", "is translated and not has shared translation")] = "n_summary_translated_not_shared"
 	return out
 }
 
 // CountColumn is a column of Table.Counts: Name holds the count of the
 // elements of the collection Field of the row (through Child, in table
-// Elem), where the bool column Where of the element is true when Where
-// is not empty.
+// Elem) where every term of Where holds (every element when Where is
+// empty).
 type CountColumn struct {
 	Name  string
 	Field *schema.Field
 	Child *Child
 	Elem  *Table
-	Where string
-	// WhereField is the element's bool field of Where (nil without).
-	WhereField *schema.Field
+	Where []CountTerm
+}
+
+// CountTerm is a term of a CountColumn's filter: the element's bool
+// column Column (of the field Field) is true, or false when Not.
+type CountTerm struct {
+	Column string
+	Field  *schema.Field
+	Not    bool
 }
 
 // counts checks and lists the Counts columns of every table.
@@ -757,19 +787,32 @@ func (b *layoutBuilder) countColumn(ti *TableLayout, key string) (CountColumn, e
 	if where == "" {
 		return cc, nil
 	}
-	wf, _ := cc.Field.Type.Obj.Field(where)
-	if wf == nil || wf.Type.Kind != schema.Bool || wf.Nullable || typecheck.DerivedBase(wf) != nil || et.Columns[where] == "" {
-		return cc, fmt.Errorf("`%s` is not a stored bool field of %s", where, cc.Field.Type.Obj.Name)
+	for _, term := range strings.Split(where, " and ") {
+		name, not := strings.CutPrefix(term, "not ")
+		wf, _ := cc.Field.Type.Obj.Field(name)
+		if wf == nil || wf.Type.Kind != schema.Bool || wf.Nullable || typecheck.DerivedBase(wf) != nil || et.Columns[name] == "" {
+			return cc, fmt.Errorf("`%s` is not a stored bool field of %s", name, cc.Field.Type.Obj.Name)
+		}
+		cc.Where = append(cc.Where, CountTerm{Column: et.Columns[name], Field: wf, Not: not})
 	}
-	cc.Where, cc.WhereField = et.Columns[where], wf
 	return cc, nil
 }
 
 // Count is the column of t that holds the count of the elements of its
-// collection coll (where the bool field where of the element is true,
-// when where is not empty), "" when it has none.
+// collection coll (where where holds, when it is not empty: see
+// CountKey; its terms in any order), "" when it has none.
 func (t *Table) Count(coll, where string) string {
-	return t.Counts[CountKey(coll, where)]
+	if name := t.Counts[CountKey(coll, where)]; name != "" || !strings.Contains(where, " and ") {
+		return name
+	}
+	terms := countTerms(where)
+	for key, name := range t.Counts {
+		c, w, ok := strings.Cut(key, " where ")
+		if ok && c == coll && slices.Equal(countTerms(w), terms) {
+			return name
+		}
+	}
+	return ""
 }
 
 // storedKind is the column kind of a Stored Go field's type.

@@ -56,8 +56,12 @@ func countsSQL(d compile.Dialect, ti *mapping.TableLayout) string {
 		} else {
 			from = d.Quote(c.Elem.Name) + " AS e WHERE e." + d.Quote(c.Child.FK) + " = " + key
 		}
-		if c.Where != "" {
-			from += " AND e." + d.Quote(c.Where)
+		for _, t := range c.Where {
+			from += " AND "
+			if t.Not {
+				from += "NOT "
+			}
+			from += "e." + d.Quote(t.Column)
 		}
 		sets[i] = d.Quote(c.Name) + " = (SELECT COUNT(*) FROM " + from + ")"
 	}

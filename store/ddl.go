@@ -180,7 +180,7 @@ func (w *ddlWriter) table(ti *mapping.TableLayout) {
 		add(true, u...)
 	}
 	for _, x := range t.Indexes {
-		add(false, x...)
+		add(false, ownerFK(x, ti.FKs)...)
 	}
 	// A count kept on the row (mapping.Table.Counts) is compared with a
 	// constant: `count of comments > 0` over the index is a range of it.
@@ -240,4 +240,19 @@ func (w *ddlWriter) shardDef(table string) []string {
 		return nil
 	}
 	return []string{w.d.Quote(mapping.ShardKeyColumn) + " " + w.d.ColumnType(schema.Int) + " NOT NULL"}
+}
+
+// ownerFK is the index cols with mapping.OwnerFK replaced by the table's
+// one foreign key (fks), or left out where it has none or several.
+func ownerFK(cols, fks []string) []string {
+	i := slices.Index(cols, mapping.OwnerFK)
+	if i < 0 {
+		return cols
+	}
+	out := slices.Clone(cols)
+	if len(fks) == 1 {
+		out[i] = fks[0]
+		return out
+	}
+	return slices.Delete(out, i, i+1)
 }

@@ -835,8 +835,9 @@ func (ld *loader) findTable(t reflect.Type) *mapping.Table {
 type goFields struct {
 	cols, colls [][]int
 	// counts are the collections of the table's Counts columns, and
-	// where the bool field of their elements each counts (nil: all).
-	counts, countWhere [][]int
+	// countWhere the filter of the elements each counts (nil: all).
+	counts     [][]int
+	countWhere [][]goTerm
 }
 
 type fieldsKey struct {
@@ -876,22 +877,29 @@ func (f *goFields) countFields(cs []mapping.CountColumn, t reflect.Type) error {
 		if !ok || sf.Type.Kind() != reflect.Slice {
 			return fmt.Errorf("store: %s has no Go slice field %s", t, c.Field.GoName)
 		}
-		var where []int
-		if c.WhereField != nil {
+		var where []goTerm
+		for _, t := range c.Where {
 			et := sf.Type.Elem()
-			wf, ok := et.FieldByName(c.WhereField.GoName)
+			wf, ok := et.FieldByName(t.Field.GoName)
 			if et.Kind() != reflect.Struct || !ok || wf.Type.Kind() != reflect.Bool {
-				return fmt.Errorf("store: %s has no Go bool field %s", et, c.WhereField.GoName)
+				return fmt.Errorf("store: %s has no Go bool field %s", et, t.Field.GoName)
 			}
-			where = wf.Index
+			where = append(where, goTerm{wf.Index, t.Not})
 		}
 		f.counts, f.countWhere = append(f.counts, sf.Index), append(f.countWhere, where)
 	}
 	return nil
 }
 
+// goTerm is a term of a count's filter (mapping.CountTerm): the Go bool
+// field at idx is true, or false when not.
+type goTerm struct {
+	idx []int
+	not bool
+}
+
 // countInto writes the Counts columns of v into row: the length of each
-// collection, or how many of its elements have the bool field set.
+// collection, or how many of its elements pass its filter.
 func (f *goFields) countInto(v reflect.Value, row []any) {
 	for i, idx := range f.counts {
 		sv := fieldAt(v, idx)
@@ -899,13 +907,23 @@ func (f *goFields) countInto(v reflect.Value, row []any) {
 		if w := f.countWhere[i]; w != nil {
 			n = 0
 			for j := range sv.Len() {
-				if fieldAt(sv.Index(j), w).Bool() {
+				if passes(sv.Index(j), w) {
 					n++
 				}
 			}
 		}
 		row[i] = n
 	}
+}
+
+// passes reports whether every term of w holds of the element e.
+func passes(e reflect.Value, w []goTerm) bool {
+	for _, t := range w {
+		if fieldAt(e, t.idx).Bool() == t.not {
+			return false
+		}
+	}
+	return true
 }
 
 func fieldAt(v reflect.Value, idx []int) reflect.Value {
