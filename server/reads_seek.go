@@ -134,9 +134,7 @@ func (s *Server) seekIndex(ctx context.Context, p *Project, rq *rowsQuery) *seek
 func (s *Server) dropSeek(k seekKey, e *seekEntry) {
 	delete(s.seeks.m, k)
 	if e.ix != nil {
-		s.resident.mu.Lock()
-		s.resident.used -= e.ix.bytes
-		s.resident.mu.Unlock()
+		s.resident.release(e.ix.bytes)
 	}
 }
 
@@ -179,13 +177,9 @@ func (s *Server) buildSeek(ctx context.Context, p *Project, stmt string, args []
 	}
 	ix.keys, ix.before = slices.Clip(ix.keys), slices.Clip(ix.before)
 	ix.bytes = int64(len(ix.keys)) * 16
-	rs := s.resident
-	rs.mu.Lock()
-	defer rs.mu.Unlock()
-	if rs.used+ix.bytes > rs.max {
+	if !s.resident.reserve(ix.bytes) {
 		return nil, nil
 	}
-	rs.used += ix.bytes
 	return ix, nil
 }
 
@@ -213,4 +207,23 @@ func (s *Server) seekPage(ctx context.Context, req *listRequest, rq *rowsQuery) 
 	}
 	s.seeks.served.Add(1)
 	return objs, ix.total, true, nil
+}
+
+// reserve takes n bytes of the resident budget, and reports false
+// (taking none) when they do not fit.
+func (rs *residents) reserve(n int64) bool {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if rs.used+n > rs.max {
+		return false
+	}
+	rs.used += n
+	return true
+}
+
+// release gives back n bytes that reserve took.
+func (rs *residents) release(n int64) {
+	rs.mu.Lock()
+	rs.used -= n
+	rs.mu.Unlock()
 }

@@ -377,7 +377,7 @@ func (l *Loader) awaitTracked() error {
 	if _, ok := l.d.(compile.Sharding); !ok {
 		return nil
 	}
-	return awaitColumns(l.ctx, l.conn, l.m, func(s string) string { return s })
+	return awaitColumns(l.ctx, l.conn, l.m)
 }
 
 // buildIndexes builds the keys and indexes left for after the rows and

@@ -198,7 +198,7 @@ func (vitessBackend) publishTarget(ctx context.Context, db *sql.DB, keyspace, pr
 	if _, err := db.ExecContext(ctx, "RENAME TABLE "+strings.Join(parts, ", ")); err != nil {
 		return fmt.Errorf("store: vitess: moving the tables into place in keyspace %s: %w", keyspace, err)
 	}
-	return awaitColumns(ctx, db, mapping.Default(schema.New()), func(s string) string { return s })
+	return awaitColumns(ctx, db, mapping.Default(schema.New()))
 }
 
 // ownShardKey makes the VSchema entry of table, which does not exist in
@@ -402,15 +402,15 @@ func (vitessBackend) loadOptions(db *DB) []LoadOption {
 const columnsSettle = 60 * time.Second
 
 // awaitColumns waits until vtgate plans a statement that names every
-// column of every table of m's layout, mapping.ShardKeyColumn of the
-// tables placed with their string included (names mapped by rename). vtgate's
-// schema tracking learns the columns of a new table some time after its
-// CREATE TABLE or RENAME TABLE; until then it plans with the columns of
-// the table it tracked under that name before, and refuses a column that
-// table did not have (error 1054), as a load with another mapping than
-// the keyspace's last one would otherwise see in its first reads.
-func awaitColumns(ctx context.Context, q querier, m *mapping.Mapping, rename func(string) string) error {
-	d := compile.Vitess{}
+// column of every table of m's layout (its counts, and
+// mapping.ShardKeyColumn of the tables placed with their string,
+// included). vtgate's schema tracking learns the columns of a new table
+// some time after its CREATE TABLE or RENAME TABLE; until then it plans
+// with the columns of the table it tracked under that name before, and
+// refuses a column that table did not have (error 1054), as a load with
+// another mapping than the keyspace's last one would otherwise see in its
+// first reads.
+func awaitColumns(ctx context.Context, q querier, m *mapping.Mapping) error {
 	l, err := m.Layout()
 	if err != nil {
 		return err
@@ -418,6 +418,9 @@ func awaitColumns(ctx context.Context, q querier, m *mapping.Mapping, rename fun
 	tables := map[string][]string{}
 	for _, t := range l.Tables {
 		for _, c := range t.Columns {
+			tables[t.Table.Name] = append(tables[t.Table.Name], c.Name)
+		}
+		for _, c := range t.Counts {
 			tables[t.Table.Name] = append(tables[t.Table.Name], c.Name)
 		}
 	}
@@ -432,31 +435,41 @@ func awaitColumns(ctx context.Context, q querier, m *mapping.Mapping, rename fun
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	for _, name := range slices.Sorted(maps.Keys(tables)) {
-		cols := make([]string, len(tables[name]))
-		for i, c := range tables[name] {
-			cols[i] = d.Quote(c)
-		}
-		probe := "SELECT " + strings.Join(cols, ", ") + " FROM " + d.Quote(rename(name)) + " WHERE 1 = 0"
 		for {
-			rows, err := q.QueryContext(ctx, probe)
-			if err == nil {
-				err = rows.Close()
+			missing, err := lacksColumns(ctx, q, name, tables[name])
+			if err != nil {
+				return fmt.Errorf("store: vitess: reading the columns of %s: %w", name, err)
 			}
-			var my *mysql.MySQLError
-			if err == nil || !errors.As(err, &my) || my.Number != 1054 {
-				if err != nil {
-					return fmt.Errorf("store: vitess: reading the columns of %s: %w", rename(name), err)
-				}
+			if !missing {
 				break
 			}
 			select {
 			case <-ctx.Done():
-				return fmt.Errorf("store: vitess: vtgate did not learn the columns of %s within %s: %w", rename(name), columnsSettle, errors.Join(err, ctx.Err()))
+				return fmt.Errorf("store: vitess: vtgate did not learn the columns of %s within %s: %w", name, columnsSettle, ctx.Err())
 			case <-tick.C:
 			}
 		}
 	}
 	return nil
+}
+
+// lacksColumns reports whether vtgate refuses a statement that names cols
+// of table as columns the table does not have (error 1054).
+func lacksColumns(ctx context.Context, q querier, table string, cols []string) (bool, error) {
+	d := compile.Vitess{}
+	quoted := make([]string, len(cols))
+	for i, c := range cols {
+		quoted[i] = d.Quote(c)
+	}
+	rows, err := q.QueryContext(ctx, "SELECT "+strings.Join(quoted, ", ")+" FROM "+d.Quote(table)+" WHERE 1 = 0")
+	if err == nil {
+		err = rows.Close()
+	}
+	var my *mysql.MySQLError
+	if errors.As(err, &my) && my.Number == 1054 {
+		return true, nil
+	}
+	return false, err
 }
 
 // checkPlaced reports, for a sharded engine, a store whose tables placed
@@ -469,17 +482,13 @@ func checkPlaced(ctx context.Context, db *sql.DB, d compile.Dialect) error {
 	}
 	col := mapping.ShardKeyColumn
 	for _, t := range slices.Sorted(maps.Keys(mapping.Default(schema.New()).Colocated())) {
-		rows, err := db.QueryContext(ctx, "SELECT "+d.Quote(col)+" FROM "+d.Quote(t)+" WHERE 1 = 0")
-		if err == nil {
-			if err = rows.Close(); err == nil {
-				continue
-			}
+		missing, err := lacksColumns(ctx, db, t, []string{col})
+		if err != nil {
+			return fmt.Errorf("store: vitess: reading the placement of %s: %w", t, err)
 		}
-		var my *mysql.MySQLError
-		if errors.As(err, &my) && my.Number == 1054 {
+		if missing {
 			return fmt.Errorf("%w: table %s has no column %s (a load by an earlier croql, which placed translations apart from their strings): load the data again", ErrIncomplete, t, col)
 		}
-		return fmt.Errorf("store: vitess: reading the placement of %s: %w", t, err)
 	}
 	return nil
 }
