@@ -201,12 +201,20 @@ func (w *writer) readStrings(ctx context.Context, tx *sql.Tx, t *tables, fileID 
 	if whole {
 		codec = t.Str
 	}
+	// The file's count first: the strings are read into one array of
+	// that size (a growing one holds up to twice its strings while it
+	// grows, hundreds of megabytes for a large file).
+	var n int
+	count := "SELECT COUNT(*) FROM " + w.d.Quote(t.Str.Table()) + " WHERE " + w.d.Quote(t.StrFile) + " = " + w.ph(1)
+	if err := tx.QueryRowContext(ctx, count, fileID).Scan(&n); err != nil {
+		return nil, err
+	}
 	rows, err := tx.QueryContext(ctx, codec.SelectSQL(t.StrFile, 1, t.Str.Key()), fileID)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []storedString
+	out := make([]storedString, 0, n)
 	dest, raw := codec.Dest()
 	for rows.Next() {
 		var s storedString
@@ -899,7 +907,7 @@ func (w *writer) storeTranslations(ctx context.Context, st *server.Storage, file
 		if err != nil {
 			return err
 		}
-		byUniq, byKey := map[string]*storedString{}, map[string]*storedString{}
+		byUniq, byKey := make(map[string]*storedString, len(stored)), make(map[string]*storedString, len(stored))
 		for i := range stored {
 			byUniq[stored[i].uniqID] = &stored[i]
 			byKey[stored[i].Identifier] = &stored[i]
