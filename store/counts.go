@@ -3,22 +3,27 @@ package store
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
+	"github.com/croql/croql/ast"
 	"github.com/croql/croql/compile"
 	"github.com/croql/croql/mapping"
+	"github.com/croql/croql/schema"
 )
 
 // RefreshCounts sets the Counts columns (mapping.Table.Counts: a
 // string's count of translations, of languages summary elements where
-// has qa issues, ...) of the rows of table (every table of m that has
-// some when table is empty) to the counts of their elements, on the rows
-// where where holds (every row when where is empty; where is written on
-// the table unaliased, with args its values). A load writes the counts
-// with the rows; croql serve's uploads refresh those of the strings they
-// changed, in their transaction. On a sharded engine (a
-// compile.Sharding dialect) it does nothing: the compiler does not read
-// the columns there.
+// has qa issues, a translation's count of votes, ...) of the rows of
+// table (every table of m that has some when table is empty) to the
+// counts of their elements, on the rows where where holds (every row when
+// where is empty; where is written on the table unaliased, with args its
+// values), and those of their elements' rows (the translations of those
+// strings). A load writes the counts with the rows; croql serve's uploads
+// refresh those of the strings they changed, in their transaction. On a
+// sharded engine (a compile.Sharding dialect) it does nothing: the
+// compiler does not read the columns there.
 func RefreshCounts(ctx context.Context, q querier, d compile.Dialect, m *mapping.Mapping, table, where string, args ...any) error {
 	if _, sharded := d.(compile.Sharding); sharded {
 		return nil
@@ -28,42 +33,133 @@ func RefreshCounts(ctx context.Context, q querier, d compile.Dialect, m *mapping
 		return err
 	}
 	for _, ti := range l.Tables {
-		if len(ti.Counts) == 0 || (table != "" && ti.Table.Name != table) {
+		if table != "" && ti.Table.Name != table {
 			continue
 		}
-		stmt := countsSQL(d, ti)
-		if where != "" {
-			stmt += " WHERE " + where
-		}
-		if _, err := q.ExecContext(ctx, stmt, args...); err != nil {
-			return fmt.Errorf("store: refreshing the counts of %s: %w", ti.Table.Name, err)
+		if err := refreshRows(ctx, q, d, m, l, ti, where, args, 0); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// countsSQL is the UPDATE that sets every Counts column of ti's rows:
+// refreshRows sets the Counts columns of ti's rows where where holds, and
+// those of the rows of its elements when where is not empty (every row
+// of every table is refreshed on its own when it is).
+func refreshRows(ctx context.Context, q querier, d compile.Dialect, m *mapping.Mapping, l *mapping.Layout, ti *mapping.TableLayout, where string, args []any, depth int) error {
+	if where != "" && depth < 4 && ti.Object != nil && ti.Table.Key != "" {
+		for _, name := range slices.Sorted(maps.Keys(ti.Table.Children)) {
+			f, _ := ti.Object.Field(name)
+			if f == nil || f.Type.Kind != schema.Collection || f.Type.Obj == nil {
+				continue
+			}
+			et, err := m.Table(f.Type.Obj)
+			if err != nil || l.Of(et) == nil {
+				continue
+			}
+			if err := refreshRows(ctx, q, d, m, l, l.Of(et), elementsOf(d, ti, ti.Table.Children[name], et, where), args, depth+1); err != nil {
+				return err
+			}
+		}
+	}
+	if len(ti.Counts) == 0 {
+		return nil
+	}
+	stmt, consts := countsSQL(d, ti, len(args))
+	all := append(slices.Clone(args), consts...)
+	if d.Placeholder(1) == d.Placeholder(2) {
+		// Positional parameters: the SET clause's come first.
+		all = append(slices.Clone(consts), args...)
+	}
+	if where != "" {
+		stmt += " WHERE " + where
+	}
+	if _, err := q.ExecContext(ctx, stmt, all...); err != nil {
+		return fmt.Errorf("store: refreshing the counts of %s: %w", ti.Table.Name, err)
+	}
+	return nil
+}
+
+// elementsOf is the condition, on the element table et unaliased, that a
+// row is an element (through ch) of a row of ti where where holds:
+//
+//	"id" IN (SELECT "translation_id" FROM "string_translations" WHERE "string_id" IN (SELECT "id" FROM "strings" WHERE where))
+func elementsOf(d compile.Dialect, ti *mapping.TableLayout, ch *mapping.Child, et *mapping.Table, where string) string {
+	owners := "(SELECT " + d.Quote(ti.Table.Key) + " FROM " + d.Quote(ti.Table.Name) + " WHERE " + where + ")"
+	if ch.Through == "" {
+		return d.Quote(ch.FK) + " IN " + owners
+	}
+	return d.Quote(et.Key) + " IN (SELECT " + d.Quote(ch.To) + " FROM " + d.Quote(ch.Through) + " WHERE " + d.Quote(ch.From) + " IN " + owners + ")"
+}
+
+// countsSQL is the UPDATE that sets every Counts column of ti's rows,
+// with the constants of the counts' filters as parameters numbered from
+// after+1:
 //
 //	UPDATE "strings" SET "n_translations" = (SELECT COUNT(*) FROM "string_translations" AS e WHERE e."string_id" = "strings"."id"), ...
-func countsSQL(d compile.Dialect, ti *mapping.TableLayout) string {
+func countsSQL(d compile.Dialect, ti *mapping.TableLayout, after int) (string, []any) {
 	t := d.Quote(ti.Table.Name)
 	key := t + "." + d.Quote(ti.Table.Key)
 	sets := make([]string, len(ti.Counts))
-	for i, c := range ti.Counts {
-		var from string
-		if c.Child.Through != "" {
-			from = d.Quote(c.Child.Through) + " AS e WHERE e." + d.Quote(c.Child.From) + " = " + key
-		} else {
-			from = d.Quote(c.Elem.Name) + " AS e WHERE e." + d.Quote(c.Child.FK) + " = " + key
-		}
-		for _, t := range c.Where {
-			from += " AND "
-			if t.Not {
-				from += "NOT "
-			}
-			from += "e." + d.Quote(t.Column)
-		}
-		sets[i] = d.Quote(c.Name) + " = (SELECT COUNT(*) FROM " + from + ")"
+	var consts []any
+	param := func(v int64) string {
+		consts = append(consts, v)
+		return d.Param(after+len(consts), schema.Int)
 	}
-	return "UPDATE " + t + " SET " + strings.Join(sets, ", ")
+	for i, c := range ti.Counts {
+		sets[i] = d.Quote(c.Name) + " = (SELECT COUNT(*) FROM " + countFrom(d, c, key, param) + ")"
+	}
+	return "UPDATE " + t + " SET " + strings.Join(sets, ", "), consts
+}
+
+// countFrom is the FROM and WHERE of the count c of the row whose key is
+// key: its elements (e) where every term of c's filter holds.
+func countFrom(d compile.Dialect, c mapping.CountColumn, key string, param func(int64) string) string {
+	var from, elemKey string
+	reads := slices.ContainsFunc(c.Where, func(t mapping.CountTerm) bool { return t.Of == nil })
+	switch {
+	case c.Child.Through != "" && reads:
+		from = d.Quote(c.Child.Through) + " AS j, " + d.Quote(c.Elem.Name) + " AS e WHERE j." + d.Quote(c.Child.From) + " = " + key +
+			" AND e." + d.Quote(c.Elem.Key) + " = j." + d.Quote(c.Child.To)
+		elemKey = "e." + d.Quote(c.Elem.Key)
+	case c.Child.Through != "":
+		from = d.Quote(c.Child.Through) + " AS e WHERE e." + d.Quote(c.Child.From) + " = " + key
+		elemKey = "e." + d.Quote(c.Child.To)
+	default:
+		from = d.Quote(c.Elem.Name) + " AS e WHERE e." + d.Quote(c.Child.FK) + " = " + key
+		elemKey = "e." + d.Quote(c.Elem.Key)
+	}
+	for _, t := range c.Where {
+		from += " AND " + countTermSQL(d, t, elemKey, param)
+	}
+	return from
+}
+
+// countTermSQL is the term t of a count's filter on the element e, whose
+// key is elemKey.
+func countTermSQL(d compile.Dialect, t mapping.CountTerm, elemKey string, param func(int64) string) string {
+	not := ""
+	if t.Not {
+		not = "NOT "
+	}
+	if t.Op == ast.OpInvalid {
+		return not + "e." + d.Quote(t.Column)
+	}
+	x := "e." + d.Quote(t.Column)
+	if t.Of != nil {
+		if t.Of.Through != "" {
+			x = "(SELECT COUNT(*) FROM " + d.Quote(t.Of.Through) + " AS e1 WHERE e1." + d.Quote(t.Of.From) + " = " + elemKey + ")"
+		} else {
+			x = "(SELECT COUNT(*) FROM " + d.Quote(t.OfElem.Name) + " AS e1 WHERE e1." + d.Quote(t.Of.FK) + " = " + elemKey + ")"
+		}
+	}
+	return not + "(" + x + " " + sqlComparison(t.Op) + " " + param(t.Value) + ")"
+}
+
+// sqlComparison is the SQL of a comparison a count's term may make.
+func sqlComparison(op ast.Op) string {
+	if op == ast.OpNe {
+		return "<>"
+	}
+	return op.String() // = < <= > >=
 }
