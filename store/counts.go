@@ -36,18 +36,31 @@ func RefreshCounts(ctx context.Context, q querier, d compile.Dialect, m *mapping
 		if table != "" && ti.Table.Name != table {
 			continue
 		}
-		if err := refreshRows(ctx, q, d, m, l, ti, where, args, 0); err != nil {
+		if err := refreshRows(ctx, q, d, m, l, ti, rows{where: where}, args, 0); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// refreshRows sets the Counts columns of ti's rows where where holds, and
-// those of the rows of its elements when where is not empty (every row
-// of every table is refreshed on its own when it is).
-func refreshRows(ctx context.Context, q querier, d compile.Dialect, m *mapping.Mapping, l *mapping.Layout, ti *mapping.TableLayout, where string, args []any, depth int) error {
-	if where != "" && depth < 4 && ti.Object != nil && ti.Table.Key != "" {
+// rows are the rows of a table whose counts are refreshed: those where
+// where holds (every row when it is empty), or, when keys is set, those
+// whose column col is among the values k of the query keys.
+type rows struct{ where, col, keys string }
+
+// cond is r as a condition on the table unaliased.
+func (r rows) cond(d compile.Dialect) string {
+	if r.keys != "" {
+		return d.Quote(r.col) + " IN (" + r.keys + ")"
+	}
+	return r.where
+}
+
+// refreshRows sets the Counts columns of ti's rows r, and those of the
+// rows of its elements when r is not every row (every row of every table
+// is refreshed on its own then).
+func refreshRows(ctx context.Context, q querier, d compile.Dialect, m *mapping.Mapping, l *mapping.Layout, ti *mapping.TableLayout, r rows, args []any, depth int) error {
+	if r.cond(d) != "" && depth < 4 && ti.Object != nil && ti.Table.Key != "" {
 		for _, name := range slices.Sorted(maps.Keys(ti.Table.Children)) {
 			f, _ := ti.Object.Field(name)
 			if f == nil || f.Type.Kind != schema.Collection || f.Type.Obj == nil {
@@ -57,7 +70,7 @@ func refreshRows(ctx context.Context, q querier, d compile.Dialect, m *mapping.M
 			if err != nil || l.Of(et) == nil {
 				continue
 			}
-			if err := refreshRows(ctx, q, d, m, l, l.Of(et), elementsOf(d, ti, ti.Table.Children[name], et, where), args, depth+1); err != nil {
+			if err := refreshRows(ctx, q, d, m, l, l.Of(et), elementsOf(d, ti, ti.Table.Children[name], et, r), args, depth+1); err != nil {
 				return err
 			}
 		}
@@ -65,14 +78,24 @@ func refreshRows(ctx context.Context, q querier, d compile.Dialect, m *mapping.M
 	if len(ti.Counts) == 0 {
 		return nil
 	}
-	stmt, consts := countsSQL(d, ti, len(args))
-	all := append(slices.Clone(args), consts...)
-	if d.Placeholder(1) == d.Placeholder(2) {
+	t := d.Quote(ti.Table.Name)
+	sets, consts := countsSQL(d, ti, len(args))
+	stmt, all := "UPDATE "+t+" SET "+sets, append(slices.Clone(args), consts...)
+	_, mysql := d.(compile.MySQL)
+	switch {
+	case mysql && r.keys != "":
+		// MariaDB runs `UPDATE t ... WHERE col IN (SELECT ...)` as a
+		// subquery per row of t; joined, it reads the keys' rows alone.
+		// The keys' parameters come first.
+		stmt = "UPDATE " + t + " JOIN (" + r.keys + ") AS r ON " + t + "." + d.Quote(r.col) + " = r.k SET " + sets
+	case d.Placeholder(1) == d.Placeholder(2):
 		// Positional parameters: the SET clause's come first.
 		all = append(slices.Clone(consts), args...)
-	}
-	if where != "" {
-		stmt += " WHERE " + where
+		fallthrough
+	default:
+		if c := r.cond(d); c != "" {
+			stmt += " WHERE " + c
+		}
 	}
 	if _, err := q.ExecContext(ctx, stmt, all...); err != nil {
 		return fmt.Errorf("store: refreshing the counts of %s: %w", ti.Table.Name, err)
@@ -80,23 +103,23 @@ func refreshRows(ctx context.Context, q querier, d compile.Dialect, m *mapping.M
 	return nil
 }
 
-// elementsOf is the condition, on the element table et unaliased, that a
-// row is an element (through ch) of a row of ti where where holds:
+// elementsOf are the rows of the element table et that are elements
+// (through ch) of ti's rows r, their keys as k:
 //
-//	"id" IN (SELECT "translation_id" FROM "string_translations" WHERE "string_id" IN (SELECT "id" FROM "strings" WHERE where))
-func elementsOf(d compile.Dialect, ti *mapping.TableLayout, ch *mapping.Child, et *mapping.Table, where string) string {
-	owners := "(SELECT " + d.Quote(ti.Table.Key) + " FROM " + d.Quote(ti.Table.Name) + " WHERE " + where + ")"
+//	SELECT DISTINCT "translation_id" AS k FROM "string_translations" WHERE "string_id" IN (SELECT "id" FROM "strings" WHERE cond)
+func elementsOf(d compile.Dialect, ti *mapping.TableLayout, ch *mapping.Child, et *mapping.Table, r rows) rows {
+	owners := "SELECT " + d.Quote(ti.Table.Key) + " AS k FROM " + d.Quote(ti.Table.Name) + " WHERE " + r.cond(d)
 	if ch.Through == "" {
-		return d.Quote(ch.FK) + " IN " + owners
+		return rows{col: ch.FK, keys: owners}
 	}
-	return d.Quote(et.Key) + " IN (SELECT " + d.Quote(ch.To) + " FROM " + d.Quote(ch.Through) + " WHERE " + d.Quote(ch.From) + " IN " + owners + ")"
+	return rows{col: et.Key, keys: "SELECT DISTINCT " + d.Quote(ch.To) + " AS k FROM " + d.Quote(ch.Through) + " WHERE " + d.Quote(ch.From) + " IN (" + owners + ")"}
 }
 
-// countsSQL is the UPDATE that sets every Counts column of ti's rows,
-// with the constants of the counts' filters as parameters numbered from
-// after+1:
+// countsSQL is the SET list of the UPDATE of every Counts column of ti's
+// rows, with the constants of the counts' filters as parameters numbered
+// from after+1:
 //
-//	UPDATE "strings" SET "n_translations" = (SELECT COUNT(*) FROM "string_translations" AS e WHERE e."string_id" = "strings"."id"), ...
+//	"n_translations" = (SELECT COUNT(*) FROM "string_translations" AS e WHERE e."string_id" = "strings"."id"), ...
 func countsSQL(d compile.Dialect, ti *mapping.TableLayout, after int) (string, []any) {
 	t := d.Quote(ti.Table.Name)
 	key := t + "." + d.Quote(ti.Table.Key)
@@ -109,7 +132,7 @@ func countsSQL(d compile.Dialect, ti *mapping.TableLayout, after int) (string, [
 	for i, c := range ti.Counts {
 		sets[i] = d.Quote(c.Name) + " = (SELECT COUNT(*) FROM " + countFrom(d, c, key, param) + ")"
 	}
-	return "UPDATE " + t + " SET " + strings.Join(sets, ", "), consts
+	return strings.Join(sets, ", "), consts
 }
 
 // countFrom is the FROM and WHERE of the count c of the row whose key is
