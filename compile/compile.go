@@ -1459,8 +1459,12 @@ func (c *compiler) countOf(coll typecheck.Node) (alias, col string) {
 }
 
 // countWhere is the filter of f as a key of mapping.Table.Counts (see
-// mapping.CountKey): f is `where` with a plain bool field of the element,
-// or several, each maybe negated, joined by `and`; "" when it is not.
+// mapping.CountKey): f is `where` with terms joined by `and`, each
+// (countTerm) a bool field of the element, an int field of it compared
+// with an int constant, or the count of a collection of it compared with
+// one, maybe negated; "" when it is not. The mapping keeps a count only of
+// stored, non-null fields, and matches a comparison only to one that
+// holds of the same ints, so the column counts exactly what f keeps.
 func countWhere(f *typecheck.Filter) string {
 	if f.Kind != ast.Where {
 		return ""
@@ -1471,17 +1475,78 @@ func countWhere(f *typecheck.Filter) string {
 	}
 	out := make([]string, len(terms))
 	for i, t := range terms {
-		not := ""
-		if n, ok := t.(*typecheck.Not); ok {
-			not, t = "not ", n.X
-		}
-		pf, isField := t.(*typecheck.Field)
-		if !isField || pf.Scope != f.Scope || pf.F.Type.Kind != schema.Bool || pf.Obj != f.Elem {
+		if out[i] = countTerm(f, t); out[i] == "" {
 			return ""
 		}
-		out[i] = not + pf.F.Name
 	}
 	return strings.Join(out, " and ")
+}
+
+// countTerm is t, a term of the filter f, as a term of a key of
+// mapping.Table.Counts: `has qa issues`, `approvalsCount >= 1`, `count of
+// votes > 0` (what `count of votes > 0` is lowered to: some vote), each
+// maybe after `not `; "" for any other term.
+func countTerm(f *typecheck.Filter, t typecheck.Node) string {
+	not := ""
+	for {
+		n, ok := t.(*typecheck.Not)
+		if !ok {
+			break
+		}
+		if not == "" {
+			not = "not "
+		} else {
+			not = ""
+		}
+		t = n.X
+	}
+	elem := func(n typecheck.Node, k schema.Kind) string {
+		if pf, ok := n.(*typecheck.Field); ok && pf.Scope == f.Scope && pf.Obj == f.Elem && pf.F.Type.Kind == k {
+			return pf.F.Name
+		}
+		return ""
+	}
+	switch t := t.(type) {
+	case *typecheck.Field:
+		if name := elem(t, schema.Bool); name != "" {
+			return not + name
+		}
+	case *typecheck.Exists:
+		if name := elem(t.X, schema.Collection); name != "" {
+			return not + "count of " + name + " > 0"
+		}
+	case *typecheck.Compare:
+		x, op, k, ok := intVsConst(t)
+		if !ok {
+			return ""
+		}
+		if cnt, isCount := x.(*typecheck.Count); isCount {
+			if name := elem(cnt.X, schema.Collection); name != "" {
+				return not + "count of " + name + " " + op.String() + " " + strconv.FormatInt(k, 10)
+			}
+		} else if name := elem(x, schema.Int); name != "" {
+			return not + name + " " + op.String() + " " + strconv.FormatInt(k, 10)
+		}
+	}
+	return ""
+}
+
+// intVsConst splits n, `x op k` or `k op x` (mirrored) for an int
+// constant k, compared as ints.
+func intVsConst(n *typecheck.Compare) (typecheck.Node, ast.Op, int64, bool) {
+	if n.Operand != schema.Int {
+		return nil, 0, 0, false
+	}
+	x, op := n.X, n.Op
+	k, ok := n.Y.(*typecheck.Const)
+	if !ok {
+		x, op = n.Y, op.Mirror()
+		k, ok = n.X.(*typecheck.Const)
+	}
+	if !ok || k.T.Kind != schema.Int || k.Unresolved || !op.IsComparison() || op == ast.OpContains {
+		return nil, 0, 0, false
+	}
+	return x, op, k.I, true
 }
 
 // countExists writes n, "some element of n.X", as the count the row

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/croql/croql/ast"
 	"github.com/croql/croql/schema"
 	"github.com/croql/croql/typecheck"
 )
@@ -77,36 +78,32 @@ type Table struct {
 	// Counts maps counts of a row's collections to columns of the row
 	// that hold them, kept by the loader and by croql serve's writes
 	// (store.RefreshCounts): the key is a collection field's name
-	// ("translations"), or that and a plain bool field of its elements
-	// ("languages summary where has qa issues") for the count of the
-	// elements where it is true, or several such fields, each true or
-	// `not`, joined by `and` ("languages summary where is translated and
-	// not is approved"). The compiler reads such a column for `count of
-	// translations`, `count of languages summary where (has qa issues)`
-	// and `count of languages summary where (not is approved and is
-	// translated)` (the fields in any order) of the row instead of
-	// counting the elements. The DDL
-	// creates them NOT NULL DEFAULT 0, apart from the Layout's Columns
-	// (rows are written without them).
+	// ("translations"), or that, ` where ` and a filter of its elements
+	// (CountKey): terms joined by ` and `, each a plain bool field of the
+	// element, maybe after `not` ("languages summary where is translated
+	// and not is approved"), a plain int field compared with an int
+	// constant ("languages summary where approvalsCount > 0"), or the
+	// count of a collection of the element compared with one
+	// ("translations where count of votes > 0"). The compiler reads such
+	// a column for `count of translations`, `count of languages summary
+	// where (not is approved and is translated)` (the terms in any order)
+	// or `count of languages summary where (approvalsCount >= 1)` (a
+	// comparison that holds of the same ints) of the row instead of
+	// counting the elements. The DDL creates them NOT NULL DEFAULT 0,
+	// apart from the Layout's Columns (rows are written without them).
 	Counts map[string]string
 }
 
 // CountKey is the key of Table.Counts of the count of the elements of
 // collection coll, or of those where where holds when it is not empty:
-// a bool field, or several, each maybe after `not`, joined by ` and `.
+// terms joined by ` and `, each a bool field maybe after `not`, an int
+// field compared with an int constant (`rating > 0`), or `count of` a
+// collection of the element compared with one (`count of votes > 0`).
 func CountKey(coll, where string) string {
 	if where == "" {
 		return coll
 	}
 	return coll + " where " + where
-}
-
-// countTerms is the set of the terms of where (CountKey), each a field
-// name or `not ` and one, sorted: the same for the terms in any order.
-func countTerms(where string) []string {
-	terms := strings.Split(where, " and ")
-	slices.Sort(terms)
-	return terms
 }
 
 // Child tells how the elements of a collection are found.
@@ -328,6 +325,9 @@ func (m *Mapping) addIndexes() {
 	}
 	if t := m.Tables["source string"]; t != nil {
 		t.Counts = defaultCounts()
+	}
+	if t := m.Tables["translation"]; t != nil {
+		t.Counts = translationCounts()
 	}
 	add("user", true, "login")
 	add("source string", false, "identifier")
@@ -705,8 +705,10 @@ func (b *layoutBuilder) keys() {
 
 // defaultCounts are the counts the reference mapping keeps on a source
 // string's row: of its translations, comments, screenshots and languages
-// summary, and of its languages summary elements where each of the
-// summary's flags the seed's patterns ask about is true.
+// summary, of its languages summary elements where each of the summary's
+// flags the seed's patterns ask about is true (or two of them), where it
+// has approvals or a positive rating, and of its translations with votes
+// or with approvals.
 func defaultCounts() map[string]string {
 	out := map[string]string{
 		"translations":      "n_translations",
@@ -722,7 +724,18 @@ func defaultCounts() map[string]string {
 	// Pairs of flags the seed patterns filter by.
 	out[CountKey("languages summary", "is translated and not is approved")] = "n_summary_translated_not_approved"
 	out[CountKey("languages summary", "is translated and not has shared translation")] = "n_summary_translated_not_shared"
+	// Numbers and counts of the elements the seed patterns compare.
+	out[CountKey("languages summary", "approvalsCount > 0")] = "n_summary_with_approvals"
+	out[CountKey("languages summary", "rating > 0")] = "n_summary_rated"
+	out[CountKey("translations", "count of votes > 0")] = "n_translations_with_votes"
+	out[CountKey("translations", "count of approvals > 0")] = "n_translations_with_approvals"
 	return out
+}
+
+// translationCounts are the counts the reference mapping keeps on a
+// translation's row: of its votes and of its approvals.
+func translationCounts() map[string]string {
+	return map[string]string{"votes": "n_votes", "approvals": "n_approvals"}
 }
 
 // CountColumn is a column of Table.Counts: Name holds the count of the
@@ -737,23 +750,41 @@ type CountColumn struct {
 	Where []CountTerm
 }
 
-// CountTerm is a term of a CountColumn's filter: the element's bool
-// column Column (of the field Field) is true, or false when Not.
+// CountTerm is a term of a CountColumn's filter. With Op ast.OpInvalid:
+// the element's bool column Column (of the field Field) is true, or false
+// when Not. Otherwise a comparison `x Op Value` (Op one of = != < <= > >=),
+// negated when Not: x is the element's int column Column (of the field
+// Field), or, when Of is set, the count of the elements of the element's
+// collection Field (found through Of, in table OfElem).
 type CountTerm struct {
 	Column string
 	Field  *schema.Field
 	Not    bool
+	Op     ast.Op
+	Value  int64
+	Of     *Child
+	OfElem *Table
 }
 
 // counts checks and lists the Counts columns of every table.
 func (b *layoutBuilder) counts() {
 	for _, ti := range b.l.Tables {
+		canon := map[string]string{}
 		for _, key := range slices.Sorted(maps.Keys(ti.Table.Counts)) {
 			cc, err := b.countColumn(ti, key)
 			if err != nil {
 				b.fail(fmt.Errorf("mapping: count %q of table %s: %w", key, ti.Table.Name, err))
 				continue
 			}
+			ck := key
+			if coll, where, ok := strings.Cut(key, " where "); ok {
+				ck = CountKey(coll, strings.Join(countTerms(where), " and "))
+			}
+			if other, dup := canon[ck]; dup {
+				b.fail(fmt.Errorf("mapping: counts %q and %q of table %s count the same elements", other, key, ti.Table.Name))
+				continue
+			}
+			canon[ck] = key
 			if slices.ContainsFunc(ti.Columns, func(c Column) bool { return c.Name == cc.Name }) ||
 				slices.ContainsFunc(ti.Counts, func(c CountColumn) bool { return c.Name == cc.Name }) {
 				b.fail(fmt.Errorf("mapping: count %q of table %s: column %s is taken", key, ti.Table.Name, cc.Name))
@@ -788,28 +819,58 @@ func (b *layoutBuilder) countColumn(ti *TableLayout, key string) (CountColumn, e
 		return cc, nil
 	}
 	for _, term := range strings.Split(where, " and ") {
-		name, not := strings.CutPrefix(term, "not ")
-		wf, _ := cc.Field.Type.Obj.Field(name)
-		if wf == nil || wf.Type.Kind != schema.Bool || wf.Nullable || typecheck.DerivedBase(wf) != nil || et.Columns[name] == "" {
-			return cc, fmt.Errorf("`%s` is not a stored bool field of %s", name, cc.Field.Type.Obj.Name)
+		ct, err := b.countTerm(cc.Field.Type.Obj, et, parseCountTerm(term))
+		if err != nil {
+			return cc, err
 		}
-		cc.Where = append(cc.Where, CountTerm{Column: et.Columns[name], Field: wf, Not: not})
+		cc.Where = append(cc.Where, ct)
 	}
 	return cc, nil
 }
 
+// countTerm checks t, a term of a count's filter of the elements obj
+// (stored in et), and resolves its column or collection.
+func (b *layoutBuilder) countTerm(obj *schema.Object, et *Table, t countTerm) (CountTerm, error) {
+	ct := CountTerm{Not: t.not, Op: t.op, Value: t.k}
+	wf, _ := obj.Field(t.name)
+	ct.Field = wf
+	switch {
+	case t.count:
+		if wf == nil || wf.Type.Kind != schema.Collection || wf.Type.Obj == nil || et.Children[t.name] == nil || et.Key == "" {
+			return ct, fmt.Errorf("`%s` is not a collection of %s, a table with a key", t.name, obj.Name)
+		}
+		nt, err := b.m.Table(wf.Type.Obj)
+		if err != nil {
+			return ct, err
+		}
+		ct.Of, ct.OfElem = et.Children[t.name], nt
+		return ct, nil
+	case t.op != ast.OpInvalid:
+		if wf == nil || wf.Type.Kind != schema.Int || wf.Nullable || typecheck.DerivedBase(wf) != nil || et.Columns[t.name] == "" {
+			return ct, fmt.Errorf("`%s` is not a stored int field of %s", t.name, obj.Name)
+		}
+	default:
+		if wf == nil || wf.Type.Kind != schema.Bool || wf.Nullable || typecheck.DerivedBase(wf) != nil || et.Columns[t.name] == "" {
+			return ct, fmt.Errorf("`%s` is not a stored bool field of %s", t.name, obj.Name)
+		}
+	}
+	ct.Column = et.Columns[t.name]
+	return ct, nil
+}
+
 // Count is the column of t that holds the count of the elements of its
 // collection coll (where where holds, when it is not empty: see
-// CountKey; its terms in any order), "" when it has none.
+// CountKey; its terms in any order, each comparison in any form that
+// holds of the same ints), "" when it has none.
 func (t *Table) Count(coll, where string) string {
-	if name := t.Counts[CountKey(coll, where)]; name != "" || !strings.Contains(where, " and ") {
+	if name := t.Counts[CountKey(coll, where)]; name != "" || where == "" {
 		return name
 	}
 	terms := countTerms(where)
-	for key, name := range t.Counts {
+	for _, key := range slices.Sorted(maps.Keys(t.Counts)) {
 		c, w, ok := strings.Cut(key, " where ")
 		if ok && c == coll && slices.Equal(countTerms(w), terms) {
-			return name
+			return t.Counts[key]
 		}
 	}
 	return ""

@@ -3,22 +3,27 @@ package store
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
+	"github.com/croql/croql/ast"
 	"github.com/croql/croql/compile"
 	"github.com/croql/croql/mapping"
+	"github.com/croql/croql/schema"
 )
 
 // RefreshCounts sets the Counts columns (mapping.Table.Counts: a
 // string's count of translations, of languages summary elements where
-// has qa issues, ...) of the rows of table (every table of m that has
-// some when table is empty) to the counts of their elements, on the rows
-// where where holds (every row when where is empty; where is written on
-// the table unaliased, with args its values). A load writes the counts
-// with the rows; croql serve's uploads refresh those of the strings they
-// changed, in their transaction. On a sharded engine (a
-// compile.Sharding dialect) it does nothing: the compiler does not read
-// the columns there.
+// has qa issues, a translation's count of votes, ...) of the rows of
+// table (every table of m that has some when table is empty) to the
+// counts of their elements, on the rows where where holds (every row when
+// where is empty; where is written on the table unaliased, with args its
+// values), and those of their elements' rows (the translations of those
+// strings). A load writes the counts with the rows; croql serve's uploads
+// refresh those of the strings they changed, in their transaction. On a
+// sharded engine (a compile.Sharding dialect) it does nothing: the
+// compiler does not read the columns there.
 func RefreshCounts(ctx context.Context, q querier, d compile.Dialect, m *mapping.Mapping, table, where string, args ...any) error {
 	if _, sharded := d.(compile.Sharding); sharded {
 		return nil
@@ -28,42 +33,156 @@ func RefreshCounts(ctx context.Context, q querier, d compile.Dialect, m *mapping
 		return err
 	}
 	for _, ti := range l.Tables {
-		if len(ti.Counts) == 0 || (table != "" && ti.Table.Name != table) {
+		if table != "" && ti.Table.Name != table {
 			continue
 		}
-		stmt := countsSQL(d, ti)
-		if where != "" {
-			stmt += " WHERE " + where
-		}
-		if _, err := q.ExecContext(ctx, stmt, args...); err != nil {
-			return fmt.Errorf("store: refreshing the counts of %s: %w", ti.Table.Name, err)
+		if err := refreshRows(ctx, q, d, m, l, ti, rows{where: where}, args, 0); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// countsSQL is the UPDATE that sets every Counts column of ti's rows:
+// rows are the rows of a table whose counts are refreshed: those where
+// where holds (every row when it is empty), or, when keys is set, those
+// whose column col is among the values k of the query keys.
+type rows struct{ where, col, keys string }
+
+// cond is r as a condition on the table unaliased.
+func (r rows) cond(d compile.Dialect) string {
+	if r.keys != "" {
+		return d.Quote(r.col) + " IN (" + r.keys + ")"
+	}
+	return r.where
+}
+
+// refreshRows sets the Counts columns of ti's rows r, and those of the
+// rows of its elements when r is not every row (every row of every table
+// is refreshed on its own then).
+func refreshRows(ctx context.Context, q querier, d compile.Dialect, m *mapping.Mapping, l *mapping.Layout, ti *mapping.TableLayout, r rows, args []any, depth int) error {
+	if r.cond(d) != "" && depth < 4 && ti.Object != nil && ti.Table.Key != "" {
+		for _, name := range slices.Sorted(maps.Keys(ti.Table.Children)) {
+			f, _ := ti.Object.Field(name)
+			if f == nil || f.Type.Kind != schema.Collection || f.Type.Obj == nil {
+				continue
+			}
+			et, err := m.Table(f.Type.Obj)
+			if err != nil || l.Of(et) == nil {
+				continue
+			}
+			if err := refreshRows(ctx, q, d, m, l, l.Of(et), elementsOf(d, ti, ti.Table.Children[name], et, r), args, depth+1); err != nil {
+				return err
+			}
+		}
+	}
+	if len(ti.Counts) == 0 {
+		return nil
+	}
+	t := d.Quote(ti.Table.Name)
+	sets, consts := countsSQL(d, ti, len(args))
+	stmt, all := "UPDATE "+t+" SET "+sets, append(slices.Clone(args), consts...)
+	_, mysql := d.(compile.MySQL)
+	switch {
+	case mysql && r.keys != "":
+		// MariaDB runs `UPDATE t ... WHERE col IN (SELECT ...)` as a
+		// subquery per row of t; joined, it reads the keys' rows alone.
+		// The keys' parameters come first.
+		stmt = "UPDATE " + t + " JOIN (" + r.keys + ") AS r ON " + t + "." + d.Quote(r.col) + " = r.k SET " + sets
+	case d.Placeholder(1) == d.Placeholder(2):
+		// Positional parameters: the SET clause's come first.
+		all = append(slices.Clone(consts), args...)
+		fallthrough
+	default:
+		if c := r.cond(d); c != "" {
+			stmt += " WHERE " + c
+		}
+	}
+	if _, err := q.ExecContext(ctx, stmt, all...); err != nil {
+		return fmt.Errorf("store: refreshing the counts of %s: %w", ti.Table.Name, err)
+	}
+	return nil
+}
+
+// elementsOf are the rows of the element table et that are elements
+// (through ch) of ti's rows r, their keys as k:
 //
-//	UPDATE "strings" SET "n_translations" = (SELECT COUNT(*) FROM "string_translations" AS e WHERE e."string_id" = "strings"."id"), ...
-func countsSQL(d compile.Dialect, ti *mapping.TableLayout) string {
+//	SELECT DISTINCT "translation_id" AS k FROM "string_translations" WHERE "string_id" IN (SELECT "id" FROM "strings" WHERE cond)
+func elementsOf(d compile.Dialect, ti *mapping.TableLayout, ch *mapping.Child, et *mapping.Table, r rows) rows {
+	owners := "SELECT " + d.Quote(ti.Table.Key) + " AS k FROM " + d.Quote(ti.Table.Name) + " WHERE " + r.cond(d)
+	if ch.Through == "" {
+		return rows{col: ch.FK, keys: owners}
+	}
+	return rows{col: et.Key, keys: "SELECT DISTINCT " + d.Quote(ch.To) + " AS k FROM " + d.Quote(ch.Through) + " WHERE " + d.Quote(ch.From) + " IN (" + owners + ")"}
+}
+
+// countsSQL is the SET list of the UPDATE of every Counts column of ti's
+// rows, with the constants of the counts' filters as parameters numbered
+// from after+1:
+//
+//	"n_translations" = (SELECT COUNT(*) FROM "string_translations" AS e WHERE e."string_id" = "strings"."id"), ...
+func countsSQL(d compile.Dialect, ti *mapping.TableLayout, after int) (string, []any) {
 	t := d.Quote(ti.Table.Name)
 	key := t + "." + d.Quote(ti.Table.Key)
 	sets := make([]string, len(ti.Counts))
-	for i, c := range ti.Counts {
-		var from string
-		if c.Child.Through != "" {
-			from = d.Quote(c.Child.Through) + " AS e WHERE e." + d.Quote(c.Child.From) + " = " + key
-		} else {
-			from = d.Quote(c.Elem.Name) + " AS e WHERE e." + d.Quote(c.Child.FK) + " = " + key
-		}
-		for _, t := range c.Where {
-			from += " AND "
-			if t.Not {
-				from += "NOT "
-			}
-			from += "e." + d.Quote(t.Column)
-		}
-		sets[i] = d.Quote(c.Name) + " = (SELECT COUNT(*) FROM " + from + ")"
+	var consts []any
+	param := func(v int64) string {
+		consts = append(consts, v)
+		return d.Param(after+len(consts), schema.Int)
 	}
-	return "UPDATE " + t + " SET " + strings.Join(sets, ", ")
+	for i, c := range ti.Counts {
+		sets[i] = d.Quote(c.Name) + " = (SELECT COUNT(*) FROM " + countFrom(d, c, key, param) + ")"
+	}
+	return strings.Join(sets, ", "), consts
+}
+
+// countFrom is the FROM and WHERE of the count c of the row whose key is
+// key: its elements (e) where every term of c's filter holds.
+func countFrom(d compile.Dialect, c mapping.CountColumn, key string, param func(int64) string) string {
+	var from, elemKey string
+	reads := slices.ContainsFunc(c.Where, func(t mapping.CountTerm) bool { return t.Of == nil })
+	switch {
+	case c.Child.Through != "" && reads:
+		from = d.Quote(c.Child.Through) + " AS j, " + d.Quote(c.Elem.Name) + " AS e WHERE j." + d.Quote(c.Child.From) + " = " + key +
+			" AND e." + d.Quote(c.Elem.Key) + " = j." + d.Quote(c.Child.To)
+		elemKey = "e." + d.Quote(c.Elem.Key)
+	case c.Child.Through != "":
+		from = d.Quote(c.Child.Through) + " AS e WHERE e." + d.Quote(c.Child.From) + " = " + key
+		elemKey = "e." + d.Quote(c.Child.To)
+	default:
+		from = d.Quote(c.Elem.Name) + " AS e WHERE e." + d.Quote(c.Child.FK) + " = " + key
+		elemKey = "e." + d.Quote(c.Elem.Key)
+	}
+	for _, t := range c.Where {
+		from += " AND " + countTermSQL(d, t, elemKey, param)
+	}
+	return from
+}
+
+// countTermSQL is the term t of a count's filter on the element e, whose
+// key is elemKey.
+func countTermSQL(d compile.Dialect, t mapping.CountTerm, elemKey string, param func(int64) string) string {
+	not := ""
+	if t.Not {
+		not = "NOT "
+	}
+	if t.Op == ast.OpInvalid {
+		return not + "e." + d.Quote(t.Column)
+	}
+	x := "e." + d.Quote(t.Column)
+	if t.Of != nil {
+		if t.Of.Through != "" {
+			x = "(SELECT COUNT(*) FROM " + d.Quote(t.Of.Through) + " AS e1 WHERE e1." + d.Quote(t.Of.From) + " = " + elemKey + ")"
+		} else {
+			x = "(SELECT COUNT(*) FROM " + d.Quote(t.OfElem.Name) + " AS e1 WHERE e1." + d.Quote(t.Of.FK) + " = " + elemKey + ")"
+		}
+	}
+	return not + "(" + x + " " + sqlComparison(t.Op) + " " + param(t.Value) + ")"
+}
+
+// sqlComparison is the SQL of a comparison a count's term may make.
+func sqlComparison(op ast.Op) string {
+	if op == ast.OpNe {
+		return "<>"
+	}
+	return op.String() // = < <= > >=
 }

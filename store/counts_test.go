@@ -15,51 +15,73 @@ import (
 )
 
 // TestRefreshCountsAgreesWithLoad: the counts a load writes with the rows
-// (counted from the objects, filters of several flags among them) are
-// those RefreshCounts counts in SQL from the elements.
+// (counted from the objects: filters of several flags, of numbers and of
+// counts of the elements' own collections among them) are those
+// RefreshCounts counts in SQL from the elements, for every row and for
+// the rows of some strings and of their translations.
 func TestRefreshCountsAgreesWithLoad(t *testing.T) {
 	m := mapping.Default(schema.New())
 	l, err := m.Layout()
 	require.NoError(t, err)
-	var cols []string
+	cols := map[string][]string{}
 	for _, ti := range l.Tables {
-		if ti.Table.Name == "strings" {
-			for _, c := range ti.Counts {
-				cols = append(cols, c.Name)
-			}
+		for _, c := range ti.Counts {
+			cols[ti.Table.Name] = append(cols[ti.Table.Name], c.Name)
 		}
 	}
-	require.Contains(t, cols, "n_summary_translated_not_approved")
+	require.Contains(t, cols["strings"], "n_summary_translated_not_approved")
+	require.Contains(t, cols["strings"], "n_translations_with_votes")
+	require.Contains(t, cols["translations"], "n_votes")
 	p := demo.Generate(demo.Options{Strings: 300, Seed: 3})
 	for _, eng := range testdb.Engines(t) {
 		db := openRead(t, eng, m, p)
-		q := make([]string, len(cols))
-		for i, c := range cols {
-			q[i] = "SUM(" + db.Dialect.Quote(c) + "), SUM(" + db.Dialect.Quote(c) + " * " + db.Dialect.Quote("id") + ")"
-		}
-		sums := func() []any {
-			out := make([]any, 2*len(cols))
+		d := db.Dialect
+		sums := func(table string) []int64 {
+			q := make([]string, len(cols[table]))
+			for i, c := range cols[table] {
+				q[i] = "SUM(" + d.Quote(c) + "), SUM(" + d.Quote(c) + " * " + d.Quote("id") + ")"
+			}
+			out := make([]int64, 2*len(cols[table]))
 			ptrs := make([]any, len(out))
 			for i := range out {
-				var n int64
-				ptrs[i], out[i] = &n, &n
+				ptrs[i] = &out[i]
 			}
-			require.NoError(t, db.SQL.QueryRow("SELECT "+strings.Join(q, ", ")+" FROM "+db.Dialect.Quote("strings")).Scan(ptrs...))
-			for i := range out {
-				out[i] = *(out[i].(*int64))
-			}
+			require.NoError(t, db.SQL.QueryRow("SELECT "+strings.Join(q, ", ")+" FROM "+d.Quote(table)).Scan(ptrs...))
 			return out
 		}
-		loaded := sums()
-		_, err := db.SQL.Exec("UPDATE " + db.Dialect.Quote("strings") + " SET " + db.Dialect.Quote("n_summary_translated_not_approved") + " = 0, " + db.Dialect.Quote("n_summary_translated_not_shared") + " = 0")
-		require.NoError(t, err)
-		require.NoError(t, RefreshCounts(context.Background(), db.SQL, db.Dialect, m, "strings", ""))
-		assert.Equal(t, loaded, sums(), eng)
-		for i, c := range cols {
-			if strings.HasSuffix(c, "_not_approved") || strings.HasSuffix(c, "_not_shared") {
-				assert.NotZero(t, loaded[2*i], "%s: %s", eng, c)
+		zero := func(table string) {
+			sets := make([]string, len(cols[table]))
+			for i, c := range cols[table] {
+				sets[i] = d.Quote(c) + " = 0"
+			}
+			_, err := db.SQL.Exec("UPDATE " + d.Quote(table) + " SET " + strings.Join(sets, ", "))
+			require.NoError(t, err)
+		}
+		loaded := map[string][]int64{"strings": sums("strings"), "translations": sums("translations")}
+		for table, s := range loaded {
+			for i, c := range cols[table] {
+				assert.NotZero(t, s[2*i], "%s: %s.%s", eng, table, c)
 			}
 		}
-		t.Logf("%s: %d counts agree", eng, len(cols))
+		// Every row of every table.
+		zero("strings")
+		zero("translations")
+		require.NoError(t, RefreshCounts(context.Background(), db.SQL, d, m, "", ""))
+		for table, s := range loaded {
+			assert.Equal(t, s, sums(table), "%s: %s", eng, table)
+		}
+		// The rows of the strings of some files, as an upload refreshes
+		// them, and of their translations; then of the other files.
+		zero("strings")
+		zero("translations")
+		require.NoError(t, RefreshCounts(context.Background(), db.SQL, d, m, "strings", d.Quote("file_id")+" <= "+d.Placeholder(1), int64(2)))
+		partial := sums("translations")
+		assert.NotZero(t, partial[0], eng)
+		assert.NotEqual(t, loaded["translations"], partial, eng)
+		require.NoError(t, RefreshCounts(context.Background(), db.SQL, d, m, "strings", d.Quote("file_id")+" IS NULL OR "+d.Quote("file_id")+" > "+d.Placeholder(1), int64(2)))
+		for table, s := range loaded {
+			assert.Equal(t, s, sums(table), "%s: %s", eng, table)
+		}
+		t.Logf("%s: %d counts agree", eng, len(cols["strings"])+len(cols["translations"]))
 	}
 }

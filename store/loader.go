@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/croql/croql/ast"
 	"github.com/croql/croql/compile"
 	"github.com/croql/croql/mapping"
 	"github.com/croql/croql/schema"
@@ -398,8 +399,11 @@ func (l *Loader) buildIndexes(conn *sql.Conn) error {
 
 // LoadFormat is the layout version a load records in LoadMarker: 3 keeps
 // comments' ids, texts and dates; 4 the counts of a string's elements on
-// its row (mapping.Table.Counts).
-const LoadFormat = 4
+// its row (mapping.Table.Counts); 5 the counts of a translation's votes and
+// approvals on its row, and a string's of its summary elements with
+// approvals or a positive rating and of its translations with votes or
+// approvals.
+const LoadFormat = 5
 
 // mark creates LoadMarker and records the load in it, after the
 // project's record (the ProjectTable).
@@ -879,23 +883,53 @@ func (f *goFields) countFields(cs []mapping.CountColumn, t reflect.Type) error {
 		}
 		var where []goTerm
 		for _, t := range c.Where {
-			et := sf.Type.Elem()
-			wf, ok := et.FieldByName(t.Field.GoName)
-			if et.Kind() != reflect.Struct || !ok || wf.Type.Kind() != reflect.Bool {
-				return fmt.Errorf("store: %s has no Go bool field %s", et, t.Field.GoName)
+			g, err := goTermOf(t, sf.Type.Elem())
+			if err != nil {
+				return err
 			}
-			where = append(where, goTerm{wf.Index, t.Not})
+			where = append(where, g)
 		}
 		f.counts, f.countWhere = append(f.counts, sf.Index), append(f.countWhere, where)
 	}
 	return nil
 }
 
-// goTerm is a term of a count's filter (mapping.CountTerm): the Go bool
-// field at idx is true, or false when not.
+// goTermOf finds the Go field of t, a term of a count's filter, in et,
+// the Go type of the elements counted.
+func goTermOf(t mapping.CountTerm, et reflect.Type) (goTerm, error) {
+	fits, what := func(k reflect.Kind) bool { return k == reflect.Bool }, "bool"
+	switch {
+	case t.Of != nil:
+		fits, what = func(k reflect.Kind) bool { return k == reflect.Slice }, "slice"
+	case t.Op != ast.OpInvalid:
+		fits, what = func(k reflect.Kind) bool { return k >= reflect.Int && k <= reflect.Int64 }, "int"
+	}
+	if et.Kind() == reflect.Struct {
+		if wf, ok := et.FieldByName(t.Field.GoName); ok && fits(wf.Type.Kind()) {
+			return goTerm{idx: wf.Index, term: t}, nil
+		}
+	}
+	return goTerm{}, fmt.Errorf("store: %s has no Go %s field %s", et, what, t.Field.GoName)
+}
+
+// goTerm is a term of a count's filter (mapping.CountTerm): the Go field
+// at idx is true (a bool), or its value (an int64) or length (a slice)
+// passes the term's comparison; negated when the term is Not.
 type goTerm struct {
-	idx []int
-	not bool
+	idx  []int
+	term mapping.CountTerm
+}
+
+// holds reports whether t holds of the element e.
+func (t goTerm) holds(e reflect.Value) bool {
+	v := fieldAt(e, t.idx)
+	switch {
+	case t.term.Op == ast.OpInvalid:
+		return v.Bool() != t.term.Not
+	case t.term.Of != nil:
+		return t.term.Holds(int64(v.Len())) != t.term.Not
+	}
+	return t.term.Holds(v.Int()) != t.term.Not
 }
 
 // countInto writes the Counts columns of v into row: the length of each
@@ -919,7 +953,7 @@ func (f *goFields) countInto(v reflect.Value, row []any) {
 // passes reports whether every term of w holds of the element e.
 func passes(e reflect.Value, w []goTerm) bool {
 	for _, t := range w {
-		if fieldAt(e, t.idx).Bool() == t.not {
+		if !t.holds(e) {
 			return false
 		}
 	}

@@ -34,6 +34,7 @@ func compileWith(t *testing.T, d compile.Dialect, m *mapping.Mapping, src string
 func uncounted() *mapping.Mapping {
 	m := mapping.Default(schema.New())
 	m.Tables["source string"].Counts = nil
+	m.Tables["translation"].Counts = nil
 	return m
 }
 
@@ -51,6 +52,14 @@ func TestCountColumns(t *testing.T) {
 			`count of languages summary where (has qa issues) > 0`:                     `(t0.` + d.Quote("n_summary_has_qa_issues") + ` > 0)`,
 			`count of languages summary where (is translated and not is approved) > 0`: `(t0.` + d.Quote("n_summary_translated_not_approved") + ` > 0)`,
 			`count of languages summary where (not is approved and is translated) = 2`: `(t0.` + d.Quote("n_summary_translated_not_approved") + ` = `,
+			`count of languages summary where (approvalsCount >= 1) > 0`:               `(t0.` + d.Quote("n_summary_with_approvals") + ` > 0)`,
+			`count of languages summary where (1 <= approvalsCount) > 0`:               `(t0.` + d.Quote("n_summary_with_approvals") + ` > 0)`,
+			`count of languages summary where (approvalsCount > 0) = 0`:                `NOT (t0.` + d.Quote("n_summary_with_approvals") + ` > 0)`,
+			`count of languages summary where (rating > 0) > 0`:                        `(t0.` + d.Quote("n_summary_rated") + ` > 0)`,
+			`count of languages summary where (not (rating <= 0)) > 0`:                 `(t0.` + d.Quote("n_summary_rated") + ` > 0)`,
+			`count of translations where (count of votes > 0) > 0`:                     `(t0.` + d.Quote("n_translations_with_votes") + ` > 0)`,
+			`count of translations where (count of votes >= 1) > 0`:                    `(t0.` + d.Quote("n_translations_with_votes") + ` > 0)`,
+			`count of translations where (not (count of approvals = 0)) = 1`:           `(t0.` + d.Quote("n_translations_with_approvals") + ` = `,
 		} {
 			w := compileFor(t, d, src, checkOpts{}).Where
 			assert.True(t, strings.HasPrefix(w, want), "%s: %s: %s", d.Name(), src, w)
@@ -59,9 +68,21 @@ func TestCountColumns(t *testing.T) {
 			`count of languages summary where (is translated or not is approved) > 0`,
 			`count of languages summary where (is approved and not is translated) > 0`,
 			`count of languages summary where (is translated and not is approved and has qa issues) > 0`,
+			`count of languages summary where (approvalsCount >= 2) > 0`,
+			`count of languages summary where (approvalsCount != 0) > 0`,
+			`count of languages summary where (rating > 0.5) > 0`,
+			`count of languages summary where (rating >= 0) > 0`,
+			`count of translations where (count of votes > 1) > 0`,
+			`count of translations where (count of votes where (is up) > 0) > 0`,
+			`count of translations where (count of votes = 0) > 0`,
 		} {
 			w := compileFor(t, d, src, checkOpts{}).Where
-			assert.Contains(t, w, d.Quote("languages_summary"), "%s: %s", d.Name(), src)
+			if strings.HasPrefix(src, "count of translations") {
+				assert.Contains(t, w, d.Quote("string_translations"), "%s: %s", d.Name(), src)
+				assert.NotContains(t, w, "n_translations_with", "%s: %s", d.Name(), src)
+			} else {
+				assert.Contains(t, w, d.Quote("languages_summary"), "%s: %s", d.Name(), src)
+			}
 		}
 	}
 	// Beside another condition, SQLite reads the rows rather than the
@@ -75,6 +96,12 @@ func TestCountColumns(t *testing.T) {
 	assert.Equal(t, `(+t0."n_comments" > 0 AND EXISTS (SELECT 1 FROM "strings" AS t1 WHERE t1."n_comments" > 0 LIMIT 1))`, s.Where)
 	w = compileFor(t, compile.Vitess{}, `count of comments > 0`, checkOpts{}).Where
 	assert.NotContains(t, w, "n_comments")
+	w = compileFor(t, compile.Vitess{}, `count of translations where (count of votes > 0) > 0`, checkOpts{}).Where
+	assert.NotContains(t, w, "n_translations_with_votes")
+	assert.NotContains(t, w, "n_votes")
+	// Inside a count of translations, a translation's own counts.
+	w = compileFor(t, compile.Postgres{}, `count of translations where (language = @language:"de" and count of votes > 0) = 0`, checkOpts{}).Where
+	assert.Contains(t, w, `(t1."n_votes" > 0)`)
 }
 
 // TestCountForms: a count compared with zero is EXISTS / NOT EXISTS, a

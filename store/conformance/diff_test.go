@@ -90,6 +90,23 @@ var edgeQueries = []struct {
 	{"strings", `count of languages summary where (translation updated > added) > 0`, false},
 	{"strings", `labels with (is system) or count of labels where (title contains "a") = 2`, false},
 	{"strings", `count of comments where (has issue and not has unresolved issue) > 0`, false},
+	// counts kept on the rows: comparisons of numbers and of the
+	// elements' own counts, in every form that holds of the same ints,
+	// and near ones the mapping keeps no count of
+	{"strings", `count of languages summary where (approvalsCount >= 1) = 2`, false},
+	{"strings", `count of languages summary where (1 <= approvalsCount) > 0 and not is hidden`, false},
+	{"strings", `count of languages summary where (approvalsCount >= 2) > 0`, false},
+	{"strings", `count of languages summary where (rating > 0) = 0`, false},
+	{"strings", `count of languages summary where (not (rating <= 0)) >= 2`, false},
+	{"strings", `count of languages summary where (rating >= 0) > 0`, false},
+	{"strings", `count of languages summary where (rating > 0 and approvalsCount > 0) > 0`, false},
+	{"strings", `count of translations where (count of votes > 0) = 1`, false},
+	{"strings", `count of translations where (count of approvals >= 1) > 0 or is hidden`, false},
+	{"strings", `count of translations where (not (count of votes = 0)) < 2`, false},
+	{"strings", `count of translations where (count of votes > 1) > 0`, false},
+	{"strings", `count of translations where (count of approvals > 0) = count of translations`, false},
+	{"translations", `count of votes > 0 and count of approvals = 0`, false},
+	{"translations", `count of votes >= 2 or not (count of approvals != 1)`, false},
 	{"strings", `comments with (translations with (user = 1) and user != 2)`, false},
 	// users
 	{"strings", `translations with (user with (login = "alice"))`, false},
