@@ -540,10 +540,7 @@ func (c *compiler) logic(n *typecheck.Logic, strict bool) {
 	if n.Op == ast.OpOr {
 		items = c.orItems(ops, strict)
 	} else {
-		items = make([]func(), len(ops))
-		for i, op := range ops {
-			items[i] = func() { c.pred(op, strict) }
-		}
+		items = c.andItems(ops, strict)
 	}
 	c.nary(items, sep)
 }
@@ -1282,6 +1279,9 @@ func semiJoinIn(d Dialect) bool { return d.SemiJoinIn() }
 func (c *compiler) exists(n *typecheck.Exists, strict bool) {
 	if a, col := c.countOf(n.X); col != "" {
 		c.countExists(n, a, col)
+		return
+	}
+	if c.someNotBy(n) {
 		return
 	}
 	if !strict && c.semiJoin(n, n.X, nil) {

@@ -91,8 +91,27 @@ type Table struct {
 	// comparison that holds of the same ints) of the row instead of
 	// counting the elements. The DDL creates them NOT NULL DEFAULT 0,
 	// apart from the Layout's Columns (rows are written without them).
+	//
+	// A key `F of C` (SoleKey: "user of translations") is instead the
+	// value of the field F that every element of the collection C shares:
+	// the user of all of a string's translations when one user made them
+	// all, NULL when they differ or there are none. F is a user field of
+	// the element that is never absent. The compiler reads it for "every
+	// translation is by X" (`count of translations = count of translations
+	// where (user = X)`) and "some translation is not by X" (`count of
+	// translations where (user != X) > 0`); the DDL creates it nullable,
+	// with an index.
 	Counts map[string]string
 }
+
+// SoleKey is the key of Table.Counts of the value of field field that
+// every element of collection coll shares: "user of translations".
+func SoleKey(field, coll string) string { return field + " of " + coll }
+
+// Sole is the column of t that holds the value of field field shared by
+// every element of its collection coll (see SoleKey), "" when it has
+// none.
+func (t *Table) Sole(field, coll string) string { return t.Counts[SoleKey(field, coll)] }
 
 // CountKey is the key of Table.Counts of the count of the elements of
 // collection coll, or of those where where holds when it is not empty:
@@ -715,6 +734,8 @@ func defaultCounts() map[string]string {
 		"comments":          "n_comments",
 		"screenshots":       "n_screenshots",
 		"languages summary": "n_summary",
+		// Every translation by one user: the user.
+		SoleKey("user", "translations"): "translations_user",
 	}
 	for _, f := range []string{"is translated", "is partially translated", "is approved", "is partially approved",
 		"is auto translated", "is translated by tm", "is translated by mt", "is source changed after translation",
@@ -748,6 +769,12 @@ type CountColumn struct {
 	Child *Child
 	Elem  *Table
 	Where []CountTerm
+	// Of, for a key `F of C` (SoleKey), is the element's field F: the
+	// column holds the value of F that every element shares, NULL when
+	// they differ or there are none (not a count; Where is empty), and
+	// OfColumn is F's column in Elem.
+	Of       *schema.Field
+	OfColumn string
 }
 
 // CountTerm is a term of a CountColumn's filter. With Op ast.OpInvalid:
@@ -805,6 +832,10 @@ func (b *layoutBuilder) countColumn(ti *TableLayout, key string) (CountColumn, e
 		return cc, errors.New("the table has no key")
 	}
 	coll, where, _ := strings.Cut(key, " where ")
+	of := ""
+	if f, c, ok := strings.Cut(coll, " of "); ok && where == "" {
+		of, coll = f, c
+	}
 	cc.Field, _ = ti.Object.Field(coll)
 	if cc.Field == nil || cc.Field.Type.Kind != schema.Collection || cc.Field.Type.Obj == nil || ti.Table.Children[coll] == nil {
 		return cc, fmt.Errorf("%s has no collection `%s`", ti.Object.Name, coll)
@@ -815,6 +846,9 @@ func (b *layoutBuilder) countColumn(ti *TableLayout, key string) (CountColumn, e
 		return cc, err
 	}
 	cc.Elem = et
+	if of != "" {
+		return soleColumn(cc, of)
+	}
 	if where == "" {
 		return cc, nil
 	}
@@ -856,6 +890,20 @@ func (b *layoutBuilder) countTerm(obj *schema.Object, et *Table, t countTerm) (C
 	}
 	ct.Column = et.Columns[t.name]
 	return ct, nil
+}
+
+// soleColumn completes cc, the column of a key `of of C`: of must be a
+// user field of C's elements that is never absent and has a column.
+func soleColumn(cc CountColumn, of string) (CountColumn, error) {
+	f, _ := cc.Field.Type.Obj.Field(of)
+	if f == nil || f.Type.Kind != schema.User || f.Nullable || typecheck.DerivedBase(f) != nil || cc.Elem.Columns[of] == "" {
+		return cc, fmt.Errorf("`%s` is not a stored user field of %s that is never absent", of, cc.Field.Type.Obj.Name)
+	}
+	if cc.Child.Through != "" && cc.Elem.Key == "" {
+		return cc, fmt.Errorf("table %s has no key", cc.Elem.Name)
+	}
+	cc.Of, cc.OfColumn = f, cc.Elem.Columns[of]
+	return cc, nil
 }
 
 // Count is the column of t that holds the count of the elements of its

@@ -130,6 +130,10 @@ func countsSQL(d compile.Dialect, ti *mapping.TableLayout, after int) (string, [
 		return d.Param(after+len(consts), schema.Int)
 	}
 	for i, c := range ti.Counts {
+		if c.Of != nil {
+			sets[i] = d.Quote(c.Name) + " = " + soleSQL(d, c, key)
+			continue
+		}
 		sets[i] = d.Quote(c.Name) + " = (SELECT COUNT(*) FROM " + countFrom(d, c, key, param) + ")"
 	}
 	return strings.Join(sets, ", "), consts
@@ -185,4 +189,23 @@ func sqlComparison(op ast.Op) string {
 		return "<>"
 	}
 	return op.String() // = < <= > >=
+}
+
+// soleSQL is the value of c (a mapping.CountColumn with Of) for the row
+// whose key is key: the value of the elements' column when they all hold
+// the same one (the column is never NULL), NULL when they differ or there
+// are none:
+//
+//	(SELECT CASE WHEN MIN(x."user_id") = MAX(x."user_id") THEN MIN(x."user_id") END FROM "string_translations" AS e JOIN "translations" AS x ON x."id" = e."translation_id" WHERE e."string_id" = "strings"."id")
+func soleSQL(d compile.Dialect, c mapping.CountColumn, key string) string {
+	var from, col string
+	if c.Child.Through != "" {
+		col = "x." + d.Quote(c.OfColumn)
+		from = d.Quote(c.Child.Through) + " AS e JOIN " + d.Quote(c.Elem.Name) + " AS x ON x." + d.Quote(c.Elem.Key) + " = e." + d.Quote(c.Child.To) +
+			" WHERE e." + d.Quote(c.Child.From) + " = " + key
+	} else {
+		col = "e." + d.Quote(c.OfColumn)
+		from = d.Quote(c.Elem.Name) + " AS e WHERE e." + d.Quote(c.Child.FK) + " = " + key
+	}
+	return "(SELECT CASE WHEN MIN(" + col + ") = MAX(" + col + ") THEN MIN(" + col + ") END FROM " + from + ")"
 }

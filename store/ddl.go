@@ -158,6 +158,11 @@ func (w *ddlWriter) table(ti *mapping.TableLayout) {
 		defs = append(defs, def)
 	}
 	for _, c := range ti.Counts {
+		if c.Of != nil {
+			// The value every element shares: NULL for none or several.
+			defs = append(defs, w.d.Quote(c.Name)+" "+w.d.ColumnType(schema.Int))
+			continue
+		}
 		defs = append(defs, w.d.Quote(c.Name)+" "+w.d.ColumnType(schema.Int)+" NOT NULL DEFAULT 0")
 	}
 	defs = append(defs, w.shardDef(t.Name)...)
@@ -183,11 +188,38 @@ func (w *ddlWriter) table(ti *mapping.TableLayout) {
 		add(false, ownerFK(x, ti.FKs)...)
 	}
 	// A count kept on the row (mapping.Table.Counts) is compared with a
-	// constant: `count of comments > 0` over the index is a range of it.
+	// constant: `count of comments > 0` over the index is a range of it;
+	// the user of every translation, with a user: the few strings whose
+	// translations are all by that user are a range of its index (see
+	// countIndex).
 	for _, c := range ti.Counts {
 		kinds[c.Name] = schema.Int
-		add(false, c.Name)
 	}
+	for _, c := range ti.Counts {
+		add(false, countIndex(ti, c)...)
+	}
+}
+
+// countIndex is the column list of the index of the Counts column c of
+// ti: c alone; for the user of every element (mapping.SoleKey) c and the
+// key, so that the rows of one user are read in key order (a page of
+// "every translation is by X" stops after its rows, on PostgreSQL also
+// in a prepared statement's generic plan); and for the count of a
+// collection whose elements' user the row keeps too, that user after it,
+// so that "some element is not by X" (the count above zero and the user
+// not X) reads the index alone.
+func countIndex(ti *mapping.TableLayout, c mapping.CountColumn) []string {
+	if c.Of != nil {
+		return []string{c.Name, ti.Table.Key}
+	}
+	if len(c.Where) == 0 {
+		for _, u := range ti.Counts {
+			if u.Of != nil && u.Field == c.Field {
+				return []string{c.Name, u.Name}
+			}
+		}
+	}
+	return []string{c.Name}
 }
 
 // join adds the statements of a join table.

@@ -400,9 +400,10 @@ func (l *Loader) buildIndexes(conn *sql.Conn) error {
 // LoadFormat is the layout version a load records in LoadMarker: 3 keeps
 // comments' ids, texts and dates; 4 the counts of a string's elements on
 // its row (mapping.Table.Counts); 5 the counts of a translation's votes and
-// approvals on its row, and a string's of its summary elements with
+// approvals on its row, a string's of its summary elements with
 // approvals or a positive rating and of its translations with votes or
-// approvals.
+// approvals, and the user of all of a string's translations
+// (mapping.SoleKey).
 const LoadFormat = 5
 
 // mark creates LoadMarker and records the load in it, after the
@@ -839,9 +840,13 @@ func (ld *loader) findTable(t reflect.Type) *mapping.Table {
 type goFields struct {
 	cols, colls [][]int
 	// counts are the collections of the table's Counts columns, and
-	// countWhere the filter of the elements each counts (nil: all).
+	// countWhere the filter of the elements each counts (nil: all);
+	// countOf, for a column of the value every element shares
+	// (mapping.CountColumn.Of), that field of the element (nil for a
+	// count).
 	counts     [][]int
 	countWhere [][]goTerm
+	countOf    [][]int
 }
 
 type fieldsKey struct {
@@ -881,6 +886,18 @@ func (f *goFields) countFields(cs []mapping.CountColumn, t reflect.Type) error {
 		if !ok || sf.Type.Kind() != reflect.Slice {
 			return fmt.Errorf("store: %s has no Go slice field %s", t, c.Field.GoName)
 		}
+		var of []int
+		if c.Of != nil {
+			et := sf.Type.Elem()
+			if et.Kind() != reflect.Struct {
+				return fmt.Errorf("store: %s is not a struct", et)
+			}
+			of, ok = goFieldIndex(et, c.Of.GoName)
+			if !ok {
+				return fmt.Errorf("store: %s has no Go integer field %s", et, c.Of.GoName)
+			}
+		}
+		f.countOf = append(f.countOf, of)
 		var where []goTerm
 		for _, t := range c.Where {
 			g, err := goTermOf(t, sf.Type.Elem())
@@ -932,11 +949,25 @@ func (t goTerm) holds(e reflect.Value) bool {
 	return t.term.Holds(v.Int()) != t.term.Not
 }
 
+// goFieldIndex is the index of t's integer field name.
+func goFieldIndex(t reflect.Type, name string) ([]int, bool) {
+	sf, ok := t.FieldByName(name)
+	if !ok || sf.Type.Kind() != reflect.Int64 {
+		return nil, false
+	}
+	return sf.Index, true
+}
+
 // countInto writes the Counts columns of v into row: the length of each
-// collection, or how many of its elements pass its filter.
+// collection, or how many of its elements pass its filter, or the value
+// of a field every element shares (nil for none or several).
 func (f *goFields) countInto(v reflect.Value, row []any) {
 	for i, idx := range f.counts {
 		sv := fieldAt(v, idx)
+		if of := f.countOf[i]; of != nil {
+			row[i] = sole(sv, of)
+			continue
+		}
 		n := int64(sv.Len())
 		if w := f.countWhere[i]; w != nil {
 			n = 0
@@ -948,6 +979,21 @@ func (f *goFields) countInto(v reflect.Value, row []any) {
 		}
 		row[i] = n
 	}
+}
+
+// sole is the value of the integer field at of that every element of
+// the slice sv holds, nil when they differ or there are none.
+func sole(sv reflect.Value, of []int) any {
+	if sv.Len() == 0 {
+		return nil
+	}
+	first := fieldAt(sv.Index(0), of).Int()
+	for j := 1; j < sv.Len(); j++ {
+		if fieldAt(sv.Index(j), of).Int() != first {
+			return nil
+		}
+	}
+	return first
 }
 
 // passes reports whether every term of w holds of the element e.
