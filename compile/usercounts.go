@@ -104,7 +104,9 @@ func (c *compiler) someNotBy(e *typecheck.Exists) bool {
 	if _, lite := c.d.(SQLite); lite {
 		plus = "+"
 	}
-	c.w("(", plus, s.count, " > 0 AND NOT ")
+	c.w("(", plus, s.count, " > ")
+	c.param(int64(0), schema.Int) // a value of the query: never written into the text
+	c.w(" AND NOT ")
 	c.userIs(s, true)
 	c.w(")")
 	return true
