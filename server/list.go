@@ -256,7 +256,7 @@ func (s *Server) residentPlan(req *listRequest, sq *sqlRows) plan {
 		return nil
 	}
 	sn := s.resident.get(req.p)
-	if sn == nil || sn.objs[req.res.context] == nil {
+	if sn == nil {
 		return nil
 	}
 	q, ok, err := s.residentQuery(req.r.Context(), req.p, req.res.context, req.params.croql)
@@ -264,7 +264,21 @@ func (s *Server) residentPlan(req *listRequest, sq *sqlRows) plan {
 		// The database path reports it.
 		return nil
 	}
-	return &residentRows{sn: sn, q: q, objs: sn.objs[req.res.context], ids: sn.ids[req.res.context], sql: sq}
+	var walk func(context.Context, *Server, *listRequest, *residentRows) ([]int64, int64, any, *httpError)
+	switch req.res.context {
+	case croql.Strings:
+		walk, ok = residentWalk(sn.strings, q, func(s *resString) int64 { return s.ID })
+	case croql.TM:
+		walk, ok = residentWalk(sn.tm, q, func(s *resSegment) int64 { return s.ID })
+	case croql.Glossary:
+		walk, ok = residentWalk(sn.terms, q, func(t *schema.GlossaryTerm) int64 { return t.ID })
+	default:
+		ok = false
+	}
+	if !ok {
+		return nil
+	}
+	return &residentRows{sn: sn, walk: walk, sql: sq}
 }
 
 // labelIDs fills labelIds of a page of strings.

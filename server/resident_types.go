@@ -1,0 +1,176 @@
+package server
+
+import (
+	"fmt"
+	"reflect"
+
+	"github.com/croql/croql/eval"
+	"github.com/croql/croql/parser"
+	"github.com/croql/croql/schema"
+	"github.com/croql/croql/typecheck"
+)
+
+// The resident snapshot's own object types. The evaluator reads an
+// object's fields by the GoName of each catalog field, at the offset its
+// object's Go type gives (eval binds them when it compiles), so the
+// snapshot holds types of its own that have the fields queries read, with
+// the schema's Go types, and not the others: a string's plural forms, a
+// comment's id, text and date, a translation's string id and date added,
+// a TM record's language. Its queries are checked and compiled against a
+// catalog whose objects have these Go types (residentCatalog). The
+// objects the schema's types serve whole (a vote, a label, a languages
+// summary element, a glossary term, ...) keep them.
+
+// resString is a source string in the snapshot.
+type resString struct {
+	// ID is the string's id (no query reads it; the page's rows are read
+	// by it).
+	ID               int64
+	Type             string
+	Text             string
+	Identifier       string
+	Context          string
+	MaxLength        *int64
+	File             *schema.File
+	Branch           *schema.Branch
+	Comments         []resComment
+	Screenshots      []schema.Screenshot
+	Translations     []resTranslation
+	LanguagesSummary []schema.LanguageSummary
+	Labels           []schema.Label
+	Fields           []schema.CustomField
+	Added            schema.Time
+	Updated          *schema.Time
+	IsHidden         bool
+	IsDuplicate      bool
+	IsPassedWorkflow bool
+}
+
+// resComment is a comment on a string in the snapshot.
+type resComment struct {
+	User               int64
+	HasIssue           bool
+	HasUnresolvedIssue bool
+}
+
+// resTranslation is a translation in the snapshot: an element of a
+// string's translations and an object of the translations list.
+type resTranslation struct {
+	// ID is the translation's id (no query reads it; the translations
+	// list reads the page's rows by it).
+	ID              int64
+	Text            string
+	PluralForm      string
+	Language        string
+	Provider        *string
+	User            int64
+	Votes           []schema.Vote
+	Approvals       []schema.Approval
+	Updated         schema.Time
+	IsPreTranslated bool
+}
+
+// resSegment is a TM segment in the snapshot.
+type resSegment struct {
+	ID      int64
+	Records []resRecord
+}
+
+// resRecord is a TM record in the snapshot.
+type resRecord struct {
+	ID         int64
+	Text       string
+	UsageCount int64
+	CreatedBy  int64
+	UpdatedBy  int64
+	CreatedAt  schema.Time
+	UpdatedAt  schema.Time
+}
+
+// residentTypes are the schema's Go types the snapshot holds in types of
+// its own.
+func residentTypes() map[reflect.Type]reflect.Type {
+	return map[reflect.Type]reflect.Type{
+		reflect.TypeFor[schema.SourceString](): reflect.TypeFor[resString](),
+		reflect.TypeFor[schema.Comment]():      reflect.TypeFor[resComment](),
+		reflect.TypeFor[schema.Translation]():  reflect.TypeFor[resTranslation](),
+		reflect.TypeFor[schema.TMSegment]():    reflect.TypeFor[resSegment](),
+		reflect.TypeFor[schema.TMRecord]():     reflect.TypeFor[resRecord](),
+	}
+}
+
+// residentCatalog is the catalog whose objects have the snapshot's Go
+// types: what its queries are checked and compiled against. It fails
+// when a field a query may read has no Go field of the schema's Go type
+// (the snapshot's own type for the schema's types it replaces) in the
+// snapshot's type.
+func residentCatalog() (*schema.Catalog, error) {
+	std, cat := schema.New(), schema.New()
+	types := residentTypes()
+	for _, o := range cat.Objects {
+		if t, ok := types[o.GoType]; ok {
+			o.GoType = t
+		}
+	}
+	for i, o := range cat.Objects {
+		for _, f := range o.Fields {
+			sf, ok := o.GoType.FieldByName(f.GoName)
+			if !ok {
+				return nil, fmt.Errorf("server: resident %s has no field %s (%q)", o.GoType, f.GoName, f.Name)
+			}
+			want := residentField(std.Objects[i].GoType, f.GoName, types)
+			if sf.Type != want {
+				return nil, fmt.Errorf("server: resident %s.%s is %s, the schema's is %s", o.GoType, f.GoName, sf.Type, want)
+			}
+		}
+	}
+	return cat, nil
+}
+
+// residentField is the Go type the snapshot's type of t has for field
+// goName: t's, with the element of a slice or pointer that types
+// replaces replaced.
+func residentField(t reflect.Type, goName string, types map[reflect.Type]reflect.Type) reflect.Type {
+	sf, _ := t.FieldByName(goName)
+	ft := sf.Type
+	switch {
+	case ft.Kind() == reflect.Slice && types[ft.Elem()] != nil:
+		return reflect.SliceOf(types[ft.Elem()])
+	case ft.Kind() == reflect.Pointer && types[ft.Elem()] != nil:
+		return reflect.PointerTo(types[ft.Elem()])
+	}
+	return ft
+}
+
+// residentProgram compiles src, a query that checks without errors under
+// cfg (the request's environment's check configuration), for the
+// snapshot: checked again over cat (residentCatalog) in the same context.
+// Users are the environment's directory (login to id).
+func residentProgram(cfg typecheck.Config, p *parser.Parser, cat *schema.Catalog, src string) (*eval.Program, error) {
+	ctx, ok := cat.Context(cfg.Context.Name)
+	if !ok {
+		return nil, fmt.Errorf("server: no resident context %q", cfg.Context.Name)
+	}
+	cfg.Catalog, cfg.Context = cat, ctx
+	tree, diags := p.Parse(src)
+	if diags.HasErrors() || tree == nil {
+		return nil, fmt.Errorf("server: resident query: %w", diags.Err())
+	}
+	q := typecheck.Check(cfg, src, tree)
+	if q.Diags.HasErrors() {
+		return nil, fmt.Errorf("server: resident query: %w", q.Diags.Err())
+	}
+	var opts []eval.Option
+	if cfg.Users != nil {
+		dir := make(map[int64]string, len(cfg.Users))
+		for login, id := range cfg.Users {
+			dir[id] = login
+		}
+		opts = append(opts, eval.WithUserLogins(dir))
+	}
+	prog, err := eval.Compile(q, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("server: resident query: %w", err)
+	}
+	return prog, nil
+}
