@@ -77,8 +77,10 @@ type snapshot struct {
 	// version is the project's write version the snapshot describes.
 	version int64
 	bytes   int64
-	// The objects of each resident context in ascending id order.
+	// The objects of each resident context in ascending id order; ids
+	// the strings'.
 	strings []resString
+	ids     []int64
 	tm      []resSegment
 	terms   []schema.GlossaryTerm
 	// trs are the translations of each language, as the database holds
@@ -199,12 +201,12 @@ func (s *Server) residentTranslationPage(ctx context.Context, p *Project, params
 		if int(e.str) == last {
 			continue // the string is in already
 		}
-		st, tr := sn.at(e)
+		_, tr := sn.at(e)
 		if match != nil && !match(tr) {
 			continue
 		}
 		if n >= params.offset && n < end {
-			page = append(page, st.ID)
+			page = append(page, sn.ids[e.str])
 		}
 		n++
 		last = int(e.str)
@@ -213,8 +215,8 @@ func (s *Server) residentTranslationPage(ctx context.Context, p *Project, params
 		}
 	}
 	for _, sid := range page {
-		i, _ := slices.BinarySearchFunc(es, sid, func(e trEntry, sid int64) int { return cmpInt(sn.strings[e.str].ID, sid) })
-		for ; i < len(es) && sn.strings[es[i].str].ID == sid; i++ {
+		i, _ := slices.BinarySearchFunc(es, sid, func(e trEntry, sid int64) int { return cmpInt(sn.ids[e.str], sid) })
+		for ; i < len(es) && sn.ids[es[i].str] == sid; i++ {
 			_, tr := sn.at(es[i])
 			tids = append(tids, tr.ID)
 		}
@@ -362,10 +364,10 @@ func (rs *residents) build(ctx context.Context, p *Project) (residentState, erro
 // language, and their bytes: data's and those of the translations'
 // index.
 func newSnapshot(data *residentData, version int64) (*snapshot, error) {
-	sn := &snapshot{version: version, strings: data.strings, tm: data.tm, terms: data.terms}
-	sortByID(sn.strings, func(s *resString) int64 { return s.ID })
-	sortByID(sn.tm, func(s *resSegment) int64 { return s.ID })
-	sortByID(sn.terms, func(t *schema.GlossaryTerm) int64 { return t.ID })
+	sn := &snapshot{version: version, strings: data.strings, ids: data.ids, tm: data.tm, terms: data.terms}
+	sortByID(sn.strings, func(i int) int64 { return sn.ids[i] }, sn.ids)
+	sortByID(sn.tm, func(i int) int64 { return sn.tm[i].ID }, nil)
+	sortByID(sn.terms, func(i int) int64 { return sn.terms[i].ID }, nil)
 	var err error
 	if sn.trs, err = residentTranslations(sn.strings); err != nil {
 		return nil, err
@@ -377,10 +379,32 @@ func newSnapshot(data *residentData, version int64) (*snapshot, error) {
 	return sn, nil
 }
 
-// sortByID sorts objs by id, stably, unless they are sorted already.
-func sortByID[T any](objs []T, id func(*T) int64) {
-	if !slices.IsSortedFunc(objs, func(a, b T) int { return cmpInt(id(&a), id(&b)) }) {
-		slices.SortStableFunc(objs, func(a, b T) int { return cmpInt(id(&a), id(&b)) })
+// sortByID sorts objs by id (id(i) is the id of objs[i]), stably, unless
+// they are sorted already; ids, when not nil, are their ids, sorted
+// with them.
+func sortByID[T any](objs []T, id func(i int) int64, ids []int64) {
+	sorted := true
+	for i := 1; i < len(objs) && sorted; i++ {
+		sorted = id(i-1) <= id(i)
+	}
+	if sorted {
+		return
+	}
+	idx := make([]int, len(objs))
+	keys := make([]int64, len(objs))
+	for i := range idx {
+		idx[i], keys[i] = i, id(i)
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmpInt(keys[a], keys[b]) })
+	out := make([]T, len(objs))
+	for i, j := range idx {
+		out[i] = objs[j]
+	}
+	copy(objs, out)
+	if ids != nil {
+		for i, j := range idx {
+			ids[i] = keys[j]
+		}
 	}
 }
 
@@ -506,9 +530,9 @@ type residentRows struct {
 	sql  *sqlRows
 }
 
-// residentWalk is the walk of the snapshot's objs, the query's match
-// (nil: every object), id their ids.
-func residentWalk[T any](objs []T, prog *eval.Program, id func(*T) int64) (func(context.Context, *Server, *listRequest, *residentRows) ([]int64, int64, any, *httpError), bool) {
+// residentWalk is the walk of the snapshot's objs with prog (nil: every
+// object matches); id(i) is the id of objs[i].
+func residentWalk[T any](objs []T, prog *eval.Program, id func(i int) int64) (func(context.Context, *Server, *listRequest, *residentRows) ([]int64, int64, any, *httpError), bool) {
 	match, ok := residentFunc[T](prog)
 	if !ok {
 		return nil, false
@@ -554,7 +578,7 @@ func (pl *residentRows) run(s *Server, req *listRequest) (any, *httpError) {
 // match when a total is asked. page is nil when the database answers
 // instead; fallback, when not nil, is the database's answer by the
 // whole-set forms (indexedWhole).
-func walkObjects[T any](ctx context.Context, s *Server, req *listRequest, pl *residentRows, objs []T, match func(*T) bool, id func(*T) int64) (page []int64, total int64, fallback any, e *httpError) {
+func walkObjects[T any](ctx context.Context, s *Server, req *listRequest, pl *residentRows, objs []T, match func(*T) bool, id func(i int) int64) (page []int64, total int64, fallback any, e *httpError) {
 	params := req.params
 	end := params.offset + params.limit
 	page = []int64{}
@@ -570,12 +594,11 @@ func walkObjects[T any](ctx context.Context, s *Server, req *listRequest, pl *re
 				return nil, 0, out, e
 			}
 		}
-		o := &objs[i]
-		if match != nil && !match(o) {
+		if match != nil && !match(&objs[i]) {
 			continue
 		}
 		if total >= params.offset && total < end {
-			page = append(page, id(o))
+			page = append(page, id(i))
 		}
 		total++
 		if total >= end && !params.withTotal {

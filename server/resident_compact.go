@@ -105,6 +105,7 @@ type compactor struct {
 	masters map[int64][]resTranslation
 
 	strings   chunked[resString]
+	ids       chunked[int64]
 	tm        chunked[resSegment]
 	terms     chunked[schema.GlossaryTerm]
 	trs       slab[resTranslation]
@@ -125,6 +126,7 @@ func newCompactor() *compactor {
 	c.comments.bytes, c.shots.bytes, c.labels.bytes = &c.bytes, &c.bytes, &c.bytes
 	c.fields.bytes, c.summaries.bytes, c.tmRecords.bytes = &c.bytes, &c.bytes, &c.bytes
 	c.strings.slab.bytes, c.tm.slab.bytes, c.terms.slab.bytes = &c.bytes, &c.bytes, &c.bytes
+	c.ids.slab.bytes = &c.bytes
 	return c
 }
 
@@ -233,8 +235,9 @@ func (c *compactor) add(o any) {
 
 // addString copies a source string; its file and branch stay the head's.
 func (c *compactor) addString(v *schema.SourceString) {
+	*c.ids.add() = v.ID
 	s := c.strings.add()
-	*s = resString{ID: v.ID, Type: c.intern(v.Type), Text: c.str(v.Text), Identifier: c.str(v.Identifier),
+	*s = resString{Type: c.intern(v.Type), Text: c.str(v.Text), Identifier: c.str(v.Identifier),
 		Context: c.intern(v.Context), MaxLength: c.intPtr(v.MaxLength), File: v.File, Branch: v.Branch,
 		Added: v.Added, Updated: c.time(v.Updated),
 		IsHidden: v.IsHidden, IsDuplicate: v.IsDuplicate, IsPassedWorkflow: v.IsPassedWorkflow}
@@ -315,6 +318,7 @@ func sameString(a, b *string) bool {
 // are the head's.
 type residentData struct {
 	strings []resString
+	ids     []int64 // the strings'
 	tm      []resSegment
 	terms   []schema.GlossaryTerm
 	bytes   int64
@@ -322,7 +326,7 @@ type residentData struct {
 
 // data returns the objects added; the compactor's maps are dropped.
 func (c *compactor) data() *residentData {
-	d := &residentData{strings: c.strings.all(), tm: c.tm.all(), terms: c.terms.all()}
+	d := &residentData{strings: c.strings.all(), ids: c.ids.all(), tm: c.tm.all(), terms: c.terms.all()}
 	c.interned, c.ptrs, c.ints, c.masters, c.transient = nil, nil, nil, nil, 0
 	d.bytes = c.bytes
 	return d

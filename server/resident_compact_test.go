@@ -96,9 +96,10 @@ func TestCompactLayoutAnswersAsTheDecoded(t *testing.T) {
 		for _, tr := range s.Translations {
 			require.Equal(t, len(tr.Votes), cap(tr.Votes))
 		}
-		d := &decoded.Strings[slices.IndexFunc(decoded.Strings, func(x schema.SourceString) bool { return x.ID == s.ID })]
-		if len(d.Translations) > 0 && d.Translations[0].StringID != s.ID {
-			j, ok := slices.BinarySearchFunc(snFile.strings, d.Translations[0].StringID, func(x resString, id int64) int { return cmpInt(x.ID, id) })
+		id := snFile.ids[i]
+		d := &decoded.Strings[slices.IndexFunc(decoded.Strings, func(x schema.SourceString) bool { return x.ID == id })]
+		if len(d.Translations) > 0 && d.Translations[0].StringID != id {
+			j, ok := slices.BinarySearch(snFile.ids, d.Translations[0].StringID)
 			require.True(t, ok)
 			if unsafe.SliceData(snFile.strings[j].Translations) == unsafe.SliceData(s.Translations) {
 				shared++
@@ -124,7 +125,7 @@ func residentMatches(t *testing.T, prog *eval.Program, sn *snapshot, ctxName str
 	switch ctxName {
 	case croql.Strings:
 		for i := range sn.strings {
-			add(&sn.strings[i], sn.strings[i].ID)
+			add(&sn.strings[i], sn.ids[i])
 		}
 	case croql.TM:
 		for i := range sn.tm {
@@ -184,6 +185,9 @@ func TestResidentCatalog(t *testing.T) {
 		for i := range rt.NumField() {
 			name := rt.Field(i).Name
 			require.True(t, read[rt][name] || name == "ID", "%s.%s: no query reads it", rt, name)
+		}
+		if rt == reflect.TypeFor[resString]() {
+			require.Equal(t, uintptr(256), rt.Size(), "a string is 256 bytes")
 		}
 	}
 }

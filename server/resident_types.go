@@ -1,9 +1,12 @@
 package server
 
 import (
+	"context"
 	"fmt"
+	"os"
 	"reflect"
 
+	"github.com/croql/croql"
 	"github.com/croql/croql/eval"
 	"github.com/croql/croql/parser"
 	"github.com/croql/croql/schema"
@@ -22,10 +25,10 @@ import (
 // summary element, a glossary term, ...) keep them.
 
 // resString is a source string in the snapshot.
+//
+// Its id is apart (snapshot.ids): the struct is 256 bytes, a size the
+// address of an element of a slice of them is cheapest to compute for.
 type resString struct {
-	// ID is the string's id (no query reads it; the page's rows are read
-	// by it).
-	ID               int64
 	Type             string
 	Text             string
 	Identifier       string
@@ -174,3 +177,48 @@ func residentProgram(cfg typecheck.Config, p *parser.Parser, cat *schema.Catalog
 	}
 	return prog, nil
 }
+
+// ResidentStrings reads the project file name (JSON or NDJSON) into the
+// resident snapshot's layout, as croql serve --data holds it, and
+// compiles src, a query of the strings context, for it with env's
+// settings (users, languages, edition, clock): strs are the snapshot's
+// strings in id order and match the evaluator's func over one of them
+// (eval.Typed.Func), what a list request answered from the snapshot runs
+// on each string. It is for measuring the evaluator on the snapshot
+// (bench/cmd/instrcount -layout resident).
+func ResidentStrings(ctx context.Context, name string, env *croql.Env, src string) (strs []resString, match func(*resString) bool, err error) {
+	if env.Context().Name != croql.Strings {
+		return nil, nil, fmt.Errorf("server: the environment's context is %s, not %s", env.Context().Name, croql.Strings)
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, nil, fmt.Errorf("server: %w", err)
+	}
+	defer f.Close()
+	data, err := readWithin(ctx, f, 0)
+	if err != nil {
+		return nil, nil, fmt.Errorf("server: %s: %w", name, err)
+	}
+	sn, err := newSnapshot(data, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	cat, err := residentCatalog()
+	if err != nil {
+		return nil, nil, err
+	}
+	prog, err := residentProgram(env.CheckConfig(), env.Parser(), cat, src)
+	if err != nil {
+		return nil, nil, err
+	}
+	t, err := eval.Bind[resString](prog)
+	if err != nil {
+		return nil, nil, fmt.Errorf("server: %w", err)
+	}
+	return sn.strings, t.Func(), nil
+}
+
+// ResidentString is a source string as the resident snapshot holds it
+// (ResidentStrings): the fields queries read, with the schema's Go
+// types.
+type ResidentString = resString
