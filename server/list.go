@@ -264,6 +264,10 @@ func (s *Server) residentPlan(req *listRequest, sq *sqlRows) plan {
 		// The database path reports it.
 		return nil
 	}
+	// The lists the snapshot answers: one object per row, keyed by the
+	// object's id. The translations list picks one translation per string
+	// among the matches (see docs/serve.md), which the database does: the
+	// snapshot holds its translations apart (residentTranslationPage).
 	var walk func(context.Context, *Server, *listRequest, *residentRows) ([]int64, int64, any, *httpError)
 	switch req.res.context {
 	case croql.Strings:

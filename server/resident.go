@@ -37,16 +37,10 @@ import (
 // a project over the budget or changed since its snapshot).
 
 // DefaultResidentMaxBytes is the resident snapshot budget of `croql serve`
-// (--resident-max-bytes): about 300,000 strings of the demo project read
+// (--resident-max-bytes): about 320,000 strings of the demo project read
 // from a file (the process's peak while it builds is about 2.5 times the
 // snapshot).
 const DefaultResidentMaxBytes = 512 << 20
-
-// residentContexts are the lists the snapshot answers: one object per
-// row, keyed by the object's id. The translations list picks one
-// translation per string among the matches (see docs/serve.md), which the
-// database does: the snapshot holds its translations apart (snapshot.trs).
-var residentContexts = []string{croql.Strings, croql.TM, croql.Glossary}
 
 // DefaultResidentPageVisits is how many objects the evaluator checks for
 // a first page without a total before it asks whether the database can
