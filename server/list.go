@@ -271,11 +271,11 @@ func (s *Server) residentPlan(req *listRequest, sq *sqlRows) plan {
 	var walk func(context.Context, *Server, *listRequest, *residentRows) ([]int64, int64, any, *httpError)
 	switch req.res.context {
 	case croql.Strings:
-		walk, ok = residentWalk(sn.strings, q, func(i int) int64 { return sn.ids[i] })
+		walk, ok = residentWalk(sn.strings, sn.heavy[croql.Strings], q, func(i int) int64 { return sn.ids[i] })
 	case croql.TM:
-		walk, ok = residentWalk(sn.tm, q, func(i int) int64 { return sn.tm[i].ID })
+		walk, ok = residentWalk(sn.tm, sn.heavy[croql.TM], q, func(i int) int64 { return sn.tm[i].ID })
 	case croql.Glossary:
-		walk, ok = residentWalk(sn.terms, q, func(i int) int64 { return sn.terms[i].ID })
+		walk, ok = residentWalk(sn.terms, sn.heavy[croql.Glossary], q, func(i int) int64 { return sn.terms[i].ID })
 	default:
 		ok = false
 	}

@@ -77,6 +77,10 @@ type snapshot struct {
 	ids     []int64
 	tm      []resSegment
 	terms   []schema.GlossaryTerm
+	// heavy mark, for each context, the objects an evaluation may take
+	// long on (heavyString, ...): those run under the request's deadline
+	// (eval.Program.MatchContext), the others by the query's func.
+	heavy map[string]bitset
 	// trs are the translations of each language, as the database holds
 	// them, for the translations list (residentTranslationPage).
 	trs map[string][]trEntry
@@ -180,7 +184,7 @@ func (s *Server) residentTranslationPage(ctx context.Context, p *Project, params
 	if !ok {
 		return nil, nil, 0, nil, false
 	}
-	es := sn.trs[lang]
+	es, heavy := sn.trs[lang], sn.heavy[croql.Strings]
 	end := params.offset + params.limit
 	var n int64
 	last := -1
@@ -196,8 +200,18 @@ func (s *Server) residentTranslationPage(ctx context.Context, p *Project, params
 			continue // the string is in already
 		}
 		_, tr := sn.at(e)
-		if match != nil && !match(tr) {
-			continue
+		if match != nil {
+			hit := false
+			if heavy.has(int(e.str)) {
+				if hit, err = q.MatchContext(ctx, tr); err != nil {
+					return nil, nil, 0, nil, false
+				}
+			} else {
+				hit = match(tr)
+			}
+			if !hit {
+				continue
+			}
 		}
 		if n >= params.offset && n < end {
 			page = append(page, sn.ids[e.str])
@@ -358,7 +372,7 @@ func (rs *residents) build(ctx context.Context, p *Project) (residentState, erro
 // language, and their bytes: data's and those of the translations'
 // index.
 func newSnapshot(data *residentData, version int64) (*snapshot, error) {
-	sn := &snapshot{version: version, strings: data.strings, ids: data.ids, tm: data.tm, terms: data.terms}
+	sn := &snapshot{version: version, strings: data.strings, ids: data.ids, tm: data.tm, terms: data.terms, heavy: map[string]bitset{}}
 	sortByID(sn.strings, func(i int) int64 { return sn.ids[i] }, sn.ids)
 	sortByID(sn.tm, func(i int) int64 { return sn.tm[i].ID }, nil)
 	sortByID(sn.terms, func(i int) int64 { return sn.terms[i].ID }, nil)
@@ -366,7 +380,13 @@ func newSnapshot(data *residentData, version int64) (*snapshot, error) {
 	if sn.trs, err = residentTranslations(sn.strings); err != nil {
 		return nil, err
 	}
+	sn.heavy[croql.Strings] = heavyOf(sn.strings, heavyString)
+	sn.heavy[croql.TM] = heavyOf(sn.tm, heavySegment)
+	sn.heavy[croql.Glossary] = heavyOf(sn.terms, heavyTerm)
 	sn.bytes = data.bytes
+	for _, b := range sn.heavy {
+		sn.bytes += sizeOf[uint64](len(b))
+	}
 	for _, es := range sn.trs {
 		sn.bytes += sizeOf[trEntry](cap(es))
 	}
@@ -526,14 +546,24 @@ type residentRows struct {
 
 // residentWalk is the walk of the snapshot's objs with prog (nil: every
 // object matches); id(i) is the id of objs[i].
-func residentWalk[T any](objs []T, prog *eval.Program, id func(i int) int64) (func(context.Context, *Server, *listRequest, *residentRows) ([]int64, int64, any, *httpError), bool) {
+func residentWalk[T any](objs []T, heavy bitset, prog *eval.Program, id func(i int) int64) (func(context.Context, *Server, *listRequest, *residentRows) ([]int64, int64, any, *httpError), bool) {
 	match, ok := residentFunc[T](prog)
 	if !ok {
 		return nil, false
 	}
-	return func(ctx context.Context, s *Server, req *listRequest, pl *residentRows) ([]int64, int64, any, *httpError) {
-		return walkObjects(ctx, s, req, pl, objs, match, id)
-	}, true
+	w := walker[T]{objs: objs, heavy: heavy, prog: prog, match: match, id: id}
+	return w.walk, true
+}
+
+// walker walks a context's objects: objs, heavy the ones matched under
+// the request's deadline, prog the query (nil: every object matches) and
+// match its func, id(i) the id of objs[i].
+type walker[T any] struct {
+	objs  []T
+	heavy bitset
+	prog  *eval.Program
+	match func(*T) bool
+	id    func(i int) int64
 }
 
 func (pl *residentRows) run(s *Server, req *listRequest) (any, *httpError) {
@@ -568,11 +598,12 @@ func (pl *residentRows) run(s *Server, req *listRequest) (any, *httpError) {
 	return listBody(rows, req.params, total), nil
 }
 
-// walkObjects finds the page's ids among objs, and the count of every
+// walk finds the page's ids among the objects, and the count of every
 // match when a total is asked. page is nil when the database answers
 // instead; fallback, when not nil, is the database's answer by the
 // whole-set forms (indexedWhole).
-func walkObjects[T any](ctx context.Context, s *Server, req *listRequest, pl *residentRows, objs []T, match func(*T) bool, id func(i int) int64) (page []int64, total int64, fallback any, e *httpError) {
+func (w walker[T]) walk(ctx context.Context, s *Server, req *listRequest, pl *residentRows) (page []int64, total int64, fallback any, e *httpError) {
+	objs, match, id := w.objs, w.match, w.id
 	params := req.params
 	end := params.offset + params.limit
 	page = []int64{}
@@ -588,8 +619,19 @@ func walkObjects[T any](ctx context.Context, s *Server, req *listRequest, pl *re
 				return nil, 0, out, e
 			}
 		}
-		if match != nil && !match(&objs[i]) {
-			continue
+		if match != nil {
+			hit := false
+			if w.heavy.has(i) {
+				var err error
+				if hit, err = w.prog.MatchContext(ctx, &objs[i]); err != nil {
+					return nil, 0, nil, s.dbError(req.r, ctx, params.croql, ctx.Err())
+				}
+			} else {
+				hit = match(&objs[i])
+			}
+			if !hit {
+				continue
+			}
 		}
 		if total >= params.offset && total < end {
 			page = append(page, id(i))

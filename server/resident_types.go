@@ -222,3 +222,87 @@ func ResidentStrings(ctx context.Context, name string, env *croql.Env, src strin
 // (ResidentStrings): the fields queries read, with the schema's Go
 // types.
 type ResidentString = resString
+
+// bitset is a set of small non-negative ints; nil is empty.
+type bitset []uint64
+
+func (b bitset) has(i int) bool { return b != nil && b[i>>6]&(1<<(i&63)) != 0 }
+
+// heavyOf marks the objs heavy reports (nil when there is none).
+func heavyOf[T any](objs []T, heavy func(*T) bool) bitset {
+	var b bitset
+	for i := range objs {
+		if heavy(&objs[i]) {
+			if b == nil {
+				b = make(bitset, (len(objs)+63)/64)
+			}
+			b[i>>6] |= 1 << (i & 63)
+		}
+	}
+	return b
+}
+
+// An object is heavy when an evaluation may take long on it: text longer
+// than heavyText bytes (a contains over it), or more than heavyElems
+// collection elements. The evaluator looks at the request's deadline
+// inside such an evaluation (eval.Program.MatchContext); the walks look
+// at it between objects, every checkEvery.
+const (
+	heavyText  = 4 << 10
+	heavyElems = 1024
+)
+
+func long(ss ...string) bool {
+	for _, s := range ss {
+		if len(s) > heavyText {
+			return true
+		}
+	}
+	return false
+}
+
+func heavyString(s *resString) bool {
+	n := len(s.Comments) + len(s.Screenshots) + len(s.Translations) + len(s.LanguagesSummary) + len(s.Labels) + len(s.Fields)
+	if long(s.Type, s.Text, s.Identifier, s.Context) {
+		return true
+	}
+	if s.File != nil && long(s.File.Name, s.File.Type, s.File.Context) || s.Branch != nil && long(s.Branch.Name) {
+		return true
+	}
+	for i := range s.Translations {
+		t := &s.Translations[i]
+		n += len(t.Votes) + len(t.Approvals)
+		if long(t.Text) {
+			return true
+		}
+	}
+	for _, x := range s.Screenshots {
+		if long(x.Name) {
+			return true
+		}
+	}
+	for _, x := range s.Labels {
+		if long(x.Title) {
+			return true
+		}
+	}
+	for _, x := range s.Fields {
+		if long(x.Name, x.Slug, x.Value, x.Type) {
+			return true
+		}
+	}
+	return n > heavyElems
+}
+
+func heavySegment(s *resSegment) bool {
+	for _, r := range s.Records {
+		if long(r.Text) {
+			return true
+		}
+	}
+	return len(s.Records) > heavyElems
+}
+
+func heavyTerm(t *schema.GlossaryTerm) bool {
+	return long(t.Text, t.Description, t.Note, t.Lemma, t.URL, t.Language)
+}
