@@ -13,7 +13,9 @@ import (
 	"github.com/croql/croql"
 	"github.com/croql/croql/compile"
 	"github.com/croql/croql/diag"
+	"github.com/croql/croql/eval"
 	"github.com/croql/croql/mapping"
+	"github.com/croql/croql/schema"
 	"github.com/croql/croql/typecheck"
 )
 
@@ -35,6 +37,10 @@ type checkedQuery struct {
 	progOnce  sync.Once
 	prog      *croql.Query
 	progDiags diag.List
+
+	resOnce sync.Once
+	res     *eval.Program
+	resErr  error
 }
 
 // check checks the source once.
@@ -61,6 +67,17 @@ func (c *checkedQuery) program() (*croql.Query, diag.List) {
 	}
 	c.progOnce.Do(func() { c.prog, c.progDiags = c.env.CompileChecked(c.q) })
 	return c.prog, c.progDiags
+}
+
+// resident is the query compiled for the resident snapshot's objects
+// (residentProgram over cat, the snapshot's catalog): an error when the
+// check found errors.
+func (c *checkedQuery) resident(cat *schema.Catalog) (*eval.Program, error) {
+	if c.q == nil {
+		return nil, fmt.Errorf("server: the query has errors: %w", c.diags.Err())
+	}
+	c.resOnce.Do(func() { c.res, c.resErr = residentProgram(c.env.CheckConfig(), c.env.Parser(), cat, c.q.Source) })
+	return c.res, c.resErr
 }
 
 // queryKey names a checked query: its environment (one per project,

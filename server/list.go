@@ -256,7 +256,7 @@ func (s *Server) residentPlan(req *listRequest, sq *sqlRows) plan {
 		return nil
 	}
 	sn := s.resident.get(req.p)
-	if sn == nil || sn.objs[req.res.context] == nil {
+	if sn == nil {
 		return nil
 	}
 	q, ok, err := s.residentQuery(req.r.Context(), req.p, req.res.context, req.params.croql)
@@ -264,7 +264,25 @@ func (s *Server) residentPlan(req *listRequest, sq *sqlRows) plan {
 		// The database path reports it.
 		return nil
 	}
-	return &residentRows{sn: sn, q: q, objs: sn.objs[req.res.context], ids: sn.ids[req.res.context], sql: sq}
+	// The lists the snapshot answers: one object per row, keyed by the
+	// object's id. The translations list picks one translation per string
+	// among the matches (see docs/serve.md), which the database does: the
+	// snapshot holds its translations apart (residentTranslationPage).
+	var walk func(context.Context, *Server, *listRequest, *residentRows) ([]int64, int64, any, *httpError)
+	switch req.res.context {
+	case croql.Strings:
+		walk, ok = residentWalk(sn.strings, sn.heavy[croql.Strings], q, func(i int) int64 { return sn.ids[i] })
+	case croql.TM:
+		walk, ok = residentWalk(sn.tm, sn.heavy[croql.TM], q, func(i int) int64 { return sn.tm[i].ID })
+	case croql.Glossary:
+		walk, ok = residentWalk(sn.terms, sn.heavy[croql.Glossary], q, func(i int) int64 { return sn.terms[i].ID })
+	default:
+		ok = false
+	}
+	if !ok {
+		return nil
+	}
+	return &residentRows{sn: sn, walk: walk, sql: sq}
 }
 
 // labelIDs fills labelIds of a page of strings.

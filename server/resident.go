@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
+	"math"
 	"net/http"
 	"os"
 	"reflect"
@@ -19,6 +19,7 @@ import (
 
 	"github.com/croql/croql"
 	"github.com/croql/croql/compile"
+	"github.com/croql/croql/eval"
 	"github.com/croql/croql/schema"
 )
 
@@ -36,16 +37,10 @@ import (
 // a project over the budget or changed since its snapshot).
 
 // DefaultResidentMaxBytes is the resident snapshot budget of `croql serve`
-// (--resident-max-bytes): about 300,000 strings of the demo project read
+// (--resident-max-bytes): about 320,000 strings of the demo project read
 // from a file (the process's peak while it builds is about 2.5 times the
 // snapshot).
 const DefaultResidentMaxBytes = 512 << 20
-
-// residentContexts are the lists the snapshot answers: one object per
-// row, keyed by the object's id. The translations list picks one
-// translation per string among the matches (see docs/serve.md), which the
-// database does: the snapshot holds its translations apart (snapshot.trs).
-var residentContexts = []string{croql.Strings, croql.TM, croql.Glossary}
 
 // DefaultResidentPageVisits is how many objects the evaluator checks for
 // a first page without a total before it asks whether the database can
@@ -66,6 +61,9 @@ type residents struct {
 	states map[int64]residentState
 	// served counts the requests the snapshots answered.
 	served atomic.Int64
+	// cat is the catalog of the snapshots' objects (residentCatalog); nil
+	// when it could not be built (the database answers every request).
+	cat *schema.Catalog
 }
 
 // snapshot is one project's resident objects.
@@ -73,10 +71,16 @@ type snapshot struct {
 	// version is the project's write version the snapshot describes.
 	version int64
 	bytes   int64
-	// objs are the objects of each context in ascending id order; ids
-	// their ids.
-	objs map[string][]any
-	ids  map[string][]int64
+	// The objects of each resident context in ascending id order; ids
+	// the strings'.
+	strings []resString
+	ids     []int64
+	tm      []resSegment
+	terms   []schema.GlossaryTerm
+	// heavy mark, for each context, the objects an evaluation may take
+	// long on (heavyString, ...): those run under the request's deadline
+	// (eval.Program.MatchContext), the others by the query's func.
+	heavy map[string]bitset
 	// trs are the translations of each language, as the database holds
 	// them, for the translations list (residentTranslationPage).
 	trs map[string][]trEntry
@@ -84,68 +88,76 @@ type snapshot struct {
 
 // trEntry is a translation with the string the translations list files
 // it under, as the database's stringId does: among the strings that list
-// it, a master before a duplicate, then the lowest id.
+// it, a master before a duplicate, then the lowest id. It is that
+// string's place in snapshot.strings and the translation's place in the
+// string's translations.
 type trEntry struct {
-	obj      *schema.Translation
-	stringID int64
+	str, tr uint32
 }
 
-// residentTranslations sorts data's translations by language, each
-// language's in string id then translation id order. A translation
-// listed by several strings is the first one listed, as the loader
-// stores it.
-func residentTranslations(data *schema.Project) map[string][]trEntry {
-	type owner struct {
-		dup bool
-		id  int64
-		obj *schema.Translation
+// at is e's string and translation in sn.
+func (sn *snapshot) at(e trEntry) (*resString, *resTranslation) {
+	s := &sn.strings[e.str]
+	return s, &s.Translations[e.tr]
+}
+
+// residentTranslations sorts the translations of strs (in id order) by
+// language, each language's in string id then translation id order. A
+// translation listed by several strings is filed under one (trEntry).
+func residentTranslations(strs []resString) (map[string][]trEntry, error) {
+	if len(strs) > math.MaxUint32 {
+		return nil, fmt.Errorf("%d strings: more than a snapshot holds", len(strs))
 	}
-	owners := map[int64]owner{}
+	owners := map[int64]trEntry{}
 	var order []int64
-	for i := range data.Strings {
-		st := &data.Strings[i]
+	for i := range strs {
+		st := &strs[i]
 		for j := range st.Translations {
-			t := &st.Translations[j]
-			o, ok := owners[t.ID]
+			id := st.Translations[j].ID
+			o, ok := owners[id]
 			switch {
 			case !ok:
-				owners[t.ID] = owner{st.IsDuplicate, st.ID, t}
-				order = append(order, t.ID)
-			case o.dup && !st.IsDuplicate, o.dup == st.IsDuplicate && st.ID < o.id:
-				o.dup, o.id = st.IsDuplicate, st.ID
-				owners[t.ID] = o
+				order = append(order, id)
+			case strs[o.str].IsDuplicate && !st.IsDuplicate:
+			default:
+				continue // strs is in id order: the first is the lowest
 			}
+			owners[id] = trEntry{uint32(i), uint32(j)}
 		}
 	}
 	out := map[string][]trEntry{}
 	for _, id := range order {
-		o := owners[id]
-		out[o.obj.Language] = append(out[o.obj.Language], trEntry{obj: o.obj, stringID: o.id})
+		e := owners[id]
+		lang := strs[e.str].Translations[e.tr].Language
+		out[lang] = append(out[lang], e)
 	}
 	for _, es := range out {
 		slices.SortFunc(es, func(a, b trEntry) int {
-			if c := cmpInt(a.stringID, b.stringID); c != 0 {
+			if c := cmpInt(int64(a.str), int64(b.str)); c != 0 {
 				return c
 			}
-			return cmpInt(a.obj.ID, b.obj.ID)
+			return cmpInt(strs[a.str].Translations[a.tr].ID, strs[b.str].Translations[b.tr].ID)
 		})
 	}
-	return out
+	return out, nil
 }
 
-// residentQuery compiles src for the evaluator in context ctxName (nil
-// for an empty query), from the check of ctx's request (checkQuery); ok
-// is false when it has errors.
-func (s *Server) residentQuery(ctx context.Context, p *Project, ctxName, src string) (*croql.Query, bool, error) {
+// residentQuery compiles src for the snapshot's objects in context
+// ctxName (nil for an empty query), from the check of ctx's request
+// (checkQuery); ok is false when it has errors.
+func (s *Server) residentQuery(ctx context.Context, p *Project, ctxName, src string) (*eval.Program, bool, error) {
 	if strings.TrimSpace(src) == "" {
 		return nil, true, nil
+	}
+	if s.resident.cat == nil {
+		return nil, false, nil
 	}
 	env, err := s.env(p, ctxName)
 	if err != nil {
 		return nil, false, err
 	}
-	q, diags := checkQuery(ctx, env, src).program()
-	return q, !diags.HasErrors(), nil
+	prog, err := checkQuery(ctx, env, src).resident(s.resident.cat)
+	return prog, err == nil, nil
 }
 
 // residentTranslationPage finds the strings of a translations list page
@@ -153,9 +165,10 @@ func (s *Server) residentQuery(ctx context.Context, p *Project, ctxName, src str
 // snapshot: the strings that have a translation in lang that the query
 // keeps; tids are the translations in lang filed under the page's
 // strings (the rows the database reads are among them). ok is false
-// when the database must find them (no snapshot,
-// keyset paging, filter parameters, an evaluation error). The page's
-// translations and the choice among them are the database's either way.
+// when the database must find them (no snapshot, keyset paging, filter
+// parameters, a query the snapshot cannot run, a request past its
+// deadline). The page's translations and the choice among them are the
+// database's either way.
 func (s *Server) residentTranslationPage(ctx context.Context, p *Project, params listParams, flt listFilters, lang string, desc bool) (page, tids []int64, total int64, sn *snapshot, ok bool) {
 	if params.keyset || len(flt.root) > 0 || len(flt.strs) > 0 || len(flt.stringIDs) > 0 {
 		return nil, nil, 0, nil, false
@@ -167,46 +180,78 @@ func (s *Server) residentTranslationPage(ctx context.Context, p *Project, params
 	if err != nil || !ok {
 		return nil, nil, 0, nil, false
 	}
-	es := sn.trs[lang]
+	match, ok := residentFunc[resTranslation](q)
+	if !ok {
+		return nil, nil, 0, nil, false
+	}
+	es, heavy := sn.trs[lang], sn.heavy[croql.Strings]
 	end := params.offset + params.limit
-	var n, last int64
+	var n int64
+	last := -1
 	for i := range es {
-		e := &es[i]
-		if desc {
-			e = &es[len(es)-1-i]
+		if i&(checkEvery-1) == 0 && ctx.Err() != nil {
+			return nil, nil, 0, nil, false
 		}
-		if n > 0 && e.stringID == last {
+		e := es[i]
+		if desc {
+			e = es[len(es)-1-i]
+		}
+		if int(e.str) == last {
 			continue // the string is in already
 		}
-		if q != nil {
-			hit, err := q.Program().MatchContext(ctx, e.obj)
-			if err != nil {
-				return nil, nil, 0, nil, false
+		_, tr := sn.at(e)
+		if match != nil {
+			hit := false
+			if heavy.has(int(e.str)) {
+				if hit, err = q.MatchContext(ctx, tr); err != nil {
+					return nil, nil, 0, nil, false
+				}
+			} else {
+				hit = match(tr)
 			}
 			if !hit {
 				continue
 			}
 		}
 		if n >= params.offset && n < end {
-			page = append(page, e.stringID)
+			page = append(page, sn.ids[e.str])
 		}
 		n++
-		last = e.stringID
+		last = int(e.str)
 		if n >= end && !params.withTotal {
 			break
 		}
 	}
 	for _, sid := range page {
-		i, _ := slices.BinarySearchFunc(es, sid, func(e trEntry, sid int64) int { return cmpInt(e.stringID, sid) })
-		for ; i < len(es) && es[i].stringID == sid; i++ {
-			tids = append(tids, es[i].obj.ID)
+		i, _ := slices.BinarySearchFunc(es, sid, func(e trEntry, sid int64) int { return cmpInt(sn.ids[e.str], sid) })
+		for ; i < len(es) && sn.ids[es[i].str] == sid; i++ {
+			_, tr := sn.at(es[i])
+			tids = append(tids, tr.ID)
 		}
 	}
 	return page, tids, n, sn, true
 }
 
+// checkEvery is how many objects a walk of the snapshot evaluates between
+// two looks at the request's context (a power of two).
+const checkEvery = 256
+
+// residentFunc is prog as a func on *T (nil for a nil prog: every object
+// matches); ok is false when prog does not run on T.
+func residentFunc[T any](prog *eval.Program) (match func(*T) bool, ok bool) {
+	if prog == nil {
+		return nil, true
+	}
+	t, err := eval.Bind[T](prog)
+	if err != nil {
+		return nil, false
+	}
+	return t.Func(), true
+}
+
 func newResidents(max int64) *residents {
-	return &residents{max: max, pageVisits: DefaultResidentPageVisits, snaps: map[int64]*snapshot{}, states: map[int64]residentState{}}
+	cat, _ := residentCatalog() // tested: it fails only on a type out of step with the schema
+	return &residents{max: max, pageVisits: DefaultResidentPageVisits, snaps: map[int64]*snapshot{}, states: map[int64]residentState{}, cat: cat}
 }
 
 // get returns p's snapshot when it describes p as it is now.
@@ -242,7 +287,7 @@ func (s *Server) buildResident(ctx context.Context, report func(*Project, reside
 	}
 	n := 0
 	for _, p := range s.cfg.Storage.Projects() {
-		if p.Source == nil {
+		if !p.hasSource() {
 			continue
 		}
 		st, err := rs.build(ctx, p)
@@ -295,7 +340,7 @@ func (rs *residents) build(ctx context.Context, p *Project) (residentState, erro
 	case p.SourceSize > left:
 		return residentState{why: fmt.Sprintf("its file (%d MB) is larger than the snapshot budget left (%d MB)", p.SourceSize>>20, left>>20)}, nil
 	}
-	data, err := p.Source(ctx, left)
+	data, err := p.read(ctx, left)
 	if errors.Is(err, ErrOverBudget) {
 		return residentState{why: fmt.Sprintf("its objects pass the snapshot budget left (%d MB) while read", left>>20)}, nil
 	}
@@ -323,42 +368,58 @@ func (rs *residents) build(ctx context.Context, p *Project) (residentState, erro
 	return residentState{resident: true, bytes: sn.bytes}, nil
 }
 
-// newSnapshot holds data's objects of the resident contexts in id order,
-// its translations by language, and their estimated bytes.
-func newSnapshot(data *schema.Project, version int64) (*snapshot, error) {
-	sn := &snapshot{version: version, objs: map[string][]any{}, ids: map[string][]int64{}}
-	cat := schema.New()
-	for _, name := range residentContexts {
-		c, ok := cat.Context(name)
-		if !ok {
-			return nil, fmt.Errorf("no context %q", name)
-		}
-		objs := data.Objects(c)
-		ids := make([]int64, len(objs))
-		for i, o := range objs {
-			ids[i], _ = schema.ObjectID(o)
-		}
-		if !slices.IsSorted(ids) {
-			idx := make([]int, len(objs))
-			for i := range idx {
-				idx[i] = i
-			}
-			slices.SortStableFunc(idx, func(a, b int) int { return cmpInt(ids[a], ids[b]) })
-			so, si := make([]any, len(objs)), make([]int64, len(objs))
-			for i, j := range idx {
-				so[i], si[i] = objs[j], ids[j]
-			}
-			objs, ids = so, si
-		}
-		sn.objs[name], sn.ids[name] = objs, ids
+// newSnapshot holds data's objects, sorted by id, and its translations by
+// language, and their bytes: data's and those of the translations'
+// index.
+func newSnapshot(data *residentData, version int64) (*snapshot, error) {
+	sn := &snapshot{version: version, strings: data.strings, ids: data.ids, tm: data.tm, terms: data.terms, heavy: map[string]bitset{}}
+	sortByID(sn.strings, func(i int) int64 { return sn.ids[i] }, sn.ids)
+	sortByID(sn.tm, func(i int) int64 { return sn.tm[i].ID }, nil)
+	sortByID(sn.terms, func(i int) int64 { return sn.terms[i].ID }, nil)
+	var err error
+	if sn.trs, err = residentTranslations(sn.strings); err != nil {
+		return nil, err
 	}
-	sn.trs = residentTranslations(data)
-	ntr := 0
+	sn.heavy[croql.Strings] = heavyOf(sn.strings, heavyString)
+	sn.heavy[croql.TM] = heavyOf(sn.tm, heavySegment)
+	sn.heavy[croql.Glossary] = heavyOf(sn.terms, heavyTerm)
+	sn.bytes = data.bytes
+	for _, b := range sn.heavy {
+		sn.bytes += sizeOf[uint64](len(b))
+	}
 	for _, es := range sn.trs {
-		ntr += len(es)
+		sn.bytes += sizeOf[trEntry](cap(es))
 	}
-	sn.bytes = compactBytes(data) + int64(len(sn.ids[croql.Strings])+len(sn.ids[croql.TM])+len(sn.ids[croql.Glossary]))*24 + int64(ntr)*int64(unsafe.Sizeof(trEntry{}))
 	return sn, nil
+}
+
+// sortByID sorts objs by id (id(i) is the id of objs[i]), stably, unless
+// they are sorted already; ids, when not nil, are their ids, sorted
+// with them.
+func sortByID[T any](objs []T, id func(i int) int64, ids []int64) {
+	sorted := true
+	for i := 1; i < len(objs) && sorted; i++ {
+		sorted = id(i-1) <= id(i)
+	}
+	if sorted {
+		return
+	}
+	idx := make([]int, len(objs))
+	keys := make([]int64, len(objs))
+	for i := range idx {
+		idx[i], keys[i] = i, id(i)
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmpInt(keys[a], keys[b]) })
+	out := make([]T, len(objs))
+	for i, j := range idx {
+		out[i] = objs[j]
+	}
+	copy(objs, out)
+	if ids != nil {
+		for i, j := range idx {
+			ids[i] = keys[j]
+		}
+	}
 }
 
 func cmpInt(a, b int64) int {
@@ -477,17 +538,38 @@ func deepRefs(v reflect.Value, seen map[uintptr]bool) int64 {
 // database finds by an index, a project changed under the snapshot), the
 // SQL strategy sql answers.
 type residentRows struct {
-	sn   *snapshot
-	q    *croql.Query // nil for a blank query
-	objs []any
-	ids  []int64
+	sn *snapshot
+	// walk is the walk of the list's objects (residentWalk).
+	walk func(ctx context.Context, s *Server, req *listRequest, pl *residentRows) (page []int64, total int64, fallback any, e *httpError)
 	sql  *sqlRows
+}
+
+// residentWalk is the walk of the snapshot's objs with prog (nil: every
+// object matches); id(i) is the id of objs[i].
+func residentWalk[T any](objs []T, heavy bitset, prog *eval.Program, id func(i int) int64) (func(context.Context, *Server, *listRequest, *residentRows) ([]int64, int64, any, *httpError), bool) {
+	match, ok := residentFunc[T](prog)
+	if !ok {
+		return nil, false
+	}
+	w := walker[T]{objs: objs, heavy: heavy, prog: prog, match: match, id: id}
+	return w.walk, true
+}
+
+// walker walks a context's objects: objs, heavy the ones matched under
+// the request's deadline, prog the query (nil: every object matches) and
+// match its func, id(i) the id of objs[i].
+type walker[T any] struct {
+	objs  []T
+	heavy bitset
+	prog  *eval.Program
+	match func(*T) bool
+	id    func(i int) int64
 }
 
 func (pl *residentRows) run(s *Server, req *listRequest) (any, *httpError) {
 	ctx, cancel := s.timeout(req)
 	defer cancel()
-	page, total, fallback, e := pl.walk(ctx, s, req)
+	page, total, fallback, e := pl.walk(ctx, s, req, pl)
 	if e != nil || fallback != nil {
 		return fallback, e
 	}
@@ -516,15 +598,19 @@ func (pl *residentRows) run(s *Server, req *listRequest) (any, *httpError) {
 	return listBody(rows, req.params, total), nil
 }
 
-// walk finds the page's ids, and the count of every match when a total is
-// asked. page is nil when the database answers instead; fallback, when
-// not nil, is the database's answer by the whole-set forms
-// (indexedWhole).
-func (pl *residentRows) walk(ctx context.Context, s *Server, req *listRequest) (page []int64, total int64, fallback any, e *httpError) {
+// walk finds the page's ids among the objects, and the count of every
+// match when a total is asked. page is nil when the database answers
+// instead; fallback, when not nil, is the database's answer by the
+// whole-set forms (indexedWhole).
+func (w walker[T]) walk(ctx context.Context, s *Server, req *listRequest, pl *residentRows) (page []int64, total int64, fallback any, e *httpError) {
+	objs, match, id := w.objs, w.match, w.id
 	params := req.params
 	end := params.offset + params.limit
 	page = []int64{}
-	for i, o := range pl.objs {
+	for i := range objs {
+		if i&(checkEvery-1) == 0 && ctx.Err() != nil {
+			return nil, 0, nil, s.dbError(req.r, ctx, params.croql, ctx.Err())
+		}
 		if i == s.resident.pageVisits && total < end && !params.withTotal && params.offset == 0 {
 			if s.indexed(ctx, req.p, req.res, pl.sql.where, pl.sql.args) {
 				return nil, 0, nil, nil
@@ -533,21 +619,22 @@ func (pl *residentRows) walk(ctx context.Context, s *Server, req *listRequest) (
 				return nil, 0, out, e
 			}
 		}
-		if pl.q != nil {
-			hit, err := pl.q.Program().MatchContext(ctx, o)
-			if err != nil {
-				if ctx.Err() != nil {
+		if match != nil {
+			hit := false
+			if w.heavy.has(i) {
+				var err error
+				if hit, err = w.prog.MatchContext(ctx, &objs[i]); err != nil {
 					return nil, 0, nil, s.dbError(req.r, ctx, params.croql, ctx.Err())
 				}
-				s.log.LogAttrs(req.r.Context(), slog.LevelDebug, "resident evaluation failed; the database answers", slog.String("error", err.Error()))
-				return nil, 0, nil, nil
+			} else {
+				hit = match(&objs[i])
 			}
 			if !hit {
 				continue
 			}
 		}
 		if total >= params.offset && total < end {
-			page = append(page, pl.ids[i])
+			page = append(page, id(i))
 		}
 		total++
 		if total >= end && !params.withTotal {
@@ -567,16 +654,15 @@ func dataSources(s *Storage, err error) func([]*schema.Project) (*Storage, error
 		for i, p := range s.Projects() {
 			if i < len(data) {
 				d := data[i]
-				p.Source = func(ctx context.Context, max int64) (*schema.Project, error) { return compactWithin(ctx, d, max) }
+				p.Source = func(context.Context, int64) (*schema.Project, error) { return d, nil }
 			}
 		}
 		return s, nil
 	}
 }
 
-// fileSources sets each project's Source to a reading of the file it was
-// streamed from (project i from files[i]), within its budget
-// (readWithin).
+// fileSources sets each project's SourceFile to the file it was streamed
+// from (project i from files[i]).
 func fileSources(s *Storage, err error) func([]string) (*Storage, error) {
 	return func(files []string) (*Storage, error) {
 		if err != nil {
@@ -590,14 +676,38 @@ func fileSources(s *Storage, err error) func([]string) (*Storage, error) {
 			if fi, err := os.Stat(name); err == nil {
 				p.SourceSize = fi.Size()
 			}
-			p.Source = FileSource(name)
+			p.SourceFile = name
 		}
 		return s, nil
 	}
 }
 
+// hasSource reports whether p's snapshot can be built.
+func (p *Project) hasSource() bool { return p.Source != nil || p.SourceFile != "" }
+
+// read reads p's objects into the snapshot's compact layout within max
+// bytes: from its SourceFile when it has one, else from its Source.
+func (p *Project) read(ctx context.Context, max int64) (*residentData, error) {
+	if p.SourceFile != "" {
+		f, err := os.Open(p.SourceFile)
+		if err != nil {
+			return nil, fmt.Errorf("server: %w", err)
+		}
+		defer f.Close()
+		return readWithin(ctx, f, max)
+	}
+	data, err := p.Source(ctx, max)
+	if err != nil {
+		return nil, err
+	}
+	return compactWithin(ctx, data, max)
+}
+
 // FileSource is a Project.Source that reads the project file name (JSON
-// or NDJSON) within its budget, as croql serve --data does.
+// or NDJSON) whole, as schema.ReadProjectWith does, and stops with
+// ErrOverBudget as soon as the objects read so far take more than max
+// bytes (max ≤ 0: no bound). Project.SourceFile reads a file straight
+// into the snapshot's layout, which takes less memory while it builds.
 func FileSource(name string) func(ctx context.Context, max int64) (*schema.Project, error) {
 	return func(ctx context.Context, max int64) (*schema.Project, error) {
 		f, err := os.Open(name)
@@ -605,7 +715,46 @@ func FileSource(name string) func(ctx context.Context, max int64) (*schema.Proje
 			return nil, fmt.Errorf("server: %w", err)
 		}
 		defer f.Close()
-		return readWithin(ctx, f, max)
+		var p *schema.Project
+		var size int64
+		seen := map[uintptr]bool{}
+		err = schema.Stream(ctx, f, schema.ReadOptions{}, schema.Handler{
+			Head: func(h *schema.Project) (func(*schema.Item) error, error) {
+				p, size = h, deepSize(reflect.ValueOf(h), seen)
+				return nil, nil
+			},
+			Emit: func(items []*schema.Item) error {
+				for _, o := range items {
+					size += deepSize(reflect.ValueOf(o.Value), seen)
+					appendObject(p, o.Value)
+				}
+				if max > 0 && size > max {
+					return ErrOverBudget
+				}
+				return nil
+			},
+		})
+		if errors.Is(err, ErrOverBudget) {
+			return nil, ErrOverBudget
+		}
+		if err != nil {
+			return nil, fmt.Errorf("server: %s: %w", name, err)
+		}
+		return p, nil
+	}
+}
+
+// appendObject appends o, an object of a project file, to p's.
+func appendObject(p *schema.Project, o any) {
+	switch v := o.(type) {
+	case *schema.SourceString:
+		p.Strings = append(p.Strings, *v)
+	case *schema.TMSegment:
+		p.TMSegments = append(p.TMSegments, *v)
+	case *schema.GlossaryTerm:
+		p.GlossaryTerms = append(p.GlossaryTerms, *v)
+	case *schema.GlossaryConcept:
+		p.GlossaryConcepts = append(p.GlossaryConcepts, *v)
 	}
 }
 
@@ -619,13 +768,11 @@ var ErrOverBudget = errors.New("server: the project's objects pass the resident 
 // than max bytes (the head's deepSize, what the compactor has allocated
 // and the maps it builds with; max ≤ 0: no bound). A file larger than
 // what the server may hold is never held whole.
-func readWithin(ctx context.Context, r io.Reader, max int64) (*schema.Project, error) {
-	var p *schema.Project
+func readWithin(ctx context.Context, r io.Reader, max int64) (*residentData, error) {
 	var head int64
 	c := newCompactor()
 	err := schema.Stream(ctx, r, schema.ReadOptions{}, schema.Handler{
 		Head: func(h *schema.Project) (func(*schema.Item) error, error) {
-			p = h
 			head = deepSize(reflect.ValueOf(h), map[uintptr]bool{})
 			return nil, nil
 		},
@@ -645,22 +792,19 @@ func readWithin(ctx context.Context, r io.Reader, max int64) (*schema.Project, e
 		}
 		return nil, err
 	}
-	return c.project(p), nil
+	return c.data(), nil
 }
 
-// compactWithin copies data into the snapshot's compact layout, as
-// readWithin reads a file, within max bytes.
-func compactWithin(ctx context.Context, data *schema.Project, max int64) (*schema.Project, error) {
-	head := *data
-	head.Strings, head.TMSegments, head.GlossaryTerms, head.GlossaryConcepts = nil, nil, nil, nil
-	size := deepSize(reflect.ValueOf(&head), map[uintptr]bool{})
+// compactWithin copies data's objects into the snapshot's compact layout,
+// as readWithin reads a file, within max bytes.
+func compactWithin(ctx context.Context, data *schema.Project, max int64) (*residentData, error) {
 	c := newCompactor()
 	n := 0
 	check := func() error {
 		if n++; n%256 != 0 {
 			return nil
 		}
-		if max > 0 && size+c.bytes+c.transient > max {
+		if max > 0 && c.bytes+c.transient > max {
 			return ErrOverBudget
 		}
 		return ctx.Err()
@@ -677,13 +821,10 @@ func compactWithin(ctx context.Context, data *schema.Project, max int64) (*schem
 	for i := range data.GlossaryTerms {
 		c.add(&data.GlossaryTerms[i])
 	}
-	for i := range data.GlossaryConcepts {
-		c.add(&data.GlossaryConcepts[i])
-	}
-	if max > 0 && size+c.bytes+c.transient > max {
+	if max > 0 && c.bytes+c.transient > max {
 		return nil, ErrOverBudget
 	}
-	return c.project(&head), nil
+	return c.data(), nil
 }
 
 // residentInBackground builds the resident snapshots while the server
@@ -697,7 +838,7 @@ func residentInBackground(ctx context.Context, s *Server, logw io.Writer) <-chan
 		return done
 	}
 	for _, p := range s.cfg.Storage.Projects() {
-		if p.Source == nil {
+		if !p.hasSource() {
 			fmt.Fprintf(logw, "croql serve: project %d: served by the database (no data file to hold resident)\n", p.ID)
 		}
 	}
@@ -730,7 +871,7 @@ func (s *Server) readiness() (ready bool, counts map[string]int) {
 	counts = map[string]int{"resident": 0, "database": 0, "pending": 0}
 	for _, p := range s.cfg.Storage.Projects() {
 		how := "database"
-		if rs != nil && rs.max > 0 && p.Source != nil {
+		if rs != nil && rs.max > 0 && p.hasSource() {
 			rs.mu.Lock()
 			st, ok := rs.states[p.ID]
 			rs.mu.Unlock()

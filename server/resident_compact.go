@@ -8,9 +8,10 @@ import (
 	"github.com/croql/croql/schema"
 )
 
-// The compact layout of a resident snapshot. The objects keep their
-// schema types, which the evaluator reads by field offset, but they are
-// copied as they are read into few large allocations: every string's
+// The compact layout of a resident snapshot. The objects are copied as
+// they are read into the snapshot's own types (resident_types.go), which
+// the evaluator reads by field offset, and into few large allocations:
+// every string's
 // translations into one slab, every translation's votes into another,
 // and so on, each object's slice a sub-slice whose capacity is its
 // length (no spare capacity, no rounding of a small allocation up to its
@@ -19,9 +20,10 @@ import (
 // values that repeat (language codes, plural forms, types, marks,
 // providers, label titles, custom fields, screenshot names) once each;
 // and the translations a duplicate shares with its master once, under
-// both. What no query reads is not kept: a comment's text, a plural
-// string's forms (the page's rows are read from the database). The
-// compactor counts the bytes it allocates, which is the snapshot's size.
+// both. What no query reads is not kept: the fields the snapshot's types
+// lack, the glossary concepts (no list of them is answered from the
+// snapshot); the page's rows are read from the database. The compactor
+// counts the bytes it allocates, which is the snapshot's size.
 
 // slabBytes is the size of a slab's chunk and of a text chunk.
 const slabBytes = 64 << 10
@@ -100,31 +102,31 @@ type compactor struct {
 	times    slab[schema.Time]
 	// masters are the compact translations of the strings read so far
 	// that have their own, by string id (a duplicate shares them).
-	masters map[int64][]schema.Translation
+	masters map[int64][]resTranslation
 
-	strings   chunked[schema.SourceString]
-	tm        chunked[schema.TMSegment]
+	strings   chunked[resString]
+	ids       chunked[int64]
+	tm        chunked[resSegment]
 	terms     chunked[schema.GlossaryTerm]
-	concepts  chunked[schema.GlossaryConcept]
-	trs       slab[schema.Translation]
+	trs       slab[resTranslation]
 	votes     slab[schema.Vote]
 	approvals slab[schema.Approval]
-	comments  slab[schema.Comment]
+	comments  slab[resComment]
 	shots     slab[schema.Screenshot]
 	labels    slab[schema.Label]
 	fields    slab[schema.CustomField]
 	summaries slab[schema.LanguageSummary]
-	tmRecords slab[schema.TMRecord]
+	tmRecords slab[resRecord]
 }
 
 func newCompactor() *compactor {
-	c := &compactor{interned: map[string]string{}, ptrs: map[string]*string{}, ints: map[int64]*int64{}, masters: map[int64][]schema.Translation{}}
+	c := &compactor{interned: map[string]string{}, ptrs: map[string]*string{}, ints: map[int64]*int64{}, masters: map[int64][]resTranslation{}}
 	c.times.bytes = &c.bytes
 	c.trs.bytes, c.votes.bytes, c.approvals.bytes = &c.bytes, &c.bytes, &c.bytes
 	c.comments.bytes, c.shots.bytes, c.labels.bytes = &c.bytes, &c.bytes, &c.bytes
 	c.fields.bytes, c.summaries.bytes, c.tmRecords.bytes = &c.bytes, &c.bytes, &c.bytes
-	c.strings.slab.bytes, c.tm.slab.bytes = &c.bytes, &c.bytes
-	c.terms.slab.bytes, c.concepts.slab.bytes = &c.bytes, &c.bytes
+	c.strings.slab.bytes, c.tm.slab.bytes, c.terms.slab.bytes = &c.bytes, &c.bytes, &c.bytes
+	c.ids.slab.bytes = &c.bytes
 	return c
 }
 
@@ -206,8 +208,8 @@ func (c *compactor) time(t *schema.Time) *schema.Time {
 	return p
 }
 
-// add copies o, a *SourceString, *TMSegment, *GlossaryTerm or
-// *GlossaryConcept, into the compact layout.
+// add copies o, a *SourceString, *TMSegment or *GlossaryTerm, into the
+// compact layout; it keeps nothing of other objects.
 func (c *compactor) add(o any) {
 	switch v := o.(type) {
 	case *schema.SourceString:
@@ -217,8 +219,8 @@ func (c *compactor) add(o any) {
 		seg.ID = v.ID
 		seg.Records = c.tmRecords.take(len(v.Records))
 		for i, r := range v.Records {
-			r.Language, r.Text = c.intern(r.Language), c.str(r.Text)
-			seg.Records[i] = r
+			seg.Records[i] = resRecord{ID: r.ID, Text: c.str(r.Text), UsageCount: r.UsageCount, CreatedBy: r.CreatedBy,
+				UpdatedBy: r.UpdatedBy, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 		}
 	case *schema.GlossaryTerm:
 		t := c.terms.add()
@@ -228,25 +230,20 @@ func (c *compactor) add(o any) {
 		t.PartOfSpeech, t.Status = c.internPtr(v.PartOfSpeech), c.internPtr(v.Status)
 		t.Type, t.Gender = c.internPtr(v.Type), c.internPtr(v.Gender)
 		t.UpdatedAt = c.time(v.UpdatedAt)
-	case *schema.GlossaryConcept:
-		k := c.concepts.add()
-		*k = *v
-		k.Subject, k.Definition, k.URL, k.Note = c.str(v.Subject), c.str(v.Definition), c.intern(v.URL), c.str(v.Note)
-		k.UpdatedAt = c.time(v.UpdatedAt)
 	}
 }
 
 // addString copies a source string; its file and branch stay the head's.
 func (c *compactor) addString(v *schema.SourceString) {
+	*c.ids.add() = v.ID
 	s := c.strings.add()
-	*s = *v
-	s.Type, s.Text, s.Identifier = c.intern(v.Type), c.str(v.Text), c.str(v.Identifier)
-	s.Context, s.PluralForms = c.intern(v.Context), ""
-	s.MaxLength, s.Updated = c.intPtr(v.MaxLength), c.time(v.Updated)
+	*s = resString{Type: c.intern(v.Type), Text: c.str(v.Text), Identifier: c.str(v.Identifier),
+		Context: c.intern(v.Context), MaxLength: c.intPtr(v.MaxLength), File: v.File, Branch: v.Branch,
+		Added: v.Added, Updated: c.time(v.Updated),
+		IsHidden: v.IsHidden, IsDuplicate: v.IsDuplicate, IsPassedWorkflow: v.IsPassedWorkflow}
 	s.Comments = c.comments.take(len(v.Comments))
 	for i, m := range v.Comments {
-		m.Text = "" // no query reads it
-		s.Comments[i] = m
+		s.Comments[i] = resComment{User: m.User, HasIssue: m.HasIssue, HasUnresolvedIssue: m.HasUnresolvedIssue}
 	}
 	s.Screenshots = c.shots.take(len(v.Screenshots))
 	for i, m := range v.Screenshots {
@@ -273,27 +270,26 @@ func (c *compactor) addString(v *schema.SourceString) {
 
 // translations copies v's translations, or returns its master's when v
 // shares them whole.
-func (c *compactor) translations(v *schema.SourceString) []schema.Translation {
+func (c *compactor) translations(v *schema.SourceString) []resTranslation {
 	if len(v.Translations) == 0 {
 		return nil
 	}
 	if m := v.Translations[0].StringID; m != v.ID {
-		if own, ok := c.masters[m]; ok && sameTranslations(own, v.Translations) {
+		if own, ok := c.masters[m]; ok && sameTranslations(own, v.Translations, m) {
 			return own
 		}
 	}
 	out := c.trs.take(len(v.Translations))
 	for i, t := range v.Translations {
-		t.Text, t.PluralForm, t.Language = c.str(t.Text), c.intern(t.PluralForm), c.intern(t.Language)
-		t.Provider = c.internPtr(t.Provider)
 		votes := c.votes.take(len(t.Votes))
 		for j, x := range t.Votes {
 			x.Mark = c.intern(x.Mark)
 			votes[j] = x
 		}
-		t.Votes, t.Approvals = votes, c.approvals.take(len(t.Approvals))
-		copy(t.Approvals, v.Translations[i].Approvals)
-		out[i] = t
+		out[i] = resTranslation{ID: t.ID, Text: c.str(t.Text), PluralForm: c.intern(t.PluralForm), Language: c.intern(t.Language),
+			Provider: c.internPtr(t.Provider), User: t.User, Votes: votes, Approvals: c.approvals.take(len(t.Approvals)),
+			Updated: t.Updated, IsPreTranslated: t.IsPreTranslated}
+		copy(out[i].Approvals, t.Approvals)
 	}
 	if !slices.ContainsFunc(v.Translations, func(t schema.Translation) bool { return t.StringID != v.ID }) {
 		c.masters[v.ID] = out
@@ -302,13 +298,13 @@ func (c *compactor) translations(v *schema.SourceString) []schema.Translation {
 	return out
 }
 
-// sameTranslations reports whether a and b hold the same translations.
-func sameTranslations(a, b []schema.Translation) bool {
-	return slices.EqualFunc(a, b, func(x, y schema.Translation) bool {
-		return x.ID == y.ID && x.StringID == y.StringID && x.Text == y.Text && x.PluralForm == y.PluralForm &&
+// sameTranslations reports whether b, translations made for string m,
+// hold what a, m's compact translations, holds.
+func sameTranslations(a []resTranslation, b []schema.Translation, m int64) bool {
+	return slices.EqualFunc(a, b, func(x resTranslation, y schema.Translation) bool {
+		return x.ID == y.ID && y.StringID == m && x.Text == y.Text && x.PluralForm == y.PluralForm &&
 			x.IsPreTranslated == y.IsPreTranslated && sameString(x.Provider, y.Provider) && x.Language == y.Language &&
-			x.User == y.User && x.Added == y.Added && x.Updated == y.Updated &&
-			slices.Equal(x.Votes, y.Votes) && slices.Equal(x.Approvals, y.Approvals)
+			x.User == y.User && x.Updated == y.Updated && slices.Equal(x.Votes, y.Votes) && slices.Equal(x.Approvals, y.Approvals)
 	})
 }
 
@@ -316,65 +312,27 @@ func sameString(a, b *string) bool {
 	return a == b || a != nil && b != nil && *a == *b
 }
 
-// project returns head with the objects added, each list one allocation
-// whose capacity is its length; the compactor's maps are dropped.
-func (c *compactor) project(head *schema.Project) *schema.Project {
-	head.Strings, head.TMSegments = c.strings.all(), c.tm.all()
-	head.GlossaryTerms, head.GlossaryConcepts = c.terms.all(), c.concepts.all()
-	c.interned, c.ptrs, c.ints, c.masters, c.transient = nil, nil, nil, nil, 0
-	return head
+// residentData is a project's objects in the compact layout: the strings,
+// TM segments and glossary terms each in one allocation whose capacity is
+// its length, and the bytes they hold. The strings' files and branches
+// are the head's.
+type residentData struct {
+	strings []resString
+	ids     []int64 // the strings'
+	tm      []resSegment
+	terms   []schema.GlossaryTerm
+	bytes   int64
 }
 
-// compactBytes estimates what data's objects hold in the compact layout:
-// their structs, their text and the datetimes they point to (the values
-// kept once, and the translations a duplicate shares, are counted once;
-// the head, files and branches are not counted).
-func compactBytes(data *schema.Project) int64 {
-	n := sizeOf[schema.SourceString](len(data.Strings)) + sizeOf[schema.TMSegment](len(data.TMSegments)) +
-		sizeOf[schema.GlossaryTerm](len(data.GlossaryTerms)) + sizeOf[schema.GlossaryConcept](len(data.GlossaryConcepts))
-	for i := range data.Strings {
-		s := &data.Strings[i]
-		n += int64(len(s.Text)+len(s.Identifier)+len(s.PluralForms)) + timeBytes(s.Updated)
-		n += sizeOf[schema.Comment](len(s.Comments)) + sizeOf[schema.Screenshot](len(s.Screenshots)) +
-			sizeOf[schema.Label](len(s.Labels)) + sizeOf[schema.CustomField](len(s.Fields)) +
-			sizeOf[schema.LanguageSummary](len(s.LanguagesSummary))
-		for j := range s.LanguagesSummary {
-			n += timeBytes(s.LanguagesSummary[j].TranslationUpdated)
-		}
-		if len(s.Translations) > 0 && s.Translations[0].StringID != s.ID {
-			continue // shared with the master, counted there
-		}
-		n += sizeOf[schema.Translation](len(s.Translations))
-		for j := range s.Translations {
-			t := &s.Translations[j]
-			n += int64(len(t.Text)) + sizeOf[schema.Vote](len(t.Votes)) + sizeOf[schema.Approval](len(t.Approvals))
-		}
-	}
-	for i := range data.TMSegments {
-		n += sizeOf[schema.TMRecord](len(data.TMSegments[i].Records))
-		for _, r := range data.TMSegments[i].Records {
-			n += int64(len(r.Text))
-		}
-	}
-	for i := range data.GlossaryTerms {
-		t := &data.GlossaryTerms[i]
-		n += int64(len(t.Text)+len(t.Description)+len(t.Note)+len(t.Lemma)) + timeBytes(t.UpdatedAt)
-	}
-	for i := range data.GlossaryConcepts {
-		k := &data.GlossaryConcepts[i]
-		n += int64(len(k.Subject)+len(k.Definition)+len(k.Note)) + timeBytes(k.UpdatedAt)
-	}
-	return n
+// data returns the objects added; the compactor's maps are dropped.
+func (c *compactor) data() *residentData {
+	d := &residentData{strings: c.strings.all(), ids: c.ids.all(), tm: c.tm.all(), terms: c.terms.all()}
+	c.interned, c.ptrs, c.ints, c.masters, c.transient = nil, nil, nil, nil, 0
+	d.bytes = c.bytes
+	return d
 }
 
 func sizeOf[T any](n int) int64 {
 	var zero T
 	return int64(n) * int64(unsafe.Sizeof(zero))
-}
-
-func timeBytes(t *schema.Time) int64 {
-	if t == nil {
-		return 0
-	}
-	return 8
 }

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"path/filepath"
+	"reflect"
 	"runtime"
+	"slices"
 	"testing"
 	"unsafe"
 
@@ -12,6 +14,7 @@ import (
 
 	"github.com/croql/croql"
 	demodata "github.com/croql/croql/demo"
+	"github.com/croql/croql/eval"
 	"github.com/croql/croql/internal/corpus"
 	"github.com/croql/croql/schema"
 )
@@ -45,11 +48,13 @@ func compactQueries(t *testing.T) []struct{ ctx, query string } {
 	return qs
 }
 
-// TestCompactLayoutAnswersAsTheDecoded: every query matches the same
-// objects in the snapshot's compact layout as in the decoded project,
-// whether it was read from a file (readWithin) or copied from memory
-// (compactWithin); no slice of it has spare capacity, and a duplicate
-// that shares its master's translations holds the master's.
+// TestCompactLayoutAnswersAsTheDecoded: every query compiled for the
+// snapshot (residentProgram) matches the same objects in its compact
+// layout as the query compiled for the schema's types in the decoded
+// project, whether the snapshot was read from a file (readWithin) or
+// copied from memory (compactWithin); no slice of it has spare capacity,
+// and a duplicate that shares its master's translations holds the
+// master's.
 func TestCompactLayoutAnswersAsTheDecoded(t *testing.T) {
 	p := demodata.Generate(demodata.Options{Strings: 3000, Seed: 7})
 	var file bytes.Buffer
@@ -61,7 +66,13 @@ func TestCompactLayoutAnswersAsTheDecoded(t *testing.T) {
 	require.NoError(t, err)
 	fromMemory, err := compactWithin(ctx, decoded, 0)
 	require.NoError(t, err)
+	snFile, err := newSnapshot(fromFile, 0)
+	require.NoError(t, err)
+	snMemory, err := newSnapshot(fromMemory, 0)
+	require.NoError(t, err)
 	cat := schema.New()
+	rcat, err := residentCatalog()
+	require.NoError(t, err)
 	for i, q := range compactQueries(t) {
 		env, err := croql.NewEnv(q.ctx, croql.WithUserIDs(p.UserIDs()), croql.WithLanguages(p.LanguageCodes()...), croql.WithEdition(schema.Enterprise))
 		require.NoError(t, err)
@@ -72,38 +83,73 @@ func TestCompactLayoutAnswersAsTheDecoded(t *testing.T) {
 		if i < ownQueries {
 			require.NotEmpty(t, want, "%s matches nothing: a weak check", q.query)
 		}
-		require.Equal(t, want, matches(t, cq, fromFile.Objects(c)), q.query)
-		require.Equal(t, want, matches(t, cq, fromMemory.Objects(c)), q.query)
+		prog, err := residentProgram(env.CheckConfig(), env.Parser(), rcat, q.query)
+		require.NoError(t, err, q.query)
+		require.Equal(t, want, residentMatches(t, prog, snFile, q.ctx), q.query)
+		require.Equal(t, want, residentMatches(t, prog, snMemory, q.ctx), q.query)
 	}
 	shared := 0
-	for i := range fromFile.Strings {
-		s := &fromFile.Strings[i]
+	for i := range snFile.strings {
+		s := &snFile.strings[i]
 		require.Equal(t, len(s.Translations), cap(s.Translations))
 		require.Equal(t, len(s.LanguagesSummary), cap(s.LanguagesSummary))
 		for _, tr := range s.Translations {
 			require.Equal(t, len(tr.Votes), cap(tr.Votes))
 		}
-		if len(s.Translations) > 0 && s.Translations[0].StringID != s.ID {
-			j, ok := slicesIndexString(fromFile.Strings, s.Translations[0].StringID)
+		id := snFile.ids[i]
+		d := &decoded.Strings[slices.IndexFunc(decoded.Strings, func(x schema.SourceString) bool { return x.ID == id })]
+		if len(d.Translations) > 0 && d.Translations[0].StringID != id {
+			j, ok := slices.BinarySearch(snFile.ids, d.Translations[0].StringID)
 			require.True(t, ok)
-			require.Equal(t, unsafe.SliceData(fromFile.Strings[j].Translations), unsafe.SliceData(s.Translations))
-			shared++
+			if unsafe.SliceData(snFile.strings[j].Translations) == unsafe.SliceData(s.Translations) {
+				shared++
+			}
 		}
 	}
 	require.NotZero(t, shared, "the demo has duplicates that share their master's translations")
-	require.Equal(t, len(fromFile.Strings), cap(fromFile.Strings))
+	require.Equal(t, len(snFile.strings), cap(snFile.strings))
 }
 
-func slicesIndexString(ss []schema.SourceString, id int64) (int, bool) {
-	for i := range ss {
-		if ss[i].ID == id {
-			return i, true
+// residentMatches are the ids of the objects of sn's context ctxName that
+// prog keeps, in id order (translations: the translations list's
+// objects, in id order).
+func residentMatches(t *testing.T, prog *eval.Program, sn *snapshot, ctxName string) []int64 {
+	var ids []int64
+	add := func(o any, id int64) {
+		ok, err := prog.MatchContext(context.Background(), o)
+		require.NoError(t, err)
+		if ok {
+			ids = append(ids, id)
 		}
 	}
-	return 0, false
+	switch ctxName {
+	case croql.Strings:
+		for i := range sn.strings {
+			add(&sn.strings[i], sn.ids[i])
+		}
+	case croql.TM:
+		for i := range sn.tm {
+			add(&sn.tm[i], sn.tm[i].ID)
+		}
+	case croql.Glossary:
+		for i := range sn.terms {
+			add(&sn.terms[i], sn.terms[i].ID)
+		}
+	case croql.Translations:
+		for _, es := range sn.trs {
+			for _, e := range es {
+				_, tr := sn.at(e)
+				add(tr, tr.ID)
+			}
+		}
+		slices.Sort(ids)
+	default:
+		t.Fatalf("no resident context %q", ctxName)
+	}
+	return ids
 }
 
-// matches are the ids of the objects q keeps.
+// matches are the ids of the objects q keeps, in id order.
 func matches(t *testing.T, q *croql.Query, objs []any) []int64 {
 	var ids []int64
 	for _, o := range objs {
@@ -114,5 +160,34 @@ func matches(t *testing.T, q *croql.Query, objs []any) []int64 {
 			ids = append(ids, id)
 		}
 	}
+	slices.Sort(ids)
 	return ids
+}
+
+// TestResidentCatalog: the snapshot's catalog binds every field of every
+// object to a Go field of the schema's type (the snapshot's own for the
+// objects it replaces), and every field the snapshot's types have is one
+// a query reads (but the ids the server reads the rows by).
+func TestResidentCatalog(t *testing.T) {
+	cat, err := residentCatalog()
+	require.NoError(t, err)
+	read := map[reflect.Type]map[string]bool{}
+	for _, o := range cat.Objects {
+		if read[o.GoType] == nil {
+			read[o.GoType] = map[string]bool{}
+		}
+		for _, f := range o.Fields {
+			read[o.GoType][f.GoName] = true
+		}
+	}
+	for _, rt := range residentTypes() {
+		require.NotNil(t, read[rt], "%s is the Go type of no object", rt)
+		for i := range rt.NumField() {
+			name := rt.Field(i).Name
+			require.True(t, read[rt][name] || name == "ID", "%s.%s: no query reads it", rt, name)
+		}
+		if rt == reflect.TypeFor[resString]() {
+			require.Equal(t, uintptr(256), rt.Size(), "a string is 256 bytes")
+		}
+	}
 }

@@ -27,8 +27,8 @@ func TestReadWithinStopsAtTheBudget(t *testing.T) {
 
 	got, err := readWithin(ctx, bytes.NewReader(file.Bytes()), 2*whole)
 	require.NoError(t, err)
-	require.Len(t, got.Strings, len(p.Strings))
-	require.Len(t, got.TMSegments, len(p.TMSegments))
+	require.Len(t, got.strings, len(p.Strings))
+	require.Len(t, got.tm, len(p.TMSegments))
 
 	bad := append(bytes.Clone(file.Bytes()), []byte(`{"kind":"string","id":"not a number"}`+"\n")...)
 	_, err = readWithin(ctx, bytes.NewReader(bad), 0)
@@ -57,9 +57,9 @@ func TestBuildGivesUpWhileReading(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, st.Close()) })
 	proj, _ := st.Project(1)
-	read, err := proj.Source(ctx, 0)
+	read, err := proj.read(ctx, 0)
 	require.NoError(t, err)
-	objs := deepSize(reflect.ValueOf(read), map[uintptr]bool{})
+	objs := read.bytes
 	require.Less(t, objs, proj.SourceSize, "the compact objects take less than their file")
 	proj.SourceSize = 0
 	rs := newResidents(objs / 2)

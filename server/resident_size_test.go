@@ -11,6 +11,7 @@ import (
 
 	"github.com/croql/croql"
 	demodata "github.com/croql/croql/demo"
+	"github.com/croql/croql/eval"
 	"github.com/croql/croql/internal/corpus"
 	"github.com/croql/croql/schema"
 )
@@ -70,9 +71,8 @@ func liveHeapBytes() int64 {
 
 // BenchmarkResidentWalk runs the source-string seed patterns over every
 // string of a generated project, read from its file as decoded objects
-// (layout=decoded, what the snapshot held before its compact layout) and
-// in the snapshot's compact layout (layout=compact): ns per object and
-// pattern.
+// (layout=decoded, the schema's types) and in the snapshot's compact
+// layout and types (layout=compact): ns per object and pattern.
 //
 //	go test -run XXX -bench BenchmarkResidentWalk -benchtime 10x ./server/
 func BenchmarkResidentWalk(b *testing.B) {
@@ -82,34 +82,37 @@ func BenchmarkResidentWalk(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	compact, err := readWithin(context.Background(), bytes.NewReader(file), 0)
+	data, err := readWithin(context.Background(), bytes.NewReader(file), 0)
 	if err != nil {
 		b.Fatal(err)
 	}
-	qs := seedStringQueries(b, decoded)
-	for _, l := range []struct {
-		name string
-		p    *schema.Project
-	}{{"decoded", decoded}, {"compact", compact}} {
-		b.Run("layout="+l.name, func(b *testing.B) {
-			hits := 0
-			for b.Loop() {
-				for _, q := range qs {
-					for i := range l.p.Strings {
-						if q(&l.p.Strings[i]) {
-							hits++
-						}
-					}
-				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(qs)*n), "ns/object")
-			runtime.KeepAlive(hits)
-		})
+	sn, err := newSnapshot(data, 0)
+	if err != nil {
+		b.Fatal(err)
 	}
+	std, res := seedStringQueries(b, decoded)
+	b.Run("layout=decoded", func(b *testing.B) { walkBench(b, std, decoded.Strings) })
+	b.Run("layout=compact", func(b *testing.B) { walkBench(b, res, sn.strings) })
 }
 
-// seedStringQueries are the source-string seed patterns compiled for p.
-func seedStringQueries(b *testing.B, p *schema.Project) []func(*schema.SourceString) bool {
+func walkBench[T any](b *testing.B, qs []func(*T) bool, objs []T) {
+	hits := 0
+	for b.Loop() {
+		for _, q := range qs {
+			for i := range objs {
+				if q(&objs[i]) {
+					hits++
+				}
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(qs)*len(objs)), "ns/object")
+	runtime.KeepAlive(hits)
+}
+
+// seedStringQueries are the source-string seed patterns compiled for p's
+// strings: for the schema's types and for the snapshot's.
+func seedStringQueries(b *testing.B, p *schema.Project) (std []func(*schema.SourceString) bool, res []func(*resString) bool) {
 	_, file, _, _ := runtime.Caller(0)
 	cases, err := corpus.LoadFile(filepath.Join(filepath.Dir(filepath.Dir(file)), "testdata", "corpus", "seed_patterns.txt"))
 	if err != nil {
@@ -119,7 +122,10 @@ func seedStringQueries(b *testing.B, p *schema.Project) []func(*schema.SourceStr
 	if err != nil {
 		b.Fatal(err)
 	}
-	var qs []func(*schema.SourceString) bool
+	cat, err := residentCatalog()
+	if err != nil {
+		b.Fatal(err)
+	}
 	for _, c := range cases {
 		if c.Has("diag") || c.Get("stage") == "parse" || c.Edition() == "enterprise" || c.Context() != croql.Strings {
 			continue
@@ -128,7 +134,20 @@ func seedStringQueries(b *testing.B, p *schema.Project) []func(*schema.SourceStr
 		if diags.HasErrors() {
 			b.Fatalf("%s: %v", c.Name, diags)
 		}
-		qs = append(qs, func(s *schema.SourceString) bool { ok, _ := q.Match(s); return ok })
+		t, err := eval.Bind[schema.SourceString](q.Program())
+		if err != nil {
+			b.Fatal(err)
+		}
+		std = append(std, t.Func())
+		prog, err := residentProgram(env.CheckConfig(), env.Parser(), cat, c.Query())
+		if err != nil {
+			b.Fatal(err)
+		}
+		rt, err := eval.Bind[resString](prog)
+		if err != nil {
+			b.Fatal(err)
+		}
+		res = append(res, rt.Func())
 	}
-	return qs
+	return std, res
 }

@@ -48,14 +48,18 @@ type Project struct {
 	// Empty for data the storage did not create.
 	Scratch string
 	// Source, when set, reads the project's objects as they were loaded:
-	// the resident snapshot is built from it (Server.BuildResident). It
-	// stops with ErrOverBudget as soon as the objects it has read take
-	// more than max bytes (by the snapshot's estimate; max ≤ 0: no
-	// bound). SourceSize is the size of what it reads (a file's bytes; 0
-	// when unknown): a source larger than the snapshot budget is not read.
-	// The snapshot holds the objects Source returns as they are;
-	// FileSource returns them in the snapshot's compact layout.
+	// the resident snapshot is built from it (Server.BuildResident),
+	// copying them into its own compact layout. It may stop with
+	// ErrOverBudget as soon as the objects it has read take more than max
+	// bytes (max ≤ 0: no bound); the copy stops when it passes max.
+	// SourceFile, when set, is the project file (JSON or NDJSON) the
+	// objects were loaded from, as croql serve --data loads them: the
+	// snapshot is read from it straight into its layout, stopping as soon
+	// as its objects pass the budget, and Source is not called.
+	// SourceSize is the size of what they read (a file's bytes; 0 when
+	// unknown): a source larger than the snapshot budget is not read.
 	Source     func(ctx context.Context, max int64) (*schema.Project, error)
+	SourceFile string
 	SourceSize int64
 
 	// version counts the committed writes (WriteTx) to the project.

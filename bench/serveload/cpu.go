@@ -194,7 +194,7 @@ func CPU(ctx context.Context, o CPUOptions) (*CPUReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	proj.Source = server.FileSource(file)
+	proj.SourceFile = file
 	toks := &server.Tokens{}
 	const token = "cpu"
 	if err := toks.Add(token); err != nil {

@@ -38,7 +38,7 @@ func main() {
 	engine := flag.String("engine", "croql", "croql (eval.Bind), croql-plain (eval.WithoutOptimizations), croql-facade (croql.For), croql-any (croql's Query.Match), croql-program (eval.Program.Match) or hand")
 	passes := flag.Int("passes", 20, "passes over the 2,000 demo strings")
 	list := flag.Bool("list", false, "print the pattern names, one a line, and exit")
-	layout := flag.String("layout", "generated", "generated (the demo's strings as demo.Generate makes them) or resident (read back from their NDJSON file into croql serve's resident snapshot layout, server.FileSource)")
+	layout := flag.String("layout", "generated", "generated (the demo's strings as demo.Generate makes them) or resident (read back from their NDJSON file: into croql serve's resident snapshot, server.ResidentStrings, for the croql engine; as decoded, server.FileSource, for the others)")
 	flag.Parse()
 	if *list {
 		for _, x := range bench.Patterns() {
@@ -101,6 +101,9 @@ func run(pattern, engine, layout string, passes int) error {
 		if err != nil {
 			return err
 		}
+		if layout == "resident" && engine == "croql" {
+			return runResident(env, pat, passes)
+		}
 		q, diags := env.Check(pat.CroQL)
 		if diags.HasErrors() {
 			return fmt.Errorf("%s: %v", pat.CroQL, diags)
@@ -149,7 +152,10 @@ func run(pattern, engine, layout string, passes int) error {
 	return nil
 }
 
-// project is the 2,000 demo strings in the layout named.
+// project is the 2,000 demo strings in the layout named (for the
+// resident layout, the schema's types read back from the file, which the
+// hand-written predicates run on; the croql engine runs on the
+// snapshot's own, runResident).
 func project(layout string) (*schema.Project, error) {
 	p := demo.Generate(demo.Options{Strings: 2000, Seed: 1})
 	switch layout {
@@ -159,15 +165,70 @@ func project(layout string) (*schema.Project, error) {
 	default:
 		return nil, fmt.Errorf("layout %q: generated or resident", layout)
 	}
-	f, err := os.CreateTemp("", "instrcount-*.ndjson")
+	name, err := projectFile(p)
 	if err != nil {
 		return nil, err
 	}
-	defer os.Remove(f.Name())
-	if err := errors.Join(p.WriteNDJSON(f), f.Close()); err != nil {
-		return nil, err
+	defer os.Remove(name)
+	return server.FileSource(name)(context.Background(), 0)
+}
+
+// projectFile writes p to a temporary NDJSON file and names it.
+func projectFile(p *schema.Project) (string, error) {
+	f, err := os.CreateTemp("", "instrcount-*.ndjson")
+	if err != nil {
+		return "", err
 	}
-	return server.FileSource(f.Name())(context.Background(), 0)
+	if err := errors.Join(p.WriteNDJSON(f), f.Close()); err != nil {
+		return "", err
+	}
+	return f.Name(), nil
+}
+
+// runResident measures the croql engine on the strings of croql serve's
+// resident snapshot, in its own type (server.ResidentStrings).
+func runResident(env *croql.Env, pat *bench.Pattern, passes int) error {
+	name, err := projectFile(demo.Generate(demo.Options{Strings: 2000, Seed: 1}))
+	if err != nil {
+		return err
+	}
+	defer os.Remove(name)
+	strs, match, err := server.ResidentStrings(context.Background(), name, env, pat.CroQL)
+	if err != nil {
+		return err
+	}
+	runtime.GC()
+	debug.SetGCPercent(-1)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	warmResident(match, strs)
+	n := measureResident(match, strs, passes)
+	fmt.Printf("%s croql (resident): %d matches over %d objects\n", pat.Name, n, passes*len(strs))
+	return nil
+}
+
+// warmResident is warm for the snapshot's strings.
+//
+//go:noinline
+func warmResident(match func(*server.ResidentString) bool, strs []server.ResidentString) {
+	for i := range strs {
+		match(&strs[i])
+	}
+}
+
+// measureResident is measure for the snapshot's strings.
+//
+//go:noinline
+func measureResident(match func(*server.ResidentString) bool, strs []server.ResidentString, passes int) int {
+	n := 0
+	for range passes {
+		for i := range strs {
+			if match(&strs[i]) {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // warm runs match once over strs, outside the counted function.
