@@ -258,6 +258,8 @@ type compiler struct {
 	// (SQL.CrossShard); shardKeys is the mapping's ShardKeys, read once.
 	crossShard bool
 	shardKeys  map[string]string
+	// layout is the mapping's layout, read once by ownerNotNull.
+	layout *mapping.Layout
 }
 
 // maxDepth bounds the recursion; the parser's limits keep real queries far
@@ -480,7 +482,7 @@ func (c *compiler) not(n *typecheck.Not) {
 		return
 	}
 	if e, ok := x.(*typecheck.Exists); ok {
-		if c.antiJoin(e) {
+		if c.antiJoin(e) || c.notIn(n, e) {
 			return
 		}
 		c.w(opSQLs[ast.OpNot].prefix, " ")

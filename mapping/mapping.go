@@ -1036,6 +1036,14 @@ func (m *Mapping) ShardKeys() map[string]string {
 	return out
 }
 
+// Nullable reports whether column c of ti may hold NULL (the DDL writes
+// every other column NOT NULL): a field's column the mapping marks Null,
+// and a foreign key of an element table with several parents, where each
+// row fills the key of its own parent alone.
+func (ti *TableLayout) Nullable(c Column) bool {
+	return c.Null || (c.GoName == "" && len(ti.FKs) > 1)
+}
+
 // ShardColumn is the column that places the table's rows on the shards
 // of a sharded engine when the table is not placed with its string (see
 // ShardKeys): its key, else its first foreign key.

@@ -151,8 +151,7 @@ func (w *ddlWriter) table(ti *mapping.TableLayout) {
 	for _, c := range ti.Columns {
 		kinds[c.Name] = c.Kind
 		def := w.d.Quote(c.Name) + " " + w.d.ColumnType(c.Kind)
-		notNull := !c.Null && !(c.GoName == "" && len(ti.FKs) > 1)
-		if notNull {
+		if !ti.Nullable(c) {
 			def += " NOT NULL"
 		}
 		defs = append(defs, def)
