@@ -99,7 +99,8 @@ type Purpose uint8
 const (
 	// WholeSet: every match is read (a total, a count, a full list). The
 	// forms that are fastest over the whole set: on SQLite a semi-join
-	// `key IN (SELECT fk ...)`, and a count compared with a constant as a
+	// `key IN (SELECT fk ...)` and an anti-join `key NOT IN (SELECT fk
+	// ...)`, and a count compared with a constant as a
 	// grouped `IN (... GROUP BY fk HAVING COUNT(*) op k)` on every engine.
 	WholeSet Purpose = iota
 	// Page: the first rows in key order (Select with a LIMIT). Only

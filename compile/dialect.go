@@ -91,7 +91,8 @@ type Dialect interface {
 	// BulkLoad says how the loader feeds the engine.
 	BulkLoad() BulkLoad
 	// SemiJoinIn reports whether "some element matches" is planned better
-	// as `key IN (SELECT fk ... WHERE P)` than as a correlated EXISTS.
+	// as `key IN (SELECT fk ... WHERE P)` than as a correlated EXISTS, and
+	// "no element matches" as `key NOT IN (...)` than as NOT EXISTS.
 	SemiJoinIn() bool
 }
 

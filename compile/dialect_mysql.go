@@ -73,7 +73,8 @@ func (MySQL) TimedSelect(query string, left time.Duration) string {
 func (MySQL) BulkLoad() BulkLoad { return BulkLoad{} }
 
 // SemiJoinIn implements Dialect: MariaDB 10.11 rewrites EXISTS into IN
-// itself (optimizer_switch exists_to_in).
+// itself (optimizer_switch exists_to_in), and plans NOT IN and NOT EXISTS
+// as the same dependent subquery.
 func (MySQL) SemiJoinIn() bool { return false }
 
 // MaxParams implements Dialect.

@@ -65,7 +65,9 @@ func (Postgres) BulkLoad() BulkLoad {
 }
 
 // SemiJoinIn implements Dialect: PostgreSQL 15 plans EXISTS and IN as the
-// same merge semi-join.
+// same merge semi-join, and NOT EXISTS as a hash anti join, where NOT IN
+// is a hashed subplan (184 ms against 110 for the seed pattern
+// seed-no-approved-or-voted-in-language over 100,000 strings).
 func (Postgres) SemiJoinIn() bool { return false }
 
 // MaxParams implements Dialect.
