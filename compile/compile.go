@@ -1405,6 +1405,10 @@ func (c *compiler) countGrouped(n *typecheck.Compare) bool {
 	if !groupedSemiJoin(c.d, n == c.root) {
 		return false
 	}
+	if err := groupedOverNested(c.d, cnt.X); err != nil {
+		c.failErr(err)
+		return true
+	}
 	parent, fk, ok := c.collectionParent(cnt.X, false)
 	if !ok {
 		return false

@@ -120,6 +120,36 @@ func lookupSubquery(d Dialect) error {
 	return nil
 }
 
+// groupedOverNested reports an error for a sharded dialect when coll, a
+// collection counted by a grouped semi-join (countGrouped), is filtered
+// by a count or an element of a collection of its elements: vtgate v0.24
+// answers `key IN (SELECT fk ... WHERE EXISTS (SELECT ... nested) GROUP
+// BY fk HAVING COUNT(*) = k)` with no rows (`count of translations where
+// (count of votes > 0) = 1`, 0 strings where 6 hold), so the coordinator
+// answers instead.
+func groupedOverNested(d Dialect, coll typecheck.Node) error {
+	if _, sharded := d.(Sharding); !sharded {
+		return nil
+	}
+	f, ok := coll.(*typecheck.Filter)
+	if !ok {
+		return nil
+	}
+	nested := false
+	typecheck.Inspect(f.Pred, func(n typecheck.Node) {
+		switch x := n.(type) {
+		case *typecheck.Count, *typecheck.Filter:
+			nested = true
+		case *typecheck.Field:
+			nested = nested || x.F.Type.Kind == schema.Collection
+		}
+	})
+	if nested {
+		return fmt.Errorf("%w: a grouped count of elements filtered by a collection of their own", ErrSharded)
+	}
+	return nil
+}
+
 // antiJoin writes "no element of C" for a sharded dialect as uncorrelated
 // anti-joins,
 //
