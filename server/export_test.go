@@ -29,3 +29,10 @@ func SetSeekMinOffset(s *Server, n int64) { s.seeks.minOffset = n }
 
 // SeekServed counts the pages s read through a seek index.
 func SeekServed(s *Server) int64 { return s.seeks.served.Load() }
+
+// SetKeyWalkRows sets how many rows in key order a first page on SQLite
+// reads before it asks the planner's plan (-1: it asks it at once).
+func SetKeyWalkRows(s *Server, n int64) { s.plans.rows = n }
+
+// KeyWalks counts the pages s read by a key walk.
+func KeyWalks(s *Server) int64 { return s.plans.walks.Load() }

@@ -103,43 +103,24 @@ func (s *Server) page(ctx context.Context, tx *sql.Tx, p *Project, res *resource
 		args = append(slices.Clip(args), params.afterID)
 		where = append(slices.Clip(where), res.key+" > "+d.Param(len(args), schema.Int))
 	}
-	a := append(append([]any(nil), args...), params.limit, params.offset)
-	q := "SELECT " + res.selectList() + " FROM " + res.table + whereClause(where) +
-		" ORDER BY " + strings.Join(order, ", ") +
-		d.Limit(d.Param(len(a)-1, schema.Int)) + " OFFSET " + d.Param(len(a), schema.Int)
-	rows, err := tx.QueryContext(ctx, q, a...)
-	if err != nil {
-		return nil, fmt.Errorf("server: query: %w", err)
-	}
-	defer rows.Close()
-	page := []any{}
-	var objs []map[string]any
-	vals := make([]any, len(res.cols))
-	ptrs := make([]any, len(vals))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
 	// Stopping early saves nothing on one row; a single object (getOne)
 	// is not a page.
 	budget := pageBytes{max: s.cfg.MaxPageBytes}
 	if params.limit <= 1 {
 		budget.max = 0
 	}
-	for rows.Next() {
-		if err := rows.Scan(ptrs...); err != nil {
-			return nil, fmt.Errorf("server: reading rows: %w", err)
-		}
-		if err := budget.add(vals); err != nil {
-			return nil, err
-		}
-		o := res.render(p, vals)
-		objs = append(objs, o)
-		page = append(page, item{o})
+	pq := pageQuery{res: res, from: res.table, where: where, args: args, order: strings.Join(order, ", "), limit: params.limit, offset: params.offset}
+	objs, walked, err := s.keyWalk(ctx, tx, p, pq, params, &budget)
+	if err == nil && !walked {
+		objs, err = s.pageRows(ctx, tx, p, pq, &budget)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("server: reading rows: %w", err)
+	if err != nil {
+		return nil, err
 	}
-	rows.Close()
+	page := make([]any, len(objs))
+	for i, o := range objs {
+		page[i] = item{o}
+	}
 	if res.context == croql.Strings && len(objs) > 0 {
 		if err := s.labelIDs(ctx, tx, p, objs); err != nil {
 			return nil, err
@@ -151,6 +132,53 @@ func (s *Server) page(ctx context.Context, tx *sql.Tx, p *Project, res *resource
 		}
 	}
 	return page, nil
+}
+
+// pageQuery is a page's statement in parts: SELECT res's columns FROM
+// from WHERE where ORDER BY order LIMIT limit OFFSET offset.
+type pageQuery struct {
+	res           *resource
+	from          string
+	where         []string
+	args          []any
+	order         string
+	limit, offset int64
+}
+
+// sql is pq's statement and its arguments.
+func (pq pageQuery) sql(d compile.Dialect) (string, []any) {
+	a := append(append([]any(nil), pq.args...), pq.limit, pq.offset)
+	return "SELECT " + pq.res.selectList() + " FROM " + pq.from + whereClause(pq.where) +
+		" ORDER BY " + pq.order + d.Limit(d.Param(len(a)-1, schema.Int)) + " OFFSET " + d.Param(len(a), schema.Int), a
+}
+
+// pageRows runs pq and renders its rows, counting their bytes in budget.
+func (s *Server) pageRows(ctx context.Context, tx *sql.Tx, p *Project, pq pageQuery, budget *pageBytes) ([]map[string]any, error) {
+	q, a := pq.sql(p.Dialect())
+	rows, err := tx.QueryContext(ctx, q, a...)
+	if err != nil {
+		return nil, fmt.Errorf("server: query: %w", err)
+	}
+	defer rows.Close()
+	var objs []map[string]any
+	vals := make([]any, len(pq.res.cols))
+	ptrs := make([]any, len(vals))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, fmt.Errorf("server: reading rows: %w", err)
+		}
+		if err := budget.add(vals); err != nil {
+			return nil, err
+		}
+		objs = append(objs, pq.res.render(p, vals))
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("server: reading rows: %w", err)
+	}
+	return objs, nil
 }
 
 // records fills the records of a page of TM segments.

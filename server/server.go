@@ -227,6 +227,8 @@ type Server struct {
 	resident   *residents
 	seeks      *seekIndexes
 	bodies     *BodyMemory
+	// plans are the sorting plans of SQLite's pages (keyWalk).
+	plans sortingPlans
 }
 
 type envKey struct {
