@@ -352,7 +352,11 @@ func (m *Mapping) addIndexes() {
 	add("source string", false, "identifier")
 	add("source string", false, "added")
 	add("source string", false, "updated")
-	add("source string", false, "is_hidden")
+	// Hidden strings, then duplicates among them, then the count of
+	// translations: `is hidden and not is duplicate and count of
+	// translations > 0` is a range of this index alone, and `is hidden` a
+	// range of its first column.
+	add("source string", false, "is_hidden", "is_duplicate", "n_translations")
 	add("source string", false, "is_duplicate")
 	add("source string", false, "type")
 	// Comments by a user: the owner's key beside user_id covers the
