@@ -516,7 +516,7 @@ type boolTester interface {
 // TRUE or FALSE as the column and its negation are. Only for the WholeSet
 // purpose: a page reads the rows in key order and stops after its rows,
 // where a range of an index whose later columns come before the key
-// (strings(is_hidden, is_duplicate, n_translations)) is read whole and
+// (strings(is_duplicate, is_hidden, n_translations)) is read whole and
 // sorted (`is hidden and not is duplicate and count of translations > 0`:
 // 3.5 ms per first page against 1.0 ms).
 func (c *compiler) boolIs(f *typecheck.Field, v bool) bool {
