@@ -57,7 +57,7 @@ func ExampleQuery_SQL() {
 	// Output:
 	// "\"a\\u0000b\"" croqlInvalidLogic/sql
 	// true true
-	// (t0."is_hidden" OR (t0."text" = ?)) ["a\x00b"] 0
+	// ((t0."is_hidden" = TRUE) OR (t0."text" = ?)) ["a\x00b"] 0
 }
 
 // ExampleQuery_Stale: 'today' is resolved when a query is compiled; a

@@ -59,7 +59,7 @@ func TestEnvSQLMapped(t *testing.T) {
 	s, diags := env.SQLMapped(`is hidden`, compile.SQLite{}, m)
 	require.False(t, diags.HasErrors(), "%v", diags)
 	assert.Equal(t, `"app_strings" AS t0`, s.From)
-	assert.Equal(t, `t0."hidden"`, s.Where)
+	assert.Equal(t, `(t0."hidden" = TRUE)`, s.Where)
 }
 
 func TestQuerySQL(t *testing.T) {

@@ -420,7 +420,9 @@ func (c *compiler) pred(n typecheck.Node, strict bool) {
 	}
 	switch n := n.(type) {
 	case *typecheck.Field:
-		c.field(c.scope(n.Scope, n.Obj), n.F)
+		if !c.boolIs(n, true) {
+			c.field(c.scope(n.Scope, n.Obj), n.F)
+		}
 	case *typecheck.Member:
 		c.member(n)
 	case *typecheck.Not:
@@ -490,9 +492,48 @@ func (c *compiler) not(n *typecheck.Not) {
 		c.exists(e, true)
 		return
 	}
+	if f, ok := x.(*typecheck.Field); ok && c.boolIs(f, false) {
+		return
+	}
 	c.w(opSQLs[ast.OpNot].prefix, " (")
 	c.pred(x, true)
 	c.w(")")
+}
+
+// boolTester is a dialect whose planner searches an index for a boolean
+// column compared with a constant, but not for the column alone or its
+// negation (SQLite: `t0."is_hidden" = TRUE AND t0."is_duplicate" = FALSE`
+// is a range of an index on both columns, `t0."is_hidden" AND NOT
+// (t0."is_duplicate")` a pass over every row).
+type boolTester interface {
+	// BoolIs is the condition "the NOT NULL boolean column col is v".
+	BoolIs(col string, v bool) string
+}
+
+// boolIs writes f, a boolean field that is never absent, as "f is v" where
+// the dialect is a boolTester, and reports whether it did. Two-valued: the
+// column is NOT NULL (the field is not nullable), so the comparison is
+// TRUE or FALSE as the column and its negation are. Only for the WholeSet
+// purpose: a page reads the rows in key order and stops after its rows,
+// where a range of an index whose later columns come before the key
+// (strings(is_duplicate, is_hidden, n_translations)) is read whole and
+// sorted (`is hidden and not is duplicate and count of translations > 0`:
+// 3.5 ms per first page against 1.0 ms).
+func (c *compiler) boolIs(f *typecheck.Field, v bool) bool {
+	bt, ok := c.d.(boolTester)
+	if !ok || c.purpose == Page || f.F.Nullable || f.F.Type.Kind != schema.Bool || c.err != nil {
+		return false
+	}
+	b := c.scope(f.Scope, f.Obj)
+	if c.err != nil {
+		return true
+	}
+	col, ok := b.tab.Columns[f.F.Name]
+	if !ok || col == "" {
+		return false
+	}
+	c.w("(", bt.BoolIs(b.alias+"."+c.q(col), v), ")")
+	return true
 }
 
 // between writes X BETWEEN Lo AND Hi.

@@ -72,6 +72,11 @@ func (SQLite) Param(int, schema.Kind) string { return "?" }
 // Bool implements Dialect.
 func (SQLite) Bool(b bool) string { return boolWord(b) }
 
+// BoolIs is col = TRUE or col = FALSE, which SQLite searches an index
+// for (the column alone, or NOT of it, is tested row by row). Booleans
+// are stored as 1 and 0, which TRUE and FALSE are.
+func (SQLite) BoolIs(col string, v bool) string { return col + " = " + boolWord(v) }
+
 // NullSafeEq implements Dialect.
 func (SQLite) NullSafeEq(x, y string) string { return x + " IS " + y }
 

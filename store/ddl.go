@@ -183,6 +183,10 @@ func (w *ddlWriter) table(ti *mapping.TableLayout) {
 	for _, u := range t.Unique {
 		add(true, u...)
 	}
+	// An extra index may hold a count kept on the row.
+	for _, c := range ti.Counts {
+		kinds[c.Name] = schema.Int
+	}
 	for _, x := range t.Indexes {
 		add(false, ownerFK(x, ti.FKs)...)
 	}
@@ -191,9 +195,6 @@ func (w *ddlWriter) table(ti *mapping.TableLayout) {
 	// the user of every translation, with a user: the few strings whose
 	// translations are all by that user are a range of its index (see
 	// countIndex).
-	for _, c := range ti.Counts {
-		kinds[c.Name] = schema.Int
-	}
 	for _, c := range ti.Counts {
 		add(false, countIndex(ti, c)...)
 	}

@@ -122,7 +122,7 @@ func TestChainSQLShape(t *testing.T) {
 	q = checkLong(t, "is hidden and is duplicate and not is hidden")
 	s, err = compile.Compile(q, compile.SQLite{}, m)
 	require.NoError(t, err)
-	assert.Equal(t, `(t0."is_hidden" AND t0."is_duplicate" AND NOT (t0."is_hidden"))`, s.Where, "flat, not ((a AND b) AND c)")
+	assert.Equal(t, `((t0."is_hidden" = TRUE) AND (t0."is_duplicate" = TRUE) AND (t0."is_hidden" = FALSE))`, s.Where, "flat, not ((a AND b) AND c)")
 
 	for _, op := range []string{"and", "or", "xor"} {
 		q = checkLong(t, chain(8000, op, func(i int) string { return fmt.Sprintf("text != \"%d\"", i) }))
