@@ -207,7 +207,7 @@ func bitsTag(t reflect.Type, sf reflect.StructField) ([]string, error) {
 	case tag == "" || strings.HasPrefix(tag, "len="):
 		return nil, nil
 	case !ok:
-		return nil, fmt.Errorf("%s.%s has the tag croql:%q, neither bits=... nor len=...", t, sf.Name, tag)
+		return nil, fmt.Errorf("%s.%s has the tag croql:%q, neither bits=NAMES nor len=NAME", t, sf.Name, tag)
 	case sf.Type.Kind() != reflect.Array || sf.Type.Elem() != tUint8:
 		return nil, fmt.Errorf("%s.%s is %s; a bits tag takes a [N]uint8", t, sf.Name, sf.Type)
 	}

@@ -255,23 +255,23 @@ func lowerRoot(ts []elemTest) objPred {
 		return func(e unsafe.Pointer) bool {
 			return e != nil && (*(*uint8)(unsafe.Add(e, off))&mask != 0) != neg && next(e)
 		}
-	case t.u32 && next == nil:
+	case t.u32 && lo == hi && next == nil:
+		return func(e unsafe.Pointer) bool { return e != nil && (int64(*(*uint32)(unsafe.Add(e, off))) == lo) != neg }
+	case t.u32 && lo == hi:
 		return func(e unsafe.Pointer) bool {
-			if e == nil {
-				return false
-			}
-			v := int64(*(*uint32)(unsafe.Add(e, off)))
-			return (v >= lo && v <= hi) != neg
+			return e != nil && (int64(*(*uint32)(unsafe.Add(e, off))) == lo) != neg && next(e)
 		}
-	case t.u32:
+	case t.u32 && lo <= hi && next == nil:
+		span := uint64(hi - lo)
 		return func(e unsafe.Pointer) bool {
-			if e == nil {
-				return false
-			}
-			v := int64(*(*uint32)(unsafe.Add(e, off)))
-			return (v >= lo && v <= hi) != neg && next(e)
+			return e != nil && (uint64(int64(*(*uint32)(unsafe.Add(e, off)))-lo) <= span) != neg
 		}
-	case t.num && next == nil:
+	case t.u32 && lo <= hi:
+		span := uint64(hi - lo)
+		return func(e unsafe.Pointer) bool {
+			return e != nil && (uint64(int64(*(*uint32)(unsafe.Add(e, off)))-lo) <= span) != neg && next(e)
+		}
+	case t.num && t.word && next == nil:
 		return func(e unsafe.Pointer) bool {
 			if e == nil {
 				return false
@@ -279,7 +279,7 @@ func lowerRoot(ts []elemTest) objPred {
 			v := *(*int64)(unsafe.Add(e, off))
 			return (v >= lo && v <= hi) != neg
 		}
-	case t.num:
+	case t.num && t.word:
 		return func(e unsafe.Pointer) bool {
 			if e == nil {
 				return false
@@ -397,23 +397,25 @@ func lowerNum(t *elemTest, next objPred) objPred {
 }
 
 // lowerCount compiles a num leaf of a collection's count (u32) followed
-// by next.
+// by next. A count within [lo, hi] is one unsigned compare: v-lo <= hi-lo
+// (for lo <= hi; an empty range holds for no count).
 func lowerCount(t *elemTest, next objPred) objPred {
 	off, neg, lo, hi := t.off, t.neg, t.lo, t.hi
+	span := uint64(hi - lo)
 	switch {
+	case lo > hi && next == nil:
+		return func(unsafe.Pointer) bool { return neg }
 	case lo == hi && next == nil:
 		return func(e unsafe.Pointer) bool { return (int64(*(*uint32)(unsafe.Add(e, off))) == lo) != neg }
 	case lo == hi:
 		return func(e unsafe.Pointer) bool { return (int64(*(*uint32)(unsafe.Add(e, off))) == lo) != neg && next(e) }
+	case lo > hi:
+		return func(e unsafe.Pointer) bool { return neg && next(e) }
 	case next == nil:
-		return func(e unsafe.Pointer) bool {
-			v := int64(*(*uint32)(unsafe.Add(e, off)))
-			return (v >= lo && v <= hi) != neg
-		}
+		return func(e unsafe.Pointer) bool { return (uint64(int64(*(*uint32)(unsafe.Add(e, off)))-lo) <= span) != neg }
 	}
 	return func(e unsafe.Pointer) bool {
-		v := int64(*(*uint32)(unsafe.Add(e, off)))
-		return (v >= lo && v <= hi) != neg && next(e)
+		return (uint64(int64(*(*uint32)(unsafe.Add(e, off)))-lo) <= span) != neg && next(e)
 	}
 }
 
@@ -526,8 +528,8 @@ func existsFn(off, lenOff, size uintptr, ts []elemTest, neg bool) objPred {
 				return false
 			}
 			base, k := sliceAt(e, off, lenOff)
-			for i := range k {
-				if *(*bool)(unsafe.Add(base, uintptr(i)*size+eoff)) == want {
+			for o := eoff; k > 0; k, o = k-1, o+size {
+				if *(*bool)(unsafe.Add(base, o)) == want {
 					return !neg
 				}
 			}
@@ -540,8 +542,8 @@ func existsFn(off, lenOff, size uintptr, ts []elemTest, neg bool) objPred {
 				return false
 			}
 			base, k := sliceAt(e, off, lenOff)
-			for i := range k {
-				if *(*int64)(unsafe.Add(base, uintptr(i)*size+eoff)) == c {
+			for o := eoff; k > 0; k, o = k-1, o+size {
+				if *(*int64)(unsafe.Add(base, o)) == c {
 					return !neg
 				}
 			}
@@ -554,8 +556,8 @@ func existsFn(off, lenOff, size uintptr, ts []elemTest, neg bool) objPred {
 				return false
 			}
 			base, k := sliceAt(e, off, lenOff)
-			for i := range k {
-				v := *(*int64)(unsafe.Add(base, uintptr(i)*size+eoff))
+			for o := eoff; k > 0; k, o = k-1, o+size {
+				v := *(*int64)(unsafe.Add(base, o))
 				if (v >= lo && v <= hi) != eneg {
 					return !neg
 				}
@@ -569,8 +571,8 @@ func existsFn(off, lenOff, size uintptr, ts []elemTest, neg bool) objPred {
 				return false
 			}
 			base, k := sliceAt(e, off, lenOff)
-			for i := range k {
-				el := unsafe.Add(base, uintptr(i)*size)
+			for o := uintptr(0); k > 0; k, o = k-1, o+size {
+				el := unsafe.Add(base, o)
 				if *(*bool)(unsafe.Add(el, off0)) == want0 && *(*bool)(unsafe.Add(el, off1)) == want1 {
 					return !neg
 				}
@@ -578,25 +580,7 @@ func existsFn(off, lenOff, size uintptr, ts []elemTest, neg bool) objPred {
 			return neg
 		}
 	case len(ts) == 1 && ts[0].kind == testExists && !ts[0].neg && len(ts[0].sub) == 1 && ts[0].sub[0].intEq():
-		// Some element has some element with an int equal to c (`count
-		// of translations where (count of approvals where (user = 15) >
-		// 0) > 0`).
-		off2, lenOff2, size2, eoff, c := ts[0].off, ts[0].lenOff, ts[0].size, ts[0].sub[0].off, ts[0].sub[0].lo
-		return func(e unsafe.Pointer) bool {
-			if e == nil {
-				return false
-			}
-			base, k := sliceAt(e, off, lenOff)
-			for i := range k {
-				b2, k2 := sliceAt(unsafe.Add(base, uintptr(i)*size), off2, lenOff2)
-				for j := range k2 {
-					if *(*int64)(unsafe.Add(b2, uintptr(j)*size2+eoff)) == c {
-						return !neg
-					}
-				}
-			}
-			return neg
-		}
+		return existsNested(off, lenOff, size, &ts[0], neg)
 	case len(ts) == 1 && ts[0].strEq():
 		eoff, str, eneg := ts[0].off, ts[0].s, ts[0].neg
 		return func(e unsafe.Pointer) bool {
@@ -604,8 +588,8 @@ func existsFn(off, lenOff, size uintptr, ts []elemTest, neg bool) objPred {
 				return false
 			}
 			base, k := sliceAt(e, off, lenOff)
-			for i := range k {
-				if (*(*string)(unsafe.Add(base, uintptr(i)*size+eoff)) == str) != eneg {
+			for o := eoff; k > 0; k, o = k-1, o+size {
+				if (*(*string)(unsafe.Add(base, o)) == str) != eneg {
 					return !neg
 				}
 			}
@@ -625,8 +609,8 @@ func existsFn(off, lenOff, size uintptr, ts []elemTest, neg bool) objPred {
 				return false
 			}
 			base, k := sliceAt(e, off, lenOff)
-			for i := range k {
-				el := unsafe.Add(base, uintptr(i)*size)
+			for o := uintptr(0); k > 0; k, o = k-1, o+size {
+				el := unsafe.Add(base, o)
 				v := *(*string)(unsafe.Add(el, eoff))
 				eq := len(v) == 2 && *(*uint16)(unsafe.Pointer(unsafe.StringData(v))) == w
 				if eq != eneg && rest(el) {
@@ -642,12 +626,59 @@ func existsFn(off, lenOff, size uintptr, ts []elemTest, neg bool) objPred {
 			return false
 		}
 		base, k := sliceAt(e, off, lenOff)
-		for i := range k {
-			if p(unsafe.Add(base, uintptr(i)*size)) {
+		for o := uintptr(0); k > 0; k, o = k-1, o+size {
+			if p(unsafe.Add(base, o)) {
 				return !neg
 			}
 		}
 		return neg
+	}
+}
+
+// existsNested is existsFn for "some element has some element with an
+// int equal to c" (`count of translations where (count of approvals where
+// (user = 15) > 0) > 0`), t the element's test, a testExists whose one
+// sub test is an int equality. The inner collection's pointer is read at
+// o and its count at o+d2 (as sliceAt reads them, with one register
+// less), and each value of neg has a closure of its own (one register
+// less again): the loops run without spilling. It is not inlined: the
+// copies of its closures inlining would make call sliceAt instead of
+// inlining it.
+//
+//go:noinline
+func existsNested(off, lenOff, size uintptr, t *elemTest, neg bool) objPred {
+	off2, d2, size2, eoff, c := t.off, t.lenOff-t.off, t.size, t.sub[0].off, t.sub[0].lo
+	if neg {
+		return func(e unsafe.Pointer) bool {
+			if e == nil {
+				return false
+			}
+			base, k := sliceAt(e, off, lenOff)
+			for o := off2; k > 0; k, o = k-1, o+size {
+				b2, k2 := *(*unsafe.Pointer)(unsafe.Add(base, o)), *(*uint32)(unsafe.Add(base, o+d2))
+				for o2 := eoff; k2 > 0; k2, o2 = k2-1, o2+size2 {
+					if *(*int64)(unsafe.Add(b2, o2)) == c {
+						return false
+					}
+				}
+			}
+			return true
+		}
+	}
+	return func(e unsafe.Pointer) bool {
+		if e == nil {
+			return false
+		}
+		base, k := sliceAt(e, off, lenOff)
+		for o := off2; k > 0; k, o = k-1, o+size {
+			b2, k2 := *(*unsafe.Pointer)(unsafe.Add(base, o)), *(*uint32)(unsafe.Add(base, o+d2))
+			for o2 := eoff; k2 > 0; k2, o2 = k2-1, o2+size2 {
+				if *(*int64)(unsafe.Add(b2, o2)) == c {
+					return true
+				}
+			}
+		}
+		return false
 	}
 }
 
@@ -676,8 +707,8 @@ func existsBits(off, lenOff, size uintptr, ts []elemTest, neg bool) objPred {
 			return false
 		}
 		base, k := sliceAt(e, off, lenOff)
-		for i := range k {
-			if *(*uint8)(unsafe.Add(base, uintptr(i)*size+eoff))&mask == want {
+		for o := eoff; k > 0; k, o = k-1, o+size {
+			if *(*uint8)(unsafe.Add(base, o))&mask == want {
 				return !neg
 			}
 		}
@@ -699,8 +730,8 @@ func existsLangOr(off, lenOff, size uintptr, ts []elemTest, neg, u32 bool) objPr
 				return false
 			}
 			base, k := sliceAt(e, off, lenOff)
-			for i := range k {
-				el := unsafe.Add(base, uintptr(i)*size)
+			for o := uintptr(0); k > 0; k, o = k-1, o+size {
+				el := unsafe.Add(base, o)
 				v := *(*string)(unsafe.Add(el, eoff))
 				if len(v) != 2 || *(*uint16)(unsafe.Pointer(unsafe.StringData(v))) != w {
 					continue
@@ -718,8 +749,8 @@ func existsLangOr(off, lenOff, size uintptr, ts []elemTest, neg, u32 bool) objPr
 			return false
 		}
 		base, k := sliceAt(e, off, lenOff)
-		for i := range k {
-			el := unsafe.Add(base, uintptr(i)*size)
+		for o := uintptr(0); k > 0; k, o = k-1, o+size {
+			el := unsafe.Add(base, o)
 			v := *(*string)(unsafe.Add(el, eoff))
 			if len(v) != 2 || *(*uint16)(unsafe.Pointer(unsafe.StringData(v))) != w {
 				continue
@@ -743,8 +774,8 @@ func everyFn(off, lenOff, size uintptr, ts []elemTest, neg bool) objPred {
 				return false
 			}
 			base, k := sliceAt(e, off, lenOff)
-			for i := range k {
-				if *(*int64)(unsafe.Add(base, uintptr(i)*size+eoff)) != c {
+			for o := eoff; k > 0; k, o = k-1, o+size {
+				if *(*int64)(unsafe.Add(base, o)) != c {
 					return neg
 				}
 			}
@@ -758,8 +789,8 @@ func everyFn(off, lenOff, size uintptr, ts []elemTest, neg bool) objPred {
 				return false
 			}
 			base, k := sliceAt(e, off, lenOff)
-			for i := range k {
-				v := *(*int64)(unsafe.Add(base, uintptr(i)*size+eoff))
+			for o := eoff; k > 0; k, o = k-1, o+size {
+				v := *(*int64)(unsafe.Add(base, o))
 				if (v >= lo && v <= hi) == eneg {
 					return neg
 				}
@@ -773,8 +804,8 @@ func everyFn(off, lenOff, size uintptr, ts []elemTest, neg bool) objPred {
 			return false
 		}
 		base, k := sliceAt(e, off, lenOff)
-		for i := range k {
-			if !p(unsafe.Add(base, uintptr(i)*size)) {
+		for o := uintptr(0); k > 0; k, o = k-1, o+size {
+			if !p(unsafe.Add(base, o)) {
 				return neg
 			}
 		}
@@ -799,8 +830,8 @@ func countFn(off, lenOff, size uintptr, ts []elemTest, lo, hi int64, neg bool) o
 // countElems counts the elements p holds for.
 func countElems(base unsafe.Pointer, k int, size uintptr, p objPred) int {
 	m := 0
-	for i := range k {
-		if p(unsafe.Add(base, uintptr(i)*size)) {
+	for o := uintptr(0); k > 0; k, o = k-1, o+size {
+		if p(unsafe.Add(base, o)) {
 			m++
 		}
 	}
@@ -1164,8 +1195,8 @@ func fusedExists(cl coll, ts []elemTest) predFn {
 	}
 	p, size := lowerAll(ts), cl.size
 	return elemsBool(cl, func(_ frame, base unsafe.Pointer, k int) bool {
-		for i := range k {
-			if p(unsafe.Add(base, uintptr(i)*size)) {
+		for o := uintptr(0); k > 0; k, o = k-1, o+size {
+			if p(unsafe.Add(base, o)) {
 				return true
 			}
 		}

@@ -186,6 +186,13 @@ func TestPackedAnswersAsTheSchema(t *testing.T) {
 			qs = append(qs, query{c.Context(), c.Query(), c.Edition()})
 		}
 	}
+	// Counts against the ends of the int64 range (an empty range).
+	for _, src := range []string{`count of translations > 9223372036854775807`, `count of translations < 0`,
+		`count of translations >= 0`, `count of translations != -1`, `count of translations > 2 and count of translations < 9223372036854775807`,
+		`not (count of comments > 9223372036854775807) and count of translations > 9223372036854775807`,
+		`count of translations where (count of votes > 9223372036854775807 or count of approvals < 1) > 1`} {
+		qs = append(qs, query{schema.CtxStrings, src, "enterprise"})
+	}
 	for _, ctx := range []string{schema.CtxStrings, schema.CtxTranslations} {
 		for _, src := range stressQueries[ctx] {
 			qs = append(qs, query{ctx, src, "enterprise"})
@@ -299,7 +306,7 @@ func TestPackedMalformedTags(t *testing.T) {
 		{reflect.TypeFor[twice](), `is duplicate`, "names IsHidden twice"},
 		{reflect.TypeFor[empty](), `is duplicate`, "has no name"},
 		{reflect.TypeFor[shadowed](), `is duplicate`, "which is a Go field"},
-		{reflect.TypeFor[unknownKey](), `is duplicate`, "neither bits=... nor len=..."},
+		{reflect.TypeFor[unknownKey](), `is duplicate`, "neither bits=NAMES nor len=NAME"},
 		{reflect.TypeFor[notABool](), `text = "a"`, "not a bool"},
 		{reflect.TypeFor[tagOnScalar](), `text = "a"`, "only a collection's pointer takes"},
 		{reflect.TypeFor[wideCount](), `count of translations > 0`, "the count must be a uint32"},
