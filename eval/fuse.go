@@ -626,8 +626,8 @@ func existsFn(off, lenOff, size uintptr, ts []elemTest, neg bool) objPred {
 			return false
 		}
 		base, k := sliceAt(e, off, lenOff)
-		for o := uintptr(0); k > 0; k, o = k-1, o+size {
-			if p(unsafe.Add(base, o)) {
+		for i := range k {
+			if p(unsafe.Add(base, uintptr(i)*size)) {
 				return !neg
 			}
 		}
@@ -804,8 +804,8 @@ func everyFn(off, lenOff, size uintptr, ts []elemTest, neg bool) objPred {
 			return false
 		}
 		base, k := sliceAt(e, off, lenOff)
-		for o := uintptr(0); k > 0; k, o = k-1, o+size {
-			if !p(unsafe.Add(base, o)) {
+		for i := range k {
+			if !p(unsafe.Add(base, uintptr(i)*size)) {
 				return neg
 			}
 		}
@@ -830,8 +830,8 @@ func countFn(off, lenOff, size uintptr, ts []elemTest, lo, hi int64, neg bool) o
 // countElems counts the elements p holds for.
 func countElems(base unsafe.Pointer, k int, size uintptr, p objPred) int {
 	m := 0
-	for o := uintptr(0); k > 0; k, o = k-1, o+size {
-		if p(unsafe.Add(base, o)) {
+	for i := range k {
+		if p(unsafe.Add(base, uintptr(i)*size)) {
 			m++
 		}
 	}
@@ -1195,8 +1195,8 @@ func fusedExists(cl coll, ts []elemTest) predFn {
 	}
 	p, size := lowerAll(ts), cl.size
 	return elemsBool(cl, func(_ frame, base unsafe.Pointer, k int) bool {
-		for o := uintptr(0); k > 0; k, o = k-1, o+size {
-			if p(unsafe.Add(base, o)) {
+		for i := range k {
+			if p(unsafe.Add(base, uintptr(i)*size)) {
 				return true
 			}
 		}
