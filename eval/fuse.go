@@ -620,7 +620,29 @@ func existsFn(off, lenOff, size uintptr, ts []elemTest, neg bool) objPred {
 			return neg
 		}
 	}
-	p := lowerAll(ts)
+	return existsAny(off, lenOff, size, lowerAll(ts), neg)
+}
+
+// existsAny is existsFn for any tests, p: a call per element. Each value
+// of neg has a closure of its own, which keeps one value less across the
+// calls. Not inlined, for the reason existsNested is not.
+//
+//go:noinline
+func existsAny(off, lenOff, size uintptr, p objPred, neg bool) objPred {
+	if neg {
+		return func(e unsafe.Pointer) bool {
+			if e == nil {
+				return false
+			}
+			base, k := sliceAt(e, off, lenOff)
+			for i := range k {
+				if p(unsafe.Add(base, uintptr(i)*size)) {
+					return false
+				}
+			}
+			return true
+		}
+	}
 	return func(e unsafe.Pointer) bool {
 		if e == nil {
 			return false
@@ -628,10 +650,10 @@ func existsFn(off, lenOff, size uintptr, ts []elemTest, neg bool) objPred {
 		base, k := sliceAt(e, off, lenOff)
 		for i := range k {
 			if p(unsafe.Add(base, uintptr(i)*size)) {
-				return !neg
+				return true
 			}
 		}
-		return neg
+		return false
 	}
 }
 
