@@ -186,9 +186,13 @@ func (c *compiler) pred(n typecheck.Node) (predFn, error) {
 	return nil, errAt(n, "%T cannot stand as a bool", n)
 }
 
-// fieldPred reads a bool field of the object bound at scope s.
+// fieldPred reads a bool field of the object bound at scope s: a bool of
+// its own, or a bit (mask) of the byte at off.
 func fieldPred(s int, g goField) predFn {
-	off := g.off
+	off, mask := g.off, g.mask
+	if mask != 0 {
+		return func(fr frame) bool { return *(*uint8)(unsafe.Add(fr[s], off))&mask != 0 }
+	}
 	if g.ptr {
 		return func(fr frame) bool {
 			p := *(**bool)(unsafe.Add(fr[s], off))
@@ -242,6 +246,9 @@ func (c *compiler) boolV(n typecheck.Node) (valFn[bool], error) {
 		g, err := c.member(n)
 		if err != nil {
 			return nil, err
+		}
+		if g.mask != 0 {
+			return memberBit(x, g), nil
 		}
 		return memberVal[bool](x, g), nil
 	case *typecheck.If:
@@ -481,6 +488,19 @@ func memberVal[T any](x ptrFn, g goField) valFn[T] {
 	}
 }
 
+// memberBit reads a bool held as a bit (g.mask) of the object x yields;
+// absent when x is.
+func memberBit(x ptrFn, g goField) valFn[bool] {
+	off, mask := g.off, g.mask
+	return func(fr frame) (bool, bool) {
+		p := x(fr)
+		if p == nil {
+			return false, false
+		}
+		return *(*uint8)(unsafe.Add(p, off))&mask != 0, true
+	}
+}
+
 // member binds the field of a Member node to the Go type of its object.
 func (c *compiler) member(n *typecheck.Member) (goField, error) {
 	obj := n.X.Type().Obj
@@ -577,11 +597,13 @@ type coll struct {
 	src    srcFn
 	size   uintptr
 	stages []stage
-	// direct is set when src reads a slice field of the object at scope
-	// directScope, at directOff: consumers may read it inline.
-	direct      bool
-	directScope int
-	directOff   uintptr
+	// direct is set when src reads a collection field of the object at
+	// scope directScope, at directOff (its count at directLenOff):
+	// consumers may read it inline.
+	direct       bool
+	directScope  int
+	directOff    uintptr
+	directLenOff uintptr
 }
 
 // stage is one where: bind the element at scope, keep it if pred holds.
@@ -607,11 +629,11 @@ func (c *compiler) coll(n typecheck.Node) (coll, error) {
 		if err != nil {
 			return coll{}, err
 		}
-		s, off := n.Scope, g.off
+		s, off, lenOff := n.Scope, g.off, g.lenOff
 		return coll{
-			src:    func(fr frame) (unsafe.Pointer, int) { return sliceAt(fr[s], off) },
+			src:    func(fr frame) (unsafe.Pointer, int) { return sliceAt(fr[s], off, lenOff) },
 			size:   g.elemSize,
-			direct: c.opt, directScope: s, directOff: off,
+			direct: c.opt, directScope: s, directOff: off, directLenOff: lenOff,
 		}, nil
 	case *typecheck.Member:
 		x, err := c.ptr(n.X)
@@ -622,14 +644,14 @@ func (c *compiler) coll(n typecheck.Node) (coll, error) {
 		if err != nil {
 			return coll{}, err
 		}
-		off := g.off
+		off, lenOff := g.off, g.lenOff
 		return coll{
 			src: func(fr frame) (unsafe.Pointer, int) {
 				p := x(fr)
 				if p == nil {
 					return nil, 0
 				}
-				return sliceAt(p, off)
+				return sliceAt(p, off, lenOff)
 			},
 			size: g.elemSize,
 		}, nil
@@ -670,16 +692,16 @@ func (c *compiler) count(n typecheck.Node) (func(frame) int, error) {
 	size, stages := cl.size, cl.stages
 	if cl.direct && len(stages) <= 1 {
 		// The common shapes, written out with the source read inline.
-		s0, off := cl.directScope, cl.directOff
+		s0, off, lenOff := cl.directScope, cl.directOff, cl.directLenOff
 		switch {
 		case len(stages) == 0:
-			return func(fr frame) int { return len(*(*[]byte)(unsafe.Add(fr[s0], off))) }, nil
+			return func(fr frame) int { return int(*(*uint32)(unsafe.Add(fr[s0], lenOff))) }, nil
 		case stages[0].tests != nil:
 			return fusedCount(cl, stages[0].tests), nil
 		}
 		s, p := stages[0].scope, stages[0].pred
 		return func(fr frame) int {
-			base, k := sliceAt(fr[s0], off)
+			base, k := sliceAt(fr[s0], off, lenOff)
 			if stop(fr, k) {
 				return 0
 			}
@@ -740,13 +762,13 @@ func exists(cl coll) predFn {
 	case len(stages) == 1 && stages[0].tests != nil:
 		return fusedExists(cl, stages[0].tests)
 	case cl.direct && len(stages) == 0:
-		s0, off := cl.directScope, cl.directOff
-		return func(fr frame) bool { return len(*(*[]byte)(unsafe.Add(fr[s0], off))) > 0 }
+		s0, lenOff := cl.directScope, cl.directLenOff
+		return func(fr frame) bool { return *(*uint32)(unsafe.Add(fr[s0], lenOff)) > 0 }
 	case cl.direct && len(stages) == 1:
-		s0, off := cl.directScope, cl.directOff
+		s0, off, lenOff := cl.directScope, cl.directOff, cl.directLenOff
 		s, p := stages[0].scope, stages[0].pred
 		return func(fr frame) bool {
-			base, k := sliceAt(fr[s0], off)
+			base, k := sliceAt(fr[s0], off, lenOff)
 			if stop(fr, k) {
 				return false
 			}
@@ -1025,13 +1047,13 @@ func memberCmp[T ordered](op ast.Op, s int, roff uintptr, rptr bool, g goField, 
 // comparisons that only test emptiness into Exists).
 func (c *compiler) countCmp(n *typecheck.Count, op ast.Op, k int64) (predFn, bool, error) {
 	if f, ok := n.X.(*typecheck.Field); ok && f.F.Type.Kind == schema.Collection {
-		// count of a slice field: its length, read inline.
+		// count of a collection field: its length, read inline.
 		g, err := c.field(f)
 		if err != nil {
 			return nil, true, err
 		}
-		s, off := f.Scope, g.off
-		return func(fr frame) bool { return cmpOrd(op, int64(len(*(*[]byte)(unsafe.Add(fr[s], off)))), k) }, true, nil
+		s, lenOff := f.Scope, g.lenOff
+		return func(fr frame) bool { return cmpOrd(op, int64(*(*uint32)(unsafe.Add(fr[s], lenOff))), k) }, true, nil
 	}
 	cnt, err := c.count(n.X)
 	if err != nil {

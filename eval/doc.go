@@ -29,6 +29,49 @@
 // per object on every bench pattern: docs/performance.md, "Instructions per object");
 // [Filter] and [FilterParallel] filter slices, keeping their order.
 //
+// # Binding your own Go types
+//
+// A catalog's object may have a Go type of the caller's (set the
+// schema.Object's GoType; `croql serve` does this for its resident
+// snapshot). Each field binds by its GoName to the Go field of that name,
+// of the Go type its schema type needs (bool, int64, schema.Time, float64,
+// string; a pointer to one for a nullable value; the record's type or a
+// pointer to it; a slice of the element's type for a collection), and
+// two compact forms are accepted besides:
+//
+//   - A counted collection: a pointer to the element's Go type T whose
+//     struct tag croql:"len=NAME" names a uint32 field of the same struct
+//     holding the number of elements (a nil pointer and 0 for none). The
+//     elements are an array of T from the pointer on, as a slice's are.
+//     It takes 12 bytes where a slice header takes 24, and the counts of a
+//     struct's collections can sit side by side. Every collection's
+//     length, a slice's included, is read as a uint32 (the low half of a
+//     slice's length word), so a slice of 2^32 elements or more is read
+//     short.
+//   - Bools as bits: a [N]uint8 field tagged croql:"bits=NameA,NameB,..."
+//     holds the bools of those GoNames, the i-th name being bit i%8 of
+//     byte i/8; the struct has no Go field of those names. 33 bools take
+//     5 bytes instead of 33.
+//
+// For example, a string with its translations counted and its flags as
+// bits:
+//
+//	type myString struct {
+//		Text          string
+//		Translations  *myTranslation `croql:"len=NTranslations"`
+//		NTranslations uint32
+//		Flags         [1]uint8 `croql:"bits=IsHidden,IsDuplicate"`
+//	}
+//
+// A field the type lacks, a Go type that cannot hold the schema type, and
+// a malformed tag (a bits tag on anything but a [N]uint8, more names than
+// its bits, a name twice or empty or also a Go field of the struct; a len
+// tag naming no uint32 field of the struct; a croql tag on a scalar) are
+// errors of [Compile] for the queries that read the field. Compiled
+// queries run the same instructions on the schema's own types; a bit costs
+// a mask per read, and a conjunction of bits of one byte (`is translated
+// and not is approved`) is one masked compare.
+//
 // # Semantics
 //
 // The rules are those of language.md section 4 (two-valued logic): every

@@ -33,13 +33,13 @@ const (
 	testStr                          // the string compares with s by op
 	testContains                     // the string contains s (folded by needle when set)
 	testSet                          // the value is present
-	testLen                          // the length of the slice at off compares with k by op
+	testLen                          // the length of the collection at off (its count at lenOff) compares with k by op
 	// Trees.
 	testAll    // every test of sub holds
 	testAnyOf  // some test of sub holds
-	testExists // some element of the slice at off passes every test of sub
-	testEvery  // every element of the slice at off passes every test of sub
-	testCount  // the number of elements of the slice at off that pass sub compares with k by op
+	testExists // some element of the collection at off passes every test of sub
+	testEvery  // every element of the collection at off passes every test of sub
+	testCount  // the number of elements of the collection at off that pass sub compares with k by op
 )
 
 // elemTest is a test of the object at e; neg negates its result.
@@ -60,17 +60,24 @@ type elemTest struct {
 	k      int64
 	lo, hi int64
 	// num is set by prepare on the plain leaves that are a number at
-	// e+off within [lo, hi]: a bool (a byte, in [1, 1]), an int64 or a
-	// slice's length (word set: the word at e+off, for a length the second
-	// of the slice header). Their closures and loops read them inline.
-	num, word bool
-	hop, ptr  bool
-	hopOff    uintptr
-	off       uintptr
-	s         string
-	needle    *foldNeedle
-	size      uintptr    // element size of the slice, for testExists, testEvery and testCount
-	sub       []elemTest // operands of testAll and testAnyOf; the tests of each element of the slice
+	// e+off within [lo, hi]: a bool (a byte, in [1, 1]; with mask, the
+	// bit mask of the byte), an int64 (word set) or a collection's length
+	// (u32 set: the uint32 at e+off, which prepare moves to lenOff). Their
+	// closures and loops read them inline.
+	num, word, u32 bool
+	hop, ptr       bool
+	// mask, for a testBool of a bool held as a bit, selects it in the
+	// byte the path reaches (0 for a bool of its own).
+	mask   uint8
+	hopOff uintptr
+	off    uintptr
+	// lenOff is where the count of the collection at off is, for testLen,
+	// testExists, testEvery and testCount.
+	lenOff uintptr
+	s      string
+	needle *foldNeedle
+	size   uintptr    // element size of the collection, for testExists, testEvery and testCount
+	sub    []elemTest // operands of testAll and testAnyOf; the tests of each element of the collection
 }
 
 // intRange is the range of the int64 values v for which `v op k` holds,
@@ -115,8 +122,8 @@ func prepare(ts []elemTest) {
 			t.num = plain
 		case testInt:
 			t.num, t.word = plain, true
-		case testLen: // the length word of the slice header
-			t.num, t.word, t.off = true, true, t.off+unsafe.Sizeof(uintptr(0))
+		case testLen: // the count, a uint32
+			t.num, t.u32, t.off = true, true, t.lenOff
 		}
 		prepare(t.sub)
 	}
@@ -125,24 +132,37 @@ func prepare(ts []elemTest) {
 // numAt evaluates a num leaf on the object at e.
 func (t *elemTest) numAt(e unsafe.Pointer) bool {
 	p := unsafe.Add(e, t.off)
-	if !t.word {
-		return *(*bool)(p) != t.neg
+	switch {
+	case t.u32:
+		v := int64(*(*uint32)(p))
+		return (v >= t.lo && v <= t.hi) != t.neg
+	case t.word:
+		v := *(*int64)(p)
+		return (v >= t.lo && v <= t.hi) != t.neg
+	case t.mask != 0:
+		return (*(*uint8)(p)&t.mask != 0) != t.neg
 	}
-	v := *(*int64)(p)
-	return (v >= t.lo && v <= t.hi) != t.neg
+	return *(*bool)(p) != t.neg
 }
 
 // intLeaf reports whether t is a plain int64 leaf: the int64 at e+off
-// within [lo, hi] (!= neg). A bool is the byte at e+off (!= neg), and a
-// length the word of the slice header at e+off within [lo, hi].
+// within [lo, hi] (!= neg). A bool is the byte at e+off (!= neg; a bit of
+// it with mask), and a length the uint32 at e+off within [lo, hi].
 func (t *elemTest) intLeaf() bool  { return t.num && t.word && t.kind == testInt }
 func (t *elemTest) boolLeaf() bool { return t.num && t.kind == testBool }
 
-// wordOr reports whether t is an or of two word num leaves, none negated
-// (`count of approvals > 0 or count of votes > 0`).
-func (t *elemTest) wordOr() bool {
-	return t.kind == testAnyOf && !t.neg && len(t.sub) == 2 &&
-		t.sub[0].num && t.sub[0].word && !t.sub[0].neg && t.sub[1].num && t.sub[1].word && !t.sub[1].neg
+// byteLeaf reports whether t is a plain bool leaf of a bool of its own.
+func (t *elemTest) byteLeaf() bool { return t.boolLeaf() && t.mask == 0 }
+
+// numOr reports whether t is an or of two num leaves of the same width,
+// none negated: two int64s (word) or two counts (u32, `count of approvals
+// > 0 or count of votes > 0`).
+func (t *elemTest) numOr(u32 bool) bool {
+	if t.kind != testAnyOf || t.neg || len(t.sub) != 2 {
+		return false
+	}
+	a, b := &t.sub[0], &t.sub[1]
+	return a.num && b.num && !a.neg && !b.neg && (u32 && a.u32 && b.u32 || !u32 && a.word && b.word)
 }
 
 // intEq reports whether t is a plain int64 leaf `= lo` (no neg).
@@ -171,6 +191,9 @@ func (t *elemTest) at(e unsafe.Pointer) unsafe.Pointer {
 func (t *elemTest) leaf(p unsafe.Pointer) bool {
 	switch t.kind {
 	case testBool:
+		if t.mask != 0 {
+			return *(*uint8)(p)&t.mask != 0
+		}
 		return *(*bool)(p)
 	case testInt:
 		v := *(*int64)(p)
@@ -220,11 +243,35 @@ func lowerRoot(ts []elemTest) objPred {
 	t := &ts[0]
 	off, neg, lo, hi := t.off, t.neg, t.lo, t.hi
 	switch {
-	case t.num && !t.word && next == nil:
+	case t.byteLeaf() && next == nil:
 		return func(e unsafe.Pointer) bool { return e != nil && *(*bool)(unsafe.Add(e, off)) != neg }
-	case t.num && !t.word:
+	case t.byteLeaf():
 		return func(e unsafe.Pointer) bool { return e != nil && *(*bool)(unsafe.Add(e, off)) != neg && next(e) }
-	case t.num && next == nil:
+	case t.boolLeaf() && next == nil:
+		mask := t.mask
+		return func(e unsafe.Pointer) bool { return e != nil && (*(*uint8)(unsafe.Add(e, off))&mask != 0) != neg }
+	case t.boolLeaf():
+		mask := t.mask
+		return func(e unsafe.Pointer) bool {
+			return e != nil && (*(*uint8)(unsafe.Add(e, off))&mask != 0) != neg && next(e)
+		}
+	case t.u32 && lo == hi && next == nil:
+		return func(e unsafe.Pointer) bool { return e != nil && (int64(*(*uint32)(unsafe.Add(e, off))) == lo) != neg }
+	case t.u32 && lo == hi:
+		return func(e unsafe.Pointer) bool {
+			return e != nil && (int64(*(*uint32)(unsafe.Add(e, off))) == lo) != neg && next(e)
+		}
+	case t.u32 && lo <= hi && next == nil:
+		span := uint64(hi - lo)
+		return func(e unsafe.Pointer) bool {
+			return e != nil && (uint64(int64(*(*uint32)(unsafe.Add(e, off)))-lo) <= span) != neg
+		}
+	case t.u32 && lo <= hi:
+		span := uint64(hi - lo)
+		return func(e unsafe.Pointer) bool {
+			return e != nil && (uint64(int64(*(*uint32)(unsafe.Add(e, off)))-lo) <= span) != neg && next(e)
+		}
+	case t.num && t.word && next == nil:
 		return func(e unsafe.Pointer) bool {
 			if e == nil {
 				return false
@@ -232,7 +279,7 @@ func lowerRoot(ts []elemTest) objPred {
 			v := *(*int64)(unsafe.Add(e, off))
 			return (v >= lo && v <= hi) != neg
 		}
-	case t.num:
+	case t.num && t.word:
 		return func(e unsafe.Pointer) bool {
 			if e == nil {
 				return false
@@ -303,11 +350,11 @@ func lower(t *elemTest, next objPred) objPred {
 	case t.kind == testAnyOf:
 		p = lowerAny(t.sub, neg)
 	case t.kind == testExists:
-		p = existsFn(t.off, t.size, t.sub, neg)
+		p = existsFn(t.off, t.lenOff, t.size, t.sub, neg)
 	case t.kind == testEvery:
-		p = everyFn(t.off, t.size, t.sub, neg)
+		p = everyFn(t.off, t.lenOff, t.size, t.sub, neg)
 	case t.kind == testCount:
-		p = countFn(t.off, t.size, t.sub, t.lo, t.hi, neg)
+		p = countFn(t.off, t.lenOff, t.size, t.sub, t.lo, t.hi, neg)
 	default:
 		p = lowerPath(t)
 	}
@@ -321,10 +368,18 @@ func lower(t *elemTest, next objPred) objPred {
 func lowerNum(t *elemTest, next objPred) objPred {
 	off, neg, lo, hi := t.off, t.neg, t.lo, t.hi
 	switch {
-	case !t.word && next == nil:
+	case t.byteLeaf() && next == nil:
 		return func(e unsafe.Pointer) bool { return *(*bool)(unsafe.Add(e, off)) != neg }
-	case !t.word:
+	case t.byteLeaf():
 		return func(e unsafe.Pointer) bool { return *(*bool)(unsafe.Add(e, off)) != neg && next(e) }
+	case t.boolLeaf() && next == nil:
+		mask := t.mask
+		return func(e unsafe.Pointer) bool { return (*(*uint8)(unsafe.Add(e, off))&mask != 0) != neg }
+	case t.boolLeaf():
+		mask := t.mask
+		return func(e unsafe.Pointer) bool { return (*(*uint8)(unsafe.Add(e, off))&mask != 0) != neg && next(e) }
+	case t.u32:
+		return lowerCount(t, next)
 	case lo == hi && next == nil:
 		return func(e unsafe.Pointer) bool { return (*(*int64)(unsafe.Add(e, off)) == lo) != neg }
 	case lo == hi:
@@ -338,6 +393,29 @@ func lowerNum(t *elemTest, next objPred) objPred {
 	return func(e unsafe.Pointer) bool {
 		v := *(*int64)(unsafe.Add(e, off))
 		return (v >= lo && v <= hi) != neg && next(e)
+	}
+}
+
+// lowerCount compiles a num leaf of a collection's count (u32) followed
+// by next. A count within [lo, hi] is one unsigned compare: v-lo <= hi-lo
+// (for lo <= hi; an empty range holds for no count).
+func lowerCount(t *elemTest, next objPred) objPred {
+	off, neg, lo, hi := t.off, t.neg, t.lo, t.hi
+	span := uint64(hi - lo)
+	switch {
+	case lo > hi && next == nil:
+		return func(unsafe.Pointer) bool { return neg }
+	case lo == hi && next == nil:
+		return func(e unsafe.Pointer) bool { return (int64(*(*uint32)(unsafe.Add(e, off))) == lo) != neg }
+	case lo == hi:
+		return func(e unsafe.Pointer) bool { return (int64(*(*uint32)(unsafe.Add(e, off))) == lo) != neg && next(e) }
+	case lo > hi:
+		return func(e unsafe.Pointer) bool { return neg && next(e) }
+	case next == nil:
+		return func(e unsafe.Pointer) bool { return (uint64(int64(*(*uint32)(unsafe.Add(e, off)))-lo) <= span) != neg }
+	}
+	return func(e unsafe.Pointer) bool {
+		return (uint64(int64(*(*uint32)(unsafe.Add(e, off)))-lo) <= span) != neg && next(e)
 	}
 }
 
@@ -386,8 +464,16 @@ func lowerAny(ts []elemTest, neg bool) objPred {
 	for i := range ts {
 		nums = nums && ts[i].num
 	}
-	if nums && len(ts) == 2 && ts[0].word && ts[1].word {
+	if nums && len(ts) == 2 && ts[0].u32 && ts[1].u32 {
 		// `count of approvals > 0 or count of votes > 0`
+		off0, lo0, hi0, neg0 := ts[0].off, ts[0].lo, ts[0].hi, ts[0].neg
+		off1, lo1, hi1, neg1 := ts[1].off, ts[1].lo, ts[1].hi, ts[1].neg
+		return func(e unsafe.Pointer) bool {
+			v, w := int64(*(*uint32)(unsafe.Add(e, off0))), int64(*(*uint32)(unsafe.Add(e, off1)))
+			return ((v >= lo0 && v <= hi0) != neg0 || (w >= lo1 && w <= hi1) != neg1) != neg
+		}
+	}
+	if nums && len(ts) == 2 && ts[0].word && ts[1].word {
 		off0, lo0, hi0, neg0 := ts[0].off, ts[0].lo, ts[0].hi, ts[0].neg
 		off1, lo1, hi1, neg1 := ts[1].off, ts[1].lo, ts[1].hi, ts[1].neg
 		return func(e unsafe.Pointer) bool {
@@ -430,17 +516,20 @@ func lowerAny(ts []elemTest, neg bool) objPred {
 // tests run inline: num leaves, a language code first, and a collection of
 // the element tested with num leaves (`count of translations where (count
 // of approvals where (user = 15) > 0) > 0`).
-func existsFn(off, size uintptr, ts []elemTest, neg bool) objPred {
+func existsFn(off, lenOff, size uintptr, ts []elemTest, neg bool) objPred {
+	if p := existsBits(off, lenOff, size, ts, neg); p != nil {
+		return p
+	}
 	switch {
-	case len(ts) == 1 && ts[0].boolLeaf():
+	case len(ts) == 1 && ts[0].byteLeaf():
 		eoff, want := ts[0].off, !ts[0].neg
 		return func(e unsafe.Pointer) bool {
 			if e == nil {
 				return false
 			}
-			base, k := sliceAt(e, off)
-			for i := range k {
-				if *(*bool)(unsafe.Add(base, uintptr(i)*size+eoff)) == want {
+			base, k := sliceAt(e, off, lenOff)
+			for o := eoff; k > 0; k, o = k-1, o+size {
+				if *(*bool)(unsafe.Add(base, o)) == want {
 					return !neg
 				}
 			}
@@ -452,9 +541,9 @@ func existsFn(off, size uintptr, ts []elemTest, neg bool) objPred {
 			if e == nil {
 				return false
 			}
-			base, k := sliceAt(e, off)
-			for i := range k {
-				if *(*int64)(unsafe.Add(base, uintptr(i)*size+eoff)) == c {
+			base, k := sliceAt(e, off, lenOff)
+			for o := eoff; k > 0; k, o = k-1, o+size {
+				if *(*int64)(unsafe.Add(base, o)) == c {
 					return !neg
 				}
 			}
@@ -466,24 +555,24 @@ func existsFn(off, size uintptr, ts []elemTest, neg bool) objPred {
 			if e == nil {
 				return false
 			}
-			base, k := sliceAt(e, off)
-			for i := range k {
-				v := *(*int64)(unsafe.Add(base, uintptr(i)*size+eoff))
+			base, k := sliceAt(e, off, lenOff)
+			for o := eoff; k > 0; k, o = k-1, o+size {
+				v := *(*int64)(unsafe.Add(base, o))
 				if (v >= lo && v <= hi) != eneg {
 					return !neg
 				}
 			}
 			return neg
 		}
-	case len(ts) == 2 && ts[0].boolLeaf() && ts[1].boolLeaf():
+	case len(ts) == 2 && ts[0].byteLeaf() && ts[1].byteLeaf():
 		off0, want0, off1, want1 := ts[0].off, !ts[0].neg, ts[1].off, !ts[1].neg
 		return func(e unsafe.Pointer) bool {
 			if e == nil {
 				return false
 			}
-			base, k := sliceAt(e, off)
-			for i := range k {
-				el := unsafe.Add(base, uintptr(i)*size)
+			base, k := sliceAt(e, off, lenOff)
+			for o := uintptr(0); k > 0; k, o = k-1, o+size {
+				el := unsafe.Add(base, o)
 				if *(*bool)(unsafe.Add(el, off0)) == want0 && *(*bool)(unsafe.Add(el, off1)) == want1 {
 					return !neg
 				}
@@ -491,65 +580,25 @@ func existsFn(off, size uintptr, ts []elemTest, neg bool) objPred {
 			return neg
 		}
 	case len(ts) == 1 && ts[0].kind == testExists && !ts[0].neg && len(ts[0].sub) == 1 && ts[0].sub[0].intEq():
-		// Some element has some element with an int equal to c (`count
-		// of translations where (count of approvals where (user = 15) >
-		// 0) > 0`).
-		off2, size2, eoff, c := ts[0].off, ts[0].size, ts[0].sub[0].off, ts[0].sub[0].lo
-		return func(e unsafe.Pointer) bool {
-			if e == nil {
-				return false
-			}
-			base, k := sliceAt(e, off)
-			for i := range k {
-				b2, k2 := sliceAt(unsafe.Add(base, uintptr(i)*size), off2)
-				for j := range k2 {
-					if *(*int64)(unsafe.Add(b2, uintptr(j)*size2+eoff)) == c {
-						return !neg
-					}
-				}
-			}
-			return neg
-		}
+		return existsNested(off, lenOff, size, &ts[0], neg)
 	case len(ts) == 1 && ts[0].strEq():
 		eoff, str, eneg := ts[0].off, ts[0].s, ts[0].neg
 		return func(e unsafe.Pointer) bool {
 			if e == nil {
 				return false
 			}
-			base, k := sliceAt(e, off)
-			for i := range k {
-				if (*(*string)(unsafe.Add(base, uintptr(i)*size+eoff)) == str) != eneg {
+			base, k := sliceAt(e, off, lenOff)
+			for o := eoff; k > 0; k, o = k-1, o+size {
+				if (*(*string)(unsafe.Add(base, o)) == str) != eneg {
 					return !neg
 				}
 			}
 			return neg
 		}
-	case len(ts) == 2 && ts[0].strEq() && len(ts[0].s) == 2 && !ts[0].neg && ts[1].wordOr():
-		// A language code and an or of two ints or counts (`language =
-		// "de" and (count of approvals > 0 or count of votes > 0)`): one
-		// pass over the elements testing all three inline, no call per
-		// element.
-		eoff, w := ts[0].off, *(*uint16)(unsafe.Pointer(unsafe.StringData(ts[0].s)))
-		a, b := &ts[1].sub[0], &ts[1].sub[1]
-		off0, lo0, hi0, off1, lo1, hi1 := a.off, a.lo, a.hi, b.off, b.lo, b.hi
-		return func(e unsafe.Pointer) bool {
-			if e == nil {
-				return false
-			}
-			base, k := sliceAt(e, off)
-			for i := range k {
-				el := unsafe.Add(base, uintptr(i)*size)
-				v := *(*string)(unsafe.Add(el, eoff))
-				if len(v) != 2 || *(*uint16)(unsafe.Pointer(unsafe.StringData(v))) != w {
-					continue
-				}
-				x, y := *(*int64)(unsafe.Add(el, off0)), *(*int64)(unsafe.Add(el, off1))
-				if x >= lo0 && x <= hi0 || y >= lo1 && y <= hi1 {
-					return !neg
-				}
-			}
-			return neg
-		}
+	case len(ts) == 2 && ts[0].strEq() && len(ts[0].s) == 2 && !ts[0].neg && ts[1].numOr(true):
+		return existsLangOr(off, lenOff, size, ts, neg, true)
+	case len(ts) == 2 && ts[0].strEq() && len(ts[0].s) == 2 && !ts[0].neg && ts[1].numOr(false):
+		return existsLangOr(off, lenOff, size, ts, neg, false)
 	case len(ts) > 1 && ts[0].strEq() && len(ts[0].s) == 2:
 		// A language code first (`language = "de" and ...`): compared
 		// inline as two bytes; the rest only for the elements that pass.
@@ -559,9 +608,9 @@ func existsFn(off, size uintptr, ts []elemTest, neg bool) objPred {
 			if e == nil {
 				return false
 			}
-			base, k := sliceAt(e, off)
-			for i := range k {
-				el := unsafe.Add(base, uintptr(i)*size)
+			base, k := sliceAt(e, off, lenOff)
+			for o := uintptr(0); k > 0; k, o = k-1, o+size {
+				el := unsafe.Add(base, o)
 				v := *(*string)(unsafe.Add(el, eoff))
 				eq := len(v) == 2 && *(*uint16)(unsafe.Pointer(unsafe.StringData(v))) == w
 				if eq != eneg && rest(el) {
@@ -571,14 +620,165 @@ func existsFn(off, size uintptr, ts []elemTest, neg bool) objPred {
 			return neg
 		}
 	}
-	p := lowerAll(ts)
+	return existsAny(off, lenOff, size, lowerAll(ts), neg)
+}
+
+// existsAny is existsFn for any tests, p: a call per element. Each value
+// of neg has a closure of its own, which keeps one value less across the
+// calls. Not inlined, for the reason existsNested is not.
+//
+//go:noinline
+func existsAny(off, lenOff, size uintptr, p objPred, neg bool) objPred {
+	if neg {
+		return func(e unsafe.Pointer) bool {
+			if e == nil {
+				return false
+			}
+			base, k := sliceAt(e, off, lenOff)
+			for i := range k {
+				if p(unsafe.Add(base, uintptr(i)*size)) {
+					return false
+				}
+			}
+			return true
+		}
+	}
 	return func(e unsafe.Pointer) bool {
 		if e == nil {
 			return false
 		}
-		base, k := sliceAt(e, off)
+		base, k := sliceAt(e, off, lenOff)
 		for i := range k {
 			if p(unsafe.Add(base, uintptr(i)*size)) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// existsNested is existsFn for "some element has some element with an
+// int equal to c" (`count of translations where (count of approvals where
+// (user = 15) > 0) > 0`), t the element's test, a testExists whose one
+// sub test is an int equality. The inner collection's pointer is read at
+// o and its count at o+d2 (as sliceAt reads them, with one register
+// less), and each value of neg has a closure of its own (one register
+// less again): the loops run without spilling. It is not inlined: the
+// copies of its closures inlining would make call sliceAt instead of
+// inlining it.
+//
+//go:noinline
+func existsNested(off, lenOff, size uintptr, t *elemTest, neg bool) objPred {
+	off2, d2, size2, eoff, c := t.off, t.lenOff-t.off, t.size, t.sub[0].off, t.sub[0].lo
+	if neg {
+		return func(e unsafe.Pointer) bool {
+			if e == nil {
+				return false
+			}
+			base, k := sliceAt(e, off, lenOff)
+			for o := off2; k > 0; k, o = k-1, o+size {
+				b2, k2 := *(*unsafe.Pointer)(unsafe.Add(base, o)), *(*uint32)(unsafe.Add(base, o+d2))
+				for o2 := eoff; k2 > 0; k2, o2 = k2-1, o2+size2 {
+					if *(*int64)(unsafe.Add(b2, o2)) == c {
+						return false
+					}
+				}
+			}
+			return true
+		}
+	}
+	return func(e unsafe.Pointer) bool {
+		if e == nil {
+			return false
+		}
+		base, k := sliceAt(e, off, lenOff)
+		for o := off2; k > 0; k, o = k-1, o+size {
+			b2, k2 := *(*unsafe.Pointer)(unsafe.Add(base, o)), *(*uint32)(unsafe.Add(base, o+d2))
+			for o2 := eoff; k2 > 0; k2, o2 = k2-1, o2+size2 {
+				if *(*int64)(unsafe.Add(b2, o2)) == c {
+					return true
+				}
+			}
+		}
+		return false
+	}
+}
+
+// existsBits is existsFn for a conjunction of bools held as bits of the
+// same byte of the element (`count of languages summary where (is
+// translated and not is approved) > 0` over a bits tag): one masked
+// compare of that byte per element. It is nil for other tests.
+func existsBits(off, lenOff, size uintptr, ts []elemTest, neg bool) objPred {
+	if len(ts) == 0 {
+		return nil
+	}
+	var mask, want uint8
+	for i := range ts {
+		t := &ts[i]
+		if !t.boolLeaf() || t.mask == 0 || t.off != ts[0].off || mask&t.mask != 0 {
+			return nil
+		}
+		mask |= t.mask
+		if !t.neg {
+			want |= t.mask
+		}
+	}
+	eoff := ts[0].off
+	return func(e unsafe.Pointer) bool {
+		if e == nil {
+			return false
+		}
+		base, k := sliceAt(e, off, lenOff)
+		for o := eoff; k > 0; k, o = k-1, o+size {
+			if *(*uint8)(unsafe.Add(base, o))&mask == want {
+				return !neg
+			}
+		}
+		return neg
+	}
+}
+
+// existsLangOr is existsFn for a language code and an or of two num
+// leaves of the same width, two counts (u32) or two int64s (`language =
+// "de" and (count of approvals > 0 or count of votes > 0)`): one pass over
+// the elements testing all three inline, no call per element.
+func existsLangOr(off, lenOff, size uintptr, ts []elemTest, neg, u32 bool) objPred {
+	eoff, w := ts[0].off, *(*uint16)(unsafe.Pointer(unsafe.StringData(ts[0].s)))
+	a, b := &ts[1].sub[0], &ts[1].sub[1]
+	off0, lo0, hi0, off1, lo1, hi1 := a.off, a.lo, a.hi, b.off, b.lo, b.hi
+	if u32 {
+		return func(e unsafe.Pointer) bool {
+			if e == nil {
+				return false
+			}
+			base, k := sliceAt(e, off, lenOff)
+			for o := uintptr(0); k > 0; k, o = k-1, o+size {
+				el := unsafe.Add(base, o)
+				v := *(*string)(unsafe.Add(el, eoff))
+				if len(v) != 2 || *(*uint16)(unsafe.Pointer(unsafe.StringData(v))) != w {
+					continue
+				}
+				x, y := int64(*(*uint32)(unsafe.Add(el, off0))), int64(*(*uint32)(unsafe.Add(el, off1)))
+				if x >= lo0 && x <= hi0 || y >= lo1 && y <= hi1 {
+					return !neg
+				}
+			}
+			return neg
+		}
+	}
+	return func(e unsafe.Pointer) bool {
+		if e == nil {
+			return false
+		}
+		base, k := sliceAt(e, off, lenOff)
+		for o := uintptr(0); k > 0; k, o = k-1, o+size {
+			el := unsafe.Add(base, o)
+			v := *(*string)(unsafe.Add(el, eoff))
+			if len(v) != 2 || *(*uint16)(unsafe.Pointer(unsafe.StringData(v))) != w {
+				continue
+			}
+			x, y := *(*int64)(unsafe.Add(el, off0)), *(*int64)(unsafe.Add(el, off1))
+			if x >= lo0 && x <= hi0 || y >= lo1 && y <= hi1 {
 				return !neg
 			}
 		}
@@ -588,16 +788,16 @@ func existsFn(off, size uintptr, ts []elemTest, neg bool) objPred {
 
 // everyFn compiles "every element of the slice at off passes every test
 // of ts", negated when neg.
-func everyFn(off, size uintptr, ts []elemTest, neg bool) objPred {
+func everyFn(off, lenOff, size uintptr, ts []elemTest, neg bool) objPred {
 	if len(ts) == 1 && ts[0].intEq() {
 		eoff, c := ts[0].off, ts[0].lo
 		return func(e unsafe.Pointer) bool {
 			if e == nil {
 				return false
 			}
-			base, k := sliceAt(e, off)
-			for i := range k {
-				if *(*int64)(unsafe.Add(base, uintptr(i)*size+eoff)) != c {
+			base, k := sliceAt(e, off, lenOff)
+			for o := eoff; k > 0; k, o = k-1, o+size {
+				if *(*int64)(unsafe.Add(base, o)) != c {
 					return neg
 				}
 			}
@@ -610,9 +810,9 @@ func everyFn(off, size uintptr, ts []elemTest, neg bool) objPred {
 			if e == nil {
 				return false
 			}
-			base, k := sliceAt(e, off)
-			for i := range k {
-				v := *(*int64)(unsafe.Add(base, uintptr(i)*size+eoff))
+			base, k := sliceAt(e, off, lenOff)
+			for o := eoff; k > 0; k, o = k-1, o+size {
+				v := *(*int64)(unsafe.Add(base, o))
 				if (v >= lo && v <= hi) == eneg {
 					return neg
 				}
@@ -625,7 +825,7 @@ func everyFn(off, size uintptr, ts []elemTest, neg bool) objPred {
 		if e == nil {
 			return false
 		}
-		base, k := sliceAt(e, off)
+		base, k := sliceAt(e, off, lenOff)
 		for i := range k {
 			if !p(unsafe.Add(base, uintptr(i)*size)) {
 				return neg
@@ -637,13 +837,13 @@ func everyFn(off, size uintptr, ts []elemTest, neg bool) objPred {
 
 // countFn compiles "the number of elements of the slice at off that pass
 // every test of ts is within [lo, hi]", negated when neg.
-func countFn(off, size uintptr, ts []elemTest, lo, hi int64, neg bool) objPred {
+func countFn(off, lenOff, size uintptr, ts []elemTest, lo, hi int64, neg bool) objPred {
 	p := lowerAll(ts)
 	return func(e unsafe.Pointer) bool {
 		if e == nil {
 			return false
 		}
-		base, k := sliceAt(e, off)
+		base, k := sliceAt(e, off, lenOff)
 		m := int64(countElems(base, k, size, p))
 		return (m >= lo && m <= hi) != neg
 	}
@@ -908,7 +1108,7 @@ func (c *compiler) leafPath(x typecheck.Node, scope int) (elemTest, goField, boo
 		if err != nil || g.rep == repStruct || g.rep == repSlice {
 			return elemTest{}, goField{}, false
 		}
-		return elemTest{off: g.off, ptr: g.ptr}, g, true
+		return elemTest{off: g.off, ptr: g.ptr, mask: g.mask}, g, true
 	case *typecheck.Member:
 		rf, ok := x.X.(*typecheck.Field)
 		if !ok || rf.Scope != scope || rf.F.Type.Kind != schema.Record {
@@ -923,9 +1123,9 @@ func (c *compiler) leafPath(x typecheck.Node, scope int) (elemTest, goField, boo
 			return elemTest{}, goField{}, false
 		}
 		if rg.ptr {
-			return elemTest{hop: true, hopOff: rg.off, off: g.off, ptr: g.ptr}, g, true
+			return elemTest{hop: true, hopOff: rg.off, off: g.off, ptr: g.ptr, mask: g.mask}, g, true
 		}
-		return elemTest{off: rg.off + g.off, ptr: g.ptr}, g, true
+		return elemTest{off: rg.off + g.off, ptr: g.ptr, mask: g.mask}, g, true
 	}
 	return elemTest{}, goField{}, false
 }
@@ -943,7 +1143,7 @@ func (c *compiler) subCollection(x typecheck.Node, scope int, budget *int) (elem
 		if err != nil || g.rep != repSlice {
 			return elemTest{}, false
 		}
-		return elemTest{off: g.off, size: g.elemSize}, true
+		return elemTest{off: g.off, lenOff: g.lenOff, size: g.elemSize}, true
 	case *typecheck.Filter:
 		if x.Kind != ast.Where {
 			return elemTest{}, false
@@ -968,9 +1168,9 @@ func (c *compiler) subCollection(x typecheck.Node, scope int, budget *int) (elem
 // one call, the body's.
 func elemsBool(cl coll, body func(fr frame, base unsafe.Pointer, k int) bool) predFn {
 	if cl.direct {
-		s, off := cl.directScope, cl.directOff
+		s, off, lenOff := cl.directScope, cl.directOff, cl.directLenOff
 		return func(fr frame) bool {
-			base, k := sliceAt(fr[s], off)
+			base, k := sliceAt(fr[s], off, lenOff)
 			if stop(fr, k) {
 				return false
 			}
@@ -989,9 +1189,9 @@ func elemsBool(cl coll, body func(fr frame, base unsafe.Pointer, k int) bool) pr
 
 func elemsInt(cl coll, body func(fr frame, base unsafe.Pointer, k int) int) func(frame) int {
 	if cl.direct {
-		s, off := cl.directScope, cl.directOff
+		s, off, lenOff := cl.directScope, cl.directOff, cl.directLenOff
 		return func(fr frame) int {
-			base, k := sliceAt(fr[s], off)
+			base, k := sliceAt(fr[s], off, lenOff)
 			if stop(fr, k) {
 				return 0
 			}
@@ -1012,7 +1212,7 @@ func elemsInt(cl coll, body func(fr frame, base unsafe.Pointer, k int) int) func
 // tests.
 func fusedExists(cl coll, ts []elemTest) predFn {
 	if cl.direct {
-		s, p := cl.directScope, existsFn(cl.directOff, cl.size, ts, false)
+		s, p := cl.directScope, existsFn(cl.directOff, cl.directLenOff, cl.size, ts, false)
 		return func(fr frame) bool { return p(fr[s]) }
 	}
 	p, size := lowerAll(ts), cl.size

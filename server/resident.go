@@ -98,7 +98,7 @@ type trEntry struct {
 // at is e's string and translation in sn.
 func (sn *snapshot) at(e trEntry) (*resString, *resTranslation) {
 	s := &sn.strings[e.str]
-	return s, &s.Translations[e.tr]
+	return s, &s.translations()[e.tr]
 }
 
 // residentTranslations sorts the translations of strs (in id order) by
@@ -112,8 +112,9 @@ func residentTranslations(strs []resString) (map[string][]trEntry, error) {
 	var order []int64
 	for i := range strs {
 		st := &strs[i]
-		for j := range st.Translations {
-			id := st.Translations[j].ID
+		trs := st.translations()
+		for j := range trs {
+			id := trs[j].ID
 			o, ok := owners[id]
 			switch {
 			case !ok:
@@ -128,7 +129,7 @@ func residentTranslations(strs []resString) (map[string][]trEntry, error) {
 	out := map[string][]trEntry{}
 	for _, id := range order {
 		e := owners[id]
-		lang := strs[e.str].Translations[e.tr].Language
+		lang := strs[e.str].translations()[e.tr].Language
 		out[lang] = append(out[lang], e)
 	}
 	for _, es := range out {
@@ -136,7 +137,7 @@ func residentTranslations(strs []resString) (map[string][]trEntry, error) {
 			if c := cmpInt(int64(a.str), int64(b.str)); c != 0 {
 				return c
 			}
-			return cmpInt(strs[a.str].Translations[a.tr].ID, strs[b.str].Translations[b.tr].ID)
+			return cmpInt(strs[a.str].translations()[a.tr].ID, strs[b.str].translations()[b.tr].ID)
 		})
 	}
 	return out, nil

@@ -115,7 +115,7 @@ type compactor struct {
 	shots     slab[schema.Screenshot]
 	labels    slab[schema.Label]
 	fields    slab[schema.CustomField]
-	summaries slab[schema.LanguageSummary]
+	summaries slab[resSummary]
 	tmRecords slab[resRecord]
 }
 
@@ -241,31 +241,37 @@ func (c *compactor) addString(v *schema.SourceString) {
 		Context: c.intern(v.Context), MaxLength: c.intPtr(v.MaxLength), File: v.File, Branch: v.Branch,
 		Added: v.Added, Updated: c.time(v.Updated),
 		IsHidden: v.IsHidden, IsDuplicate: v.IsDuplicate, IsPassedWorkflow: v.IsPassedWorkflow}
-	s.Comments = c.comments.take(len(v.Comments))
+	comments := c.comments.take(len(v.Comments))
 	for i, m := range v.Comments {
-		s.Comments[i] = resComment{User: m.User, HasIssue: m.HasIssue, HasUnresolvedIssue: m.HasUnresolvedIssue}
+		comments[i] = resComment{User: m.User, HasIssue: m.HasIssue, HasUnresolvedIssue: m.HasUnresolvedIssue}
 	}
-	s.Screenshots = c.shots.take(len(v.Screenshots))
+	shots := c.shots.take(len(v.Screenshots))
 	for i, m := range v.Screenshots {
 		m.Name = c.intern(m.Name)
-		s.Screenshots[i] = m
+		shots[i] = m
 	}
-	s.Labels = c.labels.take(len(v.Labels))
+	labels := c.labels.take(len(v.Labels))
 	for i, m := range v.Labels {
 		m.Title = c.intern(m.Title)
-		s.Labels[i] = m
+		labels[i] = m
 	}
-	s.Fields = c.fields.take(len(v.Fields))
+	fields := c.fields.take(len(v.Fields))
 	for i, m := range v.Fields {
 		m.Name, m.Slug, m.Value, m.Type = c.intern(m.Name), c.intern(m.Slug), c.intern(m.Value), c.intern(m.Type)
-		s.Fields[i] = m
+		fields[i] = m
 	}
-	s.LanguagesSummary = c.summaries.take(len(v.LanguagesSummary))
-	for i, m := range v.LanguagesSummary {
-		m.Language, m.TranslationUpdated = c.intern(m.Language), c.time(m.TranslationUpdated)
-		s.LanguagesSummary[i] = m
+	summary := c.summaries.take(len(v.LanguagesSummary))
+	for i := range v.LanguagesSummary {
+		m := &v.LanguagesSummary[i]
+		summary[i] = resSummary{Language: c.intern(m.Language), TranslationUpdated: c.time(m.TranslationUpdated),
+			Rating: m.Rating, ApprovalsCount: m.ApprovalsCount, Bits: summaryBits(m)}
 	}
-	s.Translations = c.translations(v)
+	s.Comments, s.NComments = countedOf(comments)
+	s.Screenshots, s.NScreenshots = countedOf(shots)
+	s.Labels, s.NLabels = countedOf(labels)
+	s.Fields, s.NFields = countedOf(fields)
+	s.LanguagesSummary, s.NLanguagesSummary = countedOf(summary)
+	s.Translations, s.NTranslations = countedOf(c.translations(v))
 }
 
 // translations copies v's translations, or returns its master's when v
@@ -286,10 +292,12 @@ func (c *compactor) translations(v *schema.SourceString) []resTranslation {
 			x.Mark = c.intern(x.Mark)
 			votes[j] = x
 		}
+		approvals := c.approvals.take(len(t.Approvals))
+		copy(approvals, t.Approvals)
 		out[i] = resTranslation{ID: t.ID, Text: c.str(t.Text), PluralForm: c.intern(t.PluralForm), Language: c.intern(t.Language),
-			Provider: c.internPtr(t.Provider), User: t.User, Votes: votes, Approvals: c.approvals.take(len(t.Approvals)),
-			Updated: t.Updated, IsPreTranslated: t.IsPreTranslated}
-		copy(out[i].Approvals, t.Approvals)
+			Provider: c.internPtr(t.Provider), User: t.User, Updated: t.Updated, IsPreTranslated: t.IsPreTranslated}
+		out[i].Votes, out[i].NVotes = countedOf(votes)
+		out[i].Approvals, out[i].NApprovals = countedOf(approvals)
 	}
 	if !slices.ContainsFunc(v.Translations, func(t schema.Translation) bool { return t.StringID != v.ID }) {
 		c.masters[v.ID] = out
@@ -304,7 +312,7 @@ func sameTranslations(a []resTranslation, b []schema.Translation, m int64) bool 
 	return slices.EqualFunc(a, b, func(x resTranslation, y schema.Translation) bool {
 		return x.ID == y.ID && y.StringID == m && x.Text == y.Text && x.PluralForm == y.PluralForm &&
 			x.IsPreTranslated == y.IsPreTranslated && sameString(x.Provider, y.Provider) && x.Language == y.Language &&
-			x.User == y.User && x.Updated == y.Updated && slices.Equal(x.Votes, y.Votes) && slices.Equal(x.Approvals, y.Approvals)
+			x.User == y.User && x.Updated == y.Updated && slices.Equal(x.votes(), y.Votes) && slices.Equal(x.approvals(), y.Approvals)
 	})
 }
 

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -52,8 +53,8 @@ func compactQueries(t *testing.T) []struct{ ctx, query string } {
 // snapshot (residentProgram) matches the same objects in its compact
 // layout as the query compiled for the schema's types in the decoded
 // project, whether the snapshot was read from a file (readWithin) or
-// copied from memory (compactWithin); no slice of it has spare capacity,
-// and a duplicate that shares its master's translations holds the
+// copied from memory (compactWithin); its collections hold the decoded
+// ones' elements, and a duplicate that shares its master's translations holds the
 // master's.
 func TestCompactLayoutAnswersAsTheDecoded(t *testing.T) {
 	p := demodata.Generate(demodata.Options{Strings: 3000, Seed: 7})
@@ -91,17 +92,27 @@ func TestCompactLayoutAnswersAsTheDecoded(t *testing.T) {
 	shared := 0
 	for i := range snFile.strings {
 		s := &snFile.strings[i]
-		require.Equal(t, len(s.Translations), cap(s.Translations))
-		require.Equal(t, len(s.LanguagesSummary), cap(s.LanguagesSummary))
-		for _, tr := range s.Translations {
-			require.Equal(t, len(tr.Votes), cap(tr.Votes))
-		}
 		id := snFile.ids[i]
 		d := &decoded.Strings[slices.IndexFunc(decoded.Strings, func(x schema.SourceString) bool { return x.ID == id })]
+		require.Len(t, s.translations(), len(d.Translations))
+		require.Len(t, s.summary(), len(d.LanguagesSummary))
+		require.Len(t, s.comments(), len(d.Comments))
+		require.Len(t, s.screenshots(), len(d.Screenshots))
+		require.Len(t, s.labels(), len(d.Labels))
+		require.Len(t, s.fields(), len(d.Fields))
+		for j, tr := range s.translations() {
+			require.True(t, slices.Equal(d.Translations[j].Votes, tr.votes()), "votes of %d", tr.ID)
+			require.True(t, slices.Equal(d.Translations[j].Approvals, tr.approvals()), "approvals of %d", tr.ID)
+		}
+		for j := range s.summary() {
+			m := &d.LanguagesSummary[j]
+			require.Equal(t, summaryBits(m), s.summary()[j].Bits)
+			require.Equal(t, m.Rating, s.summary()[j].Rating)
+		}
 		if len(d.Translations) > 0 && d.Translations[0].StringID != id {
 			j, ok := slices.BinarySearch(snFile.ids, d.Translations[0].StringID)
 			require.True(t, ok)
-			if unsafe.SliceData(snFile.strings[j].Translations) == unsafe.SliceData(s.Translations) {
+			if snFile.strings[j].Translations == s.Translations {
 				shared++
 			}
 		}
@@ -166,8 +177,10 @@ func matches(t *testing.T, q *croql.Query, objs []any) []int64 {
 
 // TestResidentCatalog: the snapshot's catalog binds every field of every
 // object to a Go field of the schema's type (the snapshot's own for the
-// objects it replaces), and every field the snapshot's types have is one
-// a query reads (but the ids the server reads the rows by).
+// objects it replaces; a bit of a bits tag for a bool, a counted pointer
+// for a collection), and every field the snapshot's types have is one a
+// query reads (but the ids the server reads the rows by), the count a len
+// tag names or a bits array.
 func TestResidentCatalog(t *testing.T) {
 	cat, err := residentCatalog()
 	require.NoError(t, err)
@@ -183,11 +196,120 @@ func TestResidentCatalog(t *testing.T) {
 	for _, rt := range residentTypes() {
 		require.NotNil(t, read[rt], "%s is the Go type of no object", rt)
 		for i := range rt.NumField() {
+			sf := rt.Field(i)
+			name, tag := sf.Name, sf.Tag.Get("croql")
+			if n, ok := strings.CutPrefix(tag, "len="); ok {
+				read[rt][n] = true
+			}
+			if list, ok := strings.CutPrefix(tag, "bits="); ok {
+				for _, n := range strings.Split(list, ",") {
+					require.True(t, read[rt][n], "%s.%s: no query reads bit %s", rt, name, n)
+				}
+				read[rt][name] = true
+			}
+		}
+		for i := range rt.NumField() {
 			name := rt.Field(i).Name
 			require.True(t, read[rt][name] || name == "ID", "%s.%s: no query reads it", rt, name)
 		}
-		if rt == reflect.TypeFor[resString]() {
-			require.Equal(t, uintptr(256), rt.Size(), "a string is 256 bytes")
+	}
+	// The sizes the comments of the types state, on a 64-bit machine.
+	if unsafe.Sizeof(uintptr(0)) == 8 {
+		require.Equal(t, uintptr(184), reflect.TypeFor[resString]().Size())
+		require.Equal(t, uintptr(112), reflect.TypeFor[resTranslation]().Size())
+		require.Equal(t, uintptr(48), reflect.TypeFor[resSummary]().Size())
+	}
+}
+
+// TestResidentCatalogRefuses: the snapshot's catalog is not built when a
+// snapshot type lacks a field a query may read, when its bits tag names
+// what is no bool of the schema's type, or when a len tag names no uint32
+// field.
+func TestResidentCatalogRefuses(t *testing.T) {
+	type noUser struct {
+		HasIssue           bool
+		HasUnresolvedIssue bool
+	}
+	type bogusBit struct {
+		User int64
+		Bits [1]uint8 `croql:"bits=HasIssue,HasUnresolvedIssue,IsBogus"`
+	}
+	type notABool struct {
+		User int64
+		Bits [1]uint8 `croql:"bits=HasIssue,HasUnresolvedIssue,User"`
+	}
+	type wideCount struct {
+		ID       int64
+		Records  *resRecord `croql:"len=NRecords"`
+		NRecords int64
+	}
+	type noCount struct {
+		ID      int64
+		Records *resRecord
+	}
+	comment, segment := reflect.TypeFor[schema.Comment](), reflect.TypeFor[schema.TMSegment]()
+	for _, c := range []struct {
+		from, to reflect.Type
+		err      string
+	}{
+		{comment, reflect.TypeFor[noUser](), `User ("user"): no such field`},
+		{comment, reflect.TypeFor[bogusBit](), "IsBogus"},
+		{comment, reflect.TypeFor[notABool](), `"User", which is no bool`},
+		{segment, reflect.TypeFor[wideCount](), "no uint32 field"},
+		{segment, reflect.TypeFor[noCount](), "no len tag"},
+	} {
+		_, err := residentCatalogOf(withType(c.from, c.to))
+		require.ErrorContains(t, err, c.err, c.to.String())
+	}
+	// A bits tag of the snapshot's comment type in place of its bools:
+	// accepted.
+	type bitComment struct {
+		User int64
+		Bits [1]uint8 `croql:"bits=HasIssue,HasUnresolvedIssue"`
+	}
+	_, err := residentCatalogOf(withType(comment, reflect.TypeFor[bitComment]()))
+	require.NoError(t, err)
+}
+
+// withType is residentTypes with the snapshot's type of from to, and, for
+// a comment, a string type whose comments are tos.
+func withType(from, to reflect.Type) map[reflect.Type]reflect.Type {
+	types := residentTypes()
+	types[from] = to
+	if from != reflect.TypeFor[schema.Comment]() {
+		return types
+	}
+	st := reflect.TypeFor[resString]()
+	fields := make([]reflect.StructField, st.NumField())
+	for i := range fields {
+		fields[i] = st.Field(i)
+		if fields[i].Name == "Comments" {
+			fields[i].Type = reflect.PointerTo(to)
 		}
+	}
+	types[reflect.TypeFor[schema.SourceString]()] = reflect.StructOf(fields)
+	return types
+}
+
+// TestSummaryBits: summaryBits sets bit i for the i-th bool resSummary's
+// bits tag names, and that tag names every bool of the schema's
+// languages summary.
+func TestSummaryBits(t *testing.T) {
+	sf, _ := reflect.TypeFor[resSummary]().FieldByName("Bits")
+	names := strings.Split(strings.TrimPrefix(sf.Tag.Get("croql"), "bits="), ",")
+	st := reflect.TypeFor[schema.LanguageSummary]()
+	bools := 0
+	for i := range st.NumField() {
+		if st.Field(i).Type.Kind() == reflect.Bool {
+			bools++
+		}
+	}
+	require.Len(t, names, bools)
+	for i, n := range names {
+		var m schema.LanguageSummary
+		reflect.ValueOf(&m).Elem().FieldByName(n).SetBool(true)
+		var want [5]uint8
+		want[i/8] = 1 << (i % 8)
+		require.Equal(t, want, summaryBits(&m), n)
 	}
 }

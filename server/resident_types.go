@@ -2,9 +2,13 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"reflect"
+	"slices"
+	"strings"
+	"unsafe"
 
 	"github.com/croql/croql"
 	"github.com/croql/croql/eval"
@@ -21,13 +25,18 @@ import (
 // comment's id, text and date, a translation's string id and date added,
 // a TM record's language. Its queries are checked and compiled against a
 // catalog whose objects have these Go types (residentCatalog). The
-// objects the schema's types serve whole (a vote, a label, a languages
-// summary element, a glossary term, ...) keep them.
-
-// resString is a source string in the snapshot.
+// objects the schema's types serve whole (a vote, a label, a glossary
+// term, ...) keep them.
 //
-// Its id is apart (snapshot.ids): the struct is 256 bytes, a size the
-// address of an element of a slice of them is cheapest to compute for.
+// Two of the evaluator's binding forms (package eval) make them smaller
+// than the schema's: a collection is a pointer to its first element with
+// its count in a uint32 field that the pointer's croql:"len=NAME" tag
+// names (8 + 4 bytes where a slice header takes 24), the counts of a
+// struct side by side; and the bools of a languages summary element are
+// the bits of a croql:"bits=..." array (a byte holds 8 of them).
+
+// resString is a source string in the snapshot: 184 bytes on a 64-bit
+// machine (256 with slices), with its id apart (snapshot.ids).
 type resString struct {
 	Type             string
 	Text             string
@@ -36,17 +45,44 @@ type resString struct {
 	MaxLength        *int64
 	File             *schema.File
 	Branch           *schema.Branch
-	Comments         []resComment
-	Screenshots      []schema.Screenshot
-	Translations     []resTranslation
-	LanguagesSummary []schema.LanguageSummary
-	Labels           []schema.Label
-	Fields           []schema.CustomField
+	Comments         *resComment         `croql:"len=NComments"`
+	Screenshots      *schema.Screenshot  `croql:"len=NScreenshots"`
+	Translations     *resTranslation     `croql:"len=NTranslations"`
+	LanguagesSummary *resSummary         `croql:"len=NLanguagesSummary"`
+	Labels           *schema.Label       `croql:"len=NLabels"`
+	Fields           *schema.CustomField `croql:"len=NFields"`
 	Added            schema.Time
 	Updated          *schema.Time
-	IsHidden         bool
-	IsDuplicate      bool
-	IsPassedWorkflow bool
+	// The collections' counts.
+	NComments, NScreenshots, NTranslations  uint32
+	NLanguagesSummary, NLabels, NFields     uint32
+	IsHidden, IsDuplicate, IsPassedWorkflow bool
+}
+
+// The collections of a string and of a translation as slices (nil when
+// empty).
+func (s *resString) comments() []resComment { return unsafe.Slice(s.Comments, s.NComments) }
+func (s *resString) screenshots() []schema.Screenshot {
+	return unsafe.Slice(s.Screenshots, s.NScreenshots)
+}
+func (s *resString) translations() []resTranslation {
+	return unsafe.Slice(s.Translations, s.NTranslations)
+}
+func (s *resString) summary() []resSummary {
+	return unsafe.Slice(s.LanguagesSummary, s.NLanguagesSummary)
+}
+func (s *resString) labels() []schema.Label       { return unsafe.Slice(s.Labels, s.NLabels) }
+func (s *resString) fields() []schema.CustomField { return unsafe.Slice(s.Fields, s.NFields) }
+func (t *resTranslation) votes() []schema.Vote    { return unsafe.Slice(t.Votes, t.NVotes) }
+func (t *resTranslation) approvals() []schema.Approval {
+	return unsafe.Slice(t.Approvals, t.NApprovals)
+}
+
+// countedOf is xs as a counted collection: its first element (nil when
+// empty) and its length. A collection of one object has far fewer than
+// 2^32 elements.
+func countedOf[T any](xs []T) (*T, uint32) {
+	return unsafe.SliceData(xs), uint32(len(xs))
 }
 
 // resComment is a comment on a string in the snapshot.
@@ -57,20 +93,54 @@ type resComment struct {
 }
 
 // resTranslation is a translation in the snapshot: an element of a
-// string's translations and an object of the translations list.
+// string's translations and an object of the translations list. It is 112
+// bytes (136 with slices).
 type resTranslation struct {
 	// ID is the translation's id (no query reads it; the translations
 	// list reads the page's rows by it).
-	ID              int64
-	Text            string
-	PluralForm      string
-	Language        string
-	Provider        *string
-	User            int64
-	Votes           []schema.Vote
-	Approvals       []schema.Approval
-	Updated         schema.Time
-	IsPreTranslated bool
+	ID                 int64
+	Text               string
+	PluralForm         string
+	Language           string
+	Provider           *string
+	User               int64
+	Votes              *schema.Vote     `croql:"len=NVotes"`
+	Approvals          *schema.Approval `croql:"len=NApprovals"`
+	Updated            schema.Time
+	NVotes, NApprovals uint32
+	IsPreTranslated    bool
+}
+
+// resSummary is an element of a string's languages summary in the
+// snapshot: schema.LanguageSummary with its 33 bools as the bits of Bits,
+// 48 bytes where the schema's is 80.
+type resSummary struct {
+	Language           string
+	TranslationUpdated *schema.Time
+	Rating             int64
+	ApprovalsCount     int64
+	Bits               [5]uint8 `croql:"bits=IsTranslated,IsPartiallyTranslated,IsApproved,IsPartiallyApproved,IsAutoTranslated,IsTranslatedByTM,IsTranslatedByMT,IsTranslatedByAI,IsSourceChangedAfterTranslation,HasTranslationAsSource,HasTranslationAfterApproval,HasSharedTranslation,HasQAIssues,HasEmptyTranslationQAIssues,HasTranslationLengthQAIssues,HasTagsMismatchQAIssues,HasSpacesMismatchQAIssues,HasVariablesMismatchQAIssues,HasPunctuationMismatchQAIssues,HasCharacterCaseMismatchQAIssues,HasSpecialCharactersMismatchQAIssues,HasIncorrectTranslationQAIssues,HasSpellingQAIssues,HasICUSyntaxQAIssues,HasTermsQAIssues,HasDuplicateTranslationQAIssues,HasFTLSyntaxQAIssues,HasAndroidSyntaxQAIssues,HasCustomQAIssues,HasNumbersMismatchQAIssues,HasAIQAIssues,HasOutdatedTranslationQAIssues,HasMDXSyntaxQAIssues"`
+}
+
+// summaryBits are the bools of m as resSummary's bits, in the order of
+// its bits tag (TestSummaryBits checks it).
+func summaryBits(m *schema.LanguageSummary) [5]uint8 {
+	bools := [...]bool{m.IsTranslated, m.IsPartiallyTranslated, m.IsApproved, m.IsPartiallyApproved, m.IsAutoTranslated,
+		m.IsTranslatedByTM, m.IsTranslatedByMT, m.IsTranslatedByAI, m.IsSourceChangedAfterTranslation,
+		m.HasTranslationAsSource, m.HasTranslationAfterApproval, m.HasSharedTranslation, m.HasQAIssues,
+		m.HasEmptyTranslationQAIssues, m.HasTranslationLengthQAIssues, m.HasTagsMismatchQAIssues,
+		m.HasSpacesMismatchQAIssues, m.HasVariablesMismatchQAIssues, m.HasPunctuationMismatchQAIssues,
+		m.HasCharacterCaseMismatchQAIssues, m.HasSpecialCharactersMismatchQAIssues, m.HasIncorrectTranslationQAIssues,
+		m.HasSpellingQAIssues, m.HasICUSyntaxQAIssues, m.HasTermsQAIssues, m.HasDuplicateTranslationQAIssues,
+		m.HasFTLSyntaxQAIssues, m.HasAndroidSyntaxQAIssues, m.HasCustomQAIssues, m.HasNumbersMismatchQAIssues,
+		m.HasAIQAIssues, m.HasOutdatedTranslationQAIssues, m.HasMDXSyntaxQAIssues}
+	var b [5]uint8
+	for i, v := range bools {
+		if v {
+			b[i/8] |= 1 << (i % 8)
+		}
+	}
+	return b
 }
 
 // resSegment is a TM segment in the snapshot.
@@ -94,40 +164,109 @@ type resRecord struct {
 // its own.
 func residentTypes() map[reflect.Type]reflect.Type {
 	return map[reflect.Type]reflect.Type{
-		reflect.TypeFor[schema.SourceString](): reflect.TypeFor[resString](),
-		reflect.TypeFor[schema.Comment]():      reflect.TypeFor[resComment](),
-		reflect.TypeFor[schema.Translation]():  reflect.TypeFor[resTranslation](),
-		reflect.TypeFor[schema.TMSegment]():    reflect.TypeFor[resSegment](),
-		reflect.TypeFor[schema.TMRecord]():     reflect.TypeFor[resRecord](),
+		reflect.TypeFor[schema.SourceString]():    reflect.TypeFor[resString](),
+		reflect.TypeFor[schema.Comment]():         reflect.TypeFor[resComment](),
+		reflect.TypeFor[schema.Translation]():     reflect.TypeFor[resTranslation](),
+		reflect.TypeFor[schema.TMSegment]():       reflect.TypeFor[resSegment](),
+		reflect.TypeFor[schema.TMRecord]():        reflect.TypeFor[resRecord](),
+		reflect.TypeFor[schema.LanguageSummary](): reflect.TypeFor[resSummary](),
 	}
 }
 
 // residentCatalog is the catalog whose objects have the snapshot's Go
-// types: what its queries are checked and compiled against. It fails
-// when a field a query may read has no Go field of the schema's Go type
-// (the snapshot's own type for the schema's types it replaces) in the
-// snapshot's type.
+// types: what its queries are checked and compiled against.
 func residentCatalog() (*schema.Catalog, error) {
+	return residentCatalogOf(residentTypes())
+}
+
+// residentCatalogOf is residentCatalog with the schema's types that types
+// replaces replaced. It fails when a field a query may read has no Go
+// field of the schema's Go type (the snapshot's own type for the schema's
+// types it replaces) in the snapshot's type: a collection is that slice
+// or a pointer to its element whose len tag names a uint32 field, a bool
+// is a bool or a bit of a bits tag. A bits tag must name only bools of
+// the schema's type.
+func residentCatalogOf(types map[reflect.Type]reflect.Type) (*schema.Catalog, error) {
 	std, cat := schema.New(), schema.New()
-	types := residentTypes()
 	for _, o := range cat.Objects {
 		if t, ok := types[o.GoType]; ok {
 			o.GoType = t
 		}
 	}
 	for i, o := range cat.Objects {
+		st := std.Objects[i].GoType
+		if err := residentBits(st, o.GoType); err != nil {
+			return nil, err
+		}
 		for _, f := range o.Fields {
-			sf, ok := o.GoType.FieldByName(f.GoName)
-			if !ok {
-				return nil, fmt.Errorf("server: resident %s has no field %s (%q)", o.GoType, f.GoName, f.Name)
-			}
-			want := residentField(std.Objects[i].GoType, f.GoName, types)
-			if sf.Type != want {
-				return nil, fmt.Errorf("server: resident %s.%s is %s, the schema's is %s", o.GoType, f.GoName, sf.Type, want)
+			want := residentField(st, f.GoName, types)
+			if err := residentHas(o.GoType, f.GoName, want); err != nil {
+				return nil, fmt.Errorf("server: resident %s.%s (%q): %w", o.GoType, f.GoName, f.Name, err)
 			}
 		}
 	}
 	return cat, nil
+}
+
+// residentHas checks that t, a snapshot type, holds its field name as
+// want, the schema's Go type of it: a field of type want; for a slice
+// []E, a *E whose len tag names a uint32 field of t; for a bool, a bit of
+// a bits tag of t.
+func residentHas(t reflect.Type, name string, want reflect.Type) error {
+	sf, ok := t.FieldByName(name)
+	if !ok {
+		if want == reflect.TypeFor[bool]() && bitsOf(t, name) {
+			return nil
+		}
+		return errors.New("no such field")
+	}
+	if sf.Type == want {
+		return nil
+	}
+	if want.Kind() != reflect.Slice || sf.Type != reflect.PointerTo(want.Elem()) {
+		return fmt.Errorf("is %s, the schema's is %s", sf.Type, want)
+	}
+	n, ok := strings.CutPrefix(sf.Tag.Get("croql"), "len=")
+	if !ok {
+		return fmt.Errorf("is %s with no len tag for the schema's %s", sf.Type, want)
+	}
+	if lf, ok := t.FieldByName(n); !ok || lf.Type != reflect.TypeFor[uint32]() {
+		return fmt.Errorf("its len tag names %q, which is no uint32 field", n)
+	}
+	return nil
+}
+
+// bitsOf reports whether a bits tag of t names name.
+func bitsOf(t reflect.Type, name string) bool {
+	for i := range t.NumField() {
+		if list, ok := strings.CutPrefix(t.Field(i).Tag.Get("croql"), "bits="); ok && slices.Contains(strings.Split(list, ","), name) {
+			return true
+		}
+	}
+	return false
+}
+
+// residentBits checks that every name of a bits tag of rt, a snapshot
+// type, is a bool of st, the schema's type it replaces, and that the tag
+// has room for them.
+func residentBits(st, rt reflect.Type) error {
+	for i := range rt.NumField() {
+		sf := rt.Field(i)
+		list, ok := strings.CutPrefix(sf.Tag.Get("croql"), "bits=")
+		if !ok {
+			continue
+		}
+		names := strings.Split(list, ",")
+		if sf.Type.Kind() != reflect.Array || sf.Type.Elem().Kind() != reflect.Uint8 || len(names) > 8*sf.Type.Len() {
+			return fmt.Errorf("server: resident %s.%s is %s, no room for the %d bits its tag names", rt, sf.Name, sf.Type, len(names))
+		}
+		for _, n := range names {
+			if f, ok := st.FieldByName(n); !ok || f.Type != reflect.TypeFor[bool]() {
+				return fmt.Errorf("server: resident %s.%s: its bits tag names %q, which is no bool of %s", rt, sf.Name, n, st)
+			}
+		}
+	}
+	return nil
 }
 
 // residentField is the Go type the snapshot's type of t has for field
@@ -262,31 +401,32 @@ func long(ss ...string) bool {
 }
 
 func heavyString(s *resString) bool {
-	n := len(s.Comments) + len(s.Screenshots) + len(s.Translations) + len(s.LanguagesSummary) + len(s.Labels) + len(s.Fields)
+	n := int(s.NComments) + int(s.NScreenshots) + int(s.NTranslations) + int(s.NLanguagesSummary) + int(s.NLabels) + int(s.NFields)
 	if long(s.Type, s.Text, s.Identifier, s.Context) {
 		return true
 	}
 	if s.File != nil && long(s.File.Name, s.File.Type, s.File.Context) || s.Branch != nil && long(s.Branch.Name) {
 		return true
 	}
-	for i := range s.Translations {
-		t := &s.Translations[i]
-		n += len(t.Votes) + len(t.Approvals)
+	trs := s.translations()
+	for i := range trs {
+		t := &trs[i]
+		n += int(t.NVotes) + int(t.NApprovals)
 		if long(t.Text) {
 			return true
 		}
 	}
-	for _, x := range s.Screenshots {
+	for _, x := range s.screenshots() {
 		if long(x.Name) {
 			return true
 		}
 	}
-	for _, x := range s.Labels {
+	for _, x := range s.labels() {
 		if long(x.Title) {
 			return true
 		}
 	}
-	for _, x := range s.Fields {
+	for _, x := range s.fields() {
 		if long(x.Name, x.Slug, x.Value, x.Type) {
 			return true
 		}
