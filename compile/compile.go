@@ -62,6 +62,12 @@ type SQL struct {
 	// the shards per row. package store answers such a query through its
 	// coordinator, which reads the rows by key a chunk at a time.
 	CrossShard bool
+	// Count, when not nil, counts the rows Where selects without reading
+	// the root table: a statement whose one row holds the number, as
+	// SELECT COUNT(*) FROM From WHERE Where would (compile.WholeSet only;
+	// see total). It holds for the whole condition alone: a caller that
+	// adds conditions of its own counts with COUNT(*).
+	Count *Stmt
 
 	// q and m are the query and mapping, kept for a sharded dialect
 	// (Sharding), whose engine may refuse the statement: Run and RunLimit
@@ -222,6 +228,11 @@ func compileCore(q *typecheck.Query, core typecheck.Node, scopes int, d Dialect,
 	}
 	s := rootSQL(d, root, where, args)
 	s.CrossShard = c.crossShard
+	if p == WholeSet {
+		tc := &compiler{d: d, m: m, scopes: make([]binding, max(scopes, 1)), root: core, purpose: p}
+		tc.scopes[0] = binding{alias: tc.alias(), obj: q.Context.Root, tab: root}
+		s.Count = total(tc, core)
+	}
 	return s, nil
 }
 

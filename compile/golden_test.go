@@ -83,7 +83,13 @@ func compileCorpus(t *testing.T, d compile.Dialect, p compile.Purpose) map[strin
 		require.NoError(t, err, "%s %s", c.Where(), c.Name)
 		args, err := corpus.Args(s.Args)
 		require.NoError(t, err)
-		out[c.File] = append(out[c.File], corpus.Golden{Name: c.Name, Where: s.Where, Args: args})
+		g := corpus.Golden{Name: c.Name, Where: s.Where, Args: args}
+		if s.Count != nil {
+			g.Count = s.Count.SQL
+			g.CountArgs, err = corpus.Args(s.Count.Args)
+			require.NoError(t, err)
+		}
+		out[c.File] = append(out[c.File], g)
 	}
 	return out
 }
@@ -116,6 +122,13 @@ func formatGolden(d compile.Dialect, p compile.Purpose, file string, gs []corpus
 			return "", err
 		}
 		fmt.Fprintf(&b, "\ncase: %s\nwhere<<SQL\n%s\nSQL\nargs: %s\n", g.Name, g.Where, args)
+		if g.Count != "" {
+			cargs, err := json.Marshal(g.CountArgs)
+			if err != nil {
+				return "", err
+			}
+			fmt.Fprintf(&b, "count<<SQL\n%s\nSQL\ncountArgs: %s\n", g.Count, cargs)
+		}
 	}
 	return b.String(), nil
 }
@@ -170,6 +183,8 @@ func golden(t *testing.T, d compile.Dialect, p compile.Purpose, files map[string
 			}
 			assert.Equal(t, w.Where, g.Where, "%s: %s", path, g.Name)
 			assert.Equal(t, corpus.Values(w.Args), corpus.Values(g.Args), "%s: %s args", path, g.Name)
+			assert.Equal(t, w.Count, g.Count, "%s: %s count", path, g.Name)
+			assert.Equal(t, corpus.Values(w.CountArgs), corpus.Values(g.CountArgs), "%s: %s count args", path, g.Name)
 		}
 	}
 }

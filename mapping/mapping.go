@@ -364,6 +364,15 @@ func (m *Mapping) addIndexes() {
 	// strings of that user's comments (`count of comments where (user =
 	// @user:"alice") > 0`): the index alone, not each comment's row.
 	add("comment", false, "user_id", OwnerFK)
+	// A TM's records by their creator, and by segment with the usage
+	// count: the total of `count of records where (createdBy = X) > 0`
+	// is a range of the first (SELECT COUNT(DISTINCT segment_id) ...
+	// WHERE created_by = X, compile.SQL.Count), that of `count of records
+	// where (usageCount > 0) > 0` a pass over the second in segment order
+	// without the records' rows or a sort, which also answers a page's
+	// probe per segment from the index alone.
+	add("TM record", false, "created_by", OwnerFK)
+	add("TM record", false, OwnerFK, "usage_count")
 	add("languages summary element", false, "translation_updated")
 	add("translation", false, "language")
 	add("languages summary element", false, "language")

@@ -150,35 +150,43 @@ func invalidUTF8(src string) *httpError {
 // statement runs; so is every form once the engine has refused one
 // (answer).
 func (s *Server) croqlWhere(req *listRequest, purpose compile.Purpose) ([]string, []any, *httpError) {
+	where, args, _, e := s.croqlSQL(req, purpose)
+	return where, args, e
+}
+
+// croqlSQL is croqlWhere with the compiler's count of the rows the
+// condition selects from the elements' side (compile.SQL.Count), nil
+// when it writes none or the coordinator answers.
+func (s *Server) croqlSQL(req *listRequest, purpose compile.Purpose) ([]string, []any, *compile.Stmt, *httpError) {
 	src, p := req.params.croql, req.p
 	if !utf8.ValidString(src) {
-		return nil, nil, invalidUTF8(src)
+		return nil, nil, nil, invalidUTF8(src)
 	}
 	if strings.TrimSpace(src) == "" {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	if req.co != nil {
-		return req.co.where, req.co.args, nil
+		return req.co.where, req.co.args, nil, nil
 	}
 	env, err := s.env(p, req.ep.context)
 	if err != nil {
-		return nil, nil, &httpError{status: http.StatusInternalServerError, message: "Internal Server Error"}
+		return nil, nil, nil, &httpError{status: http.StatusInternalServerError, message: "Internal Server Error"}
 	}
 	c, diags := checkQuery(req.r.Context(), env, src).sql(p.Dialect(), s.mapping, purpose)
 	if c == nil && isSharded(p.Dialect()) && errors.Is(diags.Err(), compile.ErrSharded) {
 		if e := s.coordinate(req); e != nil {
-			return nil, nil, e
+			return nil, nil, nil, e
 		}
-		return req.co.where, req.co.args, nil
+		return req.co.where, req.co.args, nil, nil
 	}
 	if c != nil && c.CrossShard {
 		// vtgate would run it as a query to the shards per row: the
 		// coordinator first, vtgate when it matches too many objects.
 		if done, e := s.coordinateChosen(req); e != nil || done {
 			if e != nil {
-				return nil, nil, e
+				return nil, nil, nil, e
 			}
-			return req.co.where, req.co.args, nil
+			return req.co.where, req.co.args, nil, nil
 		}
 	}
 	if c == nil {
@@ -191,7 +199,7 @@ func (s *Server) croqlWhere(req *listRequest, purpose compile.Purpose) ([]string
 				diags[i].Message = fmt.Sprintf("the query cannot run on this server's %s database: %s", p.Dialect().Name(), d.Message)
 			}
 		}
-		return nil, nil, croqlError(src, diags)
+		return nil, nil, nil, croqlError(src, diags)
 	}
-	return []string{"(" + c.Where + ")"}, c.Args, nil
+	return []string{"(" + c.Where + ")"}, c.Args, c.Count, nil
 }

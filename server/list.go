@@ -42,11 +42,11 @@ type sqlRows struct {
 }
 
 func (pl *sqlRows) run(s *Server, req *listRequest) (any, *httpError) {
-	var totalWhere []string
+	var totalQ string
 	var totalArgs []any
 	if req.params.withTotal {
 		var e *httpError
-		if totalWhere, totalArgs, e = s.rowsWhere(req, compile.WholeSet); e != nil {
+		if totalQ, totalArgs, e = s.totalQuery(req); e != nil {
 			return nil, e
 		}
 	}
@@ -61,8 +61,7 @@ func (pl *sqlRows) run(s *Server, req *listRequest) (any, *httpError) {
 			return err
 		}
 		if req.params.withTotal {
-			q := "SELECT COUNT(*) FROM " + res.table + whereClause(totalWhere)
-			if err := tx.QueryRowContext(ctx, q, totalArgs...).Scan(&total); err != nil {
+			if err := tx.QueryRowContext(ctx, totalQ, totalArgs...).Scan(&total); err != nil {
 				return fmt.Errorf("server: counting: %w", err)
 			}
 		}
@@ -72,6 +71,30 @@ func (pl *sqlRows) run(s *Server, req *listRequest) (any, *httpError) {
 		return nil, s.dbErrorOn(req, ctx, err)
 	}
 	return listBody(page, req.params, total), nil
+}
+
+// totalQuery is the statement that counts every match of req (withTotal):
+// COUNT(*) over the whole-set condition, or, when the croql is the whole
+// condition (no filter parameter beside it) and the compiler counts its
+// rows from the elements' side (compile.SQL.Count: a semi-join over the
+// list's own table, whose elements the store keeps tied to existing
+// rows), that statement, which reads an index of the elements alone.
+func (s *Server) totalQuery(req *listRequest) (string, []any, *httpError) {
+	where, args, count, e := s.croqlSQL(req, compile.WholeSet)
+	if e != nil {
+		return "", nil, e
+	}
+	flt, e := req.filters()
+	if e != nil {
+		return "", nil, e
+	}
+	if count != nil && len(flt.root) == 0 {
+		return count.SQL, count.Args, nil
+	}
+	if where, args, e = s.withParams(req, where, args, compile.WholeSet); e != nil {
+		return "", nil, e
+	}
+	return "SELECT COUNT(*) FROM " + req.res.table + whereClause(where), args, nil
 }
 
 func whereClause(where []string) string {

@@ -305,6 +305,12 @@ func (s *Server) rowsWhere(req *listRequest, purpose compile.Purpose) ([]string,
 	if e != nil {
 		return nil, nil, e
 	}
+	return s.withParams(req, where, args, purpose)
+}
+
+// withParams is where (with args), the croql's condition, and the filter
+// parameters' conditions compiled for purpose.
+func (s *Server) withParams(req *listRequest, where []string, args []any, purpose compile.Purpose) ([]string, []any, *httpError) {
 	flt, e := req.filters()
 	if e != nil {
 		return nil, nil, e

@@ -460,3 +460,56 @@ func TestReadyz(t *testing.T) {
 		require.JSONEq(t, `{"status":"ready","projects":{"resident":0,"database":1,"pending":0}}`, body)
 	}
 }
+
+// TestTotalFromElements: a total the database counts from the elements'
+// side (a croql that is "some element of C matches P", C the elements of
+// the list's objects in a table of their own) is the snapshot's total; so
+// is the total of the translations
+// list, whose language and branchId conditions stand beside the croql and
+// keep the count over the list's rows.
+func TestTotalFromElements(t *testing.T) {
+	strs, tm, trs := listPath(croql.Strings, "de"), listPath(croql.TM, "de"), listPath(croql.Translations, "de")
+	type query struct {
+		path string
+		form url.Values
+	}
+	var queries []query
+	for _, c := range []struct{ path, src string }{
+		{strs, `count of comments where (user = @user:"alice") > 0`},
+		{strs, `comments with (has issue)`},
+		{strs, `count of comments > 0`},
+		{strs, `count of languages summary where (translation updated between '2020-01-01 00:00:00' and '2030-01-01 00:00:00') > 0`},
+		{tm, `count of records where (usageCount > 0) > 0`},
+		{tm, `count of records where (createdBy = @user:"alice") > 0`},
+		{tm, `records with (usageCount > 3 and createdBy = @user:"bob")`},
+		{trs, `count of votes where (is up) > 0`},
+	} {
+		queries = append(queries, query{c.path, url.Values{"croql": {c.src}}})
+	}
+	queries = append(queries, query{trs, url.Values{"croql": {`count of votes where (is up) > 0`}, "branchId": {"2"}}})
+	for _, engine := range engines(t) {
+		if engine == "mysql" {
+			continue // the same code path; PostgreSQL and SQLite cover it
+		}
+		t.Run(engine, func(t *testing.T) {
+			res, db, _, _ := residentPair(t, engine)
+			for _, q := range queries {
+				for _, extra := range []url.Values{{"limit": {"5"}}, {"limit": {"3"}, "offset": {"20"}}} {
+					form := url.Values{"withTotal": {"true"}}
+					for k, v := range q.form {
+						form[k] = v
+					}
+					for k, v := range extra {
+						form[k] = v
+					}
+					u := q.path + "?" + form.Encode()
+					ws, wb := raw(t, db, http.MethodGet, u, "")
+					gs, gb := raw(t, res, http.MethodGet, u, "")
+					require.Equal(t, http.StatusOK, ws, "%s: %s", u, wb)
+					require.Equal(t, ws, gs, "%s", u)
+					require.Equal(t, wb, gb, "%s", u)
+				}
+			}
+		})
+	}
+}

@@ -34,11 +34,15 @@ func HasErrorDiag(c Case) bool {
 }
 
 // Golden is one case of a golden SQL file (testdata/sql/<dialect>/):
-// the case's name, its WHERE text and its arguments.
+// the case's name, its WHERE text and its arguments, and the statement
+// that counts what the WHERE selects from the elements' side with its
+// arguments, when the compiler writes one (compile.SQL.Count).
 type Golden struct {
-	Name  string
-	Where string
-	Args  []Arg
+	Name      string
+	Where     string
+	Args      []Arg
+	Count     string
+	CountArgs []Arg
 }
 
 // Arg keeps an SQL argument's Go type through JSON.
@@ -98,7 +102,13 @@ func ReadGolden(path string) ([]Golden, error) {
 		if err := json.Unmarshal([]byte(c.Get("args")), &args); err != nil {
 			return nil, fmt.Errorf("%s: args: %w", c.Where(), err)
 		}
-		out = append(out, Golden{Name: c.Name, Where: c.Get("where"), Args: args})
+		g := Golden{Name: c.Name, Where: c.Get("where"), Args: args, Count: c.Get("count")}
+		if g.Count != "" {
+			if err := json.Unmarshal([]byte(c.Get("countArgs")), &g.CountArgs); err != nil {
+				return nil, fmt.Errorf("%s: countArgs: %w", c.Where(), err)
+			}
+		}
+		out = append(out, g)
 	}
 	return out, nil
 }

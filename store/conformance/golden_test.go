@@ -76,6 +76,15 @@ func TestGoldenExecutes(t *testing.T) {
 					if assert.NoError(t, err, "%s: %s", f, g.Name) && want != nil {
 						assert.Equal(t, want, got, "%s: %s over %s", f, g.Name, pname)
 					}
+					if g.Count != "" {
+						// The count from the elements' side counts what
+						// the WHERE selects.
+						var n int64
+						err := db.SQL.QueryRowContext(t.Context(), g.Count, corpus.Values(g.CountArgs)...).Scan(&n)
+						if assert.NoError(t, err, "%s: %s count", f, g.Name) {
+							assert.Equal(t, int64(len(got)), n, "%s: %s count over %s", f, g.Name, pname)
+						}
+					}
 				}
 			}
 		}

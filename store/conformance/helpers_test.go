@@ -185,6 +185,9 @@ var purposes = []compile.Purpose{compile.WholeSet, compile.Page}
 // first of them.
 func runPurpose(ctx context.Context, db *store.DB, s *compile.SQL, purpose compile.Purpose) ([]int64, error) {
 	ids, err := store.RunSQL(ctx, db.SQL, s)
+	if err == nil && s.Count != nil {
+		err = checkCount(ctx, db, s, ids)
+	}
 	if err != nil || purpose == compile.WholeSet {
 		return ids, err
 	}
@@ -197,6 +200,19 @@ func runPurpose(ctx context.Context, db *store.DB, s *compile.SQL, purpose compi
 		return nil, fmt.Errorf("the first %d rows are %v, but the whole list starts %v", testPage, first, ids[:min(len(ids), testPage)])
 	}
 	return ids, nil
+}
+
+// checkCount runs s's Count, the count from the elements' side, which
+// must be the number of rows its WHERE selects, ids.
+func checkCount(ctx context.Context, db *store.DB, s *compile.SQL, ids []int64) error {
+	var n int64
+	if err := db.SQL.QueryRowContext(ctx, s.Count.SQL, s.Count.Args...).Scan(&n); err != nil {
+		return fmt.Errorf("count: %w\n%s", err, s.Count.SQL)
+	}
+	if n != int64(len(ids)) {
+		return fmt.Errorf("the count from the elements' side is %d, the WHERE selects %d rows\n%s\n%v", n, len(ids), s.Count.SQL, s.Count.Args)
+	}
+	return nil
 }
 
 // testPage is the page size of runPurpose.

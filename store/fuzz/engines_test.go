@@ -159,6 +159,16 @@ func (l *loaded) run(ctx context.Context, q *typecheck.Query, ref bool) ([]resul
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w\n%s\nargs %v", name, err, s.Where, s.Args)
 			}
+			if s.Count != nil {
+				// The count from the elements' side counts the same rows.
+				var n int64
+				if err := db.SQL.QueryRowContext(ctx, s.Count.SQL, s.Count.Args...).Scan(&n); err != nil {
+					return nil, fmt.Errorf("%s count: %w\n%s\nargs %v", name, err, s.Count.SQL, s.Count.Args)
+				}
+				if n != int64(len(ids)) {
+					return nil, fmt.Errorf("%s: the count from the elements' side is %d, the WHERE selects %d\n%s\nargs %v", name, n, len(ids), s.Count.SQL, s.Count.Args)
+				}
+			}
 			out = append(out, result{name, ids})
 		}
 	}

@@ -1,0 +1,115 @@
+package compile
+
+import (
+	"github.com/croql/croql/ast"
+	"github.com/croql/croql/schema"
+	"github.com/croql/croql/typecheck"
+)
+
+// Stmt is a statement and the values of its parameters, in order.
+type Stmt struct {
+	SQL  string
+	Args []any
+}
+
+// total is the count of the rows a whole condition selects, counted from
+// the elements' side, when the condition is "some element of C matches
+// P" (`count of C where (P) > 0`, `C with (P)`), C a collection of the
+// root row whose elements are rows of their own table with the root's key
+// in a foreign key column fk, and P reads the element alone (or through
+// subqueries that read no outer row):
+//
+//	SELECT COUNT(DISTINCT fk) FROM elements WHERE P
+//
+// A root row is selected exactly when one of its elements matches, and
+// every element's fk is the key of a row of the root table (the loader
+// writes the elements of each row it writes with the row's key, and the
+// writes of a platform delete a string's elements with it), so the number
+// of distinct fk among the matching elements is the number of rows
+// selected; an fk that is NULL (an element of a table with several
+// parents, owned by another one) is not counted, as it selects no row. The
+// engines read an index on (the columns P tests, fk) alone, instead of
+// testing every root row or building the list of their keys.
+//
+// nil for the Page purpose, on a sharded dialect (package store's
+// coordinator answers there), for elements read through a join table, and
+// where the row keeps the count (countExists) or the user of every element
+// (someNotBy) that answers the condition from the root table alone.
+//
+// An error writing it (which the WHERE, compiled first from the same
+// nodes, did not meet) leaves it nil: COUNT(*) over the WHERE counts the
+// same rows.
+func total(c *compiler, core typecheck.Node) *Stmt {
+	coll, with, ok := c.totalShape(core)
+	if !ok {
+		return nil
+	}
+	_, fk, ok := c.collectionParent(coll, with != nil)
+	if !ok || c.err != nil {
+		return nil
+	}
+	c.w("SELECT COUNT(DISTINCT ", fk, ")")
+	c.elements(coll, with, false)
+	if c.err != nil {
+		return nil
+	}
+	text, args := c.finish(c.b.String())
+	if c.err != nil || len(args) > c.d.MaxParams() {
+		return nil
+	}
+	return &Stmt{SQL: text, Args: args}
+}
+
+// totalShape matches core, the whole condition, as total's "some element
+// of coll (that with's predicate keeps) matches", and reports whether
+// total may count it from the elements' side.
+func (c *compiler) totalShape(core typecheck.Node) (coll typecheck.Node, with *typecheck.Filter, ok bool) {
+	if _, sharded := c.d.(Sharding); sharded || c.purpose == Page {
+		return nil, nil, false
+	}
+	switch n := core.(type) {
+	case *typecheck.Exists:
+		if _, col := c.countOf(n.X); col != "" {
+			return nil, nil, false
+		}
+		if _, by := c.notBy(n); by {
+			return nil, nil, false
+		}
+		coll = n.X
+	case *typecheck.Filter:
+		if n.Kind != ast.With || n.X.Type().Kind != schema.Collection {
+			return nil, nil, false
+		}
+		coll, with = n.X, n
+	default:
+		return nil, nil, false
+	}
+	if correlated(coll, with) || !c.ownTable(coll) || c.err != nil {
+		return nil, nil, false
+	}
+	return coll, with, true
+}
+
+// ownTable reports whether coll (filtered by `where` or not) is a
+// collection field of the root row whose elements are rows of their own
+// table, tied to the root row by a foreign key (not a join table).
+func (c *compiler) ownTable(coll typecheck.Node) bool {
+	x := coll
+	for {
+		f, ok := x.(*typecheck.Filter)
+		if !ok || f.Kind != ast.Where {
+			break
+		}
+		x = f.X
+	}
+	base, ok := x.(*typecheck.Field)
+	if !ok || base.F.Type.Kind != schema.Collection || base.F.Type.Obj == nil || base.Scope != 0 {
+		return false
+	}
+	root := c.scopes[0]
+	if root.tab == nil || (base.Obj != nil && base.Obj != root.obj) {
+		return false
+	}
+	ch := root.tab.Children[base.F.Name]
+	return ch != nil && ch.Through == "" && ch.FK != ""
+}

@@ -1,0 +1,63 @@
+package compile_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/croql/croql"
+	"github.com/croql/croql/compile"
+	"github.com/croql/croql/mapping"
+	"github.com/croql/croql/schema"
+)
+
+// TestCountFromElements: a whole condition "some element of C matches P",
+// C the root row's elements in a table of their own, gets a count from
+// the elements' side (SQL.Count); anything else counts with COUNT(*).
+func TestCountFromElements(t *testing.T) {
+	m := mapping.Default(schema.New())
+	cases := []struct {
+		context, src string
+		dialect      compile.Dialect
+		purpose      compile.Purpose
+		want         string
+	}{
+		{croql.Strings, `count of comments where (user = @user:"alice") > 0`, compile.SQLite{}, compile.WholeSet,
+			`SELECT COUNT(DISTINCT t1."string_id") FROM "comments" AS t1 WHERE (t1."user_id" = (SELECT t2."id" FROM "users" AS t2 WHERE t2."login" = ?))`},
+		{croql.Strings, `comments with (has issue)`, compile.Postgres{}, compile.WholeSet,
+			`SELECT COUNT(DISTINCT t1."string_id") FROM "comments" AS t1 WHERE t1."has_issue"`},
+		{croql.TM, `count of records where (usageCount > 0) > 0`, compile.MySQL{}, compile.WholeSet,
+			"SELECT COUNT(DISTINCT t1.`segment_id`) FROM `tm_records` AS t1 WHERE (t1.`usage_count` > ?)"},
+		// A page is not counted.
+		{croql.Strings, `count of comments where (user = @user:"alice") > 0`, compile.SQLite{}, compile.Page, ""},
+		// Beside another condition.
+		{croql.Strings, `count of comments where (has issue) > 0 and is hidden`, compile.SQLite{}, compile.WholeSet, ""},
+		// Negated.
+		{croql.Strings, `count of comments where (has issue) = 0`, compile.SQLite{}, compile.WholeSet, ""},
+		// Elements through a join table.
+		{croql.Strings, `count of translations where (text = "a") > 0`, compile.SQLite{}, compile.WholeSet, ""},
+		// The predicate reads the root row.
+		{croql.Strings, `count of comments where (text = identifier) > 0`, compile.SQLite{}, compile.WholeSet, ""},
+		// The row keeps the count.
+		{croql.Strings, `count of translations > 0`, compile.SQLite{}, compile.WholeSet, ""},
+		// A sharded engine.
+		{croql.Strings, `count of comments where (has issue) > 0`, compile.Vitess{}, compile.WholeSet, ""},
+	}
+	for _, c := range cases {
+		env, err := croql.NewEnv(c.context)
+		require.NoError(t, err)
+		q, diags := env.Check(c.src)
+		require.False(t, diags.HasErrors(), "%s: %v", c.src, diags)
+		s, err := compile.CompileFor(q, c.dialect, m, c.purpose)
+		require.NoError(t, err, c.src)
+		if c.want == "" {
+			assert.Nil(t, s.Count, "%s (%s, %s)", c.src, c.dialect.Name(), c.purpose)
+			continue
+		}
+		if assert.NotNil(t, s.Count, "%s (%s): %s", c.src, c.dialect.Name(), s.Where) {
+			assert.Equal(t, c.want, s.Count.SQL, c.src)
+			assert.Len(t, s.Count.Args, len(s.Args), c.src)
+		}
+	}
+}
