@@ -2,7 +2,6 @@ package compile
 
 import (
 	"github.com/croql/croql/ast"
-	"github.com/croql/croql/schema"
 	"github.com/croql/croql/typecheck"
 )
 
@@ -73,16 +72,8 @@ func (c *compiler) notIn(n *typecheck.Not, e *typecheck.Exists) bool {
 // NULL in the DDL: a join table's column always is, an element table's
 // foreign key when the table has one parent (mapping.TableLayout.Nullable).
 func (c *compiler) ownerNotNull(coll typecheck.Node) bool {
-	x := coll
-	for {
-		f, ok := x.(*typecheck.Filter)
-		if !ok || f.Kind != ast.Where {
-			break
-		}
-		x = f.X
-	}
-	base, ok := x.(*typecheck.Field)
-	if !ok || base.F.Type.Kind != schema.Collection || base.F.Type.Obj == nil || base.Scope < 0 || base.Scope >= len(c.scopes) {
+	base, ok := collectionField(coll)
+	if !ok || base.Scope < 0 || base.Scope >= len(c.scopes) {
 		return false
 	}
 	p := c.scopes[base.Scope]

@@ -94,6 +94,21 @@ func (c *compiler) totalShape(core typecheck.Node) (coll typecheck.Node, with *t
 // collection field of the root row whose elements are rows of their own
 // table, tied to the root row by a foreign key (not a join table).
 func (c *compiler) ownTable(coll typecheck.Node) bool {
+	base, ok := collectionField(coll)
+	if !ok || base.Scope != 0 {
+		return false
+	}
+	root := c.scopes[0]
+	if root.tab == nil || (base.Obj != nil && base.Obj != root.obj) {
+		return false
+	}
+	ch := root.tab.Children[base.F.Name]
+	return ch != nil && ch.Through == "" && ch.FK != ""
+}
+
+// collectionField is the collection field under coll's where filters:
+// false when it is not a field of a collection of objects.
+func collectionField(coll typecheck.Node) (*typecheck.Field, bool) {
 	x := coll
 	for {
 		f, ok := x.(*typecheck.Filter)
@@ -103,13 +118,5 @@ func (c *compiler) ownTable(coll typecheck.Node) bool {
 		x = f.X
 	}
 	base, ok := x.(*typecheck.Field)
-	if !ok || base.F.Type.Kind != schema.Collection || base.F.Type.Obj == nil || base.Scope != 0 {
-		return false
-	}
-	root := c.scopes[0]
-	if root.tab == nil || (base.Obj != nil && base.Obj != root.obj) {
-		return false
-	}
-	ch := root.tab.Children[base.F.Name]
-	return ch != nil && ch.Through == "" && ch.FK != ""
+	return base, ok && base.F.Type.Kind == schema.Collection && base.F.Type.Obj != nil
 }
