@@ -242,35 +242,10 @@ func lowerRoot(ts []elemTest) objPred {
 	}
 	t := &ts[0]
 	off, neg, lo, hi := t.off, t.neg, t.lo, t.hi
+	if p := rootNarrowLeaf(t, next); p != nil {
+		return p
+	}
 	switch {
-	case t.byteLeaf() && next == nil:
-		return func(e unsafe.Pointer) bool { return e != nil && *(*bool)(unsafe.Add(e, off)) != neg }
-	case t.byteLeaf():
-		return func(e unsafe.Pointer) bool { return e != nil && *(*bool)(unsafe.Add(e, off)) != neg && next(e) }
-	case t.boolLeaf() && next == nil:
-		mask := t.mask
-		return func(e unsafe.Pointer) bool { return e != nil && (*(*uint8)(unsafe.Add(e, off))&mask != 0) != neg }
-	case t.boolLeaf():
-		mask := t.mask
-		return func(e unsafe.Pointer) bool {
-			return e != nil && (*(*uint8)(unsafe.Add(e, off))&mask != 0) != neg && next(e)
-		}
-	case t.u32 && lo == hi && next == nil:
-		return func(e unsafe.Pointer) bool { return e != nil && (int64(*(*uint32)(unsafe.Add(e, off))) == lo) != neg }
-	case t.u32 && lo == hi:
-		return func(e unsafe.Pointer) bool {
-			return e != nil && (int64(*(*uint32)(unsafe.Add(e, off))) == lo) != neg && next(e)
-		}
-	case t.u32 && lo <= hi && next == nil:
-		span := uint64(hi - lo)
-		return func(e unsafe.Pointer) bool {
-			return e != nil && (uint64(int64(*(*uint32)(unsafe.Add(e, off)))-lo) <= span) != neg
-		}
-	case t.u32 && lo <= hi:
-		span := uint64(hi - lo)
-		return func(e unsafe.Pointer) bool {
-			return e != nil && (uint64(int64(*(*uint32)(unsafe.Add(e, off)))-lo) <= span) != neg && next(e)
-		}
 	case t.num && t.word && next == nil:
 		return func(e unsafe.Pointer) bool {
 			if e == nil {
@@ -325,6 +300,44 @@ func lowerRoot(ts []elemTest) objPred {
 	}
 	p := lowerAll(ts)
 	return func(e unsafe.Pointer) bool { return e != nil && p(e) }
+}
+
+// rootNarrowLeaf is lowerRoot's closure for a first test t that reads a
+// bool byte, a bit or a uint32 of the object (then next), nil for other
+// tests.
+func rootNarrowLeaf(t *elemTest, next objPred) objPred {
+	off, neg, lo, hi := t.off, t.neg, t.lo, t.hi
+	switch {
+	case t.byteLeaf() && next == nil:
+		return func(e unsafe.Pointer) bool { return e != nil && *(*bool)(unsafe.Add(e, off)) != neg }
+	case t.byteLeaf():
+		return func(e unsafe.Pointer) bool { return e != nil && *(*bool)(unsafe.Add(e, off)) != neg && next(e) }
+	case t.boolLeaf() && next == nil:
+		mask := t.mask
+		return func(e unsafe.Pointer) bool { return e != nil && (*(*uint8)(unsafe.Add(e, off))&mask != 0) != neg }
+	case t.boolLeaf():
+		mask := t.mask
+		return func(e unsafe.Pointer) bool {
+			return e != nil && (*(*uint8)(unsafe.Add(e, off))&mask != 0) != neg && next(e)
+		}
+	case t.u32 && lo == hi && next == nil:
+		return func(e unsafe.Pointer) bool { return e != nil && (int64(*(*uint32)(unsafe.Add(e, off))) == lo) != neg }
+	case t.u32 && lo == hi:
+		return func(e unsafe.Pointer) bool {
+			return e != nil && (int64(*(*uint32)(unsafe.Add(e, off))) == lo) != neg && next(e)
+		}
+	case t.u32 && lo <= hi && next == nil:
+		span := uint64(hi - lo)
+		return func(e unsafe.Pointer) bool {
+			return e != nil && (uint64(int64(*(*uint32)(unsafe.Add(e, off)))-lo) <= span) != neg
+		}
+	case t.u32 && lo <= hi:
+		span := uint64(hi - lo)
+		return func(e unsafe.Pointer) bool {
+			return e != nil && (uint64(int64(*(*uint32)(unsafe.Add(e, off)))-lo) <= span) != neg && next(e)
+		}
+	}
+	return nil
 }
 
 // lower compiles t and then next: the predicate holds when t holds and
