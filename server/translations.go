@@ -324,7 +324,10 @@ func (pl *trByString) read(ctx context.Context, s *Server, req *listRequest, fro
 // order by their key and asks of each whether a translation the
 // condition keeps is filed under it (walkStrings): a first page reads
 // about as many strings as it needs. Otherwise it finds the distinct
-// string of every matching translation.
+// string of every matching translation. The total counts the distinct
+// strings of the matching translations, by the column that keeps each
+// one's string (pl.filed) where the mapping has it, else as the page
+// walks them.
 func (pl *trByString) stringPage(ctx context.Context, tx *sql.Tx, req *listRequest) ([]int64, int64, error) {
 	d, params := req.p.Dialect(), req.params
 	dir := ""
