@@ -102,6 +102,17 @@ type Table struct {
 	// translations where (user != X) > 0`); the DDL creates it nullable,
 	// with an index.
 	Counts map[string]string
+	// Filed is, for a table whose rows another table's collection lists
+	// through a join table (translations, which source strings list), the
+	// column that holds the key of the row each is filed under: among the
+	// rows that list it, one whose `is duplicate` is false before one
+	// whose is true (a master string before its duplicates, which share
+	// its translations), then the lowest key; NULL when none lists it.
+	// The loader writes it and store.RefreshCounts keeps it, as they do
+	// the Counts; the DDL creates it nullable, apart from the Layout's
+	// Columns. croql serve counts a translations list's strings from it
+	// (COUNT(DISTINCT) over an index range of the language and it).
+	Filed string
 }
 
 // SoleKey is the key of Table.Counts of the value of field field that
@@ -347,6 +358,7 @@ func (m *Mapping) addIndexes() {
 	}
 	if t := m.Tables["translation"]; t != nil {
 		t.Counts = translationCounts()
+		t.Filed = "filed_string_id"
 	}
 	add("user", true, "login")
 	add("source string", false, "identifier")
@@ -375,6 +387,9 @@ func (m *Mapping) addIndexes() {
 	add("TM record", false, OwnerFK, "usage_count")
 	add("languages summary element", false, "translation_updated")
 	add("translation", false, "language")
+	// A language's translations by the string each is filed under: the
+	// total of a translations list is COUNT(DISTINCT) over a range of it.
+	add("translation", false, "language", "filed_string_id")
 	add("languages summary element", false, "language")
 	add("glossary term", false, "concept_id")
 	add("glossary term", false, "language")
@@ -486,6 +501,20 @@ type TableLayout struct {
 	PKey []string
 	// Counts are the table's Counts columns (not among Columns).
 	Counts []CountColumn
+	// Filed is the table's Filed column (not among Columns), nil when it
+	// has none.
+	Filed *FiledColumn
+}
+
+// FiledColumn is a Table.Filed column: Name holds the key of the row of
+// Owner, among those whose collection (through Child's join table) lists
+// the row, it is filed under; Dup is Owner's `is duplicate` column ("":
+// Owner has none, the lowest key is taken).
+type FiledColumn struct {
+	Name  string
+	Owner *Table
+	Child *Child
+	Dup   string
 }
 
 // Join is a join table of the mapping: From holds the parent's key, To
@@ -521,6 +550,7 @@ func (m *Mapping) Layout() (*Layout, error) {
 	}
 	b.keys()
 	b.counts()
+	b.filed()
 	b.apiNames()
 	if len(b.errs) > 0 {
 		return nil, errors.Join(b.errs...)
@@ -834,6 +864,61 @@ func (b *layoutBuilder) counts() {
 			ti.Counts = append(ti.Counts, cc)
 		}
 	}
+}
+
+// filed checks and sets the Filed column of every table that has one:
+// one collection of one table lists its rows, through a join table.
+func (b *layoutBuilder) filed() {
+	for _, ti := range b.l.Tables {
+		name := ti.Table.Filed
+		if name == "" {
+			continue
+		}
+		if err := CheckIdent(name); err != nil {
+			b.fail(fmt.Errorf("mapping: filed column of table %s: %w", ti.Table.Name, err))
+			continue
+		}
+		if slices.ContainsFunc(ti.Columns, func(c Column) bool { return c.Name == name }) ||
+			slices.ContainsFunc(ti.Counts, func(c CountColumn) bool { return c.Name == name }) {
+			b.fail(fmt.Errorf("mapping: filed column of table %s: column %s is taken", ti.Table.Name, name))
+			continue
+		}
+		fc, err := b.filedColumn(ti)
+		if err != nil {
+			b.fail(fmt.Errorf("mapping: filed column of table %s: %w", ti.Table.Name, err))
+			continue
+		}
+		ti.Filed = fc
+	}
+}
+
+// filedColumn finds the one collection, through a join table, that lists
+// ti's rows.
+func (b *layoutBuilder) filedColumn(ti *TableLayout) (*FiledColumn, error) {
+	var fc *FiledColumn
+	for _, o := range b.objs {
+		t := b.m.Tables[o.Name]
+		if t == nil {
+			continue
+		}
+		for _, f := range o.Fields {
+			ch := t.Children[f.Name]
+			if f.Type.Kind != schema.Collection || f.Type.Obj == nil || ch == nil || ch.Through == "" || b.m.Tables[f.Type.Obj.Name] != ti.Table {
+				continue
+			}
+			if fc != nil && (fc.Owner != t || fc.Child.Through != ch.Through) {
+				return nil, errors.New("several collections list its rows")
+			}
+			fc = &FiledColumn{Name: ti.Table.Filed, Owner: t, Child: ch}
+			if df, _ := o.Field("is duplicate"); df != nil && df.Type.Kind == schema.Bool && !df.Nullable {
+				fc.Dup = t.Columns[df.Name]
+			}
+		}
+	}
+	if fc == nil {
+		return nil, errors.New("no collection lists its rows through a join table")
+	}
+	return fc, nil
 }
 
 // countColumn is the count of ti's row that key names.

@@ -60,6 +60,10 @@ type resource struct {
 	// lists each string's translations, for reading the list in string
 	// order by index (nil when the mapping has no join table).
 	walk *strWalk
+	// filed (translations) is the column that holds the string a
+	// translation is filed under (mapping.Table.Filed, the value of
+	// stringId kept on the row), "" when the mapping has none.
+	filed string
 }
 
 // strWalk names, quoted, the strings table and its key, and the join
@@ -277,6 +281,10 @@ func (b *resBuilder) stringOf(r *resource) string {
 	join := d.Quote(ch.Through) + " AS j JOIN " + d.Quote(strTab.Name) + " AS s ON s." + d.Quote(strTab.Key) + " = j." + d.Quote(ch.From)
 	dup := "s." + d.Quote(b.col(st, "IsDuplicate"))
 	r.walk = &strWalk{strings: d.Quote(strTab.Name), key: d.Quote(strTab.Key), join: d.Quote(ch.Through), from: d.Quote(ch.From), to: d.Quote(ch.To)}
+	if ti := b.layout.Of(b.table(reflect.TypeFor[schema.Translation]())); ti != nil && ti.Filed != nil &&
+		ti.Filed.Owner == strTab && ti.Filed.Child.Through == ch.Through && ti.Filed.Dup == b.col(st, "IsDuplicate") {
+		r.filed = b.q(ti.Filed.Name)
+	}
 	r.links = "SELECT j." + d.Quote(ch.To) + ", j." + d.Quote(ch.From) + ", " + dup + " FROM " + join + " WHERE j." + d.Quote(ch.To) + " IN ("
 	return "(SELECT j." + d.Quote(ch.From) + " FROM " + join + " WHERE j." + d.Quote(ch.To) + " = " + r.key +
 		" ORDER BY " + dup + ", j." + d.Quote(ch.From) + d.Limit("1") + ")"

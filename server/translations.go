@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -41,10 +42,13 @@ type trRow struct {
 // trBase is what every strategy of a translations list shares: the
 // rows' SELECT, the page's condition and the total's.
 type trBase struct {
-	sel                 string
-	where, totalWhere   []string
-	args, totalArgs     []any
-	stringID            string
+	sel               string
+	where, totalWhere []string
+	args, totalArgs   []any
+	stringID          string
+	// filed is the column that holds stringId on the row (resource.filed)
+	// where the total counts from it, else "".
+	filed               string
 	flt                 listFilters
 	inStringOrder, desc bool
 }
@@ -88,7 +92,14 @@ func (s *Server) planTranslations(req *listRequest, sharded bool) (plan, *httpEr
 		return nil, e
 	}
 	if req.params.withTotal {
-		if b.totalWhere, b.totalArgs, e = s.trWhere(req, b, true, compile.WholeSet); e != nil {
+		// The total counts the strings from the translations' side, by
+		// the string kept on each row, where the mapping keeps it.
+		tb := b
+		if f := req.res.filed; f != "" {
+			b.filed = f
+			tb = &trBase{stringID: f, flt: flt}
+		}
+		if b.totalWhere, b.totalArgs, e = s.trWhere(req, tb, true, compile.WholeSet); e != nil {
 			return nil, e
 		}
 	}
@@ -313,7 +324,10 @@ func (pl *trByString) read(ctx context.Context, s *Server, req *listRequest, fro
 // order by their key and asks of each whether a translation the
 // condition keeps is filed under it (walkStrings): a first page reads
 // about as many strings as it needs. Otherwise it finds the distinct
-// string of every matching translation.
+// string of every matching translation. The total counts the distinct
+// strings of the matching translations, by the column that keeps each
+// one's string (pl.filed) where the mapping has it, else as the page
+// walks them.
 func (pl *trByString) stringPage(ctx context.Context, tx *sql.Tx, req *listRequest) ([]int64, int64, error) {
 	d, params := req.p.Dialect(), req.params
 	dir := ""
@@ -347,13 +361,14 @@ func (pl *trByString) stringPage(ctx context.Context, tx *sql.Tx, req *listReque
 		return page, 0, err
 	}
 	var total int64
-	if wk := req.res.walk; wk != nil {
+	if wk := req.res.walk; wk != nil && pl.filed == "" {
 		w, ta := pl.walkStrings(req, wk, pl.totalWhere, pl.totalArgs, false)
 		w, ta = pl.onlyStrings(d, wk, w, ta)
 		q = "SELECT COUNT(*) FROM " + wk.strings + " AS ps" + whereClause(w)
 		err = tx.QueryRowContext(ctx, q, ta...).Scan(&total)
 	} else {
-		q = "SELECT COUNT(DISTINCT " + pl.stringID + ") FROM " + req.res.table + whereClause(append(slices.Clone(pl.totalWhere), pl.stringID+" IS NOT NULL"))
+		col := cmp.Or(pl.filed, pl.stringID)
+		q = "SELECT COUNT(DISTINCT " + col + ") FROM " + req.res.table + whereClause(append(slices.Clone(pl.totalWhere), col+" IS NOT NULL"))
 		err = tx.QueryRowContext(ctx, q, pl.totalArgs...).Scan(&total)
 	}
 	if err != nil {

@@ -75,7 +75,7 @@ func refreshRows(ctx context.Context, q querier, d compile.Dialect, m *mapping.M
 			}
 		}
 	}
-	if len(ti.Counts) == 0 {
+	if len(ti.Counts) == 0 && ti.Filed == nil {
 		return nil
 	}
 	t := d.Quote(ti.Table.Name)
@@ -123,7 +123,7 @@ func elementsOf(d compile.Dialect, ti *mapping.TableLayout, ch *mapping.Child, e
 func countsSQL(d compile.Dialect, ti *mapping.TableLayout, after int) (string, []any) {
 	t := d.Quote(ti.Table.Name)
 	key := t + "." + d.Quote(ti.Table.Key)
-	sets := make([]string, len(ti.Counts))
+	sets := make([]string, len(ti.Counts), len(ti.Counts)+1)
 	var consts []any
 	param := func(v int64) string {
 		consts = append(consts, v)
@@ -136,7 +136,29 @@ func countsSQL(d compile.Dialect, ti *mapping.TableLayout, after int) (string, [
 		}
 		sets[i] = d.Quote(c.Name) + " = (SELECT COUNT(*) FROM " + countFrom(d, c, key, param) + ")"
 	}
+	if f := ti.Filed; f != nil {
+		sets = append(sets, d.Quote(f.Name)+" = "+FiledSQL(d, f, key))
+	}
 	return strings.Join(sets, ", "), consts
+}
+
+// FiledSQL is the value of the Filed column f of the row whose key is
+// key: the key of the row of f.Owner, among those that list it, that is
+// not a duplicate before one that is, then the lowest (NULL when none
+// lists it):
+//
+//	(SELECT j."string_id" FROM "string_translations" AS j JOIN "strings" AS s ON s."id" = j."string_id" WHERE j."translation_id" = "translations"."id" ORDER BY s."is_duplicate", j."string_id" LIMIT 1)
+//
+// croql serve's translations list files a translation under the same
+// string (the expression of its stringId).
+func FiledSQL(d compile.Dialect, f *mapping.FiledColumn, key string) string {
+	from := "j." + d.Quote(f.Child.From)
+	order := from
+	if f.Dup != "" {
+		order = "s." + d.Quote(f.Dup) + ", " + from
+	}
+	return "(SELECT " + from + " FROM " + d.Quote(f.Child.Through) + " AS j JOIN " + d.Quote(f.Owner.Name) + " AS s ON s." + d.Quote(f.Owner.Key) + " = " + from +
+		" WHERE j." + d.Quote(f.Child.To) + " = " + key + " ORDER BY " + order + d.Limit("1") + ")"
 }
 
 // countFrom is the FROM and WHERE of the count c of the row whose key is

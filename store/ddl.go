@@ -164,6 +164,10 @@ func (w *ddlWriter) table(ti *mapping.TableLayout) {
 		}
 		defs = append(defs, w.d.Quote(c.Name)+" "+w.d.ColumnType(schema.Int)+" NOT NULL DEFAULT 0")
 	}
+	if f := ti.Filed; f != nil {
+		// The row it is filed under: NULL until it is listed.
+		defs = append(defs, w.d.Quote(f.Name)+" "+w.d.ColumnType(schema.Int))
+	}
 	defs = append(defs, w.shardDef(t.Name)...)
 	w.create(t.Name, defs, ti.PKey, w.shard[t.Name])
 	var done [][]string
@@ -183,9 +187,13 @@ func (w *ddlWriter) table(ti *mapping.TableLayout) {
 	for _, u := range t.Unique {
 		add(true, u...)
 	}
-	// An extra index may hold a count kept on the row.
+	// An extra index may hold a count kept on the row, or the Filed
+	// column.
 	for _, c := range ti.Counts {
 		kinds[c.Name] = schema.Int
+	}
+	if ti.Filed != nil {
+		kinds[ti.Filed.Name] = schema.Int
 	}
 	for _, x := range t.Indexes {
 		add(false, ownerFK(x, ti.FKs)...)

@@ -343,6 +343,9 @@ func (l *Loader) Finish() error {
 	if l.bulk.TransactionalDDL {
 		err := l.buildIndexes(l.conn)
 		if err == nil {
+			err = l.ld.refileAll(l.conn)
+		}
+		if err == nil {
 			err = l.mark(l.conn)
 		}
 		if err == nil {
@@ -364,12 +367,56 @@ func (l *Loader) Finish() error {
 		err = l.buildIndexes(l.conn)
 	}
 	if err == nil {
+		err = l.ld.refileAll(l.conn)
+	}
+	if err == nil {
 		err = l.mark(l.conn)
 	}
 	if err == nil {
 		err = l.awaitTracked()
 	}
 	return errors.Join(err, l.restoreSettings())
+}
+
+// refile records that the row key of ti, which has a Filed column, is
+// listed again.
+func (ld *loader) refile(ti *mapping.TableLayout, key int64) {
+	if ld.refiled == nil {
+		ld.refiled = map[*mapping.TableLayout][]int64{}
+	}
+	ld.refiled[ti] = append(ld.refiled[ti], key)
+}
+
+// refileAll sets the Filed column of the rows listed more than once
+// (after the keys are built), on conn: their first lister wrote it, and
+// another may come first (a master listed after its duplicate). On a
+// sharded engine it does nothing, as RefreshCounts: nothing reads the
+// column there.
+func (ld *loader) refileAll(conn *sql.Conn) error {
+	if _, sharded := ld.d.(compile.Sharding); sharded {
+		return nil
+	}
+	for _, ti := range ld.l.Tables {
+		keys := ld.refiled[ti]
+		slices.Sort(keys)
+		keys = slices.Compact(keys)
+		t := ld.d.Quote(ti.Table.Name)
+		for len(keys) > 0 {
+			n := min(len(keys), max(1, min(500, ld.d.MaxParams())))
+			ph := make([]string, n)
+			args := make([]any, n)
+			for i, k := range keys[:n] {
+				ph[i], args[i] = ld.d.Param(i+1, schema.Int), k
+			}
+			q := "UPDATE " + t + " SET " + ld.d.Quote(ti.Filed.Name) + " = " + FiledSQL(ld.d, ti.Filed, t+"."+ld.d.Quote(ti.Table.Key)) +
+				" WHERE " + ld.d.Quote(ti.Table.Key) + " IN (" + strings.Join(ph, ", ") + ")"
+			if _, err := conn.ExecContext(ld.ctx, q, args...); err != nil {
+				return fmt.Errorf("store: filing the rows of %s: %w", ti.Table.Name, err)
+			}
+			keys = keys[n:]
+		}
+	}
+	return nil
 }
 
 // awaitTracked waits, on a sharded engine, until its router plans with
@@ -403,8 +450,9 @@ func (l *Loader) buildIndexes(conn *sql.Conn) error {
 // approvals on its row, a string's of its summary elements with
 // approvals or a positive rating and of its translations with votes or
 // approvals, and the user of all of a string's translations
-// (mapping.SoleKey).
-const LoadFormat = 5
+// (mapping.SoleKey); 6 the string a translation is filed under on its
+// row (mapping.Table.Filed).
+const LoadFormat = 6
 
 // mark creates LoadMarker and records the load in it, after the
 // project's record (the ProjectTable).
@@ -595,6 +643,14 @@ type loader struct {
 	// place places the rows of a sharded engine's tables that go with
 	// their string (nil for the other engines).
 	place *placement
+	// lister is the key of the row whose collection lists, through a
+	// join table, the object being stored (listed: there is one), for a
+	// table with a Filed column; refiled are the keys of such rows
+	// listed again, whose Filed column Finish sets in SQL (the first
+	// lister wrote it; another may come first by the rule).
+	lister  int64
+	listed  bool
+	refiled map[*mapping.TableLayout][]int64
 }
 
 // loadInfo is what the loader needs of one table.
@@ -606,6 +662,9 @@ type loadInfo struct {
 	key int
 	// shard: the table holds mapping.ShardKeyColumn after its columns.
 	shard bool
+	// extra is the number of columns after ti.Columns before the shard
+	// key: the Counts columns, and the Filed column.
+	extra int
 }
 
 type loadColl struct {
@@ -712,6 +771,10 @@ func newLoader(ctx context.Context, tx inserter, d compile.Dialect, m *mapping.M
 		for _, c := range ti.Counts {
 			cols = append(cols, c.Name)
 		}
+		if ti.Filed != nil {
+			cols = append(cols, ti.Filed.Name)
+		}
+		li.extra = len(cols) - len(ti.Columns)
 		if li.shard {
 			cols = append(cols, mapping.ShardKeyColumn)
 		}
@@ -1022,13 +1085,18 @@ func (ld *loader) object(t *mapping.Table, v reflect.Value, fk *string, fkVal, o
 		return 0, fmt.Errorf("store: no table for %s", v.Type())
 	}
 	ti := li.ti
+	lister, listed := ld.lister, ld.listed
+	ld.listed = false
 	gf, err := ld.fieldsOf(li, v)
 	if err != nil {
 		return 0, err
 	}
-	row := ld.rowBuf(len(ti.Columns) + len(ti.Counts) + 1)[:len(ti.Columns)+len(ti.Counts)]
+	row := ld.rowBuf(len(ti.Columns) + li.extra + 1)[:len(ti.Columns)+li.extra]
 	defer ld.putRowBuf(row)
 	gf.countInto(v, row[len(ti.Columns):])
+	if ti.Filed != nil && listed {
+		row[len(row)-1] = lister
+	}
 	fkName := ""
 	if fk != nil {
 		fkName = *fk
@@ -1052,6 +1120,9 @@ func (ld *loader) object(t *mapping.Table, v reflect.Value, fk *string, fkVal, o
 		if prev, ok := ld.seen[t][key]; ok {
 			if prev != h {
 				return 0, fmt.Errorf("store: %s %d appears twice with different contents", strings.ToLower(v.Type().Name()), key)
+			}
+			if ti.Filed != nil && listed {
+				ld.refile(ti, key)
 			}
 			return key, ld.place.again(li.shard, v, key)
 		}
@@ -1080,7 +1151,9 @@ func (ld *loader) object(t *mapping.Table, v reflect.Value, fk *string, fkVal, o
 				}
 				continue
 			}
+			ld.lister, ld.listed = key, true
 			ek, err := ld.object(lc.elem, ev, nil, 0, 0)
+			ld.listed = false
 			if err != nil {
 				return 0, err
 			}
