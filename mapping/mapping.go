@@ -348,6 +348,9 @@ func (m *Mapping) addIndexes() {
 	if t := m.Tables["translation"]; t != nil {
 		t.Counts = translationCounts()
 	}
+	if t := m.Tables["TM segment"]; t != nil {
+		t.Counts = segmentCounts()
+	}
 	add("user", true, "login")
 	add("source string", false, "identifier")
 	add("source string", false, "added")
@@ -771,6 +774,19 @@ func defaultCounts() map[string]string {
 // translation's row: of its votes and of its approvals.
 func translationCounts() map[string]string {
 	return map[string]string{"votes": "n_votes", "approvals": "n_approvals"}
+}
+
+// segmentCounts are the counts the reference mapping keeps on a TM
+// segment's row: of its records, and of its records that have been used
+// (`usageCount > 0`), the two counts of records the seed's TM patterns
+// compare (`count of records = 0`, `count of records where (usageCount >
+// 0) > 0`). A filter on a record's user or dates depends on the query's
+// values and is counted over the records.
+func segmentCounts() map[string]string {
+	return map[string]string{
+		"records":                             "n_records",
+		CountKey("records", "usageCount > 0"): "n_records_used",
+	}
 }
 
 // CountColumn is a column of Table.Counts: Name holds the count of the

@@ -403,8 +403,9 @@ func (l *Loader) buildIndexes(conn *sql.Conn) error {
 // approvals on its row, a string's of its summary elements with
 // approvals or a positive rating and of its translations with votes or
 // approvals, and the user of all of a string's translations
-// (mapping.SoleKey).
-const LoadFormat = 5
+// (mapping.SoleKey); 6 the counts of a TM segment's records and of its
+// used records on its row.
+const LoadFormat = 6
 
 // mark creates LoadMarker and records the load in it, after the
 // project's record (the ProjectTable).
