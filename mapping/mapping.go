@@ -370,10 +370,11 @@ func (m *Mapping) addIndexes() {
 	// A TM's records by their creator, and by segment with the usage
 	// count: the total of `count of records where (createdBy = X) > 0`
 	// is a range of the first (SELECT COUNT(DISTINCT segment_id) ...
-	// WHERE created_by = X, compile.SQL.Count), that of `count of records
-	// where (usageCount > 0) > 0` a pass over the second in segment order
-	// without the records' rows or a sort, which also answers a page's
-	// probe per segment from the index alone.
+	// WHERE created_by = X, compile.SQL.Count); the second answers a
+	// page's probe per segment of a usage count the segment's row does
+	// not keep (`usageCount > 1`) from the index alone, and the total of
+	// one in a pass over it in segment order without the records' rows
+	// or a sort (`usageCount > 0` reads n_records_used: segmentCounts).
 	add("TM record", false, "created_by", OwnerFK)
 	add("TM record", false, OwnerFK, "usage_count")
 	add("languages summary element", false, "translation_updated")

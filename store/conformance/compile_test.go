@@ -372,11 +372,12 @@ func TestExplainUsesIndexes(t *testing.T) {
 		{"strings", `id of file = 7`, "strings_file_id_idx"},
 		{"strings", `added between '2024-01-01' and '2024-01-31'`, "strings_added_idx"},
 		{"strings", `count of comments where (has unresolved issue) > 0 and id of file = 7`, "comments_string_id_idx"},
-		{"tm", `count of records where (usageCount > 0) > 0 and count of records > 1`, "tm_records_segment_id_idx"},
+		{"tm", `count of records where (usageCount > 1) > 0 and count of records > 1`, "tm_records_segment_id"},
 		{"translations", `count of votes where (is up) >= 1 and is pre translated`, "votes_translation_id_idx"},
 		// As the whole condition, SQLite reads the filtered elements once
-		// (IN) and PostgreSQL probes by the foreign key.
-		{"tm", `count of records where (usageCount > 0) > 0`, "tm_records_segment_id_idx|LIST SUBQUERY"},
+		// (IN) and PostgreSQL probes by the foreign key (`usageCount > 0`
+		// reads the segment's own n_records_used instead).
+		{"tm", `count of records where (usageCount > 1) > 0`, "tm_records_segment_id|LIST SUBQUERY"},
 		// Approved by a user: SQLite's nested IN starts from the user's
 		// approvals.
 		{"strings", `count of translations where (count of approvals where (user = @user:"alice") > 0) > 0`, "approvals_user_id_idx"},
