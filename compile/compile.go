@@ -1039,6 +1039,10 @@ func (c *compiler) member(n *typecheck.Member) {
 func (c *compiler) with(n *typecheck.Filter, strict bool) {
 	switch n.X.Type().Kind {
 	case schema.Collection:
+		if a, col := c.withCount(n); col != "" {
+			c.countExists(n, a, col)
+			return
+		}
 		if !strict && c.semiJoin(n, n.X, n) {
 			return
 		}
@@ -1517,6 +1521,19 @@ func (c *compiler) countOf(coll typecheck.Node) (alias, col string) {
 	return p.alias, c.q(name)
 }
 
+// withCount is countOf for n, `C with (P)`: the count the row keeps of
+// the elements of C where P holds, which is above zero exactly when n
+// holds (`records with (usageCount > 0)` is `count of records where
+// (usageCount > 0) > 0`).
+func (c *compiler) withCount(n *typecheck.Filter) (alias, col string) {
+	if n.Kind != ast.With {
+		return "", ""
+	}
+	where := *n
+	where.Kind = ast.Where
+	return c.countOf(&where)
+}
+
 // countWhere is the filter of f as a key of mapping.Table.Counts (see
 // mapping.CountKey): f is `where` with terms joined by `and`, each
 // (countTerm) a bool field of the element, an int field of it compared
@@ -1608,7 +1625,8 @@ func intVsConst(n *typecheck.Compare) (typecheck.Node, ast.Op, int64, bool) {
 	return x, op, k.I, true
 }
 
-// countExists writes n, "some element of n.X", as the count the row
+// countExists writes n, "some element of n.X" (or of n.X that n's
+// predicate keeps, for `C with (P)`), as the count the row
 // keeps in col (countColumn) above zero. On SQLite the index of col is
 // kept from the plan where reading the rows in key order is cheaper
 // (`+col`): beside another condition (most rows have some element, and
@@ -1618,7 +1636,7 @@ func intVsConst(n *typecheck.Compare) (typecheck.Node, ast.Op, int64, bool) {
 // index answers at once and which makes a page nothing matches empty at
 // once instead of reading every row (see guarded). Both are TRUE or
 // FALSE, so the guard holds under a negation too.
-func (c *compiler) countExists(n *typecheck.Exists, alias, col string) {
+func (c *compiler) countExists(n typecheck.Node, alias, col string) {
 	_, lite := c.d.(SQLite)
 	page := lite && c.purpose == Page
 	if !lite || (c.whole(n) && !page) {

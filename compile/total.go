@@ -80,6 +80,9 @@ func (c *compiler) totalShape(core typecheck.Node) (coll typecheck.Node, with *t
 		if n.Kind != ast.With || n.X.Type().Kind != schema.Collection {
 			return nil, nil, false
 		}
+		if _, col := c.withCount(n); col != "" {
+			return nil, nil, false
+		}
 		coll, with = n.X, n
 	default:
 		return nil, nil, false

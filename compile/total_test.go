@@ -27,7 +27,7 @@ func TestCountFromElements(t *testing.T) {
 			`SELECT COUNT(DISTINCT t1."string_id") FROM "comments" AS t1 WHERE (t1."user_id" = (SELECT t2."id" FROM "users" AS t2 WHERE t2."login" = ?))`},
 		{croql.Strings, `comments with (has issue)`, compile.Postgres{}, compile.WholeSet,
 			`SELECT COUNT(DISTINCT t1."string_id") FROM "comments" AS t1 WHERE t1."has_issue"`},
-		{croql.TM, `count of records where (usageCount > 0) > 0`, compile.MySQL{}, compile.WholeSet,
+		{croql.TM, `count of records where (usageCount > 1) > 0`, compile.MySQL{}, compile.WholeSet,
 			"SELECT COUNT(DISTINCT t1.`segment_id`) FROM `tm_records` AS t1 WHERE (t1.`usage_count` > ?)"},
 		// A page is not counted.
 		{croql.Strings, `count of comments where (user = @user:"alice") > 0`, compile.SQLite{}, compile.Page, ""},
@@ -41,6 +41,8 @@ func TestCountFromElements(t *testing.T) {
 		{croql.Strings, `count of comments where (text = identifier) > 0`, compile.SQLite{}, compile.WholeSet, ""},
 		// The row keeps the count.
 		{croql.Strings, `count of translations > 0`, compile.SQLite{}, compile.WholeSet, ""},
+		{croql.TM, `count of records where (usageCount >= 1) > 0`, compile.Postgres{}, compile.WholeSet, ""},
+		{croql.TM, `count of records > 0`, compile.MySQL{}, compile.WholeSet, ""},
 		// A sharded engine.
 		{croql.Strings, `count of comments where (has issue) > 0`, compile.Vitess{}, compile.WholeSet, ""},
 	}

@@ -360,6 +360,9 @@ func (m *Mapping) addIndexes() {
 		t.Counts = translationCounts()
 		t.Filed = "filed_string_id"
 	}
+	if t := m.Tables["TM segment"]; t != nil {
+		t.Counts = segmentCounts()
+	}
 	add("user", true, "login")
 	add("source string", false, "identifier")
 	add("source string", false, "added")
@@ -379,10 +382,11 @@ func (m *Mapping) addIndexes() {
 	// A TM's records by their creator, and by segment with the usage
 	// count: the total of `count of records where (createdBy = X) > 0`
 	// is a range of the first (SELECT COUNT(DISTINCT segment_id) ...
-	// WHERE created_by = X, compile.SQL.Count), that of `count of records
-	// where (usageCount > 0) > 0` a pass over the second in segment order
-	// without the records' rows or a sort, which also answers a page's
-	// probe per segment from the index alone.
+	// WHERE created_by = X, compile.SQL.Count); the second answers a
+	// page's probe per segment of a usage count the segment's row does
+	// not keep (`usageCount > 1`) from the index alone, and the total of
+	// one in a pass over it in segment order without the records' rows
+	// or a sort (`usageCount > 0` reads n_records_used: segmentCounts).
 	add("TM record", false, "created_by", OwnerFK)
 	add("TM record", false, OwnerFK, "usage_count")
 	add("languages summary element", false, "translation_updated")
@@ -801,6 +805,19 @@ func defaultCounts() map[string]string {
 // translation's row: of its votes and of its approvals.
 func translationCounts() map[string]string {
 	return map[string]string{"votes": "n_votes", "approvals": "n_approvals"}
+}
+
+// segmentCounts are the counts the reference mapping keeps on a TM
+// segment's row: of its records, and of its records that have been used
+// (`usageCount > 0`), the two counts of records the seed's TM patterns
+// compare (`count of records = 0`, `count of records where (usageCount >
+// 0) > 0`). A filter on a record's user or dates depends on the query's
+// values and is counted over the records.
+func segmentCounts() map[string]string {
+	return map[string]string{
+		"records":                             "n_records",
+		CountKey("records", "usageCount > 0"): "n_records_used",
+	}
 }
 
 // CountColumn is a column of Table.Counts: Name holds the count of the

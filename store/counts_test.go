@@ -32,6 +32,7 @@ func TestRefreshCountsAgreesWithLoad(t *testing.T) {
 	require.Contains(t, cols["strings"], "n_summary_translated_not_approved")
 	require.Contains(t, cols["strings"], "n_translations_with_votes")
 	require.Contains(t, cols["translations"], "n_votes")
+	require.Contains(t, cols["tm_segments"], "n_records_used")
 	p := demo.Generate(demo.Options{Strings: 300, Seed: 3})
 	for _, eng := range testdb.Engines(t) {
 		db := openRead(t, eng, m, p)
@@ -57,7 +58,7 @@ func TestRefreshCountsAgreesWithLoad(t *testing.T) {
 			_, err := db.SQL.Exec("UPDATE " + d.Quote(table) + " SET " + strings.Join(sets, ", "))
 			require.NoError(t, err)
 		}
-		loaded := map[string][]int64{"strings": sums("strings"), "translations": sums("translations")}
+		loaded := map[string][]int64{"strings": sums("strings"), "translations": sums("translations"), "tm_segments": sums("tm_segments")}
 		for table, s := range loaded {
 			for i, c := range cols[table] {
 				assert.NotZero(t, s[2*i], "%s: %s.%s", eng, table, c)
@@ -66,6 +67,7 @@ func TestRefreshCountsAgreesWithLoad(t *testing.T) {
 		// Every row of every table.
 		zero("strings")
 		zero("translations")
+		zero("tm_segments")
 		require.NoError(t, RefreshCounts(context.Background(), db.SQL, d, m, "", ""))
 		for table, s := range loaded {
 			assert.Equal(t, s, sums(table), "%s: %s", eng, table)
@@ -79,9 +81,10 @@ func TestRefreshCountsAgreesWithLoad(t *testing.T) {
 		assert.NotZero(t, partial[0], eng)
 		assert.NotEqual(t, loaded["translations"], partial, eng)
 		require.NoError(t, RefreshCounts(context.Background(), db.SQL, d, m, "strings", d.Quote("file_id")+" IS NULL OR "+d.Quote("file_id")+" > "+d.Placeholder(1), int64(2)))
-		for table, s := range loaded {
+		for _, table := range []string{"strings", "translations"} {
+			s := loaded[table]
 			assert.Equal(t, s, sums(table), "%s: %s", eng, table)
 		}
-		t.Logf("%s: %d counts agree", eng, len(cols["strings"])+len(cols["translations"]))
+		t.Logf("%s: %d counts agree", eng, len(cols["strings"])+len(cols["translations"])+len(cols["tm_segments"]))
 	}
 }

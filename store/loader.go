@@ -451,7 +451,8 @@ func (l *Loader) buildIndexes(conn *sql.Conn) error {
 // approvals or a positive rating and of its translations with votes or
 // approvals, and the user of all of a string's translations
 // (mapping.SoleKey); 6 the string a translation is filed under on its
-// row (mapping.Table.Filed).
+// row (mapping.Table.Filed) and the counts of a TM segment's records and
+// of its used records on its row.
 const LoadFormat = 6
 
 // mark creates LoadMarker and records the load in it, after the

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/croql/croql"
 	"github.com/croql/croql/compile"
 	"github.com/croql/croql/demo"
 	"github.com/croql/croql/mapping"
@@ -30,11 +31,13 @@ func compileWith(t *testing.T, d compile.Dialect, m *mapping.Mapping, src string
 }
 
 // uncounted is the default mapping without the counts kept on the
-// strings' rows (mapping.Table.Counts): the compiler counts the elements.
+// rows of strings, translations and TM segments (mapping.Table.Counts):
+// the compiler counts the elements.
 func uncounted() *mapping.Mapping {
 	m := mapping.Default(schema.New())
 	m.Tables["source string"].Counts = nil
 	m.Tables["translation"].Counts = nil
+	m.Tables["TM segment"].Counts = nil
 	return m
 }
 
@@ -102,6 +105,47 @@ func TestCountColumns(t *testing.T) {
 	// Inside a count of translations, a translation's own counts.
 	w = compileFor(t, compile.Postgres{}, `count of translations where (language = @language:"de" and count of votes > 0) = 0`, checkOpts{}).Where
 	assert.Contains(t, w, `(t1."n_votes" > 0)`)
+}
+
+// TestSegmentCountColumns: a TM segment keeps the count of its records
+// and of its used records (`usageCount > 0`); every form that counts
+// exactly those reads the column, `records with (P)` too, and the total of
+// the whole set counts the segments' rows, not the records (the row's
+// column wins over the count from the elements' side). Other filters of
+// the records still read them.
+func TestSegmentCountColumns(t *testing.T) {
+	tm := checkOpts{context: croql.TM}
+	m := mapping.Default(schema.New())
+	for _, d := range dialects {
+		for src, want := range map[string]string{
+			`count of records > 0`:                               `(t0.` + d.Quote("n_records") + ` > 0)`,
+			`count of records = 0`:                               `NOT (t0.` + d.Quote("n_records") + ` > 0)`,
+			`count of records >= 2`:                              `(t0.` + d.Quote("n_records") + ` >= `,
+			`count of records where (usageCount > 0) > 0`:        `(t0.` + d.Quote("n_records_used") + ` > 0)`,
+			`count of records where (usage count >= 1) > 0`:      `(t0.` + d.Quote("n_records_used") + ` > 0)`,
+			`count of records where (not (usageCount <= 0)) > 0`: `(t0.` + d.Quote("n_records_used") + ` > 0)`,
+			`count of records where (usageCount > 0) = 0`:        `NOT (t0.` + d.Quote("n_records_used") + ` > 0)`,
+			`records with (usageCount > 0)`:                      `(t0.` + d.Quote("n_records_used") + ` > 0)`,
+		} {
+			s := compileWith(t, d, m, src, tm)
+			assert.True(t, strings.HasPrefix(s.Where, want), "%s: %s: %s", d.Name(), src, s.Where)
+			assert.Nil(t, s.Count, "%s: %s", d.Name(), src)
+		}
+		for _, src := range []string{
+			`count of records where (usageCount != 0) > 0`,
+			`count of records where (usageCount > 1) > 0`,
+			`count of records where (usageCount > 0 and createdBy = @user:"alice") > 0`,
+			`records with (usageCount > 0 and usageCount < 5)`,
+			// Every record used: no record with usageCount <= 0.
+			`count of records where (usageCount > 0) = count of records`,
+		} {
+			s := compileWith(t, d, m, src, tm)
+			assert.Contains(t, s.Where, d.Quote("tm_records"), "%s: %s", d.Name(), src)
+			assert.NotContains(t, s.Where, "n_records", "%s: %s", d.Name(), src)
+		}
+	}
+	w := compileWith(t, compile.Vitess{}, m, `records with (usageCount > 0)`, tm).Where
+	assert.NotContains(t, w, "n_records")
 }
 
 // TestCountForms: a count compared with zero is EXISTS / NOT EXISTS, a
@@ -328,11 +372,12 @@ func TestExplainUsesIndexes(t *testing.T) {
 		{"strings", `id of file = 7`, "strings_file_id_idx"},
 		{"strings", `added between '2024-01-01' and '2024-01-31'`, "strings_added_idx"},
 		{"strings", `count of comments where (has unresolved issue) > 0 and id of file = 7`, "comments_string_id_idx"},
-		{"tm", `count of records where (usageCount > 0) > 0 and count of records > 1`, "tm_records_segment_id_idx"},
+		{"tm", `count of records where (usageCount > 1) > 0 and count of records > 1`, "tm_records_segment_id"},
 		{"translations", `count of votes where (is up) >= 1 and is pre translated`, "votes_translation_id_idx"},
 		// As the whole condition, SQLite reads the filtered elements once
-		// (IN) and PostgreSQL probes by the foreign key.
-		{"tm", `count of records where (usageCount > 0) > 0`, "tm_records_segment_id(_usage_count)?_idx|LIST SUBQUERY"},
+		// (IN) and PostgreSQL probes by the foreign key (`usageCount > 0`
+		// reads the segment's own n_records_used instead).
+		{"tm", `count of records where (usageCount > 1) > 0`, "tm_records_segment_id|LIST SUBQUERY"},
 		// Approved by a user: SQLite's nested IN starts from the user's
 		// approvals.
 		{"strings", `count of translations where (count of approvals where (user = @user:"alice") > 0) > 0`, "approvals_user_id_idx"},
