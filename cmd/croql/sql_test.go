@@ -31,7 +31,7 @@ func TestCmdSQL(t *testing.T) {
 	assert.Contains(t, out, `-- arg 1 (string): "a'b"`)
 	assert.Contains(t, out, `-- arg 2 (int): 7`)
 
-	code, out, errs = runSQLCmd(t, `count of records where (usageCount > 0) > 0`, "--dialect", "mysql", "--context", "tm", "--format", "json", "-")
+	code, out, errs = runSQLCmd(t, `count of records where (usageCount > 1) > 0`, "--dialect", "mysql", "--context", "tm", "--format", "json", "-")
 	require.Equal(t, 0, code, errs)
 	var j struct {
 		Dialect, From, Key, Where, Select string

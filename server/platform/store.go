@@ -808,7 +808,11 @@ func (w *writer) translationsOf(ctx context.Context, tx *sql.Tx, t *tables, ids 
 }
 
 // clearTranslations removes the translations of the strings ids with
-// their votes and approvals, and the strings' languages summaries.
+// their votes and approvals, and the strings' languages summaries. A
+// string outside ids that lists one of those translations (a duplicate
+// in another file sharing its master's) loses it too: its links to them
+// go, and what its row keeps is counted again, so that no link names a
+// removed translation (a new translation may take its id).
 func (w *writer) clearTranslations(ctx context.Context, tx *sql.Tx, t *tables, ids []int64) error {
 	for len(ids) > 0 {
 		n := min(len(ids), chunk)
@@ -816,6 +820,13 @@ func (w *writer) clearTranslations(ctx context.Context, tx *sql.Tx, t *tables, i
 		ids = ids[n:]
 		trs, err := w.translationsOf(ctx, tx, t, part)
 		if err != nil {
+			return err
+		}
+		others, err := w.sharers(ctx, tx, t, trs, part)
+		if err != nil {
+			return err
+		}
+		if err := w.deleteIn(ctx, tx, t.StrTranslations.Child.Through, t.StrTranslations.Child.To, trs); err != nil {
 			return err
 		}
 		for _, e := range t.trDependents {
@@ -832,6 +843,46 @@ func (w *writer) clearTranslations(ctx context.Context, tx *sql.Tx, t *tables, i
 		if err := w.deleteIn(ctx, tx, t.Sum.Table(), t.Sum.OwnerColumn(), part); err != nil {
 			return err
 		}
+		if err := w.refreshStrings(ctx, tx, t, others); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sharers are the strings outside part that list one of the
+// translations trs.
+func (w *writer) sharers(ctx context.Context, tx *sql.Tx, t *tables, trs, part []int64) ([]int64, error) {
+	rev := *t.StrTranslations.Child
+	rev.From, rev.To = rev.To, rev.From
+	links, err := w.links(ctx, tx, &rev, trs)
+	if err != nil {
+		return nil, err
+	}
+	var out []int64
+	for _, l := range links {
+		if !slices.Contains(part, l[1]) {
+			out = append(out, l[1])
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
+// refreshStrings counts again what the rows of the strings ids keep
+// (store.RefreshCounts), in chunks.
+func (w *writer) refreshStrings(ctx context.Context, tx *sql.Tx, t *tables, ids []int64) error {
+	for len(ids) > 0 {
+		n := min(len(ids), chunk)
+		in := make([]string, n)
+		for i := range in {
+			in[i] = w.ph(i + 1)
+		}
+		where := w.d.Quote(t.Str.Key()) + " IN (" + strings.Join(in, ", ") + ")"
+		if err := store.RefreshCounts(ctx, tx, w.d, w.m, t.Str.Table(), where, int64Args(ids[:n])...); err != nil {
+			return err
+		}
+		ids = ids[n:]
 	}
 	return nil
 }
