@@ -106,6 +106,28 @@ func (r CPURow) DBTotalOK() bool {
 	return r.DB != nil && r.DB.Problem == "" && r.EvalFull > 0 && r.DB.Total <= 3*r.EvalFull
 }
 
+// TranslationsListFirst is the bound of the translations list's own
+// first page (its pattern without a query) on the database path.
+const TranslationsListFirst = 5 * time.Millisecond
+
+// PathFirstOK is the database path's bound of a first page, for a run
+// without a snapshot (r is then the database path's): at most max(2 ms,
+// 3× the evaluator's time to find it), and at most
+// TranslationsListFirst for the translations list itself.
+func (r CPURow) PathFirstOK() bool {
+	bound := max(2*time.Millisecond, 3*r.EvalFirst)
+	if r.Pattern == "translations-list" {
+		bound = TranslationsListFirst
+	}
+	return r.Problem == "" && r.First <= bound
+}
+
+// PathTotalOK is the database path's bound of withTotal, for a run
+// without a snapshot: at most 3× the evaluator's full pass.
+func (r CPURow) PathTotalOK() bool {
+	return r.Problem == "" && r.EvalFull > 0 && r.Total <= 3*r.EvalFull
+}
+
 // WholeOK is acceptance 3: withTotal and offset 50,000 cost at most 5×
 // the evaluator's full pass.
 func (r CPURow) WholeOK() bool {
@@ -731,6 +753,26 @@ func WriteCPU(w io.Writer, r *CPUReport) {
 	if both {
 		fmt.Fprintf(w, "Database path: %d of %d first pages over max(2 ms, 3× the evaluator's), %d totals over 3× its full pass.\n", dbFirstFail, n, dbTotalFail)
 	}
+	if !r.Resident {
+		writePathBounds(w, r.Rows)
+	}
+}
+
+// writePathBounds writes, for a run without a snapshot, the patterns of
+// every context over the database path's bounds (PathFirstOK,
+// PathTotalOK; withTotal only where it was measured).
+func writePathBounds(w io.Writer, rows []CPURow) {
+	var first, total []string
+	for _, x := range rows {
+		if !x.PathFirstOK() {
+			first = append(first, x.Pattern)
+		}
+		if x.Total > 0 && !x.PathTotalOK() {
+			total = append(total, x.Pattern)
+		}
+	}
+	fmt.Fprintf(w, "Database path, every context: %d of %d first pages over max(2 ms, 3× the evaluator's) (the translations list's own: %s) %v; %d totals over 3× the evaluator's full pass %v.\n",
+		len(first), len(rows), msShort(TranslationsListFirst), first, len(total), total)
 }
 
 func pf(ok bool) string {

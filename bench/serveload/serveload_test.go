@@ -70,6 +70,12 @@ func TestCPUSmall(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, r2.Resident)
 	require.Len(t, r2.Rows, len(r.Rows))
+	out.Reset()
+	serveload.WriteCPU(&out, r2)
+	require.Contains(t, out.String(), "Database path, every context:")
+	for _, row := range r2.Rows {
+		require.Equal(t, row.Problem == "" && row.Total <= 3*row.EvalFull, row.PathTotalOK(), row.Pattern)
+	}
 	again, err := os.ReadDir(cache)
 	require.NoError(t, err)
 	require.Equal(t, files[0].Name(), again[0].Name())
