@@ -88,16 +88,20 @@ func (s *Server) planTranslations(req *listRequest, sharded bool) (plan, *httpEr
 		b.sel = s.trSelect(req, b.stringID)
 		return &trSharded{trBase: b, strWhere: strWhere, strArgs: strArgs}, nil
 	}
+	if f := req.res.filed; f != "" {
+		// The string each translation is filed under is kept on its row.
+		b.stringID = f
+	}
 	if b.where, b.args, e = s.trWhere(req, b, true, compile.Page); e != nil {
 		return nil, e
 	}
+	b.filed = req.res.filed
 	if req.params.withTotal {
 		// The total counts the strings from the translations' side, by
 		// the string kept on each row, where the mapping keeps it.
 		tb := b
-		if f := req.res.filed; f != "" {
-			b.filed = f
-			tb = &trBase{stringID: f, flt: flt}
+		if b.filed != "" {
+			tb = &trBase{stringID: b.filed, flt: flt}
 		}
 		if b.totalWhere, b.totalArgs, e = s.trWhere(req, tb, true, compile.WholeSet); e != nil {
 			return nil, e
@@ -386,11 +390,16 @@ func (pl *trByString) stringPage(ctx context.Context, tx *sql.Tx, req *listReque
 // translation of the language first; a count is better served by the
 // semi-join.
 func (pl *trByString) walkStrings(req *listRequest, wk *strWalk, where []string, args []any, page bool) ([]string, []any) {
-	w := append(slices.Clone(where), "pj."+wk.from+" = ps."+wk.key, pl.stringID+" = ps."+wk.key)
 	tail := ""
 	if page {
 		tail = req.p.Dialect().Limit("1") + " OFFSET 0"
 	}
+	if pl.filed != "" {
+		// The kept string is one that lists the translation.
+		w := append(slices.Clone(where), pl.filed+" = ps."+wk.key)
+		return []string{"EXISTS (SELECT 1 FROM " + req.res.table + whereClause(w) + tail + ")"}, slices.Clone(args)
+	}
+	w := append(slices.Clone(where), "pj."+wk.from+" = ps."+wk.key, pl.stringID+" = ps."+wk.key)
 	return []string{"EXISTS (SELECT 1 FROM " + wk.join + " AS pj JOIN " + req.res.table + " ON " + req.res.key + " = pj." + wk.to +
 		whereClause(w) + tail + ")"}, slices.Clone(args)
 }
