@@ -1135,8 +1135,15 @@ func (ld *loader) object(t *mapping.Table, v reflect.Value, fk *string, fkVal, o
 	if err := ld.add(li.b, row); err != nil {
 		return 0, err
 	}
+	return key, ld.children(li, gf, v, key)
+}
+
+// children stores the elements of v's collections (v's key is key): an
+// element table's rows with v's key as their foreign key, a join table's
+// elements with a link from v.
+func (ld *loader) children(li *loadInfo, gf *goFields, v reflect.Value, key int64) error {
 	// The links of this object, to reject one listed twice: a keyed
-	// object is walked once (stored before, it returned above), so a
+	// object is walked once (stored before, object returns first), so a
 	// repeated row of a join table can only come from the same list.
 	var linked links
 	for ci, lc := range li.colls {
@@ -1148,7 +1155,7 @@ func (ld *loader) object(t *mapping.Table, v reflect.Value, fk *string, fkVal, o
 			ev := sv.Index(j)
 			if lc.child.Through == "" {
 				if _, err := ld.object(lc.elem, ev, &lc.child.FK, key, int64(j)); err != nil {
-					return 0, err
+					return err
 				}
 				continue
 			}
@@ -1156,19 +1163,19 @@ func (ld *loader) object(t *mapping.Table, v reflect.Value, fk *string, fkVal, o
 			ek, err := ld.object(lc.elem, ev, nil, 0, 0)
 			ld.listed = false
 			if err != nil {
-				return 0, err
+				return err
 			}
 			if linked.repeat(link{lc.child.Through, ek}) {
-				return 0, fmt.Errorf("store: %s %d lists %s %d twice", strings.ToLower(v.Type().Name()), key, strings.ToLower(ev.Type().Name()), ek)
+				return fmt.Errorf("store: %s %d lists %s %d twice", strings.ToLower(v.Type().Name()), key, strings.ToLower(ev.Type().Name()), ek)
 			}
 			pair := [3]any{key, ek, ld.place.shardKey()}
 			jb := ld.batches[lc.child.Through]
 			if err := ld.add(jb, pair[:len(jb.cols)]); err != nil {
-				return 0, err
+				return err
 			}
 		}
 	}
-	return key, nil
+	return nil
 }
 
 // scalar converts a Go field value into a database value (nil for a nil

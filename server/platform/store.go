@@ -826,6 +826,7 @@ func (w *writer) clearTranslations(ctx context.Context, tx *sql.Tx, t *tables, i
 		if err != nil {
 			return err
 		}
+		// Every link to them: the strings' own and the sharers'.
 		if err := w.deleteIn(ctx, tx, t.StrTranslations.Child.Through, t.StrTranslations.Child.To, trs); err != nil {
 			return err
 		}
@@ -835,9 +836,6 @@ func (w *writer) clearTranslations(ctx context.Context, tx *sql.Tx, t *tables, i
 			}
 		}
 		if err := w.deleteIn(ctx, tx, t.Tr.Table(), t.Tr.Key(), trs); err != nil {
-			return err
-		}
-		if err := w.deleteIn(ctx, tx, t.StrTranslations.Child.Through, t.StrTranslations.Child.From, part); err != nil {
 			return err
 		}
 		if err := w.deleteIn(ctx, tx, t.Sum.Table(), t.Sum.OwnerColumn(), part); err != nil {
