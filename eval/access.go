@@ -39,6 +39,7 @@ type rep uint8
 const (
 	repBool   rep = iota + 1 // bool, or a bit of a byte (mask)
 	repInt                   // int64 (also schema.Time and user ids)
+	repUint32                // a uint32 holding an int, a datetime or a user id (never nullable)
 	repFloat                 // float64
 	repString                // string
 	repStruct                // a struct (object) or, with ptr, a pointer to one
@@ -101,10 +102,8 @@ func bindField(obj *schema.Object, f *schema.Field) (goField, error) {
 	switch f.Type.Kind {
 	case schema.Bool:
 		g.rep, err = repBool, want(tBool)
-	case schema.Int, schema.User:
-		g.rep, err = repInt, want(tInt)
-	case schema.Datetime:
-		g.rep, err = repInt, want(tTime, tInt)
+	case schema.Int, schema.User, schema.Datetime:
+		g.rep, err = intRep(f, obj, g.ptr, gt, want)
 	case schema.Float:
 		g.rep, err = repFloat, want(tFloat)
 	case schema.String, schema.Language:
@@ -123,6 +122,21 @@ func bindField(obj *schema.Object, f *schema.Field) (goField, error) {
 		return goField{}, err
 	}
 	return g, nil
+}
+
+// intRep is the representation of an int, a datetime or a user id held
+// in a Go field of type gt (the pointer's element when ptr): an int64 (a
+// schema.Time for a datetime), or a uint32 that is never absent.
+func intRep(f *schema.Field, obj *schema.Object, ptr bool, gt reflect.Type, want func(...reflect.Type) error) (rep, error) {
+	switch {
+	case gt == tUint32 && ptr:
+		return 0, fmt.Errorf("field %q: Go field %s.%s is *uint32; a uint32 holds a value that is never absent (use *int64 for a nullable one)", f.Name, obj.GoType, f.GoName)
+	case gt == tUint32:
+		return repUint32, nil
+	case f.Type.Kind == schema.Datetime:
+		return repInt, want(tTime, tInt)
+	}
+	return repInt, want(tInt)
 }
 
 // sliceLenWord is the offset, from a slice header, of the low 32 bits of

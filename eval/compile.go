@@ -280,9 +280,17 @@ func (c *compiler) intV(n typecheck.Node) (valFn[int64], error) {
 		v := n.I
 		return func(frame) (int64, bool) { return v, true }, nil
 	case *typecheck.Field:
-		return fieldOf[int64](c, n)
+		g, err := c.field(n)
+		if err != nil {
+			return nil, err
+		}
+		if g.rep == repUint32 {
+			s, off := n.Scope, g.off
+			return func(fr frame) (int64, bool) { return int64(*(*uint32)(unsafe.Add(fr[s], off))), true }, nil
+		}
+		return fieldVal[int64](n.Scope, g), nil
 	case *typecheck.Member:
-		return memberOf[int64](c, n)
+		return c.intMember(n)
 	case *typecheck.Count:
 		cnt, err := c.count(n.X)
 		if err != nil {
@@ -448,6 +456,29 @@ func memberOf[T any](c *compiler, n *typecheck.Member) (valFn[T], error) {
 		return nil, err
 	}
 	return memberVal[T](x, g), nil
+}
+
+// intMember compiles F of X read as an int; absent when X is.
+func (c *compiler) intMember(n *typecheck.Member) (valFn[int64], error) {
+	x, err := c.ptr(n.X)
+	if err != nil {
+		return nil, err
+	}
+	g, err := c.member(n)
+	if err != nil {
+		return nil, err
+	}
+	if g.rep == repUint32 {
+		off := g.off
+		return func(fr frame) (int64, bool) {
+			p := x(fr)
+			if p == nil {
+				return 0, false
+			}
+			return int64(*(*uint32)(unsafe.Add(p, off))), true
+		}, nil
+	}
+	return memberVal[int64](x, g), nil
 }
 
 func ifVal[T any](cond predFn, th, el valFn[T]) valFn[T] {
@@ -960,8 +991,12 @@ func (c *compiler) compareFast(n *typecheck.Compare) (predFn, bool, error) {
 	}
 	switch {
 	case n.Operand == schema.Int || n.Operand == schema.Datetime || n.Operand == schema.User:
-		if g.rep != repInt || (k.T.Kind != schema.Int && k.T.Kind != schema.Datetime && k.T.Kind != schema.User) {
+		if g.rep != repInt && g.rep != repUint32 || (k.T.Kind != schema.Int && k.T.Kind != schema.Datetime && k.T.Kind != schema.User) {
 			return nil, false, nil
+		}
+		if g.rep == repUint32 {
+			s, off, v := f.Scope, g.off, k.I
+			return func(fr frame) bool { return cmpOrd(op, int64(*(*uint32)(unsafe.Add(fr[s], off))), v) }, true, nil
 		}
 		return fieldConst(op, f.Scope, g, k.I), true, nil
 	case n.Operand == schema.Float:
@@ -1126,6 +1161,10 @@ func (c *compiler) between(n *typecheck.Between) (predFn, error) {
 	case schema.Int, schema.Datetime:
 		if fast && g.rep == repInt && lo.T.Kind == hi.T.Kind && lo.T.Kind != schema.Float && lo.T.Kind != schema.String {
 			return fieldBetween(f.Scope, g, lo.I, hi.I), nil
+		}
+		if fast && g.rep == repUint32 && lo.T.Kind == hi.T.Kind && lo.T.Kind != schema.Float && lo.T.Kind != schema.String {
+			s, off, a, b := f.Scope, g.off, lo.I, hi.I
+			return func(fr frame) bool { v := int64(*(*uint32)(unsafe.Add(fr[s], off))); return v >= a && v <= b }, nil
 		}
 		return betweenV(c, n, c.intV)
 	case schema.Float:

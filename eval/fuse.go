@@ -66,6 +66,9 @@ type elemTest struct {
 	// closures and loops read them inline.
 	num, word, u32 bool
 	hop, ptr       bool
+	// narrow is set on a testInt leaf of a uint32 field (a compact int):
+	// prepare makes it a u32 num leaf, like a collection's count.
+	narrow bool
 	// mask, for a testBool of a bool held as a bit, selects it in the
 	// byte the path reaches (0 for a bool of its own).
 	mask   uint8
@@ -122,6 +125,9 @@ func prepare(ts []elemTest) {
 			t.num = plain
 		case testInt:
 			t.num, t.word = plain, true
+			if t.narrow {
+				t.num, t.word, t.u32 = true, false, true
+			}
 		case testLen: // the count, a uint32
 			t.num, t.u32, t.off = true, true, t.lenOff
 		}
@@ -197,6 +203,9 @@ func (t *elemTest) leaf(p unsafe.Pointer) bool {
 		return *(*bool)(p)
 	case testInt:
 		v := *(*int64)(p)
+		if t.narrow {
+			v = int64(*(*uint32)(p))
+		}
 		return v >= t.lo && v <= t.hi
 	case testStr:
 		return cmpOrd(t.op, *(*string)(p), t.s)
@@ -1097,6 +1106,9 @@ func (c *compiler) leafConst(x typecheck.Node, operand schema.Kind, op ast.Op, k
 	case (operand == schema.Int || operand == schema.Datetime || operand == schema.User) && g.rep == repInt &&
 		(k.T.Kind == schema.Int || k.T.Kind == schema.Datetime || k.T.Kind == schema.User):
 		t.kind, t.k = testInt, k.I
+	case (operand == schema.Int || operand == schema.Datetime || operand == schema.User) && g.rep == repUint32 &&
+		(k.T.Kind == schema.Int || k.T.Kind == schema.Datetime || k.T.Kind == schema.User) && !t.hop:
+		t.kind, t.k, t.narrow = testInt, k.I, true
 	case isText(operand) && g.rep == repString && isText(k.T.Kind):
 		t.kind, t.s = testStr, k.S
 	default:

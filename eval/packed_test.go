@@ -1,6 +1,8 @@
 package eval_test
 
 import (
+	"fmt"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -13,10 +15,12 @@ import (
 	"github.com/croql/croql/schema"
 )
 
-// Packed types: the schema's objects bound with the two compact forms, a
-// collection as a pointer and a uint32 count (a len tag) and bools as the
-// bits of a byte array (a bits tag), in orders of their own, so that the
-// bits fall in several bytes and at several positions.
+// Packed types: the schema's objects bound with the compact forms, a
+// collection as a pointer and a uint32 count (a len tag), bools as the
+// bits of a byte array (a bits tag), ints, datetimes and user ids as
+// uint32s and strings behind pointers that are never nil, in orders of
+// their own, so that the bits fall in several bytes and at several
+// positions.
 
 type pString struct {
 	Flags                               [1]uint8 `croql:"bits=IsPassedWorkflow,IsDuplicate,IsHidden"`
@@ -24,7 +28,7 @@ type pString struct {
 	Type                                string
 	Text                                string
 	Identifier                          string
-	Context                             string
+	Context                             *string
 	MaxLength                           *int64
 	File                                *schema.File
 	Branch                              *schema.Branch
@@ -35,7 +39,7 @@ type pString struct {
 	LanguagesSummary                    *pSummary           `croql:"len=NLanguagesSummary"`
 	Labels                              *schema.Label       `croql:"len=NLabels"`
 	Fields                              *schema.CustomField `croql:"len=NFields"`
-	Added                               schema.Time
+	Added                               uint32
 	Updated                             *schema.Time
 	PluralForms                         string
 	NScreenshots                        uint32
@@ -46,8 +50,8 @@ type pString struct {
 type pComment struct {
 	ID    int64
 	Text  string
-	User  int64
-	Added schema.Time
+	User  uint32
+	Added uint32
 	Bits  [1]uint8 `croql:"bits=HasUnresolvedIssue,HasIssue"`
 }
 
@@ -55,24 +59,30 @@ type pTranslation struct {
 	ID                 int64
 	StringID           int64
 	Text               string
-	PluralForm         string
+	PluralForm         *string
 	Provider           *string
 	Language           string
-	User               int64
-	Votes              *schema.Vote     `croql:"len=NVotes"`
+	User               uint32
+	Votes              *pVote           `croql:"len=NVotes"`
 	Approvals          *schema.Approval `croql:"len=NApprovals"`
 	Added              schema.Time
-	Updated            schema.Time
+	Updated            uint32
 	NApprovals, NVotes uint32
 	Flags              [1]uint8 `croql:"bits=IsPreTranslated"`
+}
+
+type pVote struct {
+	User  uint32
+	Added uint32
+	Mark  *string
 }
 
 type pSummary struct {
 	Rating             int64
 	Bits               [5]uint8 `croql:"bits=HasMDXSyntaxQAIssues,HasOutdatedTranslationQAIssues,HasAIQAIssues,HasNumbersMismatchQAIssues,HasCustomQAIssues,HasAndroidSyntaxQAIssues,HasFTLSyntaxQAIssues,HasDuplicateTranslationQAIssues,HasTermsQAIssues,HasICUSyntaxQAIssues,HasSpellingQAIssues,HasIncorrectTranslationQAIssues,HasSpecialCharactersMismatchQAIssues,HasCharacterCaseMismatchQAIssues,HasPunctuationMismatchQAIssues,HasVariablesMismatchQAIssues,HasSpacesMismatchQAIssues,HasTagsMismatchQAIssues,HasTranslationLengthQAIssues,HasEmptyTranslationQAIssues,HasQAIssues,HasSharedTranslation,HasTranslationAfterApproval,HasTranslationAsSource,IsSourceChangedAfterTranslation,IsTranslatedByAI,IsTranslatedByMT,IsTranslatedByTM,IsAutoTranslated,IsPartiallyApproved,IsApproved,IsPartiallyTranslated,IsTranslated"`
-	Language           string
+	Language           *string
 	TranslationUpdated *schema.Time
-	ApprovalsCount     int64
+	ApprovalsCount     uint32
 }
 
 // packedCatalog is the schema's catalog with the packed types in place
@@ -83,6 +93,7 @@ func packedCatalog() *schema.Catalog {
 		reflect.TypeFor[schema.Comment]():         reflect.TypeFor[pComment](),
 		reflect.TypeFor[schema.Translation]():     reflect.TypeFor[pTranslation](),
 		reflect.TypeFor[schema.LanguageSummary](): reflect.TypeFor[pSummary](),
+		reflect.TypeFor[schema.Vote]():            reflect.TypeFor[pVote](),
 	}
 	cat := schema.New()
 	for _, o := range cat.Objects {
@@ -94,8 +105,9 @@ func packedCatalog() *schema.Catalog {
 }
 
 // copyFields copies the fields of src (a struct) that dst (a pointer to a
-// struct) has with the same type, and sets the bits a bits tag of dst
-// names for the bools of src that are true.
+// struct) has with the same type, as a uint32 for an int64 (which must
+// fit) or as a pointer to a copy for a string, and sets the bits a bits
+// tag of dst names for the bools of src that are true.
 func copyFields(dst, src any) {
 	d, s := reflect.ValueOf(dst).Elem(), reflect.ValueOf(src)
 	for i := range d.NumField() {
@@ -109,8 +121,19 @@ func copyFields(dst, src any) {
 			}
 			continue
 		}
-		if v := s.FieldByName(sf.Name); v.IsValid() && v.Type() == sf.Type {
+		v := s.FieldByName(sf.Name)
+		switch {
+		case !v.IsValid():
+		case v.Type() == sf.Type:
 			d.Field(i).Set(v)
+		case sf.Type.Kind() == reflect.Uint32 && v.Kind() == reflect.Int64:
+			if v.Int() < 0 || v.Int() > math.MaxUint32 {
+				panic(fmt.Sprintf("%s = %d does not fit a uint32", sf.Name, v.Int()))
+			}
+			d.Field(i).SetUint(uint64(v.Int()))
+		case sf.Type == reflect.TypeFor[*string]() && v.Kind() == reflect.String:
+			str := v.String()
+			d.Field(i).Set(reflect.ValueOf(&str))
 		}
 	}
 }
@@ -132,7 +155,11 @@ func same[T any](x *T) T { return *x }
 func packTranslation(t *schema.Translation) pTranslation {
 	var p pTranslation
 	copyFields(&p, *t)
-	p.Votes, p.NVotes = packMany(t.Votes, same)
+	p.Votes, p.NVotes = packMany(t.Votes, func(v *schema.Vote) pVote {
+		var x pVote
+		copyFields(&x, *v)
+		return x
+	})
 	p.Approvals, p.NApprovals = packMany(t.Approvals, same)
 	return p
 }
@@ -297,10 +324,18 @@ func TestPackedMalformedTags(t *testing.T) {
 		Translations  []schema.Translation `croql:"len=NTranslations"`
 		NTranslations uint32
 	}
+	type nullableNarrow struct {
+		Updated *uint32
+	}
+	type narrowInt struct {
+		Added uint16
+	}
 	for _, c := range []struct {
 		typ         reflect.Type
 		query, want string
 	}{
+		{reflect.TypeFor[nullableNarrow](), `updated > '2024-01-01'`, "use *int64 for a nullable one"},
+		{reflect.TypeFor[narrowInt](), `added > '2024-01-01'`, "which cannot hold a datetime"},
 		{reflect.TypeFor[notArray](), `is duplicate`, "a bits tag takes a [N]uint8"},
 		{reflect.TypeFor[tooMany](), `is duplicate`, "names 9 bits, more than its 1 bytes hold"},
 		{reflect.TypeFor[twice](), `is duplicate`, "names IsHidden twice"},
