@@ -174,6 +174,12 @@ func (t *elemTest) numOr(u32 bool) bool {
 // intEq reports whether t is a plain int64 leaf `= lo` (no neg).
 func (t *elemTest) intEq() bool { return t.intLeaf() && t.lo == t.hi && !t.neg }
 
+// narrowEq reports whether t is a narrow int leaf (a uint32) `= lo` (no
+// neg), lo within the uint32 range.
+func (t *elemTest) narrowEq() bool {
+	return t.num && t.u32 && t.narrow && t.lo == t.hi && !t.neg && t.lo >= 0 && t.lo <= math.MaxUint32
+}
+
 // strEq reports whether t is a plain string equality.
 func (t *elemTest) strEq() bool {
 	return t.kind == testStr && t.op == ast.OpEq && !t.hop && !t.ptr
@@ -558,19 +564,9 @@ func existsFn(off, lenOff, size uintptr, ts []elemTest, neg bool) objPred {
 			return neg
 		}
 	case len(ts) == 1 && ts[0].intEq():
-		eoff, c := ts[0].off, ts[0].lo
-		return func(e unsafe.Pointer) bool {
-			if e == nil {
-				return false
-			}
-			base, k := sliceAt(e, off, lenOff)
-			for o := eoff; k > 0; k, o = k-1, o+size {
-				if *(*int64)(unsafe.Add(base, o)) == c {
-					return !neg
-				}
-			}
-			return neg
-		}
+		return existsEq(off, lenOff, size, ts[0].off, ts[0].lo, neg)
+	case len(ts) == 1 && ts[0].narrowEq():
+		return existsEq(off, lenOff, size, ts[0].off, uint32(ts[0].lo), neg)
 	case len(ts) == 1 && ts[0].intLeaf():
 		eoff, lo, hi, eneg := ts[0].off, ts[0].lo, ts[0].hi, ts[0].neg
 		return func(e unsafe.Pointer) bool {
@@ -808,23 +804,48 @@ func existsLangOr(off, lenOff, size uintptr, ts []elemTest, neg, u32 bool) objPr
 	}
 }
 
+// existsEq is "some element of the collection at off has c at eoff",
+// negated when neg: an int64 or a narrow int (a uint32).
+func existsEq[W int64 | uint32](off, lenOff, size, eoff uintptr, c W, neg bool) objPred {
+	return func(e unsafe.Pointer) bool {
+		if e == nil {
+			return false
+		}
+		base, k := sliceAt(e, off, lenOff)
+		for o := eoff; k > 0; k, o = k-1, o+size {
+			if *(*W)(unsafe.Add(base, o)) == c {
+				return !neg
+			}
+		}
+		return neg
+	}
+}
+
+// everyEq is "every element of the collection at off has c at eoff",
+// negated when neg.
+func everyEq[W int64 | uint32](off, lenOff, size, eoff uintptr, c W, neg bool) objPred {
+	return func(e unsafe.Pointer) bool {
+		if e == nil {
+			return false
+		}
+		base, k := sliceAt(e, off, lenOff)
+		for o := eoff; k > 0; k, o = k-1, o+size {
+			if *(*W)(unsafe.Add(base, o)) != c {
+				return neg
+			}
+		}
+		return !neg
+	}
+}
+
 // everyFn compiles "every element of the slice at off passes every test
 // of ts", negated when neg.
 func everyFn(off, lenOff, size uintptr, ts []elemTest, neg bool) objPred {
 	if len(ts) == 1 && ts[0].intEq() {
-		eoff, c := ts[0].off, ts[0].lo
-		return func(e unsafe.Pointer) bool {
-			if e == nil {
-				return false
-			}
-			base, k := sliceAt(e, off, lenOff)
-			for o := eoff; k > 0; k, o = k-1, o+size {
-				if *(*int64)(unsafe.Add(base, o)) != c {
-					return neg
-				}
-			}
-			return !neg
-		}
+		return everyEq(off, lenOff, size, ts[0].off, ts[0].lo, neg)
+	}
+	if len(ts) == 1 && ts[0].narrowEq() {
+		return everyEq(off, lenOff, size, ts[0].off, uint32(ts[0].lo), neg)
 	}
 	if len(ts) == 1 && ts[0].intLeaf() {
 		eoff, lo, hi, eneg := ts[0].off, ts[0].lo, ts[0].hi, ts[0].neg

@@ -76,7 +76,7 @@ type snapshot struct {
 	strings []resString
 	ids     []int64
 	tm      []resSegment
-	terms   []schema.GlossaryTerm
+	terms   []resTerm
 	// heavy mark, for each context, the objects an evaluation may take
 	// long on (heavyString, ...): those run under the request's deadline
 	// (eval.Program.MatchContext), the others by the query's func.
@@ -84,6 +84,9 @@ type snapshot struct {
 	// trs are the translations of each language, as the database holds
 	// them, for the translations list (residentTranslationPage).
 	trs map[string][]trEntry
+	// trBase is the id the translations' ids are differences from
+	// (resTranslation.id).
+	trBase int64
 }
 
 // trEntry is a translation with the string the translations list files
@@ -104,7 +107,7 @@ func (sn *snapshot) at(e trEntry) (*resString, *resTranslation) {
 // residentTranslations sorts the translations of strs (in id order) by
 // language, each language's in string id then translation id order. A
 // translation listed by several strings is filed under one (trEntry).
-func residentTranslations(strs []resString) (map[string][]trEntry, error) {
+func residentTranslations(strs []resString, base int64) (map[string][]trEntry, error) {
 	if len(strs) > math.MaxUint32 {
 		return nil, fmt.Errorf("%d strings: more than a snapshot holds", len(strs))
 	}
@@ -114,7 +117,7 @@ func residentTranslations(strs []resString) (map[string][]trEntry, error) {
 		st := &strs[i]
 		trs := st.translations()
 		for j := range trs {
-			id := trs[j].ID
+			id := trs[j].id(base)
 			o, ok := owners[id]
 			switch {
 			case !ok:
@@ -137,7 +140,7 @@ func residentTranslations(strs []resString) (map[string][]trEntry, error) {
 			if c := cmpInt(int64(a.str), int64(b.str)); c != 0 {
 				return c
 			}
-			return cmpInt(strs[a.str].translations()[a.tr].ID, strs[b.str].translations()[b.tr].ID)
+			return cmpInt(strs[a.str].translations()[a.tr].id(base), strs[b.str].translations()[b.tr].id(base))
 		})
 	}
 	return out, nil
@@ -227,7 +230,7 @@ func (s *Server) residentTranslationPage(ctx context.Context, p *Project, params
 		i, _ := slices.BinarySearchFunc(es, sid, func(e trEntry, sid int64) int { return cmpInt(sn.ids[e.str], sid) })
 		for ; i < len(es) && sn.ids[es[i].str] == sid; i++ {
 			_, tr := sn.at(es[i])
-			tids = append(tids, tr.ID)
+			tids = append(tids, tr.id(sn.trBase))
 		}
 	}
 	return page, tids, n, sn, true
@@ -345,6 +348,9 @@ func (rs *residents) build(ctx context.Context, p *Project) (residentState, erro
 	if errors.Is(err, ErrOverBudget) {
 		return residentState{why: fmt.Sprintf("its objects pass the snapshot budget left (%d MB) while read", left>>20)}, nil
 	}
+	if errors.Is(err, errNarrow) {
+		return residentState{why: err.Error()}, nil
+	}
 	if err != nil {
 		return residentState{}, err
 	}
@@ -373,12 +379,13 @@ func (rs *residents) build(ctx context.Context, p *Project) (residentState, erro
 // language, and their bytes: data's and those of the translations'
 // index.
 func newSnapshot(data *residentData, version int64) (*snapshot, error) {
-	sn := &snapshot{version: version, strings: data.strings, ids: data.ids, tm: data.tm, terms: data.terms, heavy: map[string]bitset{}}
+	sn := &snapshot{version: version, strings: data.strings, ids: data.ids, tm: data.tm, terms: data.terms, heavy: map[string]bitset{},
+		trBase: data.trBase}
 	sortByID(sn.strings, func(i int) int64 { return sn.ids[i] }, sn.ids)
 	sortByID(sn.tm, func(i int) int64 { return sn.tm[i].ID }, nil)
 	sortByID(sn.terms, func(i int) int64 { return sn.terms[i].ID }, nil)
 	var err error
-	if sn.trs, err = residentTranslations(sn.strings); err != nil {
+	if sn.trs, err = residentTranslations(sn.strings, sn.trBase); err != nil {
 		return nil, err
 	}
 	sn.heavy[croql.Strings] = heavyOf(sn.strings, heavyString)
@@ -781,6 +788,9 @@ func readWithin(ctx context.Context, r io.Reader, max int64) (*residentData, err
 			for _, o := range items {
 				c.add(o.Value)
 			}
+			if c.narrowErr != nil {
+				return c.narrowErr
+			}
 			if max > 0 && head+c.bytes+c.transient > max {
 				return ErrOverBudget
 			}
@@ -808,6 +818,9 @@ func compactWithin(ctx context.Context, data *schema.Project, max int64) (*resid
 		if max > 0 && c.bytes+c.transient > max {
 			return ErrOverBudget
 		}
+		if c.narrowErr != nil {
+			return c.narrowErr
+		}
 		return ctx.Err()
 	}
 	for i := range data.Strings {
@@ -824,6 +837,9 @@ func compactWithin(ctx context.Context, data *schema.Project, max int64) (*resid
 	}
 	if max > 0 && c.bytes+c.transient > max {
 		return nil, ErrOverBudget
+	}
+	if c.narrowErr != nil {
+		return nil, c.narrowErr
 	}
 	return c.data(), nil
 }

@@ -1,6 +1,9 @@
 package server
 
 import (
+	"errors"
+	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"unsafe"
@@ -100,6 +103,13 @@ type compactor struct {
 	ptrs     map[string]*string
 	ints     map[int64]*int64
 	times    slab[schema.Time]
+	// trBase is the first translation id read (haveTrBase): the
+	// translations hold their ids as differences from it (trDelta).
+	trBase     int64
+	haveTrBase bool
+	// narrowErr is the first value that did not fit its narrow field
+	// (errNarrow): the snapshot is not built.
+	narrowErr error
 	// masters are the compact translations of the strings read so far
 	// that have their own, by string id (a duplicate shares them).
 	masters map[int64][]resTranslation
@@ -107,14 +117,14 @@ type compactor struct {
 	strings   chunked[resString]
 	ids       chunked[int64]
 	tm        chunked[resSegment]
-	terms     chunked[schema.GlossaryTerm]
+	terms     chunked[resTerm]
 	trs       slab[resTranslation]
-	votes     slab[schema.Vote]
+	votes     slab[resVote]
 	approvals slab[schema.Approval]
 	comments  slab[resComment]
-	shots     slab[schema.Screenshot]
-	labels    slab[schema.Label]
-	fields    slab[schema.CustomField]
+	shots     slab[resScreenshot]
+	labels    slab[resLabel]
+	fields    slab[resField]
 	summaries slab[resSummary]
 	tmRecords slab[resRecord]
 }
@@ -198,6 +208,42 @@ func (c *compactor) intPtr(v *int64) *int64 {
 	return p
 }
 
+// sym returns a pointer to s kept once.
+func (c *compactor) sym(s string) *string { return c.internPtr(&s) }
+
+// u32 returns v as a narrow int; a v outside [0, 2^32) is kept as 0 and
+// stops the build (narrowErr). what names the value.
+func (c *compactor) u32(v int64, what string) uint32 {
+	if v < 0 || v > math.MaxUint32 {
+		if c.narrowErr == nil {
+			c.narrowErr = fmt.Errorf("%w: %s %d", errNarrow, what, v)
+		}
+		return 0
+	}
+	return uint32(v)
+}
+
+// trDelta returns id, a translation's id, as its difference from the
+// first translation id (trBase); one more than 2^31 away from it stops the
+// build (narrowErr).
+func (c *compactor) trDelta(id int64) uint32 {
+	if !c.haveTrBase {
+		c.trBase, c.haveTrBase = id, true
+	}
+	d := id - c.trBase
+	if d < math.MinInt32 || d > math.MaxInt32 {
+		if c.narrowErr == nil {
+			c.narrowErr = fmt.Errorf("%w: translation id %d is more than 2^31 from %d", errNarrow, id, c.trBase)
+		}
+		return 0
+	}
+	return uint32(int32(d))
+}
+
+// errNarrow is the build's error for a value outside its narrow field's
+// range: the database serves the project.
+var errNarrow = errors.New("server: a value is outside the range of the snapshot's 32-bit fields")
+
 // time returns a pointer to a copy of *t (nil for nil).
 func (c *compactor) time(t *schema.Time) *schema.Time {
 	if t == nil {
@@ -219,17 +265,17 @@ func (c *compactor) add(o any) {
 		seg.ID = v.ID
 		seg.Records = c.tmRecords.take(len(v.Records))
 		for i, r := range v.Records {
-			seg.Records[i] = resRecord{ID: r.ID, Text: c.str(r.Text), UsageCount: r.UsageCount, CreatedBy: r.CreatedBy,
-				UpdatedBy: r.UpdatedBy, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+			seg.Records[i] = resRecord{ID: c.u32(r.ID, "TM record id"), Text: c.str(r.Text), UsageCount: c.u32(r.UsageCount, "usage count"),
+				CreatedBy: c.u32(r.CreatedBy, "user id"), UpdatedBy: c.u32(r.UpdatedBy, "user id"),
+				CreatedAt: c.u32(int64(r.CreatedAt), "time"), UpdatedAt: c.u32(int64(r.UpdatedAt), "time")}
 		}
 	case *schema.GlossaryTerm:
-		t := c.terms.add()
-		*t = *v
-		t.Text, t.Description, t.Note = c.str(v.Text), c.str(v.Description), c.str(v.Note)
-		t.Lemma, t.URL, t.Language = c.str(v.Lemma), c.intern(v.URL), c.intern(v.Language)
-		t.PartOfSpeech, t.Status = c.internPtr(v.PartOfSpeech), c.internPtr(v.Status)
-		t.Type, t.Gender = c.internPtr(v.Type), c.internPtr(v.Gender)
-		t.UpdatedAt = c.time(v.UpdatedAt)
+		*c.terms.add() = resTerm{ID: v.ID, User: c.u32(v.User, "user id"), ConceptID: c.u32(v.ConceptID, "concept id"),
+			Text: c.str(v.Text), Description: c.str(v.Description), Note: c.str(v.Note), Lemma: c.str(v.Lemma),
+			URL: c.sym(v.URL), Language: c.sym(v.Language),
+			PartOfSpeech: c.internPtr(v.PartOfSpeech), Status: c.internPtr(v.Status),
+			Type: c.internPtr(v.Type), Gender: c.internPtr(v.Gender),
+			CreatedAt: c.u32(int64(v.CreatedAt), "time"), UpdatedAt: c.time(v.UpdatedAt)}
 	}
 }
 
@@ -237,34 +283,31 @@ func (c *compactor) add(o any) {
 func (c *compactor) addString(v *schema.SourceString) {
 	*c.ids.add() = v.ID
 	s := c.strings.add()
-	*s = resString{Type: c.intern(v.Type), Text: c.str(v.Text), Identifier: c.str(v.Identifier),
-		Context: c.intern(v.Context), MaxLength: c.intPtr(v.MaxLength), File: v.File, Branch: v.Branch,
-		Added: v.Added, Updated: c.time(v.Updated),
+	*s = resString{Type: c.sym(v.Type), Text: c.str(v.Text), Identifier: c.str(v.Identifier),
+		Context: c.sym(v.Context), MaxLength: c.intPtr(v.MaxLength), File: v.File, Branch: v.Branch,
+		Added: c.u32(int64(v.Added), "time"), Updated: c.time(v.Updated),
 		IsHidden: v.IsHidden, IsDuplicate: v.IsDuplicate, IsPassedWorkflow: v.IsPassedWorkflow}
 	comments := c.comments.take(len(v.Comments))
 	for i, m := range v.Comments {
-		comments[i] = resComment{User: m.User, HasIssue: m.HasIssue, HasUnresolvedIssue: m.HasUnresolvedIssue}
+		comments[i] = resComment{User: c.u32(m.User, "user id"), HasIssue: m.HasIssue, HasUnresolvedIssue: m.HasUnresolvedIssue}
 	}
 	shots := c.shots.take(len(v.Screenshots))
 	for i, m := range v.Screenshots {
-		m.Name = c.intern(m.Name)
-		shots[i] = m
+		shots[i] = resScreenshot{ID: c.u32(m.ID, "screenshot id"), Name: c.sym(m.Name)}
 	}
 	labels := c.labels.take(len(v.Labels))
 	for i, m := range v.Labels {
-		m.Title = c.intern(m.Title)
-		labels[i] = m
+		labels[i] = resLabel{ID: c.u32(m.ID, "label id"), Title: c.sym(m.Title), IsSystem: m.IsSystem}
 	}
 	fields := c.fields.take(len(v.Fields))
 	for i, m := range v.Fields {
-		m.Name, m.Slug, m.Value, m.Type = c.intern(m.Name), c.intern(m.Slug), c.intern(m.Value), c.intern(m.Type)
-		fields[i] = m
+		fields[i] = resField{Name: c.sym(m.Name), Slug: c.sym(m.Slug), Value: c.sym(m.Value), Type: c.sym(m.Type)}
 	}
 	summary := c.summaries.take(len(v.LanguagesSummary))
 	for i := range v.LanguagesSummary {
 		m := &v.LanguagesSummary[i]
-		summary[i] = resSummary{Language: c.intern(m.Language), TranslationUpdated: c.time(m.TranslationUpdated),
-			Rating: m.Rating, ApprovalsCount: m.ApprovalsCount, Bits: summaryBits(m)}
+		summary[i] = resSummary{Language: c.sym(m.Language), TranslationUpdated: c.time(m.TranslationUpdated),
+			Rating: m.Rating, ApprovalsCount: c.u32(m.ApprovalsCount, "approvals count"), Bits: summaryBits(m)}
 	}
 	s.Comments, s.NComments = countedOf(comments)
 	s.Screenshots, s.NScreenshots = countedOf(shots)
@@ -281,7 +324,7 @@ func (c *compactor) translations(v *schema.SourceString) []resTranslation {
 		return nil
 	}
 	if m := v.Translations[0].StringID; m != v.ID {
-		if own, ok := c.masters[m]; ok && sameTranslations(own, v.Translations, m) {
+		if own, ok := c.masters[m]; ok && c.sameTranslations(own, v.Translations, m) {
 			return own
 		}
 	}
@@ -289,13 +332,13 @@ func (c *compactor) translations(v *schema.SourceString) []resTranslation {
 	for i, t := range v.Translations {
 		votes := c.votes.take(len(t.Votes))
 		for j, x := range t.Votes {
-			x.Mark = c.intern(x.Mark)
-			votes[j] = x
+			votes[j] = resVote{Mark: c.sym(x.Mark), User: c.u32(x.User, "user id"), Added: c.u32(int64(x.Added), "time")}
 		}
 		approvals := c.approvals.take(len(t.Approvals))
 		copy(approvals, t.Approvals)
-		out[i] = resTranslation{ID: t.ID, Text: c.str(t.Text), PluralForm: c.intern(t.PluralForm), Language: c.intern(t.Language),
-			Provider: c.internPtr(t.Provider), User: t.User, Updated: t.Updated, IsPreTranslated: t.IsPreTranslated}
+		out[i] = resTranslation{idDelta: c.trDelta(t.ID), Text: c.str(t.Text), PluralForm: c.sym(t.PluralForm), Language: c.intern(t.Language),
+			Provider: c.internPtr(t.Provider), User: c.u32(t.User, "user id"), Updated: c.u32(int64(t.Updated), "time"),
+			IsPreTranslated: t.IsPreTranslated}
 		out[i].Votes, out[i].NVotes = countedOf(votes)
 		out[i].Approvals, out[i].NApprovals = countedOf(approvals)
 	}
@@ -308,12 +351,17 @@ func (c *compactor) translations(v *schema.SourceString) []resTranslation {
 
 // sameTranslations reports whether b, translations made for string m,
 // hold what a, m's compact translations, holds.
-func sameTranslations(a []resTranslation, b []schema.Translation, m int64) bool {
+func (c *compactor) sameTranslations(a []resTranslation, b []schema.Translation, m int64) bool {
 	return slices.EqualFunc(a, b, func(x resTranslation, y schema.Translation) bool {
-		return x.ID == y.ID && y.StringID == m && x.Text == y.Text && x.PluralForm == y.PluralForm &&
+		return x.idDelta == c.trDelta(y.ID) && y.StringID == m && x.Text == y.Text && *x.PluralForm == y.PluralForm &&
 			x.IsPreTranslated == y.IsPreTranslated && sameString(x.Provider, y.Provider) && x.Language == y.Language &&
-			x.User == y.User && x.Updated == y.Updated && slices.Equal(x.votes(), y.Votes) && slices.Equal(x.approvals(), y.Approvals)
+			int64(x.User) == y.User && int64(x.Updated) == int64(y.Updated) && slices.EqualFunc(x.votes(), y.Votes, sameVote) &&
+			slices.Equal(x.approvals(), y.Approvals)
 	})
+}
+
+func sameVote(a resVote, b schema.Vote) bool {
+	return *a.Mark == b.Mark && int64(a.User) == b.User && int64(a.Added) == int64(b.Added)
 }
 
 func sameString(a, b *string) bool {
@@ -328,15 +376,18 @@ type residentData struct {
 	strings []resString
 	ids     []int64 // the strings'
 	tm      []resSegment
-	terms   []schema.GlossaryTerm
+	terms   []resTerm
 	bytes   int64
+	// trBase is the id the translations' ids are differences from
+	// (resTranslation.id).
+	trBase int64
 }
 
 // data returns the objects added; the compactor's maps are dropped.
 func (c *compactor) data() *residentData {
 	d := &residentData{strings: c.strings.all(), ids: c.ids.all(), tm: c.tm.all(), terms: c.terms.all()}
 	c.interned, c.ptrs, c.ints, c.masters, c.transient = nil, nil, nil, nil, 0
-	d.bytes = c.bytes
+	d.bytes, d.trBase = c.bytes, c.trBase
 	return d
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	demodata "github.com/croql/croql/demo"
+	"github.com/croql/croql/schema"
 )
 
 // TestReadWithinStopsAtTheBudget: a project file is read whole within a
@@ -69,4 +70,66 @@ func TestBuildGivesUpWhileReading(t *testing.T) {
 	require.Contains(t, state.why, "while read")
 	require.Zero(t, rs.used)
 	require.Nil(t, rs.snaps[proj.ID])
+}
+
+// TestBuildRefusesWideValues: a project with a value that a snapshot's
+// 32-bit field cannot hold (a user id past 2^32, a time before 1970, a
+// translation id more than 2^31 from the first) is not held: the database
+// serves it, and the reason names the value. The same project with the
+// values in range is held.
+func TestBuildRefusesWideValues(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		name string
+		edit func(p *schema.Project)
+		want string
+	}{
+		{"in range", func(*schema.Project) {}, ""},
+		{"vote user", func(p *schema.Project) { firstVote(p).User = 1 << 33 }, "user id 8589934592"},
+		{"string added", func(p *schema.Project) { p.Strings[3].Added = -86400 }, "time -86400"},
+		{"translation id", func(p *schema.Project) { firstTranslation(p).ID = 1 << 40 }, "translation id"},
+		{"record usage", func(p *schema.Project) { p.TMSegments[0].Records[0].UsageCount = -1 }, "usage count -1"},
+	} {
+		p := demodata.Generate(demodata.Options{Strings: 200, Seed: 5})
+		c.edit(p)
+		file := filepath.Join(t.TempDir(), "p.ndjson")
+		f, err := os.Create(file)
+		require.NoError(t, err)
+		require.NoError(t, p.WriteNDJSON(f))
+		require.NoError(t, f.Close())
+		st, err := LoadSQLiteFiles(ctx, t.TempDir(), file)
+		require.NoError(t, err, c.name)
+		proj, _ := st.Project(1)
+		rs := newResidents(1 << 30)
+		state, err := rs.build(ctx, proj)
+		require.NoError(t, err, c.name)
+		if c.want == "" {
+			require.True(t, state.resident, c.name)
+		} else {
+			require.False(t, state.resident, c.name)
+			require.Contains(t, state.why, c.want, c.name)
+			require.Contains(t, state.why, "32-bit", c.name)
+		}
+		require.NoError(t, st.Close())
+	}
+}
+
+func firstTranslation(p *schema.Project) *schema.Translation {
+	for i := range p.Strings {
+		if len(p.Strings[i].Translations) > 0 {
+			return &p.Strings[i].Translations[0]
+		}
+	}
+	return nil
+}
+
+func firstVote(p *schema.Project) *schema.Vote {
+	for i := range p.Strings {
+		for j := range p.Strings[i].Translations {
+			if t := &p.Strings[i].Translations[j]; len(t.Votes) > 0 {
+				return &t.Votes[0]
+			}
+		}
+	}
+	return nil
 }

@@ -28,31 +28,37 @@ import (
 // objects the schema's types serve whole (a vote, a label, a glossary
 // term, ...) keep them.
 //
-// Two of the evaluator's binding forms (package eval) make them smaller
+// The evaluator's compact binding forms (package eval) make them smaller
 // than the schema's: a collection is a pointer to its first element with
 // its count in a uint32 field that the pointer's croql:"len=NAME" tag
 // names (8 + 4 bytes where a slice header takes 24), the counts of a
-// struct side by side; and the bools of a languages summary element are
-// the bits of a croql:"bits=..." array (a byte holds 8 of them).
+// struct side by side; the bools of a languages summary element are the
+// bits of a croql:"bits=..." array (a byte holds 8 of them); an int, a
+// datetime or a user id that is never absent and that no bench pattern
+// reads in a loop is a uint32 (the compactor refuses a project with a
+// value outside its range: the database serves it); and a short string
+// that repeats (a type, a language, a plural form, a mark) is a pointer
+// to its one copy.
 
-// resString is a source string in the snapshot: 184 bytes on a 64-bit
-// machine (256 with slices), with its id apart (snapshot.ids).
+// resString is a source string in the snapshot: 160 bytes on a 64-bit
+// machine (256 with slices and the schema's types), with its id apart
+// (snapshot.ids).
 type resString struct {
-	Type             string
+	Type             *string
 	Text             string
 	Identifier       string
-	Context          string
+	Context          *string
 	MaxLength        *int64
 	File             *schema.File
 	Branch           *schema.Branch
-	Comments         *resComment         `croql:"len=NComments"`
-	Screenshots      *schema.Screenshot  `croql:"len=NScreenshots"`
-	Translations     *resTranslation     `croql:"len=NTranslations"`
-	LanguagesSummary *resSummary         `croql:"len=NLanguagesSummary"`
-	Labels           *schema.Label       `croql:"len=NLabels"`
-	Fields           *schema.CustomField `croql:"len=NFields"`
-	Added            schema.Time
+	Comments         *resComment     `croql:"len=NComments"`
+	Screenshots      *resScreenshot  `croql:"len=NScreenshots"`
+	Translations     *resTranslation `croql:"len=NTranslations"`
+	LanguagesSummary *resSummary     `croql:"len=NLanguagesSummary"`
+	Labels           *resLabel       `croql:"len=NLabels"`
+	Fields           *resField       `croql:"len=NFields"`
 	Updated          *schema.Time
+	Added            uint32
 	// The collections' counts.
 	NComments, NScreenshots, NTranslations  uint32
 	NLanguagesSummary, NLabels, NFields     uint32
@@ -62,7 +68,7 @@ type resString struct {
 // The collections of a string and of a translation as slices (nil when
 // empty).
 func (s *resString) comments() []resComment { return unsafe.Slice(s.Comments, s.NComments) }
-func (s *resString) screenshots() []schema.Screenshot {
+func (s *resString) screenshots() []resScreenshot {
 	return unsafe.Slice(s.Screenshots, s.NScreenshots)
 }
 func (s *resString) translations() []resTranslation {
@@ -71,9 +77,9 @@ func (s *resString) translations() []resTranslation {
 func (s *resString) summary() []resSummary {
 	return unsafe.Slice(s.LanguagesSummary, s.NLanguagesSummary)
 }
-func (s *resString) labels() []schema.Label       { return unsafe.Slice(s.Labels, s.NLabels) }
-func (s *resString) fields() []schema.CustomField { return unsafe.Slice(s.Fields, s.NFields) }
-func (t *resTranslation) votes() []schema.Vote    { return unsafe.Slice(t.Votes, t.NVotes) }
+func (s *resString) labels() []resLabel    { return unsafe.Slice(s.Labels, s.NLabels) }
+func (s *resString) fields() []resField    { return unsafe.Slice(s.Fields, s.NFields) }
+func (t *resTranslation) votes() []resVote { return unsafe.Slice(t.Votes, t.NVotes) }
 func (t *resTranslation) approvals() []schema.Approval {
 	return unsafe.Slice(t.Approvals, t.NApprovals)
 }
@@ -87,38 +93,67 @@ func countedOf[T any](xs []T) (*T, uint32) {
 
 // resComment is a comment on a string in the snapshot.
 type resComment struct {
-	User               int64
+	User               uint32
 	HasIssue           bool
 	HasUnresolvedIssue bool
 }
 
+// resScreenshot, resLabel and resField are a string's screenshot, label
+// and custom field in the snapshot.
+type resScreenshot struct {
+	Name *string
+	ID   uint32
+}
+
+type resLabel struct {
+	Title    *string
+	ID       uint32
+	IsSystem bool
+}
+
+type resField struct {
+	Name, Slug, Value, Type *string
+}
+
 // resTranslation is a translation in the snapshot: an element of a
-// string's translations and an object of the translations list. It is 112
-// bytes (136 with slices).
+// string's translations and an object of the translations list. It is 88
+// bytes (136 with slices and the schema's types).
 type resTranslation struct {
-	// ID is the translation's id (no query reads it; the translations
-	// list reads the page's rows by it).
-	ID                 int64
-	Text               string
-	PluralForm         string
-	Language           string
-	Provider           *string
-	User               int64
-	Votes              *schema.Vote     `croql:"len=NVotes"`
-	Approvals          *schema.Approval `croql:"len=NApprovals"`
-	Updated            schema.Time
+	Text       string
+	PluralForm *string
+	Language   string
+	Provider   *string
+	Votes      *resVote         `croql:"len=NVotes"`
+	Approvals  *schema.Approval `croql:"len=NApprovals"`
+	// idDelta is the translation's id less the snapshot's first
+	// (residentData.trBase), a signed 32-bit difference (id). No query
+	// reads it; the translations list reads the page's rows by the id.
+	idDelta            uint32
+	User               uint32
+	Updated            uint32
 	NVotes, NApprovals uint32
 	IsPreTranslated    bool
 }
 
+// id is t's id in a snapshot whose first translation id is base.
+func (t *resTranslation) id(base int64) int64 { return base + int64(int32(t.idDelta)) }
+
+// resVote is a vote on a translation in the snapshot: 16 bytes where the
+// schema's is 32.
+type resVote struct {
+	Mark  *string
+	User  uint32
+	Added uint32
+}
+
 // resSummary is an element of a string's languages summary in the
 // snapshot: schema.LanguageSummary with its 33 bools as the bits of Bits,
-// 48 bytes where the schema's is 80.
+// 40 bytes where the schema's is 80.
 type resSummary struct {
-	Language           string
+	Language           *string
 	TranslationUpdated *schema.Time
 	Rating             int64
-	ApprovalsCount     int64
+	ApprovalsCount     uint32
 	Bits               [5]uint8 `croql:"bits=IsTranslated,IsPartiallyTranslated,IsApproved,IsPartiallyApproved,IsAutoTranslated,IsTranslatedByTM,IsTranslatedByMT,IsTranslatedByAI,IsSourceChangedAfterTranslation,HasTranslationAsSource,HasTranslationAfterApproval,HasSharedTranslation,HasQAIssues,HasEmptyTranslationQAIssues,HasTranslationLengthQAIssues,HasTagsMismatchQAIssues,HasSpacesMismatchQAIssues,HasVariablesMismatchQAIssues,HasPunctuationMismatchQAIssues,HasCharacterCaseMismatchQAIssues,HasSpecialCharactersMismatchQAIssues,HasIncorrectTranslationQAIssues,HasSpellingQAIssues,HasICUSyntaxQAIssues,HasTermsQAIssues,HasDuplicateTranslationQAIssues,HasFTLSyntaxQAIssues,HasAndroidSyntaxQAIssues,HasCustomQAIssues,HasNumbersMismatchQAIssues,HasAIQAIssues,HasOutdatedTranslationQAIssues,HasMDXSyntaxQAIssues"`
 }
 
@@ -149,15 +184,27 @@ type resSegment struct {
 	Records []resRecord
 }
 
-// resRecord is a TM record in the snapshot.
+// resRecord is a TM record in the snapshot: 40 bytes where the schema's
+// is 80.
 type resRecord struct {
-	ID         int64
 	Text       string
-	UsageCount int64
-	CreatedBy  int64
-	UpdatedBy  int64
-	CreatedAt  schema.Time
-	UpdatedAt  schema.Time
+	ID         uint32
+	UsageCount uint32
+	CreatedBy  uint32
+	UpdatedBy  uint32
+	CreatedAt  uint32
+	UpdatedAt  uint32
+}
+
+// resTerm is a glossary term in the snapshot: 144 bytes where the
+// schema's is 184.
+type resTerm struct {
+	ID                                 int64
+	Text, Description, Note, Lemma     string
+	URL, Language                      *string
+	PartOfSpeech, Status, Type, Gender *string
+	UpdatedAt                          *schema.Time
+	User, ConceptID, CreatedAt         uint32
 }
 
 // residentTypes are the schema's Go types the snapshot holds in types of
@@ -170,6 +217,11 @@ func residentTypes() map[reflect.Type]reflect.Type {
 		reflect.TypeFor[schema.TMSegment]():       reflect.TypeFor[resSegment](),
 		reflect.TypeFor[schema.TMRecord]():        reflect.TypeFor[resRecord](),
 		reflect.TypeFor[schema.LanguageSummary](): reflect.TypeFor[resSummary](),
+		reflect.TypeFor[schema.Screenshot]():      reflect.TypeFor[resScreenshot](),
+		reflect.TypeFor[schema.Label]():           reflect.TypeFor[resLabel](),
+		reflect.TypeFor[schema.CustomField]():     reflect.TypeFor[resField](),
+		reflect.TypeFor[schema.Vote]():            reflect.TypeFor[resVote](),
+		reflect.TypeFor[schema.GlossaryTerm]():    reflect.TypeFor[resTerm](),
 	}
 }
 
@@ -209,9 +261,10 @@ func residentCatalogOf(types map[reflect.Type]reflect.Type) (*schema.Catalog, er
 }
 
 // residentHas checks that t, a snapshot type, holds its field name as
-// want, the schema's Go type of it: a field of type want; for a slice
-// []E, a *E whose len tag names a uint32 field of t; for a bool, a bit of
-// a bits tag of t.
+// want, the schema's Go type of it: a field of type want; a uint32 for an
+// int64 or a schema.Time; a *string for a string; for a slice []E, a *E
+// whose len tag names a uint32 field of t; for a bool, a bit of a bits
+// tag of t.
 func residentHas(t reflect.Type, name string, want reflect.Type) error {
 	sf, ok := t.FieldByName(name)
 	if !ok {
@@ -220,8 +273,13 @@ func residentHas(t reflect.Type, name string, want reflect.Type) error {
 		}
 		return errors.New("no such field")
 	}
-	if sf.Type == want {
+	switch {
+	case sf.Type == want:
 		return nil
+	case sf.Type == reflect.TypeFor[uint32]() && (want == reflect.TypeFor[int64]() || want == reflect.TypeFor[schema.Time]()):
+		return nil // a narrow int (residentNarrow checks its values)
+	case sf.Type == reflect.TypeFor[*string]() && want == reflect.TypeFor[string]():
+		return nil // a string kept once
 	}
 	if want.Kind() != reflect.Slice || sf.Type != reflect.PointerTo(want.Elem()) {
 		return fmt.Errorf("is %s, the schema's is %s", sf.Type, want)
@@ -402,7 +460,7 @@ func long(ss ...string) bool {
 
 func heavyString(s *resString) bool {
 	n := int(s.NComments) + int(s.NScreenshots) + int(s.NTranslations) + int(s.NLanguagesSummary) + int(s.NLabels) + int(s.NFields)
-	if long(s.Type, s.Text, s.Identifier, s.Context) {
+	if long(*s.Type, s.Text, s.Identifier, *s.Context) {
 		return true
 	}
 	if s.File != nil && long(s.File.Name, s.File.Type, s.File.Context) || s.Branch != nil && long(s.Branch.Name) {
@@ -417,17 +475,17 @@ func heavyString(s *resString) bool {
 		}
 	}
 	for _, x := range s.screenshots() {
-		if long(x.Name) {
+		if long(*x.Name) {
 			return true
 		}
 	}
 	for _, x := range s.labels() {
-		if long(x.Title) {
+		if long(*x.Title) {
 			return true
 		}
 	}
 	for _, x := range s.fields() {
-		if long(x.Name, x.Slug, x.Value, x.Type) {
+		if long(*x.Name, *x.Slug, *x.Value, *x.Type) {
 			return true
 		}
 	}
@@ -443,6 +501,6 @@ func heavySegment(s *resSegment) bool {
 	return len(s.Records) > heavyElems
 }
 
-func heavyTerm(t *schema.GlossaryTerm) bool {
-	return long(t.Text, t.Description, t.Note, t.Lemma, t.URL, t.Language)
+func heavyTerm(t *resTerm) bool {
+	return long(t.Text, t.Description, t.Note, t.Lemma, *t.URL, *t.Language)
 }
