@@ -101,8 +101,13 @@ type compactor struct {
 	// (a provider, a term's status).
 	interned map[string]string
 	ptrs     map[string]*string
-	ints     map[int64]*int64
-	times    slab[schema.Time]
+	// dict are the texts kept once (text); dictFull is set when it takes
+	// no more, dictLooks and dictHits count its lookups and finds.
+	dict                map[string]string
+	dictFull            bool
+	dictLooks, dictHits int
+	ints                map[int64]*int64
+	times               slab[schema.Time]
 	// trBase is the first translation id read (haveTrBase): the
 	// translations hold their ids as differences from it (trDelta).
 	trBase     int64
@@ -130,7 +135,8 @@ type compactor struct {
 }
 
 func newCompactor() *compactor {
-	c := &compactor{interned: map[string]string{}, ptrs: map[string]*string{}, ints: map[int64]*int64{}, masters: map[int64][]resTranslation{}}
+	c := &compactor{interned: map[string]string{}, ptrs: map[string]*string{}, ints: map[int64]*int64{}, masters: map[int64][]resTranslation{},
+		dict: map[string]string{}}
 	c.times.bytes = &c.bytes
 	c.trs.bytes, c.votes.bytes, c.approvals.bytes = &c.bytes, &c.bytes, &c.bytes
 	c.comments.bytes, c.shots.bytes, c.labels.bytes = &c.bytes, &c.bytes, &c.bytes
@@ -156,6 +162,42 @@ func (c *compactor) str(s string) string {
 	start := len(c.text)
 	c.text = append(c.text, s...)
 	return unsafe.String(&c.text[start], len(s))
+}
+
+// A text (a string's, a translation's, a TM record's, a term's) is kept
+// once when it repeats (kept): localization data repeats its texts (a duplicate
+// string's text is its master's, a TM record's a translation's, a
+// translation is often the same in several strings). The texts up to
+// dictText bytes go into a dictionary while it pays: after every
+// dictCheck texts added to it, it stops taking new ones when fewer than
+// one in four of the texts looked up were in it. A project whose texts
+// are all different costs the dictionary's first dictCheck entries while
+// it builds, and nothing after.
+const (
+	dictText  = 256
+	dictCheck = 1 << 16
+)
+
+// kept returns s kept in a text chunk, or the copy of it the dictionary
+// has.
+func (c *compactor) kept(s string) string {
+	if s == "" || len(s) > dictText || c.dict == nil {
+		return c.str(s)
+	}
+	c.dictLooks++
+	if v, ok := c.dict[s]; ok {
+		c.dictHits++
+		return v
+	}
+	v := c.str(s)
+	if !c.dictFull {
+		c.dict[v] = v
+		c.transient += internedBytes
+		if len(c.dict)%dictCheck == 0 && c.dictHits < c.dictLooks/4 {
+			c.dictFull = true
+		}
+	}
+	return v
 }
 
 // internedBytes is what an entry of the compactor's maps costs while it
@@ -265,13 +307,13 @@ func (c *compactor) add(o any) {
 		seg.ID = v.ID
 		seg.Records = c.tmRecords.take(len(v.Records))
 		for i, r := range v.Records {
-			seg.Records[i] = resRecord{ID: c.u32(r.ID, "TM record id"), Text: c.str(r.Text), UsageCount: c.u32(r.UsageCount, "usage count"),
+			seg.Records[i] = resRecord{ID: c.u32(r.ID, "TM record id"), Text: c.kept(r.Text), UsageCount: c.u32(r.UsageCount, "usage count"),
 				CreatedBy: c.u32(r.CreatedBy, "user id"), UpdatedBy: c.u32(r.UpdatedBy, "user id"),
 				CreatedAt: c.u32(int64(r.CreatedAt), "time"), UpdatedAt: c.u32(int64(r.UpdatedAt), "time")}
 		}
 	case *schema.GlossaryTerm:
 		*c.terms.add() = resTerm{ID: v.ID, User: c.u32(v.User, "user id"), ConceptID: c.u32(v.ConceptID, "concept id"),
-			Text: c.str(v.Text), Description: c.str(v.Description), Note: c.str(v.Note), Lemma: c.str(v.Lemma),
+			Text: c.kept(v.Text), Description: c.kept(v.Description), Note: c.kept(v.Note), Lemma: c.kept(v.Lemma),
 			URL: c.sym(v.URL), Language: c.sym(v.Language),
 			PartOfSpeech: c.internPtr(v.PartOfSpeech), Status: c.internPtr(v.Status),
 			Type: c.internPtr(v.Type), Gender: c.internPtr(v.Gender),
@@ -283,7 +325,7 @@ func (c *compactor) add(o any) {
 func (c *compactor) addString(v *schema.SourceString) {
 	*c.ids.add() = v.ID
 	s := c.strings.add()
-	*s = resString{Type: c.sym(v.Type), Text: c.str(v.Text), Identifier: c.str(v.Identifier),
+	*s = resString{Type: c.sym(v.Type), Text: c.kept(v.Text), Identifier: c.str(v.Identifier),
 		Context: c.sym(v.Context), MaxLength: c.intPtr(v.MaxLength), File: v.File, Branch: v.Branch,
 		Added: c.u32(int64(v.Added), "time"), Updated: c.time(v.Updated),
 		IsHidden: v.IsHidden, IsDuplicate: v.IsDuplicate, IsPassedWorkflow: v.IsPassedWorkflow}
@@ -336,7 +378,7 @@ func (c *compactor) translations(v *schema.SourceString) []resTranslation {
 		}
 		approvals := c.approvals.take(len(t.Approvals))
 		copy(approvals, t.Approvals)
-		out[i] = resTranslation{idDelta: c.trDelta(t.ID), Text: c.str(t.Text), PluralForm: c.sym(t.PluralForm), Language: c.intern(t.Language),
+		out[i] = resTranslation{idDelta: c.trDelta(t.ID), Text: c.kept(t.Text), PluralForm: c.sym(t.PluralForm), Language: c.intern(t.Language),
 			Provider: c.internPtr(t.Provider), User: c.u32(t.User, "user id"), Updated: c.u32(int64(t.Updated), "time"),
 			IsPreTranslated: t.IsPreTranslated}
 		out[i].Votes, out[i].NVotes = countedOf(votes)
@@ -386,7 +428,7 @@ type residentData struct {
 // data returns the objects added; the compactor's maps are dropped.
 func (c *compactor) data() *residentData {
 	d := &residentData{strings: c.strings.all(), ids: c.ids.all(), tm: c.tm.all(), terms: c.terms.all()}
-	c.interned, c.ptrs, c.ints, c.masters, c.transient = nil, nil, nil, nil, 0
+	c.interned, c.ptrs, c.ints, c.masters, c.dict, c.transient = nil, nil, nil, nil, nil, 0
 	d.bytes, d.trBase = c.bytes, c.trBase
 	return d
 }

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 
@@ -132,4 +135,33 @@ func firstVote(p *schema.Project) *schema.Vote {
 		}
 	}
 	return nil
+}
+
+// TestCompactorKeepsRepeatedTextsOnce: a text that repeats is held once
+// (the same bytes), a long one is not looked up, and the dictionary stops
+// taking new texts when they do not repeat: after dictCheck different
+// texts it is full, and a new text is copied again each time.
+func TestCompactorKeepsRepeatedTextsOnce(t *testing.T) {
+	c := newCompactor()
+	a, b := c.kept(strings.Clone("Welcome back")), c.kept(strings.Clone("Welcome back"))
+	require.Equal(t, "Welcome back", b)
+	require.Same(t, unsafe.StringData(a), unsafe.StringData(b))
+	long := strings.Repeat("x", dictText+1)
+	require.NotSame(t, unsafe.StringData(c.kept(long)), unsafe.StringData(c.kept(long)))
+
+	c = newCompactor()
+	for i := range dictCheck {
+		c.kept(fmt.Sprintf("text %d", i))
+	}
+	require.True(t, c.dictFull, "texts that never repeat fill the dictionary")
+	x, y := c.kept("new text"), c.kept("new text")
+	require.NotSame(t, unsafe.StringData(x), unsafe.StringData(y))
+	require.Same(t, unsafe.StringData(c.kept("text 7")), unsafe.StringData(c.kept("text 7")), "the texts it has are still shared")
+
+	c = newCompactor()
+	for i := range dictCheck {
+		c.kept(fmt.Sprintf("text %d", i))
+		c.kept(fmt.Sprintf("text %d", i))
+	}
+	require.False(t, c.dictFull, "texts that repeat keep it open")
 }
