@@ -27,7 +27,7 @@ go build -o "$bin" ./cmd/instrcount
 objects=$((PASSES * 2000))
 count() { # pattern engine -> instructions per object (two decimals)
 	f="$OUT/cg.$1.$2.out"
-	GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind --callgrind-out-file="$f" \
+	GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off valgrind --tool=callgrind --callgrind-out-file="$f" \
 		--toggle-collect='main.measure*' "$bin" -pattern "$1" -engine "$2" -layout "$LAYOUT" -passes "$PASSES" >/dev/null 2>&1
 	ir=$(callgrind_annotate "$f" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1; exit }')
 	awk -v ir="$ir" -v n="$objects" 'BEGIN { printf "%.2f", ir / n }'

@@ -251,7 +251,12 @@ func (c *compactor) intPtr(v *int64) *int64 {
 }
 
 // sym returns a pointer to s kept once.
-func (c *compactor) sym(s string) *string { return c.internPtr(&s) }
+func (c *compactor) sym(s string) *string {
+	if p, ok := c.ptrs[s]; ok {
+		return p
+	}
+	return c.internPtr(&s)
+}
 
 // u32 returns v as a narrow int; a v outside [0, 2^32) is kept as 0 and
 // stops the build (narrowErr). what names the value.
