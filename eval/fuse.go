@@ -566,7 +566,7 @@ func existsFn(off, lenOff, size uintptr, ts []elemTest, neg bool) objPred {
 	case len(ts) == 1 && ts[0].intEq():
 		return existsEq(off, lenOff, size, ts[0].off, ts[0].lo, neg)
 	case len(ts) == 1 && ts[0].narrowEq():
-		return existsEq(off, lenOff, size, ts[0].off, uint32(ts[0].lo), neg)
+		return existsEq32(off, lenOff, size, ts[0].off, uint32(ts[0].lo), neg)
 	case len(ts) == 1 && ts[0].intLeaf():
 		eoff, lo, hi, eneg := ts[0].off, ts[0].lo, ts[0].hi, ts[0].neg
 		return func(e unsafe.Pointer) bool {
@@ -804,16 +804,18 @@ func existsLangOr(off, lenOff, size uintptr, ts []elemTest, neg, u32 bool) objPr
 	}
 }
 
-// existsEq is "some element of the collection at off has c at eoff",
-// negated when neg: an int64 or a narrow int (a uint32).
-func existsEq[W int64 | uint32](off, lenOff, size, eoff uintptr, c W, neg bool) objPred {
+// existsEq is "some element of the collection at off has the int64 c at
+// eoff", negated when neg; existsEq32 the same for a narrow int (a
+// uint32). They are written out for each width: a generic function's
+// closure does not inline sliceAt and costs twice the instructions.
+func existsEq(off, lenOff, size, eoff uintptr, c int64, neg bool) objPred {
 	return func(e unsafe.Pointer) bool {
 		if e == nil {
 			return false
 		}
 		base, k := sliceAt(e, off, lenOff)
 		for o := eoff; k > 0; k, o = k-1, o+size {
-			if *(*W)(unsafe.Add(base, o)) == c {
+			if *(*int64)(unsafe.Add(base, o)) == c {
 				return !neg
 			}
 		}
@@ -821,16 +823,46 @@ func existsEq[W int64 | uint32](off, lenOff, size, eoff uintptr, c W, neg bool) 
 	}
 }
 
-// everyEq is "every element of the collection at off has c at eoff",
-// negated when neg.
-func everyEq[W int64 | uint32](off, lenOff, size, eoff uintptr, c W, neg bool) objPred {
+func existsEq32(off, lenOff, size, eoff uintptr, c uint32, neg bool) objPred {
 	return func(e unsafe.Pointer) bool {
 		if e == nil {
 			return false
 		}
 		base, k := sliceAt(e, off, lenOff)
 		for o := eoff; k > 0; k, o = k-1, o+size {
-			if *(*W)(unsafe.Add(base, o)) != c {
+			if *(*uint32)(unsafe.Add(base, o)) == c {
+				return !neg
+			}
+		}
+		return neg
+	}
+}
+
+// everyEq is "every element of the collection at off has the int64 c at
+// eoff", negated when neg; everyEq32 the same for a narrow int.
+func everyEq(off, lenOff, size, eoff uintptr, c int64, neg bool) objPred {
+	return func(e unsafe.Pointer) bool {
+		if e == nil {
+			return false
+		}
+		base, k := sliceAt(e, off, lenOff)
+		for o := eoff; k > 0; k, o = k-1, o+size {
+			if *(*int64)(unsafe.Add(base, o)) != c {
+				return neg
+			}
+		}
+		return !neg
+	}
+}
+
+func everyEq32(off, lenOff, size, eoff uintptr, c uint32, neg bool) objPred {
+	return func(e unsafe.Pointer) bool {
+		if e == nil {
+			return false
+		}
+		base, k := sliceAt(e, off, lenOff)
+		for o := eoff; k > 0; k, o = k-1, o+size {
+			if *(*uint32)(unsafe.Add(base, o)) != c {
 				return neg
 			}
 		}
@@ -845,7 +877,7 @@ func everyFn(off, lenOff, size uintptr, ts []elemTest, neg bool) objPred {
 		return everyEq(off, lenOff, size, ts[0].off, ts[0].lo, neg)
 	}
 	if len(ts) == 1 && ts[0].narrowEq() {
-		return everyEq(off, lenOff, size, ts[0].off, uint32(ts[0].lo), neg)
+		return everyEq32(off, lenOff, size, ts[0].off, uint32(ts[0].lo), neg)
 	}
 	if len(ts) == 1 && ts[0].intLeaf() {
 		eoff, lo, hi, eneg := ts[0].off, ts[0].lo, ts[0].hi, ts[0].neg
