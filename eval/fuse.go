@@ -564,9 +564,21 @@ func existsFn(off, lenOff, size uintptr, ts []elemTest, neg bool) objPred {
 			return neg
 		}
 	case len(ts) == 1 && ts[0].intEq():
-		return existsEq(off, lenOff, size, ts[0].off, ts[0].lo, neg)
+		eoff, c := ts[0].off, ts[0].lo
+		return func(e unsafe.Pointer) bool {
+			if e == nil {
+				return false
+			}
+			base, k := sliceAt(e, off, lenOff)
+			for o := eoff; k > 0; k, o = k-1, o+size {
+				if *(*int64)(unsafe.Add(base, o)) == c {
+					return !neg
+				}
+			}
+			return neg
+		}
 	case len(ts) == 1 && ts[0].narrowEq():
-		return existsEq32(off, lenOff, size, ts[0].off, uint32(ts[0].lo), neg)
+		return existsNarrowEq(off, lenOff, size, ts[0].off, ts[0].lo, neg)
 	case len(ts) == 1 && ts[0].intLeaf():
 		eoff, lo, hi, eneg := ts[0].off, ts[0].lo, ts[0].hi, ts[0].neg
 		return func(e unsafe.Pointer) bool {
@@ -804,18 +816,22 @@ func existsLangOr(off, lenOff, size uintptr, ts []elemTest, neg, u32 bool) objPr
 	}
 }
 
-// existsEq is "some element of the collection at off has the int64 c at
-// eoff", negated when neg; existsEq32 the same for a narrow int (a
-// uint32). They are written out for each width: a generic function's
-// closure does not inline sliceAt and costs twice the instructions.
-func existsEq(off, lenOff, size, eoff uintptr, c int64, neg bool) objPred {
+// existsNarrowEq is "some element of the collection at off has the
+// narrow int (a uint32) c at eoff", negated when neg; everyNarrowEq "every
+// element has". They are functions of their own, not inlined (a closure
+// of a function inlined into its caller does not inline sliceAt), and
+// compare the uint32 widened (compared as a uint32, the loop's return
+// takes an instruction more).
+//
+//go:noinline
+func existsNarrowEq(off, lenOff, size, eoff uintptr, c int64, neg bool) objPred {
 	return func(e unsafe.Pointer) bool {
 		if e == nil {
 			return false
 		}
 		base, k := sliceAt(e, off, lenOff)
 		for o := eoff; k > 0; k, o = k-1, o+size {
-			if *(*int64)(unsafe.Add(base, o)) == c {
+			if int64(*(*uint32)(unsafe.Add(base, o))) == c {
 				return !neg
 			}
 		}
@@ -823,46 +839,15 @@ func existsEq(off, lenOff, size, eoff uintptr, c int64, neg bool) objPred {
 	}
 }
 
-func existsEq32(off, lenOff, size, eoff uintptr, c uint32, neg bool) objPred {
+//go:noinline
+func everyNarrowEq(off, lenOff, size, eoff uintptr, c int64, neg bool) objPred {
 	return func(e unsafe.Pointer) bool {
 		if e == nil {
 			return false
 		}
 		base, k := sliceAt(e, off, lenOff)
 		for o := eoff; k > 0; k, o = k-1, o+size {
-			if *(*uint32)(unsafe.Add(base, o)) == c {
-				return !neg
-			}
-		}
-		return neg
-	}
-}
-
-// everyEq is "every element of the collection at off has the int64 c at
-// eoff", negated when neg; everyEq32 the same for a narrow int.
-func everyEq(off, lenOff, size, eoff uintptr, c int64, neg bool) objPred {
-	return func(e unsafe.Pointer) bool {
-		if e == nil {
-			return false
-		}
-		base, k := sliceAt(e, off, lenOff)
-		for o := eoff; k > 0; k, o = k-1, o+size {
-			if *(*int64)(unsafe.Add(base, o)) != c {
-				return neg
-			}
-		}
-		return !neg
-	}
-}
-
-func everyEq32(off, lenOff, size, eoff uintptr, c uint32, neg bool) objPred {
-	return func(e unsafe.Pointer) bool {
-		if e == nil {
-			return false
-		}
-		base, k := sliceAt(e, off, lenOff)
-		for o := eoff; k > 0; k, o = k-1, o+size {
-			if *(*uint32)(unsafe.Add(base, o)) != c {
+			if int64(*(*uint32)(unsafe.Add(base, o))) != c {
 				return neg
 			}
 		}
@@ -874,10 +859,22 @@ func everyEq32(off, lenOff, size, eoff uintptr, c uint32, neg bool) objPred {
 // of ts", negated when neg.
 func everyFn(off, lenOff, size uintptr, ts []elemTest, neg bool) objPred {
 	if len(ts) == 1 && ts[0].intEq() {
-		return everyEq(off, lenOff, size, ts[0].off, ts[0].lo, neg)
+		eoff, c := ts[0].off, ts[0].lo
+		return func(e unsafe.Pointer) bool {
+			if e == nil {
+				return false
+			}
+			base, k := sliceAt(e, off, lenOff)
+			for o := eoff; k > 0; k, o = k-1, o+size {
+				if *(*int64)(unsafe.Add(base, o)) != c {
+					return neg
+				}
+			}
+			return !neg
+		}
 	}
 	if len(ts) == 1 && ts[0].narrowEq() {
-		return everyEq32(off, lenOff, size, ts[0].off, uint32(ts[0].lo), neg)
+		return everyNarrowEq(off, lenOff, size, ts[0].off, ts[0].lo, neg)
 	}
 	if len(ts) == 1 && ts[0].intLeaf() {
 		eoff, lo, hi, eneg := ts[0].off, ts[0].lo, ts[0].hi, ts[0].neg
