@@ -35,6 +35,16 @@ func DDL(d compile.Dialect, m *mapping.Mapping) []string {
 	return out
 }
 
+// tableNames are the tables the DDL of m creates in dialect d: the
+// mapping's, and on an engine that keeps counts (not a sharded one) the
+// CountsBy tables.
+func tableNames(d compile.Dialect, m *mapping.Mapping) []string {
+	if _, sharded := d.(compile.Sharding); sharded {
+		return m.TableNames()
+	}
+	return m.TablesWithCounts()
+}
+
 // ddlStmt is one statement of the DDL and the table it is about.
 type ddlStmt struct {
 	table, sql string
@@ -73,6 +83,12 @@ func ddl(d compile.Dialect, m *mapping.Mapping, keysAfter bool) []ddlStmt {
 	for _, j := range l.Joins {
 		w.join(j)
 	}
+	if _, sharded := d.(compile.Sharding); !sharded {
+		// A sharded engine reads no kept count: it has no such table.
+		for _, cb := range l.CountsByTables() {
+			w.countsBy(cb)
+		}
+	}
 	w.out = append(w.out, w.keys...)
 	return append(w.out, w.idx...)
 }
@@ -95,6 +111,12 @@ func (w *ddlWriter) primaryKey(table string, cols ...string) string {
 	for i, c := range cols {
 		q[i] = w.d.Quote(c)
 	}
+	return w.primaryKeyOf(table, q)
+}
+
+// primaryKeyOf is primaryKey of the column definitions q (quoted, maybe
+// with a prefix length).
+func (w *ddlWriter) primaryKeyOf(table string, q []string) string {
 	pk := "PRIMARY KEY (" + strings.Join(q, ", ") + ")"
 	if w.keysAfter {
 		w.keys = append(w.keys, ddlStmt{table: table, sql: "ALTER TABLE " + w.d.Quote(table) + " ADD " + pk})
@@ -228,6 +250,29 @@ func countIndex(ti *mapping.TableLayout, c mapping.CountColumn) []string {
 		}
 	}
 	return []string{c.Name}
+}
+
+// countsBy adds the statements of a CountsBy table: the owner's key and
+// the value, its primary key, then the counts; and an index of the value
+// and every count, which a count of the owners with some element of one
+// value (where one of the counts is above zero) reads alone.
+func (w *ddlWriter) countsBy(cb *mapping.CountsByTable) {
+	kinds := map[string]schema.Kind{cb.Key: schema.Int, cb.ByColumn: cb.ByKind}
+	defs := []string{
+		w.d.Quote(cb.Key) + " " + w.d.ColumnType(schema.Int) + " NOT NULL",
+		w.d.Quote(cb.ByColumn) + " " + w.d.ColumnType(cb.ByKind) + " NOT NULL",
+	}
+	idx := []string{cb.ByColumn}
+	for _, c := range cb.Counts {
+		defs = append(defs, w.d.Quote(c.Name)+" "+w.d.ColumnType(schema.Int)+" NOT NULL DEFAULT 0")
+		kinds[c.Name] = schema.Int
+		idx = append(idx, c.Name)
+	}
+	if pk := w.primaryKeyOf(cb.Name, []string{w.d.IndexColumn(cb.Key, schema.Int), w.d.IndexColumn(cb.ByColumn, cb.ByKind)}); pk != "" {
+		defs = append(defs, pk)
+	}
+	w.out = append(w.out, ddlStmt{table: cb.Name, create: true, sql: "CREATE TABLE " + w.d.Quote(cb.Name) + " (\n  " + strings.Join(defs, ",\n  ") + "\n)" + w.d.TableOptions()})
+	w.index(cb.Name, false, idx, kinds)
 }
 
 // join adds the statements of a join table.
