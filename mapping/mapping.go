@@ -117,7 +117,19 @@ type Table struct {
 	// each value of one of their fields, each in a table of its own (see
 	// CountsBy).
 	CountsBy []CountsBy
+	// TextIndexes lists string fields (by name, never absent) whose
+	// columns get an index of their trigrams where the engine has one: on
+	// SQLite an FTS5 table of the trigram tokenizer (TrigramTable, kept
+	// by triggers), on PostgreSQL a GIN index of pg_trgm (when the server
+	// lets croql create the extension). The compiler narrows a whole set's
+	// `F contains "..."` (three characters or more, not folded) to the
+	// rows the index finds, the engine's exact test still deciding.
+	TextIndexes []string
 }
+
+// TrigramTable is the SQLite FTS5 table of the trigrams of column col of
+// table (Table.TextIndexes).
+func TrigramTable(table, col string) string { return table + "_" + col + "_trgm" }
 
 // SoleKey is the key of Table.Counts of the value of field field that
 // every element of collection coll shares: "user of translations".
@@ -360,10 +372,12 @@ func (m *Mapping) addIndexes() {
 	if t := m.Tables["source string"]; t != nil {
 		t.Counts = defaultCounts()
 		t.CountsBy = []CountsBy{languageCounts()}
+		t.TextIndexes = []string{"text"}
 	}
 	if t := m.Tables["translation"]; t != nil {
 		t.Counts = translationCounts()
 		t.Filed = "filed_string_id"
+		t.TextIndexes = []string{"text"}
 	}
 	if t := m.Tables["TM segment"]; t != nil {
 		t.Counts = segmentCounts()

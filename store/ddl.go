@@ -53,6 +53,10 @@ type ddlStmt struct {
 	// vschema: a statement that places table on the shards (Vitess's
 	// ALTER VSCHEMA), which execDDL waits for.
 	vschema bool
+	// optional: a statement whose failure the load ignores (PostgreSQL's
+	// pg_trgm extension and its indexes, which a server may not allow:
+	// the compiled queries are exact without them).
+	optional bool
 }
 
 // execDDL runs stmt on q, and for a statement that places a table on the
@@ -102,6 +106,8 @@ type ddlWriter struct {
 	// shard is the shard column of each table for a Sharding dialect
 	// (see shardKeys), nil for the others.
 	shard map[string]string
+	// trgm: the statement that creates PostgreSQL's pg_trgm was added.
+	trgm bool
 }
 
 // primaryKey is the PRIMARY KEY clause of table's CREATE TABLE, or ""
@@ -227,6 +233,44 @@ func (w *ddlWriter) table(ti *mapping.TableLayout) {
 	// countIndex).
 	for _, c := range ti.Counts {
 		add(false, countIndex(ti, c)...)
+	}
+	for _, f := range t.TextIndexes {
+		if col := t.Columns[f]; col != "" && t.Key != "" {
+			w.textIndex(t, col)
+		}
+	}
+}
+
+// textIndex adds the index of the trigrams of column col of table t
+// (mapping.Table.TextIndexes): on SQLite an FTS5 table of the trigram
+// tokenizer over t's rows (external content: the index alone), filled
+// from the rows and kept by triggers on t's inserts, deletes and updates
+// of the key or col; on PostgreSQL a GIN index of pg_trgm, after the
+// extension, both optional (a server that does not allow them answers
+// the same queries without). Other engines have none.
+func (w *ddlWriter) textIndex(t *mapping.Table, col string) {
+	q := w.d.Quote
+	switch w.d.(type) {
+	case compile.SQLite:
+		name := mapping.TrigramTable(t.Name, col)
+		fts, tab, key, c := q(name), q(t.Name), q(t.Key), q(col)
+		add := func(sql string) { w.idx = append(w.idx, ddlStmt{table: t.Name, sql: sql}) }
+		add("CREATE VIRTUAL TABLE " + fts + " USING fts5(" + c + ", content='" + t.Name + "', content_rowid='" + t.Key + "', tokenize='trigram case_sensitive 1')")
+		add("INSERT INTO " + fts + "(" + fts + ") VALUES ('rebuild')")
+		del := "INSERT INTO " + fts + "(" + fts + ", rowid, " + c + ") VALUES ('delete', old." + key + ", old." + c + ");"
+		ins := "INSERT INTO " + fts + "(rowid, " + c + ") VALUES (new." + key + ", new." + c + ");"
+		add("CREATE TRIGGER " + q(name+"_ai") + " AFTER INSERT ON " + tab + " BEGIN " + ins + " END")
+		add("CREATE TRIGGER " + q(name+"_ad") + " AFTER DELETE ON " + tab + " BEGIN " + del + " END")
+		add("CREATE TRIGGER " + q(name+"_au") + " AFTER UPDATE OF " + key + ", " + c + " ON " + tab + " BEGIN " + del + " " + ins + " END")
+	case compile.Postgres:
+		if !w.trgm {
+			// Once, before the indexes (buildParallel runs the statements
+			// of no table first).
+			w.trgm = true
+			w.idx = append(w.idx, ddlStmt{sql: "CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public", optional: true})
+		}
+		w.idx = append(w.idx, ddlStmt{table: t.Name, optional: true,
+			sql: "CREATE INDEX " + q(indexName(t.Name, []string{col, "trgm"})) + " ON " + q(t.Name) + " USING gin (" + q(col) + " public.gin_trgm_ops)"})
 	}
 }
 

@@ -453,7 +453,7 @@ func (l *Loader) awaitTracked() error {
 // refreshes the statistics, one table per statement, on conn.
 func (l *Loader) buildIndexes(conn *sql.Conn) error {
 	for _, stmt := range l.indexes {
-		if _, err := conn.ExecContext(l.ctx, stmt.sql); err != nil {
+		if _, err := conn.ExecContext(l.ctx, stmt.sql); err != nil && !stmt.optional {
 			return fmt.Errorf("store: creating indexes: %w\n%s", err, stmt.sql)
 		}
 	}
@@ -474,8 +474,11 @@ func (l *Loader) buildIndexes(conn *sql.Conn) error {
 // (mapping.SoleKey); 6 the string a translation is filed under on its
 // row (mapping.Table.Filed) and the counts of a TM segment's records and
 // of its used records on its row; 7 the counts of a string's translations
-// by language in a table of their own (mapping.CountsBy).
-const LoadFormat = 7
+// by language in a table of their own (mapping.CountsBy); 8 the indexes
+// of the trigrams of the texts of strings and translations
+// (mapping.Table.TextIndexes: SQLite's FTS5 tables, which its queries
+// read).
+const LoadFormat = 8
 
 // mark creates LoadMarker and records the load in it, after the
 // project's record (the ProjectTable).
@@ -556,9 +559,15 @@ var ErrIncomplete = errors.New("store: the store is incomplete")
 // one to spare, so that the server builds on two CPUs (BulkLoad's
 // ParallelIndexes).
 func (l *Loader) buildParallel() error {
-	stmts := map[string][]string{}
+	stmts := map[string][]ddlStmt{}
 	for _, s := range l.indexes {
-		stmts[s.table] = append(stmts[s.table], s.sql)
+		stmts[s.table] = append(stmts[s.table], s)
+	}
+	// The statements of no table (an extension) first.
+	for _, stmt := range stmts[""] {
+		if _, err := l.conn.ExecContext(l.ctx, stmt.sql); err != nil && !stmt.optional {
+			return fmt.Errorf("store: creating indexes: %w\n%s", err, stmt.sql)
+		}
 	}
 	tables := tableNames(l.d, l.m)
 	work := make(chan string, len(tables))
@@ -582,8 +591,8 @@ func (l *Loader) buildParallel() error {
 					continue
 				}
 				for _, stmt := range stmts[t] {
-					if _, err := conn.ExecContext(l.ctx, stmt); err != nil {
-						errs[i] = fmt.Errorf("store: creating indexes: %w\n%s", err, stmt)
+					if _, err := conn.ExecContext(l.ctx, stmt.sql); err != nil && !stmt.optional {
+						errs[i] = fmt.Errorf("store: creating indexes: %w\n%s", err, stmt.sql)
 						break
 					}
 				}
