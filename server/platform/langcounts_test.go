@@ -93,3 +93,39 @@ func stringsTotal(t *testing.T, base, query string) []int64 {
 	require.Equal(t, int64(len(ids)), *r.Pagination.Total, string(body))
 	return ids
 }
+
+// TestTrigramTotalAfterWrites: the strings list's total of a contains of
+// three characters or more, narrowed by the index of the texts' trigrams
+// (kept by triggers on SQLite, by the engine on PostgreSQL), is the
+// number of strings the whole list answers after uploads that add,
+// change and remove strings and translations.
+func TestTrigramTotalAfterWrites(t *testing.T) {
+	for _, engine := range testdb.Engines(t) {
+		t.Run(engine, func(t *testing.T) { testTrigramTotalAfterWrites(t, engine) })
+	}
+}
+
+func testTrigramTotalAfterWrites(t *testing.T, engine string) {
+	const query = `text contains "Welcome" and (count of translations where (text contains "Welcome") = 0)`
+	base, _, _ := startServeStorage(t, engine, platform.Config{})
+	status, body := uploadFile(t, base.URL, "/api/v2/projects/1/files", "app.json", `{"a":"Welcome home","b":"Goodbye","c":"Welcome, \"friend\" 100%_"}`, nil)
+	require.Equal(t, http.StatusCreated, status, string(body))
+	ids := listIDs(t, base.URL, "")
+	require.Equal(t, []int64{ids["a"], ids["c"]}, stringsTotal(t, base.URL, query))
+	require.Equal(t, []int64{ids["c"]}, stringsTotal(t, base.URL, `text contains "\"friend\" 100%_"`))
+	status, body = uploadFile(t, base.URL, "/api/v2/projects/1/translations", "app.json", `{"a":"Welcome дома"}`, map[string]string{"languageId": "uk"})
+	require.Equal(t, http.StatusCreated, status, string(body))
+	require.Equal(t, []int64{ids["c"]}, stringsTotal(t, base.URL, query))
+
+	// b's text says it now, a's does not (and its translation goes), c
+	// goes.
+	status, body = uploadFile(t, base.URL, "/api/v2/projects/1/files", "app.json", `{"a":"Hello home","b":"Welcome back"}`, nil)
+	require.Equal(t, http.StatusCreated, status, string(body))
+	require.Equal(t, []int64{ids["b"]}, stringsTotal(t, base.URL, query))
+	require.Equal(t, []int64{}, stringsTotal(t, base.URL, `text contains "friend"`))
+	require.Equal(t, []int64{ids["a"]}, stringsTotal(t, base.URL, `text contains "Hello"`))
+	status, body = uploadFile(t, base.URL, "/api/v2/projects/1/translations", "app.json", `{"b":"Welcome назад"}`, map[string]string{"languageId": "uk"})
+	require.Equal(t, http.StatusCreated, status, string(body))
+	require.Equal(t, []int64{}, stringsTotal(t, base.URL, query))
+	require.Equal(t, []int64{ids["b"]}, stringsTotal(t, base.URL, `count of translations where (text contains "назад") > 0`))
+}
