@@ -140,10 +140,7 @@ func refreshBy(ctx context.Context, q querier, d compile.Dialect, cb *mapping.Co
 	del := "DELETE FROM " + t
 	owners := ""
 	if c := r.cond(d); c != "" {
-		owners = r.keys
-		if owners == "" {
-			owners = "SELECT " + d.Quote(cb.Owner.Key) + " AS k FROM " + d.Quote(cb.Owner.Name) + " WHERE " + c
-		}
+		owners = "SELECT " + d.Quote(cb.Owner.Key) + " AS k FROM " + d.Quote(cb.Owner.Name) + " WHERE " + c
 		del += " WHERE " + d.Quote(cb.Key) + " IN (" + owners + ")"
 	}
 	if _, err := q.ExecContext(ctx, del, args...); err != nil {
