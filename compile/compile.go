@@ -1721,10 +1721,15 @@ func (c *compiler) collectionParent(coll typecheck.Node, with bool) (parent, fk 
 }
 
 func (c *compiler) contains(n *typecheck.Contains) {
+	narrow := c.trigrams(n)
 	x := c.sub(func() { c.value(n.X) })
 	sub := c.sub(func() { c.value(n.Sub) })
 	if n.Fold {
 		x, sub = c.d.Fold(x), c.d.Fold(sub)
+	}
+	if narrow != "" {
+		c.w("(", narrow, " AND ")
+		defer c.w(")")
 	}
 	c.w("(", opSQLs[ast.OpContains].spell(c.d, x, sub), ")")
 }

@@ -34,12 +34,18 @@ type Stmt struct {
 // nil for the Page purpose, on a sharded dialect (package store's
 // coordinator answers there), for elements read through a join table, and
 // where the row keeps the count (countExists) or the user of every element
-// (someNotBy) that answers the condition from the root table alone.
+// (someNotBy) that answers the condition from the root table alone. Where
+// the mapping keeps counts of the elements by one of their values that
+// answer the condition, or its negation (byShapeOf), it is byTotal's
+// count of those.
 //
 // An error writing it (which the WHERE, compiled first from the same
 // nodes, did not meet) leaves it nil: COUNT(*) over the WHERE counts the
 // same rows.
 func total(c *compiler, core typecheck.Node) *Stmt {
+	if s, ok := c.byShapeOf(core); ok {
+		return byTotal(c, s)
+	}
 	coll, with, ok := c.totalShape(core)
 	if !ok {
 		return nil

@@ -63,3 +63,47 @@ func TestCountFromElements(t *testing.T) {
 		}
 	}
 }
+
+// TestCountFromCountsBy: a whole condition "some translation is in
+// language L and matches one of the filters the strings' counts by
+// language keep" (or none), or its negation, is counted from the table of
+// those counts; a filter it does not keep, beside another condition, a
+// page and a sharded engine are not.
+func TestCountFromCountsBy(t *testing.T) {
+	m := mapping.Default(schema.New())
+	cases := []struct {
+		src     string
+		dialect compile.Dialect
+		purpose compile.Purpose
+		want    string
+	}{
+		{`count of translations where (language = @language:"de" and (count of approvals > 0 or count of votes > 0)) = 0`, compile.SQLite{}, compile.WholeSet,
+			`SELECT (SELECT COUNT(*) FROM "strings") - (SELECT COUNT(*) FROM "string_language_counts" AS t1 WHERE (t1."language" = ?) AND (t1."n_with_approvals" > 0 OR t1."n_with_votes" > 0))`},
+		{`count of translations where (count of votes >= 1 and language = @language:"de") > 0`, compile.Postgres{}, compile.WholeSet,
+			`SELECT COUNT(*) FROM "string_language_counts" AS t1 WHERE (t1."language" = ($1::text COLLATE "C")) AND (t1."n_with_votes" > 0)`},
+		{`translations with (language = @language:"de")`, compile.SQLite{}, compile.WholeSet,
+			`SELECT COUNT(*) FROM "string_language_counts" AS t1 WHERE (t1."language" = ?)`},
+		{`count of translations where (language = @language:"de" and count of votes > 1) = 0`, compile.SQLite{}, compile.WholeSet, ""},
+		{`count of translations where (language = @language:"de" or count of votes > 0) = 0`, compile.SQLite{}, compile.WholeSet, ""},
+		{`count of translations where (language = @language:"de" and (count of votes > 0 and count of approvals > 0)) = 0`, compile.SQLite{}, compile.WholeSet, ""},
+		{`count of translations where (language = @language:"de") = 0 and is hidden`, compile.SQLite{}, compile.WholeSet, ""},
+		{`count of translations where (language = @language:"de") = 0`, compile.SQLite{}, compile.Page, ""},
+		{`count of translations where (language = @language:"de") = 0`, compile.Vitess{}, compile.WholeSet, ""},
+	}
+	for _, c := range cases {
+		env, err := croql.NewEnv(croql.Strings)
+		require.NoError(t, err)
+		q, diags := env.Check(c.src)
+		require.False(t, diags.HasErrors(), "%s: %v", c.src, diags)
+		s, err := compile.CompileFor(q, c.dialect, m, c.purpose)
+		require.NoError(t, err, c.src)
+		if c.want == "" {
+			assert.Nil(t, s.Count, "%s (%s, %s)", c.src, c.dialect.Name(), c.purpose)
+			continue
+		}
+		if assert.NotNil(t, s.Count, "%s (%s): %s", c.src, c.dialect.Name(), s.Where) {
+			assert.Equal(t, c.want, s.Count.SQL, c.src)
+			assert.Equal(t, []any{"de"}, s.Count.Args, c.src)
+		}
+	}
+}

@@ -113,7 +113,23 @@ type Table struct {
 	// Columns. croql serve counts a translations list's strings from it
 	// (COUNT(DISTINCT) over an index range of the language and it).
 	Filed string
+	// CountsBy are counts of the elements of a collection of the row for
+	// each value of one of their fields, each in a table of its own (see
+	// CountsBy).
+	CountsBy []CountsBy
+	// TextIndexes lists string fields (by name, never absent) whose
+	// columns get an index of their trigrams where the engine has one: on
+	// SQLite an FTS5 table of the trigram tokenizer (TrigramTable, kept
+	// by triggers), on PostgreSQL a GIN index of pg_trgm (when the server
+	// lets croql create the extension). The compiler narrows a whole set's
+	// `F contains "..."` (three characters or more, not folded) to the
+	// rows the index finds, the engine's exact test still deciding.
+	TextIndexes []string
 }
+
+// TrigramTable is the SQLite FTS5 table of the trigrams of column col of
+// table (Table.TextIndexes).
+func TrigramTable(table, col string) string { return table + "_" + col + "_trgm" }
 
 // SoleKey is the key of Table.Counts of the value of field field that
 // every element of collection coll shares: "user of translations".
@@ -355,10 +371,13 @@ func (m *Mapping) addIndexes() {
 	}
 	if t := m.Tables["source string"]; t != nil {
 		t.Counts = defaultCounts()
+		t.CountsBy = []CountsBy{languageCounts()}
+		t.TextIndexes = []string{"text"}
 	}
 	if t := m.Tables["translation"]; t != nil {
 		t.Counts = translationCounts()
 		t.Filed = "filed_string_id"
+		t.TextIndexes = []string{"text"}
 	}
 	if t := m.Tables["TM segment"]; t != nil {
 		t.Counts = segmentCounts()
@@ -533,6 +552,8 @@ type Layout struct {
 	Tables []*TableLayout
 	Joins  []Join
 	byT    map[*Table]*TableLayout
+	// countsBy are the CountsBy tables (not among Tables).
+	countsBy []*CountsByTable
 }
 
 // Of returns the layout of table t (nil when t is not the mapping's).
@@ -555,6 +576,7 @@ func (m *Mapping) Layout() (*Layout, error) {
 	b.keys()
 	b.counts()
 	b.filed()
+	b.countsByTables()
 	b.apiNames()
 	if len(b.errs) > 0 {
 		return nil, errors.Join(b.errs...)
@@ -799,6 +821,19 @@ func defaultCounts() map[string]string {
 	out[CountKey("translations", "count of votes > 0")] = "n_translations_with_votes"
 	out[CountKey("translations", "count of approvals > 0")] = "n_translations_with_approvals"
 	return out
+}
+
+// languageCounts are the counts the reference mapping keeps of a source
+// string's translations in each language (in a table of their own): of
+// them all, and of those with votes or with approvals, which `count of
+// translations where (language = L and (count of approvals > 0 or count
+// of votes > 0)) = 0` counts the strings of.
+func languageCounts() CountsBy {
+	return CountsBy{Name: "string_language_counts", Coll: "translations", By: "language", Counts: map[string]string{
+		"":                       "n_translations",
+		"count of votes > 0":     "n_with_votes",
+		"count of approvals > 0": "n_with_approvals",
+	}}
 }
 
 // translationCounts are the counts the reference mapping keeps on a
@@ -1120,6 +1155,20 @@ func (m *Mapping) TableNames() []string {
 	return out
 }
 
+// TablesWithCounts is TableNames and the CountsBy tables: every table the
+// DDL creates on an engine that keeps counts (not a sharded one).
+func (m *Mapping) TablesWithCounts() []string {
+	l, err := m.Layout()
+	if err != nil {
+		return nil
+	}
+	out := m.TableNames()
+	for _, cb := range l.countsBy {
+		out = append(out, cb.Name)
+	}
+	return out
+}
+
 // ShardKeys returns the shard column of every table of the mapping, the
 // distribution the DDL declares for a [Sharding] dialect:
 //
@@ -1196,6 +1245,10 @@ func (m *Mapping) Prefixed(prefix string) *Mapping {
 					chc.Through = prefix + chc.Through
 				}
 				c.Children[f] = &chc
+			}
+			c.CountsBy = slices.Clone(t.CountsBy)
+			for i := range c.CountsBy {
+				c.CountsBy[i].Name = prefix + c.CountsBy[i].Name
 			}
 			done[t] = c
 		}

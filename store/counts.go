@@ -40,6 +40,18 @@ func RefreshCounts(ctx context.Context, q querier, d compile.Dialect, m *mapping
 			return err
 		}
 	}
+	if where != "" {
+		return nil
+	}
+	// Every row: the CountsBy tables after every table's counts, which
+	// they may read.
+	for _, cb := range l.CountsByTables() {
+		if table == "" || cb.Owner.Name == table {
+			if err := refreshBy(ctx, q, d, cb, rows{}, nil); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
 }
 
@@ -75,6 +87,15 @@ func refreshRows(ctx context.Context, q querier, d compile.Dialect, m *mapping.M
 			}
 		}
 	}
+	if r.cond(d) != "" {
+		for _, cb := range l.CountsByTables() {
+			if cb.Owner == ti.Table {
+				if err := refreshBy(ctx, q, d, cb, r, args); err != nil {
+					return err
+				}
+			}
+		}
+	}
 	if len(ti.Counts) == 0 && ti.Filed == nil {
 		return nil
 	}
@@ -101,6 +122,91 @@ func refreshRows(ctx context.Context, q querier, d compile.Dialect, m *mapping.M
 		return fmt.Errorf("store: refreshing the counts of %s: %w", ti.Table.Name, err)
 	}
 	return nil
+}
+
+// refreshBy sets the rows of the CountsBy table cb of the owner rows r
+// (every row when r has no condition) to the counts of their elements by
+// value: it deletes them, then inserts one row per owner row and value of
+// its elements, where the element's count of a collection that its own
+// row keeps is read there (the elements' counts are refreshed first):
+//
+//	DELETE FROM "string_language_counts" WHERE "string_id" IN (SELECT "id" AS k FROM "strings" WHERE cond)
+//	INSERT INTO "string_language_counts" ("string_id", "language", "n_translations", "n_with_approvals", ...)
+//	SELECT j."string_id", e."language", COUNT(*), SUM(CASE WHEN (e."n_approvals" > $2) THEN 1 ELSE 0 END), ...
+//	FROM "string_translations" AS j JOIN "translations" AS e ON e."id" = j."translation_id"
+//	WHERE j."string_id" IN (SELECT "id" AS k FROM "strings" WHERE cond) GROUP BY j."string_id", e."language"
+func refreshBy(ctx context.Context, q querier, d compile.Dialect, cb *mapping.CountsByTable, r rows, args []any) error {
+	t := d.Quote(cb.Name)
+	del := "DELETE FROM " + t
+	owners := ""
+	if c := r.cond(d); c != "" {
+		owners = "SELECT " + d.Quote(cb.Owner.Key) + " AS k FROM " + d.Quote(cb.Owner.Name) + " WHERE " + c
+		del += " WHERE " + d.Quote(cb.Key) + " IN (" + owners + ")"
+	}
+	if _, err := q.ExecContext(ctx, del, args...); err != nil {
+		return fmt.Errorf("store: refreshing the counts of %s: %w", cb.Name, err)
+	}
+	ins, consts := countsByInsert(d, cb, owners, len(args))
+	all := append(slices.Clone(args), consts...)
+	if d.Placeholder(1) == d.Placeholder(2) {
+		// Positional parameters: the select list's come first.
+		all = append(slices.Clone(consts), args...)
+	}
+	if _, err := q.ExecContext(ctx, ins, all...); err != nil {
+		return fmt.Errorf("store: refreshing the counts of %s: %w", cb.Name, err)
+	}
+	return nil
+}
+
+// countsByInsert is refreshBy's INSERT of the rows of cb of the owner
+// rows owners (a query of their keys; every row when empty), with the
+// constants of the counts' filters as parameters numbered from after+1.
+func countsByInsert(d compile.Dialect, cb *mapping.CountsByTable, owners string, after int) (string, []any) {
+	var consts []any
+	param := func(v int64) string {
+		consts = append(consts, v)
+		return d.Param(after+len(consts), schema.Int)
+	}
+	cols := []string{d.Quote(cb.Key), d.Quote(cb.ByColumn)}
+	var from, fk string
+	if ch := cb.Child; ch.Through != "" {
+		fk = "j." + d.Quote(ch.From)
+		from = d.Quote(ch.Through) + " AS j JOIN " + d.Quote(cb.Elem.Name) + " AS e ON e." + d.Quote(cb.Elem.Key) + " = j." + d.Quote(ch.To)
+	} else {
+		fk = "e." + d.Quote(ch.FK)
+		from = d.Quote(cb.Elem.Name) + " AS e"
+	}
+	by := "e." + d.Quote(cb.ByColumn)
+	sel := []string{fk, by}
+	for _, c := range cb.Counts {
+		cols = append(cols, d.Quote(c.Name))
+		if len(c.Where) == 0 {
+			sel = append(sel, "COUNT(*)")
+			continue
+		}
+		terms := make([]string, len(c.Where))
+		for i, t := range c.Where {
+			terms[i] = byTermSQL(d, t, cb.Elem, param)
+		}
+		sel = append(sel, "SUM(CASE WHEN "+strings.Join(terms, " AND ")+" THEN 1 ELSE 0 END)")
+	}
+	stmt := "INSERT INTO " + d.Quote(cb.Name) + " (" + strings.Join(cols, ", ") + ") SELECT " + strings.Join(sel, ", ") + " FROM " + from
+	if owners != "" {
+		stmt += " WHERE " + fk + " IN (" + owners + ")"
+	}
+	return stmt + " GROUP BY " + fk + ", " + by, consts
+}
+
+// byTermSQL is the term t of a CountsBy count's filter on the element e
+// (of table elem): a count of the element's collection that its row
+// keeps is read from its column.
+func byTermSQL(d compile.Dialect, t mapping.CountTerm, elem *mapping.Table, param func(int64) string) string {
+	if t.Of != nil && t.Field != nil {
+		if col := elem.Count(t.Field.Name, ""); col != "" {
+			t.Of, t.OfElem, t.Column = nil, nil, col
+		}
+	}
+	return countTermSQL(d, t, "e."+d.Quote(elem.Key), param)
 }
 
 // elementsOf are the rows of the element table et that are elements

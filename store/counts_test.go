@@ -1,7 +1,9 @@
 package store
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -86,5 +88,97 @@ func TestRefreshCountsAgreesWithLoad(t *testing.T) {
 			assert.Equal(t, s, sums(table), "%s: %s", eng, table)
 		}
 		t.Logf("%s: %d counts agree", eng, len(cols["strings"])+len(cols["translations"])+len(cols["tm_segments"]))
+	}
+}
+
+// byRow is a row of the string_language_counts table.
+type byRow struct {
+	str                  int64
+	lang                 string
+	all, voted, approved int64
+}
+
+// TestCountsByAgreesWithElements: the table of a string's counts of
+// translations by language (mapping.CountsBy) a load fills holds, for
+// each string and each language it has translations in, how many it has
+// there, and how many of those have votes or approvals, as the strings'
+// translations have them (a duplicate's are its master's); RefreshCounts
+// rebuilds it for every row and for the strings of some files, and after
+// votes and approvals go it counts them no more.
+func TestCountsByAgreesWithElements(t *testing.T) {
+	m := mapping.Default(schema.New())
+	p := demo.Generate(demo.Options{Strings: 300, Seed: 3})
+	var want []byRow
+	idx := map[[2]any]int{}
+	for _, s := range p.Strings {
+		for _, tr := range s.Translations {
+			k := [2]any{s.ID, tr.Language}
+			i, ok := idx[k]
+			if !ok {
+				i = len(want)
+				idx[k] = i
+				want = append(want, byRow{str: s.ID, lang: tr.Language})
+			}
+			want[i].all++
+			if len(tr.Votes) > 0 {
+				want[i].voted++
+			}
+			if len(tr.Approvals) > 0 {
+				want[i].approved++
+			}
+		}
+	}
+	slices.SortFunc(want, func(a, b byRow) int {
+		return cmp.Or(cmp.Compare(a.str, b.str), strings.Compare(a.lang, b.lang))
+	})
+	var voted, approved int64
+	for _, r := range want {
+		voted, approved = voted+r.voted, approved+r.approved
+	}
+	require.NotZero(t, voted)
+	require.NotZero(t, approved)
+	ctx := context.Background()
+	for _, eng := range testdb.Engines(t) {
+		db := openRead(t, eng, m, p)
+		d := db.Dialect
+		read := func() []byRow {
+			rows, err := db.SQL.Query(`SELECT string_id, language, n_translations, n_with_votes, n_with_approvals FROM string_language_counts ORDER BY string_id, language`)
+			require.NoError(t, err)
+			defer rows.Close()
+			var out []byRow
+			for rows.Next() {
+				var r byRow
+				require.NoError(t, rows.Scan(&r.str, &r.lang, &r.all, &r.voted, &r.approved))
+				out = append(out, r)
+			}
+			require.NoError(t, rows.Err())
+			return out
+		}
+		assert.Equal(t, want, read(), "%s: loaded", eng)
+		_, err := db.SQL.Exec("DELETE FROM string_language_counts")
+		require.NoError(t, err)
+		require.NoError(t, RefreshCounts(ctx, db.SQL, d, m, "", ""))
+		assert.Equal(t, want, read(), "%s: every row", eng)
+		// The strings of some files, then of the others.
+		_, err = db.SQL.Exec("DELETE FROM string_language_counts")
+		require.NoError(t, err)
+		require.NoError(t, RefreshCounts(ctx, db.SQL, d, m, "strings", d.Quote("file_id")+" <= "+d.Placeholder(1), int64(2)))
+		part := read()
+		assert.NotEmpty(t, part, eng)
+		assert.Less(t, len(part), len(want), eng)
+		require.NoError(t, RefreshCounts(ctx, db.SQL, d, m, "strings", d.Quote("file_id")+" IS NULL OR "+d.Quote("file_id")+" > "+d.Placeholder(1), int64(2)))
+		assert.Equal(t, want, read(), "%s: by files", eng)
+		// Without votes and approvals, a refresh of every string counts
+		// none (the translations' own counts refreshed with them).
+		for _, table := range []string{"votes", "approvals"} {
+			_, err = db.SQL.Exec("DELETE FROM " + d.Quote(table))
+			require.NoError(t, err)
+		}
+		require.NoError(t, RefreshCounts(ctx, db.SQL, d, m, "strings", d.Quote("id")+" > "+d.Placeholder(1), int64(0)))
+		got := read()
+		require.Len(t, got, len(want), eng)
+		for i, r := range got {
+			assert.Equal(t, byRow{str: want[i].str, lang: want[i].lang, all: want[i].all}, r, eng)
+		}
 	}
 }

@@ -35,6 +35,16 @@ func DDL(d compile.Dialect, m *mapping.Mapping) []string {
 	return out
 }
 
+// tableNames are the tables the DDL of m creates in dialect d: the
+// mapping's, and on an engine that keeps counts (not a sharded one) the
+// CountsBy tables.
+func tableNames(d compile.Dialect, m *mapping.Mapping) []string {
+	if _, sharded := d.(compile.Sharding); sharded {
+		return m.TableNames()
+	}
+	return m.TablesWithCounts()
+}
+
 // ddlStmt is one statement of the DDL and the table it is about.
 type ddlStmt struct {
 	table, sql string
@@ -43,6 +53,10 @@ type ddlStmt struct {
 	// vschema: a statement that places table on the shards (Vitess's
 	// ALTER VSCHEMA), which execDDL waits for.
 	vschema bool
+	// optional: a statement whose failure the load ignores (PostgreSQL's
+	// pg_trgm extension and its indexes, which a server may not allow:
+	// the compiled queries are exact without them).
+	optional bool
 }
 
 // execDDL runs stmt on q, and for a statement that places a table on the
@@ -73,6 +87,12 @@ func ddl(d compile.Dialect, m *mapping.Mapping, keysAfter bool) []ddlStmt {
 	for _, j := range l.Joins {
 		w.join(j)
 	}
+	if _, sharded := d.(compile.Sharding); !sharded {
+		// A sharded engine reads no kept count: it has no such table.
+		for _, cb := range l.CountsByTables() {
+			w.countsBy(cb)
+		}
+	}
 	w.out = append(w.out, w.keys...)
 	return append(w.out, w.idx...)
 }
@@ -86,6 +106,8 @@ type ddlWriter struct {
 	// shard is the shard column of each table for a Sharding dialect
 	// (see shardKeys), nil for the others.
 	shard map[string]string
+	// trgm: the statement that creates PostgreSQL's pg_trgm was added.
+	trgm bool
 }
 
 // primaryKey is the PRIMARY KEY clause of table's CREATE TABLE, or ""
@@ -95,6 +117,12 @@ func (w *ddlWriter) primaryKey(table string, cols ...string) string {
 	for i, c := range cols {
 		q[i] = w.d.Quote(c)
 	}
+	return w.primaryKeyOf(table, q)
+}
+
+// primaryKeyOf is primaryKey of the column definitions q (quoted, maybe
+// with a prefix length).
+func (w *ddlWriter) primaryKeyOf(table string, q []string) string {
 	pk := "PRIMARY KEY (" + strings.Join(q, ", ") + ")"
 	if w.keysAfter {
 		w.keys = append(w.keys, ddlStmt{table: table, sql: "ALTER TABLE " + w.d.Quote(table) + " ADD " + pk})
@@ -206,6 +234,44 @@ func (w *ddlWriter) table(ti *mapping.TableLayout) {
 	for _, c := range ti.Counts {
 		add(false, countIndex(ti, c)...)
 	}
+	for _, f := range t.TextIndexes {
+		if col := t.Columns[f]; col != "" && t.Key != "" {
+			w.textIndex(t, col)
+		}
+	}
+}
+
+// textIndex adds the index of the trigrams of column col of table t
+// (mapping.Table.TextIndexes): on SQLite an FTS5 table of the trigram
+// tokenizer over t's rows (external content: the index alone), filled
+// from the rows and kept by triggers on t's inserts, deletes and updates
+// of the key or col; on PostgreSQL a GIN index of pg_trgm, after the
+// extension, both optional (a server that does not allow them answers
+// the same queries without). Other engines have none.
+func (w *ddlWriter) textIndex(t *mapping.Table, col string) {
+	q := w.d.Quote
+	switch w.d.(type) {
+	case compile.SQLite:
+		name := mapping.TrigramTable(t.Name, col)
+		fts, tab, key, c := q(name), q(t.Name), q(t.Key), q(col)
+		add := func(sql string) { w.idx = append(w.idx, ddlStmt{table: t.Name, sql: sql}) }
+		add("CREATE VIRTUAL TABLE " + fts + " USING fts5(" + c + ", content='" + t.Name + "', content_rowid='" + t.Key + "', tokenize='trigram case_sensitive 1')")
+		add("INSERT INTO " + fts + "(" + fts + ") VALUES ('rebuild')")
+		del := "INSERT INTO " + fts + "(" + fts + ", rowid, " + c + ") VALUES ('delete', old." + key + ", old." + c + ");"
+		ins := "INSERT INTO " + fts + "(rowid, " + c + ") VALUES (new." + key + ", new." + c + ");"
+		add("CREATE TRIGGER " + q(name+"_ai") + " AFTER INSERT ON " + tab + " BEGIN " + ins + " END")
+		add("CREATE TRIGGER " + q(name+"_ad") + " AFTER DELETE ON " + tab + " BEGIN " + del + " END")
+		add("CREATE TRIGGER " + q(name+"_au") + " AFTER UPDATE OF " + key + ", " + c + " ON " + tab + " BEGIN " + del + " " + ins + " END")
+	case compile.Postgres:
+		if !w.trgm {
+			// Once, before the indexes (buildParallel runs the statements
+			// of no table first).
+			w.trgm = true
+			w.idx = append(w.idx, ddlStmt{sql: "CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public", optional: true})
+		}
+		w.idx = append(w.idx, ddlStmt{table: t.Name, optional: true,
+			sql: "CREATE INDEX " + q(indexName(t.Name, []string{col, "trgm"})) + " ON " + q(t.Name) + " USING gin (" + q(col) + " public.gin_trgm_ops)"})
+	}
 }
 
 // countIndex is the column list of the index of the Counts column c of
@@ -228,6 +294,29 @@ func countIndex(ti *mapping.TableLayout, c mapping.CountColumn) []string {
 		}
 	}
 	return []string{c.Name}
+}
+
+// countsBy adds the statements of a CountsBy table: the owner's key and
+// the value, its primary key, then the counts; and an index of the value
+// and every count, which a count of the owners with some element of one
+// value (where one of the counts is above zero) reads alone.
+func (w *ddlWriter) countsBy(cb *mapping.CountsByTable) {
+	kinds := map[string]schema.Kind{cb.Key: schema.Int, cb.ByColumn: cb.ByKind}
+	defs := []string{
+		w.d.Quote(cb.Key) + " " + w.d.ColumnType(schema.Int) + " NOT NULL",
+		w.d.Quote(cb.ByColumn) + " " + w.d.ColumnType(cb.ByKind) + " NOT NULL",
+	}
+	idx := []string{cb.ByColumn}
+	for _, c := range cb.Counts {
+		defs = append(defs, w.d.Quote(c.Name)+" "+w.d.ColumnType(schema.Int)+" NOT NULL DEFAULT 0")
+		kinds[c.Name] = schema.Int
+		idx = append(idx, c.Name)
+	}
+	if pk := w.primaryKeyOf(cb.Name, []string{w.d.IndexColumn(cb.Key, schema.Int), w.d.IndexColumn(cb.ByColumn, cb.ByKind)}); pk != "" {
+		defs = append(defs, pk)
+	}
+	w.out = append(w.out, ddlStmt{table: cb.Name, create: true, sql: "CREATE TABLE " + w.d.Quote(cb.Name) + " (\n  " + strings.Join(defs, ",\n  ") + "\n)" + w.d.TableOptions()})
+	w.index(cb.Name, false, idx, kinds)
 }
 
 // join adds the statements of a join table.

@@ -68,7 +68,7 @@ func OpenTarget(ctx context.Context, engine, dsn, schemaName string) (*DB, error
 			return err
 		}
 		defer admin.Close()
-		tables := append(mapping.Default(schema.New()).TableNames(), mapping.LoadMarker, mapping.ProjectTable)
+		tables := append(tableNames(d, mapping.Default(schema.New())), mapping.LoadMarker, mapping.ProjectTable)
 		return b.publish(ctx, admin, name, target, create, tables)
 	}
 	return out, nil

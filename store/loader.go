@@ -341,7 +341,10 @@ func (l *Loader) Finish() error {
 		return err
 	}
 	if l.bulk.TransactionalDDL {
-		err := l.buildIndexes(l.conn)
+		err := l.fillCountsBy(l.conn)
+		if err == nil {
+			err = l.buildIndexes(l.conn)
+		}
 		if err == nil {
 			err = l.ld.refileAll(l.conn)
 		}
@@ -361,9 +364,12 @@ func (l *Loader) Finish() error {
 		_ = l.restoreSettings()
 		return fmt.Errorf("store: loading: %w", err)
 	}
-	if l.bulk.ParallelIndexes {
+	err = l.fillCountsBy(l.conn)
+	switch {
+	case err != nil:
+	case l.bulk.ParallelIndexes:
 		err = l.buildParallel()
-	} else {
+	default:
 		err = l.buildIndexes(l.conn)
 	}
 	if err == nil {
@@ -376,6 +382,21 @@ func (l *Loader) Finish() error {
 		err = l.awaitTracked()
 	}
 	return errors.Join(err, l.restoreSettings())
+}
+
+// fillCountsBy fills the CountsBy tables (mapping.CountsByTable) from the
+// loaded rows, on conn, before their indexes are built. On a sharded
+// engine it does nothing, as RefreshCounts: there are no such tables.
+func (l *Loader) fillCountsBy(conn *sql.Conn) error {
+	if _, sharded := l.d.(compile.Sharding); sharded {
+		return nil
+	}
+	for _, cb := range l.ld.l.CountsByTables() {
+		if err := refreshBy(l.ctx, conn, l.d, cb, rows{}, nil); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // refile records that the row key of ti, which has a Filed column, is
@@ -432,11 +453,11 @@ func (l *Loader) awaitTracked() error {
 // refreshes the statistics, one table per statement, on conn.
 func (l *Loader) buildIndexes(conn *sql.Conn) error {
 	for _, stmt := range l.indexes {
-		if _, err := conn.ExecContext(l.ctx, stmt.sql); err != nil {
+		if _, err := conn.ExecContext(l.ctx, stmt.sql); err != nil && !stmt.optional {
 			return fmt.Errorf("store: creating indexes: %w\n%s", err, stmt.sql)
 		}
 	}
-	for _, t := range l.m.TableNames() {
+	for _, t := range tableNames(l.d, l.m) {
 		if _, err := conn.ExecContext(l.ctx, l.d.Analyze(t)); err != nil {
 			return fmt.Errorf("store: analyze %s: %w", t, err)
 		}
@@ -452,8 +473,12 @@ func (l *Loader) buildIndexes(conn *sql.Conn) error {
 // approvals, and the user of all of a string's translations
 // (mapping.SoleKey); 6 the string a translation is filed under on its
 // row (mapping.Table.Filed) and the counts of a TM segment's records and
-// of its used records on its row.
-const LoadFormat = 6
+// of its used records on its row; 7 the counts of a string's translations
+// by language in a table of their own (mapping.CountsBy); 8 the indexes
+// of the trigrams of the texts of strings and translations
+// (mapping.Table.TextIndexes: SQLite's FTS5 tables, which its queries
+// read).
+const LoadFormat = 8
 
 // mark creates LoadMarker and records the load in it, after the
 // project's record (the ProjectTable).
@@ -534,11 +559,17 @@ var ErrIncomplete = errors.New("store: the store is incomplete")
 // one to spare, so that the server builds on two CPUs (BulkLoad's
 // ParallelIndexes).
 func (l *Loader) buildParallel() error {
-	stmts := map[string][]string{}
+	stmts := map[string][]ddlStmt{}
 	for _, s := range l.indexes {
-		stmts[s.table] = append(stmts[s.table], s.sql)
+		stmts[s.table] = append(stmts[s.table], s)
 	}
-	tables := l.m.TableNames()
+	// The statements of no table (an extension) first.
+	for _, stmt := range stmts[""] {
+		if _, err := l.conn.ExecContext(l.ctx, stmt.sql); err != nil && !stmt.optional {
+			return fmt.Errorf("store: creating indexes: %w\n%s", err, stmt.sql)
+		}
+	}
+	tables := tableNames(l.d, l.m)
 	work := make(chan string, len(tables))
 	for _, t := range tables {
 		work <- t
@@ -560,8 +591,8 @@ func (l *Loader) buildParallel() error {
 					continue
 				}
 				for _, stmt := range stmts[t] {
-					if _, err := conn.ExecContext(l.ctx, stmt); err != nil {
-						errs[i] = fmt.Errorf("store: creating indexes: %w\n%s", err, stmt)
+					if _, err := conn.ExecContext(l.ctx, stmt.sql); err != nil && !stmt.optional {
+						errs[i] = fmt.Errorf("store: creating indexes: %w\n%s", err, stmt.sql)
 						break
 					}
 				}

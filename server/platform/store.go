@@ -49,7 +49,7 @@ type tables struct {
 	// columns a translation upload matches strings by and sends a module.
 	strUpdate, strMatch *store.Rows[schema.SourceString]
 	// dependents are the element tables of a string (comments, summary,
-	// ...), trDependents those of a translation (votes, approvals).
+	// ..., and its counts by language), trDependents those of a translation (votes, approvals).
 	dependents, trDependents []elements
 	// approvals are a translation's approvals.
 	approvals elements
@@ -103,6 +103,19 @@ func (w *writer) children(t *tables) error {
 	for _, c := range w.m.Collections(reflect.TypeFor[schema.Translation]()) {
 		if c.Child.FK != "" {
 			t.trDependents = append(t.trDependents, elements{c.Table, c.Child.FK})
+		}
+	}
+	// A string's counts by language (mapping.CountsBy) go with it; a
+	// sharded engine has no such table.
+	if _, sharded := w.d.(compile.Sharding); !sharded {
+		l, err := w.m.Layout()
+		if err != nil {
+			return err
+		}
+		for _, cb := range l.CountsByTables() {
+			if cb.Owner.Name == t.Str.Table() {
+				t.dependents = append(t.dependents, elements{cb.Name, cb.Key})
+			}
 		}
 	}
 	if t.StrSummary.Child.FK != t.Sum.OwnerColumn() {
