@@ -56,14 +56,7 @@ func byTotal(c *compiler, s byShape) *Stmt {
 	if s.neg {
 		c.w(")")
 	}
-	if c.err != nil {
-		return nil
-	}
-	text, args := c.finish(c.b.String())
-	if c.err != nil || len(args) > c.d.MaxParams() {
-		return nil
-	}
-	return &Stmt{SQL: text, Args: args}
+	return c.countStmt()
 }
 
 // byShapeOf matches core as byTotal's shape.

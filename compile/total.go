@@ -56,14 +56,7 @@ func total(c *compiler, core typecheck.Node) *Stmt {
 	}
 	c.w("SELECT COUNT(DISTINCT ", fk, ")")
 	c.elements(coll, with, false)
-	if c.err != nil {
-		return nil
-	}
-	text, args := c.finish(c.b.String())
-	if c.err != nil || len(args) > c.d.MaxParams() {
-		return nil
-	}
-	return &Stmt{SQL: text, Args: args}
+	return c.countStmt()
 }
 
 // totalShape matches core, the whole condition, as total's "some element
@@ -128,4 +121,17 @@ func collectionField(coll typecheck.Node) (*typecheck.Field, bool) {
 	}
 	base, ok := x.(*typecheck.Field)
 	return base, ok && base.F.Type.Kind == schema.Collection && base.F.Type.Obj != nil
+}
+
+// countStmt is the count statement written so far in c.b, nil when it
+// failed or binds more parameters than the dialect takes.
+func (c *compiler) countStmt() *Stmt {
+	if c.err != nil {
+		return nil
+	}
+	text, args := c.finish(c.b.String())
+	if c.err != nil || len(args) > c.d.MaxParams() {
+		return nil
+	}
+	return &Stmt{SQL: text, Args: args}
 }
