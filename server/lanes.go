@@ -114,16 +114,19 @@ var (
 // acquire takes a place in the lane for the token whose digest is tok, or
 // says why not. release gives it back.
 func (l *lane) acquire(ctx context.Context, tok [sha256.Size]byte) (release func(), err error) {
-	return l.acquireFor(ctx, tok, false)
+	release, _, err = l.acquireFor(ctx, tok, false)
+	return release, err
 }
 
 // acquireFor is acquire for work that runs in this process (inProcess:
-// a query on SQLite), which cpuShare bounds, or not.
-func (l *lane) acquireFor(ctx context.Context, tok [sha256.Size]byte, inProcess bool) (release func(), err error) {
+// a query on SQLite), which cpuShare bounds, or not. queued reports
+// whether the request waited in the lane's queue (false: it took a free
+// place at once, or was refused without waiting).
+func (l *lane) acquireFor(ctx context.Context, tok [sha256.Size]byte, inProcess bool) (release func(), queued bool, err error) {
 	l.mu.Lock()
 	if l.maxToken > 0 && l.inLane[tok] >= l.maxToken {
 		l.mu.Unlock()
-		return nil, errTokenLimit
+		return nil, false, errTokenLimit
 	}
 	l.inLane[tok]++
 	release = func() {
@@ -138,12 +141,12 @@ func (l *lane) acquireFor(ctx context.Context, tok [sha256.Size]byte, inProcess 
 	if l.mayTake(tok, inProcess) {
 		l.take(tok)
 		l.mu.Unlock()
-		return release, nil
+		return release, false, nil
 	}
 	if l.waiting.Load() >= int64(l.queue) {
 		l.forget(tok)
 		l.mu.Unlock()
-		return nil, errLaneFull
+		return nil, false, errLaneFull
 	}
 	w := &waiter{tok: tok, inProcess: inProcess, ready: make(chan struct{})}
 	if len(l.queues[tok]) == 0 {
@@ -154,7 +157,7 @@ func (l *lane) acquireFor(ctx context.Context, tok [sha256.Size]byte, inProcess 
 	l.mu.Unlock()
 	select {
 	case <-w.ready:
-		return release, nil
+		return release, true, nil
 	case <-ctx.Done():
 	}
 	l.mu.Lock()
@@ -163,11 +166,11 @@ func (l *lane) acquireFor(ctx context.Context, tok [sha256.Size]byte, inProcess 
 		l.run.Add(-1)
 		l.untake(tok)
 		l.dispatch()
-		return nil, errLaneWait
+		return nil, true, errLaneWait
 	}
 	l.unqueue(w)
 	l.forget(tok)
-	return nil, errLaneWait
+	return nil, true, errLaneWait
 }
 
 // mayTake reports whether tok may take a place now for in-process work
@@ -334,7 +337,12 @@ func (s *Server) admitList(req *listRequest) (release func(), e *httpError) {
 			l = s.lanes.expensive
 		}
 	}
-	release, err := l.acquireFor(ctx, sha256.Sum256([]byte(Bearer(r))), req.p.Dialect().Name() == "sqlite")
+	start := time.Now()
+	release, queued, err := l.acquireFor(ctx, sha256.Sum256([]byte(Bearer(r))), req.p.Dialect().Name() == "sqlite")
+	req.admission = admission{lane: l.name}
+	if queued {
+		req.admission.wait = time.Since(start)
+	}
 	if err == nil {
 		return release, nil
 	}
@@ -353,6 +361,20 @@ func (s *Server) admitList(req *listRequest) (release func(), e *httpError) {
 	}
 	s.metrics.rejected(l.name, reason)
 	return nil, &httpError{status: status, message: msg, retryAfter: int(math.Ceil(l.retryAfter.Seconds()))}
+}
+
+// admission is the lane a list request took (or was refused by) and how
+// long it waited in the lane's queue: 0 when it took a free place at once.
+type admission struct {
+	lane string
+	wait time.Duration
+}
+
+// serverTiming is the admission as a Server-Timing header's entry
+// (W3C Server Timing): `lane;desc="cheap";dur=0`, the wait in
+// milliseconds.
+func (a admission) serverTiming() string {
+	return `lane;desc="` + a.lane + `";dur=` + strconv.FormatFloat(float64(a.wait)/float64(time.Millisecond), 'f', -1, 64)
 }
 
 // estimate is the cost of a list request on p: its query's estimate per

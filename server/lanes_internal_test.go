@@ -87,22 +87,27 @@ func TestLaneInProcessShare(t *testing.T) {
 	l.cpuShare = 1
 	a, b := sha256.Sum256([]byte("a")), sha256.Sum256([]byte("b"))
 	ctx := context.Background()
-	relA, err := l.acquireFor(ctx, a, true)
+	relA, queued, err := l.acquireFor(ctx, a, true)
 	require.NoError(t, err)
+	require.False(t, queued)
 	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 	defer cancel()
-	_, err = l.acquireFor(short, a, true)
+	_, queued, err = l.acquireFor(short, a, true)
 	require.ErrorIs(t, err, errLaneWait, "a second place for in-process work waits, three places free")
-	relB, err := l.acquireFor(ctx, b, true)
+	require.True(t, queued)
+	relB, queued, err := l.acquireFor(ctx, b, true)
 	require.NoError(t, err, "another token's in-process work takes a place at once")
-	relOther, err := l.acquireFor(ctx, a, false)
+	require.False(t, queued, "another token's in-process work takes a place at once")
+	relOther, queued, err := l.acquireFor(ctx, a, false)
 	require.NoError(t, err, "work on a server engine is not bounded by the share")
+	require.False(t, queued, "work on a server engine is not bounded by the share")
 	relOther()
 
 	got := make(chan func())
 	go func() {
-		rel, err := l.acquireFor(ctx, a, true)
+		rel, queued, err := l.acquireFor(ctx, a, true)
 		assert.NoError(t, err)
+		assert.True(t, queued, "it waited for its own place")
 		got <- rel
 	}()
 	require.Eventually(t, func() bool { return l.waiting.Load() == 1 }, time.Second, time.Millisecond)
@@ -114,8 +119,9 @@ func TestLaneInProcessShare(t *testing.T) {
 	several = false
 	rels := []func(){}
 	for range 3 {
-		rel, err := l.acquireFor(ctx, a, true)
+		rel, queued, err := l.acquireFor(ctx, a, true)
 		require.NoError(t, err, "a token alone is not bounded")
+		require.False(t, queued, "a token alone is not bounded")
 		rels = append(rels, rel)
 	}
 	for _, rel := range rels {

@@ -68,6 +68,8 @@ type listRequest struct {
 	// co, when set, is the coordinator's answer to the croql on a sharded
 	// engine: the query's matches as keys, in place of its condition.
 	co *coordinatedWhere
+	// admission is the lane the request took (admitList).
+	admission admission
 }
 
 // endpoints are the lists of the pipeline.
@@ -111,6 +113,9 @@ func (s *Server) listRoute(ep *endpoint, body bool) http.Handler {
 			return
 		}
 		release, e := s.admitList(req)
+		if req.admission.lane != "" {
+			w.Header().Set("Server-Timing", req.admission.serverTiming())
+		}
 		if e != nil {
 			writeError(w, e)
 			return

@@ -34,7 +34,7 @@ func wire(cfg Config, h http.Handler) (http.Handler, error) {
 			AllowedOrigins: cfg.CORSOrigins,
 			AllowedMethods: methods[:],
 			AllowedHeaders: []string{"Authorization", "Content-Type", "Accept", "Accept-Encoding"},
-			ExposedHeaders: []string{"Retry-After", "Content-Length", "Content-Encoding"},
+			ExposedHeaders: []string{"Retry-After", "Content-Length", "Content-Encoding", "Server-Timing"},
 			MaxAge:         600,
 		})
 		out = c.Handler(out)
