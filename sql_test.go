@@ -70,8 +70,14 @@ func TestQuerySQL(t *testing.T) {
 	s, diags := q.SQL(compile.SQLite{})
 	require.Empty(t, diags)
 	assert.Equal(t, `"translations" AS t0`, s.From)
-	assert.Equal(t, []any{int64(7), "up", int64(3)}, s.Args)
-	assert.Contains(t, s.Where, "GROUP BY")
+	assert.Equal(t, []any{int64(7), int64(3)}, s.Args)
+	assert.Equal(t, `((t0."user_id" = ?) OR (t0."n_votes_up" >= ?))`, s.Where, "up votes: the count the row keeps")
+	q, diags = env.Compile(`user = @user:"alice" or count of votes where (is down) >= 3`)
+	require.False(t, diags.HasErrors(), "%v", diags)
+	s, diags = q.SQL(compile.SQLite{})
+	require.Empty(t, diags)
+	assert.Equal(t, []any{int64(7), "down", int64(3)}, s.Args)
+	assert.Contains(t, s.Where, "GROUP BY", "down votes: counted from the votes")
 
 	src := `text contains "\u0000" or user = 3`
 	q, diags = env.Compile(src)

@@ -1592,6 +1592,9 @@ func countTerm(f *typecheck.Filter, t typecheck.Node) string {
 			return not + "count of " + name + " > 0"
 		}
 	case *typecheck.Compare:
+		if name := derivedEquals(f, t); name != "" {
+			return not + name
+		}
 		x, op, k, ok := intVsConst(t)
 		if !ok {
 			return ""
@@ -1603,6 +1606,22 @@ func countTerm(f *typecheck.Filter, t typecheck.Node) string {
 		} else if name := elem(x, schema.Int); name != "" {
 			return not + name + " " + op.String() + " " + strconv.FormatInt(k, 10)
 		}
+	}
+	return ""
+}
+
+// derivedEquals is the name of the derived bool field of f's elements
+// that n is (`is up`, which the checker lowers to its base compared with
+// the value it names: schema.Field.Equals), or "".
+func derivedEquals(f *typecheck.Filter, n *typecheck.Compare) string {
+	b, ok := n.X.(*typecheck.Field)
+	k, kok := n.Y.(*typecheck.Const)
+	if !ok || !kok || n.Op != ast.OpEq || n.Operand != schema.String || k.Unresolved || k.T.Kind != schema.String ||
+		b.Scope != f.Scope || b.Obj != f.Elem || f.Elem == nil {
+		return ""
+	}
+	if d, _ := f.Elem.Field(b.F.Name); d != nil && d.Equals != "" && d.Equals == k.S {
+		return d.Name
 	}
 	return ""
 }

@@ -120,3 +120,36 @@ func TestCountComparisons(t *testing.T) {
 		t.Error("two counts of approvalsCount > 0: no error")
 	}
 }
+
+// TestCountOfDerivedEquals: a count's filter may name a derived bool
+// field that tests its string column for a value (`is up`: mark = "up"):
+// the term reads the column and the value; Table.Count finds it, and
+// `not is up` is another count, which the mapping does not keep.
+func TestCountOfDerivedEquals(t *testing.T) {
+	m := mapping.Default(schema.New())
+	tr := m.Tables["translation"]
+	if got := tr.Count("votes", "is up"); got != "n_votes_up" {
+		t.Errorf(`Count("votes", "is up") = %q`, got)
+	}
+	if got := tr.Count("votes", "not is up"); got != "" {
+		t.Errorf(`Count("votes", "not is up") = %q, want none`, got)
+	}
+	l, err := m.Layout()
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, ti := range l.Tables {
+		for _, c := range ti.Counts {
+			if c.Name == "n_votes_up" {
+				found = true
+				if len(c.Where) != 1 || c.Where[0].Column != "mark" || c.Where[0].Equals != "up" || c.Where[0].Not || c.Where[0].Op != ast.OpInvalid {
+					t.Errorf("n_votes_up: terms %+v", c.Where)
+				}
+			}
+		}
+	}
+	if !found {
+		t.Error("no column n_votes_up in the layout")
+	}
+}

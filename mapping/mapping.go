@@ -410,6 +410,10 @@ func (m *Mapping) addIndexes() {
 	add("TM record", false, OwnerFK, "usage_count")
 	add("languages summary element", false, "translation_updated")
 	add("translation", false, "language")
+	// A language's translations by a user: `user = @user:"alice"` in the
+	// translations list (alone, or beside a kept count in an `or`, which
+	// SQLite and PostgreSQL answer by the union of two indexes' ranges).
+	add("translation", false, "language", "user_id")
 	// A language's translations by the string each is filed under: the
 	// total of a translations list is COUNT(DISTINCT) over a range of it.
 	add("translation", false, "language", "filed_string_id")
@@ -837,9 +841,11 @@ func languageCounts() CountsBy {
 }
 
 // translationCounts are the counts the reference mapping keeps on a
-// translation's row: of its votes and of its approvals.
+// translation's row: of its votes, of its up votes, and of its approvals.
 func translationCounts() map[string]string {
-	return map[string]string{"votes": "n_votes", "approvals": "n_approvals"}
+	return map[string]string{"votes": "n_votes", "approvals": "n_approvals",
+		// `count of votes where (is up) >= 3`: the row's column.
+		CountKey("votes", "is up"): "n_votes_up"}
 }
 
 // segmentCounts are the counts the reference mapping keeps on a TM
@@ -875,7 +881,9 @@ type CountColumn struct {
 
 // CountTerm is a term of a CountColumn's filter. With Op ast.OpInvalid:
 // the element's bool column Column (of the field Field) is true, or false
-// when Not. Otherwise a comparison `x Op Value` (Op one of = != < <= > >=),
+// when Not; or, when Equals is set, Field is a derived bool field (`is
+// up`: schema.Field.Equals) and its string column Column holds Equals
+// (another value when Not). Otherwise a comparison `x Op Value` (Op one of = != < <= > >=),
 // negated when Not: x is the element's int column Column (of the field
 // Field), or, when Of is set, the count of the elements of the element's
 // collection Field (found through Of, in table OfElem).
@@ -887,6 +895,7 @@ type CountTerm struct {
 	Value  int64
 	Of     *Child
 	OfElem *Table
+	Equals string
 }
 
 // counts checks and lists the Counts columns of every table.
@@ -1035,9 +1044,11 @@ func (b *layoutBuilder) countTerm(obj *schema.Object, et *Table, t countTerm) (C
 			return ct, fmt.Errorf("`%s` is not a stored int field of %s", t.name, obj.Name)
 		}
 	default:
-		if wf == nil || wf.Type.Kind != schema.Bool || wf.Nullable || typecheck.DerivedBase(wf) != nil || et.Columns[t.name] == "" {
+		if wf == nil || wf.Type.Kind != schema.Bool || wf.Nullable || wf.Negate || et.Columns[t.name] == "" {
 			return ct, fmt.Errorf("`%s` is not a stored bool field of %s", t.name, obj.Name)
 		}
+		// A derived `is up` (Mark = "up") is its string column's test.
+		ct.Equals = wf.Equals
 	}
 	ct.Column = et.Columns[t.name]
 	return ct, nil

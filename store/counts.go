@@ -163,9 +163,9 @@ func refreshBy(ctx context.Context, q querier, d compile.Dialect, cb *mapping.Co
 // constants of the counts' filters as parameters numbered from after+1.
 func countsByInsert(d compile.Dialect, cb *mapping.CountsByTable, owners string, after int) (string, []any) {
 	var consts []any
-	param := func(v int64) string {
+	param := func(v any, k schema.Kind) string {
 		consts = append(consts, v)
-		return d.Param(after+len(consts), schema.Int)
+		return d.Param(after+len(consts), k)
 	}
 	cols := []string{d.Quote(cb.Key), d.Quote(cb.ByColumn)}
 	var from, fk string
@@ -200,7 +200,7 @@ func countsByInsert(d compile.Dialect, cb *mapping.CountsByTable, owners string,
 // byTermSQL is the term t of a CountsBy count's filter on the element e
 // (of table elem): a count of the element's collection that its row
 // keeps is read from its column.
-func byTermSQL(d compile.Dialect, t mapping.CountTerm, elem *mapping.Table, param func(int64) string) string {
+func byTermSQL(d compile.Dialect, t mapping.CountTerm, elem *mapping.Table, param func(any, schema.Kind) string) string {
 	if t.Of != nil && t.Field != nil {
 		if col := elem.Count(t.Field.Name, ""); col != "" {
 			t.Of, t.OfElem, t.Column = nil, nil, col
@@ -231,9 +231,9 @@ func countsSQL(d compile.Dialect, ti *mapping.TableLayout, after int) (string, [
 	key := t + "." + d.Quote(ti.Table.Key)
 	sets := make([]string, len(ti.Counts), len(ti.Counts)+1)
 	var consts []any
-	param := func(v int64) string {
+	param := func(v any, k schema.Kind) string {
 		consts = append(consts, v)
-		return d.Param(after+len(consts), schema.Int)
+		return d.Param(after+len(consts), k)
 	}
 	for i, c := range ti.Counts {
 		if c.Of != nil {
@@ -269,7 +269,7 @@ func FiledSQL(d compile.Dialect, f *mapping.FiledColumn, key string) string {
 
 // countFrom is the FROM and WHERE of the count c of the row whose key is
 // key: its elements (e) where every term of c's filter holds.
-func countFrom(d compile.Dialect, c mapping.CountColumn, key string, param func(int64) string) string {
+func countFrom(d compile.Dialect, c mapping.CountColumn, key string, param func(any, schema.Kind) string) string {
 	var from, elemKey string
 	reads := slices.ContainsFunc(c.Where, func(t mapping.CountTerm) bool { return t.Of == nil })
 	switch {
@@ -292,12 +292,15 @@ func countFrom(d compile.Dialect, c mapping.CountColumn, key string, param func(
 
 // countTermSQL is the term t of a count's filter on the element e, whose
 // key is elemKey.
-func countTermSQL(d compile.Dialect, t mapping.CountTerm, elemKey string, param func(int64) string) string {
+func countTermSQL(d compile.Dialect, t mapping.CountTerm, elemKey string, param func(any, schema.Kind) string) string {
 	not := ""
 	if t.Not {
 		not = "NOT "
 	}
 	if t.Op == ast.OpInvalid {
+		if t.Equals != "" {
+			return not + "(e." + d.Quote(t.Column) + " = " + param(t.Equals, schema.String) + ")"
+		}
 		return not + "e." + d.Quote(t.Column)
 	}
 	x := "e." + d.Quote(t.Column)
@@ -308,7 +311,7 @@ func countTermSQL(d compile.Dialect, t mapping.CountTerm, elemKey string, param 
 			x = "(SELECT COUNT(*) FROM " + d.Quote(t.OfElem.Name) + " AS e1 WHERE e1." + d.Quote(t.Of.FK) + " = " + elemKey + ")"
 		}
 	}
-	return not + "(" + x + " " + sqlComparison(t.Op) + " " + param(t.Value) + ")"
+	return not + "(" + x + " " + sqlComparison(t.Op) + " " + param(t.Value, schema.Int) + ")"
 }
 
 // sqlComparison is the SQL of a comparison a count's term may make.

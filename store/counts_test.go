@@ -34,6 +34,7 @@ func TestRefreshCountsAgreesWithLoad(t *testing.T) {
 	require.Contains(t, cols["strings"], "n_summary_translated_not_approved")
 	require.Contains(t, cols["strings"], "n_translations_with_votes")
 	require.Contains(t, cols["translations"], "n_votes")
+	require.Contains(t, cols["translations"], "n_votes_up") // a derived field's test: mark = 'up'
 	require.Contains(t, cols["tm_segments"], "n_records_used")
 	p := demo.Generate(demo.Options{Strings: 300, Seed: 3})
 	for _, eng := range testdb.Engines(t) {

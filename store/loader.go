@@ -477,8 +477,8 @@ func (l *Loader) buildIndexes(conn *sql.Conn) error {
 // by language in a table of their own (mapping.CountsBy); 8 the indexes
 // of the trigrams of the texts of strings and translations
 // (mapping.Table.TextIndexes: SQLite's FTS5 tables, which its queries
-// read).
-const LoadFormat = 8
+// read); 9 the count of a translation's up votes on its row.
+const LoadFormat = 9
 
 // mark creates LoadMarker and records the load in it, after the
 // project's record (the ProjectTable).
@@ -1011,6 +1011,8 @@ func (f *goFields) countFields(cs []mapping.CountColumn, t reflect.Type) error {
 func goTermOf(t mapping.CountTerm, et reflect.Type) (goTerm, error) {
 	fits, what := func(k reflect.Kind) bool { return k == reflect.Bool }, "bool"
 	switch {
+	case t.Equals != "":
+		fits, what = func(k reflect.Kind) bool { return k == reflect.String }, "string"
 	case t.Of != nil:
 		fits, what = func(k reflect.Kind) bool { return k == reflect.Slice }, "slice"
 	case t.Op != ast.OpInvalid:
@@ -1025,8 +1027,9 @@ func goTermOf(t mapping.CountTerm, et reflect.Type) (goTerm, error) {
 }
 
 // goTerm is a term of a count's filter (mapping.CountTerm): the Go field
-// at idx is true (a bool), or its value (an int64) or length (a slice)
-// passes the term's comparison; negated when the term is Not.
+// at idx is true (a bool), holds the term's Equals (a string), or its
+// value (an int64) or length (a slice) passes the term's comparison;
+// negated when the term is Not.
 type goTerm struct {
 	idx  []int
 	term mapping.CountTerm
@@ -1036,6 +1039,8 @@ type goTerm struct {
 func (t goTerm) holds(e reflect.Value) bool {
 	v := fieldAt(e, t.idx)
 	switch {
+	case t.term.Equals != "":
+		return (v.String() == t.term.Equals) != t.term.Not
 	case t.term.Op == ast.OpInvalid:
 		return v.Bool() != t.term.Not
 	case t.term.Of != nil:

@@ -373,7 +373,9 @@ func TestExplainUsesIndexes(t *testing.T) {
 		{"strings", `added between '2024-01-01' and '2024-01-31'`, "strings_added_idx"},
 		{"strings", `count of comments where (has unresolved issue) > 0 and id of file = 7`, "comments_string_id_idx"},
 		{"tm", `count of records where (usageCount > 1) > 0 and count of records > 1`, "tm_records_segment_id"},
-		{"translations", `count of votes where (is up) >= 1 and is pre translated`, "votes_translation_id_idx"},
+		{"translations", `count of votes where (is down) >= 1 and is pre translated`, "votes_translation_id_idx"},
+		// Up votes are counted on the translation's row (n_votes_up).
+		{"translations", `count of votes where (is up) >= 3`, "translations_n_votes_up_idx"},
 		// As the whole condition, SQLite reads the filtered elements once
 		// (IN) and PostgreSQL probes by the foreign key (`usageCount > 0`
 		// reads the segment's own n_records_used instead).
