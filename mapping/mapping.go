@@ -409,6 +409,12 @@ func (m *Mapping) addIndexes() {
 	add("TM record", false, "created_by", OwnerFK)
 	add("TM record", false, OwnerFK, "usage_count")
 	add("languages summary element", false, "translation_updated")
+	// A string's summary elements by their translations' date: a page of
+	// `count of languages summary where (translation updated between A
+	// and B) > 0` asks each string in key order whether it has one, from
+	// this index alone (it serves the owner's lookups too: the DDL then
+	// makes no index of the foreign key alone).
+	add("languages summary element", false, OwnerFK, "translation_updated")
 	add("translation", false, "language")
 	// A language's translations by a user: `user = @user:"alice"` in the
 	// translations list (alone, or beside a kept count in an `or`, which

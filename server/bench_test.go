@@ -63,3 +63,35 @@ func BenchmarkListRequest(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkListPage is one strings list page of 25, without its total,
+// of a query a row's kept count answers, through the server's handler on
+// the demo project in SQLite without the snapshot: what a request costs
+// beyond its query (the transaction, the page's labels, the JSON). Its
+// instructions per request (docs/performance.md):
+//
+//	go test -c -o /tmp/server.test ./server && cd server && \
+//	GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off valgrind --tool=callgrind --toggle-collect='*listRoute.func1' \
+//	  /tmp/server.test -test.run XXX -test.bench BenchmarkListPage -test.benchtime 300x
+func BenchmarkListPage(b *testing.B) {
+	ctx := context.Background()
+	st, err := server.LoadSQLite(ctx, b.TempDir(), demo(b))
+	require.NoError(b, err)
+	b.Cleanup(func() { require.NoError(b, st.Close()) })
+	toks := &server.Tokens{}
+	require.NoError(b, toks.Add(token))
+	srv, err := server.New(server.Config{Storage: st, Tokens: toks, Now: clock, ResidentMaxBytes: 0})
+	require.NoError(b, err)
+	target := "/api/v2/projects/1/strings?" + url.Values{"croql": {"count of comments > 0"}, "limit": {"25"}}.Encode()
+	b.ReportAllocs()
+	for b.Loop() {
+		req := httptest.NewRequest(http.MethodGet, target, nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		w := httptest.NewRecorder()
+		srv.ServeHTTP(w, req)
+		if w.Code != http.StatusOK {
+			b.Fatalf("status %d: %s", w.Code, w.Body)
+		}
+	}
+	require.Zero(b, server.ResidentServed(srv))
+}

@@ -207,6 +207,13 @@ func (w *ddlWriter) table(ti *mapping.TableLayout) {
 		w.index(t.Name, unique, cols, kinds)
 	}
 	for _, fk := range ti.FKs {
+		// An extra index led by the foreign key serves its lookups too.
+		if slices.ContainsFunc(t.Indexes, func(x []string) bool {
+			x = ownerFK(x, ti.FKs)
+			return len(x) > 1 && x[0] == fk
+		}) {
+			continue
+		}
 		add(false, fk)
 	}
 	for _, r := range ti.Refs {

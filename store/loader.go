@@ -477,7 +477,8 @@ func (l *Loader) buildIndexes(conn *sql.Conn) error {
 // by language in a table of their own (mapping.CountsBy); 8 the indexes
 // of the trigrams of the texts of strings and translations
 // (mapping.Table.TextIndexes: SQLite's FTS5 tables, which its queries
-// read); 9 the count of a translation's up votes on its row.
+// read); 9 the count of a translation's up votes on its row and the
+// index of a summary element's string and translation date.
 const LoadFormat = 9
 
 // mark creates LoadMarker and records the load in it, after the

@@ -341,17 +341,22 @@ func TestCompileErrors(t *testing.T) {
 }
 
 // TestDDLIndexes: every foreign key, join table and reference column is
-// indexed, and the commonly filtered columns too.
+// indexed, and the commonly filtered columns too; a foreign key that
+// leads an extra index is indexed by it alone (a summary element's string
+// and translation date, a TM record's segment and usage count).
 func TestDDLIndexes(t *testing.T) {
 	m := mapping.Default(schema.New())
 	for _, d := range dialects {
 		ddl := strings.Join(store.DDL(d, m), "\n")
 		for _, idx := range []string{"comments_string_id_idx", "votes_translation_id_idx", "approvals_translation_id_idx",
-			"languages_summary_string_id_idx", "tm_records_segment_id_idx", "strings_file_id_idx", "strings_branch_id_idx",
+			"languages_summary_string_id_translation_updated_idx", "tm_records_segment_id_usage_count_idx", "strings_file_id_idx", "strings_branch_id_idx",
 			"string_translations_translation_id_idx", "string_labels_label_id_idx", "strings_identifier_idx",
 			"strings_added_idx", "translations_language_idx", "users_login_idx", "approvals_user_id_idx",
 			"comments_user_id_string_id_idx"} {
 			assert.Contains(t, ddl, d.Quote(idx), "%s lacks %s", d.Name(), idx)
+		}
+		for _, idx := range []string{"languages_summary_string_id_idx", "tm_records_segment_id_idx"} {
+			assert.NotContains(t, ddl, d.Quote(idx)+" ", "%s: the foreign key leads another index", d.Name())
 		}
 	}
 	// The comments' index by user ends with their owner's key, as renamed.
