@@ -324,7 +324,7 @@ func scanObjects(ctx context.Context, tx *sql.Tx, query string, cols []column, a
 		if err := rows.Scan(ptrs...); err != nil {
 			return nil, fmt.Errorf("server: reading rows: %w", err)
 		}
-		out = append(out, rowObject(cols, vals))
+		out = append(out, rowObject(cols, vals, 4))
 	}
 	return out, rows.Err()
 }

@@ -226,7 +226,7 @@ func (s *Server) records(ctx context.Context, tx *sql.Tx, p *Project, rq *record
 		}
 		id, _ := toInt(seg)
 		if o := byID[id]; o != nil {
-			o["records"] = append(o["records"].([]any), rowObject(rq.cols, vals))
+			o["records"] = append(o["records"].([]any), rowObject(rq.cols, vals, 0))
 		}
 	}
 	return rows.Err()

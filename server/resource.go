@@ -332,13 +332,16 @@ func (r *resource) selectList() string {
 	return strings.Join(parts, ", ")
 }
 
-// object writes the values of one row by column.
-func (r *resource) object(v []any) map[string]any { return rowObject(r.cols, v) }
+// object writes the values of one row by column, with room for the
+// keys a list adds (labelIds, records, ...).
+func (r *resource) object(v []any) map[string]any { return rowObject(r.cols, v, 4) }
 
 // rowObject writes the values v of a row of cols (in that order) as an
-// object.
-func rowObject(cols []column, v []any) map[string]any {
-	o := make(map[string]any, len(cols)+4)
+// object with room for extra keys more: a map sized for what it holds
+// (a TM record's eight keys fit one group of a Go map; with room for
+// four more it took two).
+func rowObject(cols []column, v []any, extra int) map[string]any {
+	o := make(map[string]any, len(cols)+extra)
 	for i, c := range cols {
 		o[c.json] = value(c, v[i])
 	}
