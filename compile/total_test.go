@@ -47,12 +47,7 @@ func TestCountFromElements(t *testing.T) {
 		{croql.Strings, `count of comments where (has issue) > 0`, compile.Vitess{}, compile.WholeSet, ""},
 	}
 	for _, c := range cases {
-		env, err := croql.NewEnv(c.context)
-		require.NoError(t, err)
-		q, diags := env.Check(c.src)
-		require.False(t, diags.HasErrors(), "%s: %v", c.src, diags)
-		s, err := compile.CompileFor(q, c.dialect, m, c.purpose)
-		require.NoError(t, err, c.src)
+		s := compileFor(t, c.context, nil, c.src, c.dialect, m, c.purpose)
 		if c.want == "" {
 			assert.Nil(t, s.Count, "%s (%s, %s)", c.src, c.dialect.Name(), c.purpose)
 			continue
@@ -91,12 +86,7 @@ func TestCountFromCountsBy(t *testing.T) {
 		{`count of translations where (language = @language:"de") = 0`, compile.Vitess{}, compile.WholeSet, ""},
 	}
 	for _, c := range cases {
-		env, err := croql.NewEnv(croql.Strings)
-		require.NoError(t, err)
-		q, diags := env.Check(c.src)
-		require.False(t, diags.HasErrors(), "%s: %v", c.src, diags)
-		s, err := compile.CompileFor(q, c.dialect, m, c.purpose)
-		require.NoError(t, err, c.src)
+		s := compileFor(t, croql.Strings, nil, c.src, c.dialect, m, c.purpose)
 		if c.want == "" {
 			assert.Nil(t, s.Count, "%s (%s, %s)", c.src, c.dialect.Name(), c.purpose)
 			continue
@@ -106,4 +96,17 @@ func TestCountFromCountsBy(t *testing.T) {
 			assert.Equal(t, []any{"de"}, s.Count.Args, c.src)
 		}
 	}
+}
+
+// compileFor checks src in context ctxName (with opts) and compiles it
+// for d, m and purpose, failing the test on an error.
+func compileFor(t *testing.T, ctxName string, opts []croql.Option, src string, d compile.Dialect, m *mapping.Mapping, purpose compile.Purpose) *compile.SQL {
+	t.Helper()
+	env, err := croql.NewEnv(ctxName, opts...)
+	require.NoError(t, err)
+	q, diags := env.Check(src)
+	require.False(t, diags.HasErrors(), "%s: %v", src, diags)
+	s, err := compile.CompileFor(q, d, m, purpose)
+	require.NoError(t, err, src)
+	return s
 }

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/croql/croql"
 	"github.com/croql/croql/compile"
@@ -42,12 +41,7 @@ func TestTrigramNarrowing(t *testing.T) {
 		{`text contains "Welcome"`, false, compile.MySQL{}, compile.WholeSet, "", ""},
 	}
 	for _, c := range cases {
-		env, err := croql.NewEnv(croql.Strings, croql.WithFoldContains(c.fold))
-		require.NoError(t, err)
-		q, diags := env.Check(c.src)
-		require.False(t, diags.HasErrors(), "%s: %v", c.src, diags)
-		s, err := compile.CompileFor(q, c.dialect, m, c.purpose)
-		require.NoError(t, err, c.src)
+		s := compileFor(t, croql.Strings, []croql.Option{croql.WithFoldContains(c.fold)}, c.src, c.dialect, m, c.purpose)
 		if c.want == "" {
 			assert.NotContains(t, s.Where, "trgm", c.src)
 			assert.NotContains(t, s.Where, "LIKE", c.src)

@@ -21,11 +21,7 @@ const benchQuery = `identifier contains "button" or count of languages summary w
 // answers it from the database, resident from the resident snapshot.
 func BenchmarkListRequest(b *testing.B) {
 	ctx := context.Background()
-	st, err := server.LoadSQLite(ctx, b.TempDir(), demo(b))
-	require.NoError(b, err)
-	b.Cleanup(func() { require.NoError(b, st.Close()) })
-	toks := &server.Tokens{}
-	require.NoError(b, toks.Add(token))
+	st, toks := benchStorage(b)
 	target := "/api/v2/projects/1/strings?" + url.Values{"croql": {benchQuery}, "limit": {"25"}, "withTotal": {"true"}}.Encode()
 	for _, c := range []struct {
 		name     string
@@ -74,12 +70,7 @@ func BenchmarkListRequest(b *testing.B) {
 //	GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off valgrind --tool=callgrind --toggle-collect='*listRoute.func1' \
 //	  /tmp/server.test -test.run XXX -test.bench BenchmarkListPage -test.benchtime 300x
 func BenchmarkListPage(b *testing.B) {
-	ctx := context.Background()
-	st, err := server.LoadSQLite(ctx, b.TempDir(), demo(b))
-	require.NoError(b, err)
-	b.Cleanup(func() { require.NoError(b, st.Close()) })
-	toks := &server.Tokens{}
-	require.NoError(b, toks.Add(token))
+	st, toks := benchStorage(b)
 	srv, err := server.New(server.Config{Storage: st, Tokens: toks, Now: clock, ResidentMaxBytes: 0})
 	require.NoError(b, err)
 	target := "/api/v2/projects/1/strings?" + url.Values{"croql": {"count of comments > 0"}, "limit": {"25"}}.Encode()
@@ -94,4 +85,15 @@ func BenchmarkListPage(b *testing.B) {
 		}
 	}
 	require.Zero(b, server.ResidentServed(srv))
+}
+
+// benchStorage is the demo project in SQLite and the tokens that the
+// benchmarks' requests carry.
+func benchStorage(b *testing.B) (*server.Storage, *server.Tokens) {
+	st, err := server.LoadSQLite(context.Background(), b.TempDir(), demo(b))
+	require.NoError(b, err)
+	b.Cleanup(func() { require.NoError(b, st.Close()) })
+	toks := &server.Tokens{}
+	require.NoError(b, toks.Add(token))
+	return st, toks
 }

@@ -51,15 +51,7 @@ func TestReadWithinStopsAtTheBudget(t *testing.T) {
 // serves it, and /readyz counts it so.
 func TestBuildGivesUpWhileReading(t *testing.T) {
 	ctx := context.Background()
-	p := demodata.Generate(demodata.Options{Strings: 2000, Seed: 5})
-	file := filepath.Join(t.TempDir(), "p.ndjson")
-	f, err := os.Create(file)
-	require.NoError(t, err)
-	require.NoError(t, p.WriteNDJSON(f))
-	require.NoError(t, f.Close())
-	st, err := LoadSQLiteFiles(ctx, t.TempDir(), file)
-	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, st.Close()) })
+	st := fileStorage(t, demodata.Generate(demodata.Options{Strings: 2000, Seed: 5}))
 	proj, _ := st.Project(1)
 	read, err := proj.read(ctx, 0)
 	require.NoError(t, err)
@@ -95,13 +87,7 @@ func TestBuildRefusesWideValues(t *testing.T) {
 	} {
 		p := demodata.Generate(demodata.Options{Strings: 200, Seed: 5})
 		c.edit(p)
-		file := filepath.Join(t.TempDir(), "p.ndjson")
-		f, err := os.Create(file)
-		require.NoError(t, err)
-		require.NoError(t, p.WriteNDJSON(f))
-		require.NoError(t, f.Close())
-		st, err := LoadSQLiteFiles(ctx, t.TempDir(), file)
-		require.NoError(t, err, c.name)
+		st := fileStorage(t, p)
 		proj, _ := st.Project(1)
 		rs := newResidents(1 << 30)
 		state, err := rs.build(ctx, proj)
@@ -113,8 +99,23 @@ func TestBuildRefusesWideValues(t *testing.T) {
 			require.Contains(t, state.why, c.want, c.name)
 			require.Contains(t, state.why, "32-bit", c.name)
 		}
-		require.NoError(t, st.Close())
 	}
+}
+
+// fileStorage writes p as an NDJSON file and serves it from SQLite as
+// --data does (the file the snapshot is read from), closed at the test's
+// end.
+func fileStorage(t *testing.T, p *schema.Project) *Storage {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "p.ndjson")
+	f, err := os.Create(file)
+	require.NoError(t, err)
+	require.NoError(t, p.WriteNDJSON(f))
+	require.NoError(t, f.Close())
+	st, err := LoadSQLiteFiles(context.Background(), t.TempDir(), file)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, st.Close()) })
+	return st
 }
 
 func firstTranslation(p *schema.Project) *schema.Translation {
