@@ -78,3 +78,59 @@ func TestEndedStatementStopsOnTheServer(t *testing.T) {
 		}
 	}
 }
+
+// TestReadTxReadsOneSnapshot: the statements of a read-only TimedTx read
+// the data as it was at the first of them, on every engine, although a
+// row is added and committed between them (a page and its total agree).
+// On PostgreSQL the transaction is at REPEATABLE READ for it.
+func TestReadTxReadsOneSnapshot(t *testing.T) {
+	for _, eng := range []string{"sqlite", "postgres", "mysql"} {
+		t.Run(eng, func(t *testing.T) {
+			ctx := context.Background()
+			var db *DB
+			var err error
+			table := "croql_snap_" + strconv.FormatInt(time.Now().UnixNano(), 36)
+			if eng == "sqlite" {
+				// As croql serve opens its files: readers beside a writer.
+				db, err = OpenSQLite("file:" + t.TempDir() + "/s.db?_pragma=journal_mode(wal)&_pragma=busy_timeout(5000)")
+			} else {
+				db, err = Open(ctx, eng, serverDSN(t, eng))
+			}
+			require.NoError(t, err)
+			defer func() { assert.NoError(t, db.Close()) }()
+			_, err = db.SQL.ExecContext(ctx, "CREATE TABLE "+table+" (n INTEGER)")
+			require.NoError(t, err)
+			defer func() { _, _ = db.SQL.ExecContext(ctx, "DROP TABLE "+table) }()
+			_, err = db.SQL.ExecContext(ctx, "INSERT INTO "+table+" VALUES (1)")
+			require.NoError(t, err)
+			count := func(q interface {
+				QueryRowContext(context.Context, string, ...any) *sql.Row
+			}) int {
+				var n int
+				require.NoError(t, q.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+table).Scan(&n))
+				return n
+			}
+			tctx, cancel := context.WithTimeout(ctx, time.Minute)
+			defer cancel()
+			var first, second int
+			err = TimedTx(tctx, db.SQL, db.Dialect, true, func(tx *sql.Tx) error {
+				first = count(tx)
+				if eng == "postgres" {
+					var iso string
+					require.NoError(t, tx.QueryRowContext(ctx, "SHOW transaction_isolation").Scan(&iso))
+					require.Equal(t, "repeatable read", iso)
+				}
+				// Another connection adds a row and commits.
+				if _, err := db.SQL.ExecContext(ctx, "INSERT INTO "+table+" VALUES (2)"); err != nil {
+					return err
+				}
+				second = count(tx)
+				return nil
+			})
+			require.NoError(t, err)
+			require.Equal(t, 1, first)
+			require.Equal(t, first, second, "the second statement reads the first one's snapshot")
+			require.Equal(t, 2, count(db.SQL), "the row was committed")
+		})
+	}
+}

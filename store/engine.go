@@ -276,7 +276,13 @@ type sqliteConnector struct {
 	dsn string
 }
 
-func (c sqliteConnector) Connect(context.Context) (driver.Conn, error) { return c.d.Open(c.dsn) }
+func (c sqliteConnector) Connect(context.Context) (driver.Conn, error) {
+	conn, err := c.d.Open(c.dsn)
+	if err != nil {
+		return nil, err
+	}
+	return newCachingConn(conn, SQLiteStatementCache), nil
+}
 func (c sqliteConnector) Driver() driver.Driver                        { return c.d }
 
 // OpenSQLite opens a SQLite database with croql_fold and croql_contains;

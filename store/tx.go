@@ -14,7 +14,12 @@ import (
 
 // TimedTx runs fn in a transaction of db in dialect d, committed when fn
 // returns nil and rolled back otherwise. readOnly begins it read-only where
-// the engine takes the option (compile.Dialect.ReadOnlyTx). When ctx has a
+// the engine takes the option (compile.Dialect.ReadOnlyTx), and so that
+// every statement of fn reads the same snapshot: on PostgreSQL at
+// REPEATABLE READ (at its default READ COMMITTED each statement reads the
+// data as of its own start, so a page and its total could disagree across
+// a write committed between them); MariaDB's default, REPEATABLE READ,
+// and SQLite's transactions already read one snapshot. When ctx has a
 // deadline, the server is told too (compile.Dialect.StatementTimeout), so
 // that it stops each statement of fn on its own at the deadline even if
 // the driver's cancellation does not reach it; the setting is undone
@@ -30,6 +35,10 @@ func TimedTx(ctx context.Context, db *sql.DB, d compile.Dialect, readOnly bool, 
 	var opts *sql.TxOptions
 	if readOnly && d.ReadOnlyTx() {
 		opts = &sql.TxOptions{ReadOnly: true}
+		if d.Name() == "postgres" {
+			// Said in the BEGIN itself: no round trip more.
+			opts.Isolation = sql.LevelRepeatableRead
+		}
 	}
 	dl, timed := ctx.Deadline()
 	if timed && time.Until(dl) <= 0 {
