@@ -283,7 +283,7 @@ func (c sqliteConnector) Connect(context.Context) (driver.Conn, error) {
 	}
 	return newCachingConn(conn, SQLiteStatementCache), nil
 }
-func (c sqliteConnector) Driver() driver.Driver                        { return c.d }
+func (c sqliteConnector) Driver() driver.Driver { return c.d }
 
 // OpenSQLite opens a SQLite database with croql_fold and croql_contains;
 // an empty dsn is a private in-memory database (one connection, so that
