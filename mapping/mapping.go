@@ -113,6 +113,15 @@ type Table struct {
 	// Columns. croql serve counts a translations list's strings from it
 	// (COUNT(DISTINCT) over an index range of the language and it).
 	Filed string
+	// FiledCounts, for a table with a Filed column, keeps in a table of
+	// its own, for each value of one field of its rows, how many distinct
+	// rows they are filed under (a language's translations: how many
+	// strings the translations list of that language lists). The loader
+	// fills it; store.RefreshCounts and the writers of croql serve keep
+	// it (store.RefreshFiledCounts); croql serve reads a translations
+	// list's total from it when nothing but the language filters the
+	// list.
+	FiledCounts *FiledCounts
 	// CountsBy are counts of the elements of a collection of the row for
 	// each value of one of their fields, each in a table of its own (see
 	// CountsBy).
@@ -377,6 +386,7 @@ func (m *Mapping) addIndexes() {
 	if t := m.Tables["translation"]; t != nil {
 		t.Counts = translationCounts()
 		t.Filed = "filed_string_id"
+		t.FiledCounts = &FiledCounts{Name: "filed_language_counts", By: "language"}
 		t.TextIndexes = []string{"text"}
 	}
 	if t := m.Tables["TM segment"]; t != nil {
@@ -542,13 +552,34 @@ type TableLayout struct {
 // FiledColumn is a Table.Filed column: Name holds the key of the row of
 // Owner, among those whose collection (through Child's join table) lists
 // the row, it is filed under; Dup is Owner's `is duplicate` column ("":
-// Owner has none, the lowest key is taken).
+// Owner has none, the lowest key is taken). Counts is its table's
+// FiledCounts, nil when it has none.
 type FiledColumn struct {
-	Name  string
-	Owner *Table
-	Child *Child
-	Dup   string
+	Name   string
+	Owner  *Table
+	Child  *Child
+	Dup    string
+	Counts *FiledCountsTable
 }
+
+// FiledCounts names the table of a Table.FiledCounts (Name) and the
+// field of the rows whose values it counts by (By, a field that is not
+// a collection).
+type FiledCounts struct {
+	Name, By string
+}
+
+// FiledCountsTable is a Table.FiledCounts table as the Layout resolves
+// it: one row per value (column ByColumn, of kind ByKind, its primary
+// key) that some row with a Filed key has, and Count, the number of
+// distinct Filed keys of those rows.
+type FiledCountsTable struct {
+	Name, ByColumn, Count string
+	ByKind                schema.Kind
+}
+
+// FiledCountColumn is the count column of every FiledCountsTable.
+const FiledCountColumn = "n_filed"
 
 // Join is a join table of the mapping: From holds the parent's key, To
 // the element's.
@@ -955,8 +986,35 @@ func (b *layoutBuilder) filed() {
 			b.fail(fmt.Errorf("mapping: filed column of table %s: %w", ti.Table.Name, err))
 			continue
 		}
+		if fc.Counts, err = b.filedCounts(ti); err != nil {
+			b.fail(fmt.Errorf("mapping: filed counts of table %s: %w", ti.Table.Name, err))
+			continue
+		}
 		ti.Filed = fc
 	}
+}
+
+// filedCounts resolves ti's FiledCounts (nil when it has none).
+func (b *layoutBuilder) filedCounts(ti *TableLayout) (*FiledCountsTable, error) {
+	spec := ti.Table.FiledCounts
+	if spec == nil {
+		return nil, nil
+	}
+	if err := CheckIdent(spec.Name); err != nil {
+		return nil, err
+	}
+	if _, taken := b.m.Tables[spec.Name]; taken || slices.ContainsFunc(b.l.Tables, func(t *TableLayout) bool { return t.Table.Name == spec.Name }) {
+		return nil, fmt.Errorf("table %s is taken", spec.Name)
+	}
+	if ti.Object == nil {
+		return nil, errors.New("the table has no object")
+	}
+	f, _ := ti.Object.Field(spec.By)
+	col := ti.Table.Columns[spec.By]
+	if f == nil || f.Type.Kind == schema.Collection || f.Type.Kind == schema.Record || col == "" {
+		return nil, fmt.Errorf("%s has no field `%s` kept in a column", ti.Object.Name, spec.By)
+	}
+	return &FiledCountsTable{Name: spec.Name, ByColumn: col, Count: FiledCountColumn, ByKind: f.Type.Kind}, nil
 }
 
 // filedColumn finds the one collection, through a join table, that lists
@@ -1172,7 +1230,8 @@ func (m *Mapping) TableNames() []string {
 	return out
 }
 
-// TablesWithCounts is TableNames and the CountsBy tables: every table the
+// TablesWithCounts is TableNames, the CountsBy tables and the FiledCounts
+// tables: every table the
 // DDL creates on an engine that keeps counts (not a sharded one).
 func (m *Mapping) TablesWithCounts() []string {
 	l, err := m.Layout()
@@ -1182,6 +1241,11 @@ func (m *Mapping) TablesWithCounts() []string {
 	out := m.TableNames()
 	for _, cb := range l.countsBy {
 		out = append(out, cb.Name)
+	}
+	for _, ti := range l.Tables {
+		if ti.Filed != nil && ti.Filed.Counts != nil {
+			out = append(out, ti.Filed.Counts.Name)
+		}
 	}
 	return out
 }

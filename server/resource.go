@@ -64,6 +64,11 @@ type resource struct {
 	// translation is filed under (mapping.Table.Filed, the value of
 	// stringId kept on the row), "" when the mapping has none.
 	filed string
+	// filedCount (translations), when the mapping keeps how many strings
+	// each language's translations are filed under
+	// (mapping.Table.FiledCounts), is the statement that reads a
+	// language's count (its parameter); "" otherwise.
+	filedCount string
 }
 
 // strWalk names, quoted, the strings table and its key, and the join
@@ -284,6 +289,11 @@ func (b *resBuilder) stringOf(r *resource) string {
 	if ti := b.layout.Of(b.table(reflect.TypeFor[schema.Translation]())); ti != nil && ti.Filed != nil &&
 		ti.Filed.Owner == strTab && ti.Filed.Child.Through == ch.Through && ti.Filed.Dup == b.col(st, "IsDuplicate") {
 		r.filed = b.q(ti.Filed.Name)
+		if fc := ti.Filed.Counts; fc != nil {
+			if _, sharded := d.(compile.Sharding); !sharded {
+				r.filedCount = "SELECT " + d.Quote(fc.Count) + " FROM " + d.Quote(fc.Name) + " WHERE " + d.Quote(fc.ByColumn) + " = " + d.Param(1, fc.ByKind)
+			}
+		}
 	}
 	r.links = "SELECT j." + d.Quote(ch.To) + ", j." + d.Quote(ch.From) + ", " + dup + " FROM " + join + " WHERE j." + d.Quote(ch.To) + " IN ("
 	return "(SELECT j." + d.Quote(ch.From) + " FROM " + join + " WHERE j." + d.Quote(ch.To) + " = " + r.key +

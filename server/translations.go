@@ -365,7 +365,14 @@ func (pl *trByString) stringPage(ctx context.Context, tx *sql.Tx, req *listReque
 		return page, 0, err
 	}
 	var total int64
-	if wk := req.res.walk; wk != nil && pl.filed == "" {
+	if fc := req.res.filedCount; fc != "" && pl.filed != "" && len(pl.totalWhere) == 1 {
+		// Nothing but the language selects the translations (the last
+		// condition, trWhere's): the count the store keeps for it.
+		err = tx.QueryRowContext(ctx, fc, req.lang).Scan(&total)
+		if errors.Is(err, sql.ErrNoRows) {
+			total, err = 0, nil
+		}
+	} else if wk := req.res.walk; wk != nil && pl.filed == "" {
 		w, ta := pl.walkStrings(req, wk, pl.totalWhere, pl.totalArgs, false)
 		w, ta = pl.onlyStrings(d, wk, w, ta)
 		q = "SELECT COUNT(*) FROM " + wk.strings + " AS ps" + whereClause(w)

@@ -44,13 +44,92 @@ func RefreshCounts(ctx context.Context, q querier, d compile.Dialect, m *mapping
 		return nil
 	}
 	// Every row: the CountsBy tables after every table's counts, which
-	// they may read.
+	// they may read, and the FiledCounts after the Filed columns.
 	for _, cb := range l.CountsByTables() {
 		if table == "" || cb.Owner.Name == table {
 			if err := refreshBy(ctx, q, d, cb, rows{}, nil); err != nil {
 				return err
 			}
 		}
+	}
+	return refreshFiledAll(ctx, q, d, l)
+}
+
+// refreshFiledAll sets every FiledCounts table of l from every row.
+func refreshFiledAll(ctx context.Context, q querier, d compile.Dialect, l *mapping.Layout) error {
+	for _, ti := range l.Tables {
+		if err := refreshFiled(ctx, q, d, ti, "", nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// RefreshFiledCounts sets the rows of the FiledCounts tables
+// (mapping.Table.FiledCounts: how many strings a language's translations
+// are filed under) of the values values (every value when there are
+// none) to what the rows hold now, counting each value's rows again.
+// RefreshCounts does for every row; with a condition it leaves them, and
+// a writer calls RefreshFiledCounts once its writes are done, with the
+// values of the rows it added, removed or refiled (once: a writer
+// refreshes its strings' counts in chunks, and a value's count is a pass
+// over its rows). On a sharded engine it does nothing, as RefreshCounts.
+func RefreshFiledCounts(ctx context.Context, q querier, d compile.Dialect, m *mapping.Mapping, values ...any) error {
+	if _, sharded := d.(compile.Sharding); sharded {
+		return nil
+	}
+	l, err := m.Layout()
+	if err != nil {
+		return err
+	}
+	if len(values) == 0 {
+		return refreshFiledAll(ctx, q, d, l)
+	}
+	for _, ti := range l.Tables {
+		if ti.Filed == nil || ti.Filed.Counts == nil {
+			continue
+		}
+		ph := make([]string, len(values))
+		for i := range values {
+			ph[i] = d.Param(i+1, ti.Filed.Counts.ByKind)
+		}
+		if err := refreshFiled(ctx, q, d, ti, strings.Join(ph, ", "), values); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// refreshFiled sets the rows of ti's FiledCounts table (when it has one)
+// of the values in (the inside of an IN list, with args: a query of
+// values or parameters; every value when empty) to the number of
+// distinct Filed keys of ti's rows of each value:
+//
+//	DELETE FROM "filed_language_counts" WHERE "language" IN (in)
+//	INSERT INTO "filed_language_counts" ("language", "n_filed")
+//	SELECT "language", COUNT(DISTINCT "filed_string_id") FROM "translations"
+//	WHERE "filed_string_id" IS NOT NULL AND "language" IN (in) GROUP BY "language"
+//
+// A value none of whose rows is filed under anything has no row (a count
+// of 0).
+func refreshFiled(ctx context.Context, q querier, d compile.Dialect, ti *mapping.TableLayout, in string, args []any) error {
+	if ti.Filed == nil || ti.Filed.Counts == nil {
+		return nil
+	}
+	fc := ti.Filed.Counts
+	by, filed := d.Quote(fc.ByColumn), d.Quote(ti.Filed.Name)
+	del := "DELETE FROM " + d.Quote(fc.Name)
+	sel := "SELECT " + by + ", COUNT(DISTINCT " + filed + ") FROM " + d.Quote(ti.Table.Name) + " WHERE " + filed + " IS NOT NULL"
+	if in != "" {
+		del += " WHERE " + by + " IN (" + in + ")"
+		sel += " AND " + by + " IN (" + in + ")"
+	}
+	if _, err := q.ExecContext(ctx, del, args...); err != nil {
+		return fmt.Errorf("store: refreshing the counts of %s: %w", fc.Name, err)
+	}
+	ins := "INSERT INTO " + d.Quote(fc.Name) + " (" + by + ", " + d.Quote(fc.Count) + ") " + sel + " GROUP BY " + by
+	if _, err := q.ExecContext(ctx, ins, args...); err != nil {
+		return fmt.Errorf("store: refreshing the counts of %s: %w", fc.Name, err)
 	}
 	return nil
 }

@@ -183,3 +183,81 @@ func TestCountsByAgreesWithElements(t *testing.T) {
 		}
 	}
 }
+
+// TestFiledCountsAgreeWithRows: the table of how many strings each
+// language's translations are filed under (mapping.Table.FiledCounts) a
+// load fills holds, for each language, the number of distinct strings
+// its translations are filed under, counted from the translations'
+// rows; RefreshFiledCounts counts the languages it is given again (one
+// whose translations are filed under one string fewer, one left with
+// none), RefreshCounts every language when it refreshes every row.
+func TestFiledCountsAgreeWithRows(t *testing.T) {
+	m := mapping.Default(schema.New())
+	p := demo.Generate(demo.Options{Strings: 200, Seed: 5})
+	ctx := context.Background()
+	for _, eng := range testdb.Engines(t) {
+		db := openRead(t, eng, m, p)
+		d := db.Dialect
+		// The statements below quote as PostgreSQL and SQLite do.
+		q := func(stmt string) string { return strings.ReplaceAll(stmt, `"`, d.Quote("x")[:1]) }
+		counts := func(stmt string) map[string]int64 {
+			rows, err := db.SQL.Query(q(stmt))
+			require.NoError(t, err)
+			defer rows.Close()
+			out := map[string]int64{}
+			for rows.Next() {
+				var lang string
+				var n int64
+				require.NoError(t, rows.Scan(&lang, &n))
+				out[lang] = n
+			}
+			require.NoError(t, rows.Err())
+			return out
+		}
+		kept := func() map[string]int64 {
+			return counts(`SELECT "language", "n_filed" FROM "filed_language_counts"`)
+		}
+		fromRows := func() map[string]int64 {
+			return counts(`SELECT "language", COUNT(DISTINCT "filed_string_id") FROM "translations" WHERE "filed_string_id" IS NOT NULL GROUP BY "language"`)
+		}
+		exec := func(stmt string, args ...any) {
+			_, err := db.SQL.Exec(q(stmt), args...)
+			require.NoError(t, err)
+		}
+		want := fromRows()
+		require.GreaterOrEqual(t, len(want), 3, eng)
+		require.Equal(t, want, kept(), "%s: as loaded", eng)
+
+		// Every translation of uk goes (as a writer removes them: links
+		// first), de's of one string are filed under another: the kept
+		// counts are stale until refreshed.
+		var sid, other int64
+		require.NoError(t, db.SQL.QueryRow(q(`SELECT "filed_string_id" FROM "translations" WHERE "language" = 'de' AND "filed_string_id" IS NOT NULL ORDER BY 1 LIMIT 1`)).Scan(&sid))
+		require.NoError(t, db.SQL.QueryRow(q(`SELECT MAX("filed_string_id") FROM "translations" WHERE "language" = 'de'`)).Scan(&other))
+		exec(`DELETE FROM "string_translations" WHERE "translation_id" IN (SELECT "id" FROM "translations" WHERE "language" = 'uk')`)
+		for _, dep := range []string{"votes", "approvals"} {
+			exec(`DELETE FROM "` + dep + `" WHERE "translation_id" IN (SELECT "id" FROM "translations" WHERE "language" = 'uk')`)
+		}
+		exec(`DELETE FROM "translations" WHERE "language" = 'uk'`)
+		exec(`UPDATE "string_translations" SET "string_id" = `+d.Placeholder(1)+` WHERE "string_id" = `+d.Placeholder(2)+` AND "translation_id" IN (SELECT "id" FROM "translations" WHERE "language" = 'de')`, other, sid)
+		require.Equal(t, want, kept(), "%s: not refreshed yet", eng)
+		// The two strings, as a writer refreshes them (their
+		// translations refiled), then the languages it wrote.
+		require.NoError(t, RefreshCounts(ctx, db.SQL, d, m, "strings", d.Quote("id")+" IN ("+d.Placeholder(1)+", "+d.Placeholder(2)+")", sid, other))
+		require.Equal(t, want, kept(), "%s: left to the writer", eng)
+		now := fromRows()
+		require.Equal(t, want["de"]-1, now["de"], "%s: de lost a string", eng)
+		require.NoError(t, RefreshFiledCounts(ctx, db.SQL, d, m, "de"))
+		got := kept()
+		require.Equal(t, now["de"], got["de"], "%s: de", eng)
+		require.Equal(t, want["uk"], got["uk"], "%s: uk was not refreshed", eng)
+		require.NoError(t, RefreshFiledCounts(ctx, db.SQL, d, m, "uk", "fr"))
+		got = kept()
+		require.NotContains(t, got, "uk", "%s: no uk translation is filed under a string", eng)
+		require.Equal(t, now, got, eng)
+		// Every value.
+		exec(`DELETE FROM "filed_language_counts"`)
+		require.NoError(t, RefreshCounts(ctx, db.SQL, d, m, "", ""))
+		require.Equal(t, now, kept(), eng)
+	}
+}

@@ -92,6 +92,11 @@ func ddl(d compile.Dialect, m *mapping.Mapping, keysAfter bool) []ddlStmt {
 		for _, cb := range l.CountsByTables() {
 			w.countsBy(cb)
 		}
+		for _, ti := range l.Tables {
+			if ti.Filed != nil && ti.Filed.Counts != nil {
+				w.filedCounts(ti.Filed.Counts)
+			}
+		}
 	}
 	w.out = append(w.out, w.keys...)
 	return append(w.out, w.idx...)
@@ -324,6 +329,19 @@ func (w *ddlWriter) countsBy(cb *mapping.CountsByTable) {
 	}
 	w.out = append(w.out, ddlStmt{table: cb.Name, create: true, sql: "CREATE TABLE " + w.d.Quote(cb.Name) + " (\n  " + strings.Join(defs, ",\n  ") + "\n)" + w.d.TableOptions()})
 	w.index(cb.Name, false, idx, kinds)
+}
+
+// filedCounts adds the statements of a FiledCounts table: the value,
+// its primary key, and the count.
+func (w *ddlWriter) filedCounts(fc *mapping.FiledCountsTable) {
+	defs := []string{
+		w.d.Quote(fc.ByColumn) + " " + w.d.ColumnType(fc.ByKind) + " NOT NULL",
+		w.d.Quote(fc.Count) + " " + w.d.ColumnType(schema.Int) + " NOT NULL DEFAULT 0",
+	}
+	if pk := w.primaryKeyOf(fc.Name, []string{w.d.IndexColumn(fc.ByColumn, fc.ByKind)}); pk != "" {
+		defs = append(defs, pk)
+	}
+	w.out = append(w.out, ddlStmt{table: fc.Name, create: true, sql: "CREATE TABLE " + w.d.Quote(fc.Name) + " (\n  " + strings.Join(defs, ",\n  ") + "\n)" + w.d.TableOptions()})
 }
 
 // join adds the statements of a join table.

@@ -349,6 +349,9 @@ func (l *Loader) Finish() error {
 			err = l.ld.refileAll(l.conn)
 		}
 		if err == nil {
+			err = l.fillFiledCounts(l.conn)
+		}
+		if err == nil {
 			err = l.mark(l.conn)
 		}
 		if err == nil {
@@ -376,6 +379,9 @@ func (l *Loader) Finish() error {
 		err = l.ld.refileAll(l.conn)
 	}
 	if err == nil {
+		err = l.fillFiledCounts(l.conn)
+	}
+	if err == nil {
 		err = l.mark(l.conn)
 	}
 	if err == nil {
@@ -397,6 +403,16 @@ func (l *Loader) fillCountsBy(conn *sql.Conn) error {
 		}
 	}
 	return nil
+}
+
+// fillFiledCounts fills the FiledCounts tables from the loaded rows, on
+// conn, once their Filed columns are final (refileAll). On a sharded
+// engine it does nothing: there are no such tables.
+func (l *Loader) fillFiledCounts(conn *sql.Conn) error {
+	if _, sharded := l.d.(compile.Sharding); sharded {
+		return nil
+	}
+	return refreshFiledAll(l.ctx, conn, l.d, l.ld.l)
 }
 
 // refile records that the row key of ti, which has a Filed column, is
@@ -478,8 +494,10 @@ func (l *Loader) buildIndexes(conn *sql.Conn) error {
 // of the trigrams of the texts of strings and translations
 // (mapping.Table.TextIndexes: SQLite's FTS5 tables, which its queries
 // read); 9 the count of a translation's up votes on its row and the
-// index of a summary element's string and translation date.
-const LoadFormat = 9
+// index of a summary element's string and translation date; 10 how many
+// strings each language's translations are filed under
+// (mapping.Table.FiledCounts).
+const LoadFormat = 10
 
 // mark creates LoadMarker and records the load in it, after the
 // project's record (the ProjectTable).

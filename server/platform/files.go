@@ -240,6 +240,11 @@ func (w *writer) deleteFile(ctx context.Context, st *server.Storage, fileID int6
 		if err := w.deleteStrings(ctx, tx, t, ids); err != nil {
 			return err
 		}
+		// Their translations went: how many strings each language's
+		// translations are filed under, counted again.
+		if err := store.RefreshFiledCounts(ctx, tx, w.d, w.m); err != nil {
+			return err
+		}
 		return w.exec(ctx, tx, store.DeleteSQL(w.d, t.File.Table(), t.File.Key(), 1), fileID)
 	})
 	if err != nil {

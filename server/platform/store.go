@@ -422,9 +422,16 @@ func (w *writer) replaceFile(ctx context.Context, st *server.Storage, fileID int
 // refreshCounts sets the counts the mapping keeps on the rows of the
 // strings of file fileID (their translations, languages summary, ...:
 // mapping.Table.Counts) after a write changed them: every element a
-// write adds or removes hangs on a string of the file it writes.
-func (w *writer) refreshCounts(ctx context.Context, tx *sql.Tx, t *tables, fileID int64) error {
-	return store.RefreshCounts(ctx, tx, w.d, w.m, t.Str.Table(), w.d.Quote(t.StrFile)+" = "+w.ph(1), fileID)
+// write adds or removes hangs on a string of the file it writes. Then it
+// counts again how many strings the translations of each language of
+// langs (every language when there is none) are filed under
+// (store.RefreshFiledCounts), once per write: the write's translations,
+// added or removed, are of those languages.
+func (w *writer) refreshCounts(ctx context.Context, tx *sql.Tx, t *tables, fileID int64, langs ...any) error {
+	if err := store.RefreshCounts(ctx, tx, w.d, w.m, t.Str.Table(), w.d.Quote(t.StrFile)+" = "+w.ph(1), fileID); err != nil {
+		return err
+	}
+	return store.RefreshFiledCounts(ctx, tx, w.d, w.m, langs...)
 }
 
 // createFile inserts the file named name and returns its id. Another
@@ -1003,7 +1010,7 @@ func (w *writer) storeTranslations(ctx context.Context, st *server.Storage, file
 		if err := b.flush(ctx); err != nil {
 			return err
 		}
-		if err := w.refreshCounts(ctx, tx, t, fileID); err != nil {
+		if err := w.refreshCounts(ctx, tx, t, fileID, lang); err != nil {
 			return err
 		}
 		return w.checkProjectBytes(ctx, tx, t)

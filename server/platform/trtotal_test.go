@@ -23,8 +23,10 @@ import (
 // row), is the number of strings the whole list answers, with and without
 // a query, after a translation upload, a write that files a shared
 // translation under another string (kept by store.RefreshCounts, as every
-// writer does), a source update that removes a string's translations, and
-// a translation upload that adds one again.
+// writer does), a source update that removes a string's translations, a
+// translation upload that adds one again, a source update that removes a
+// string, and the file's deletion. Without a query the total is the
+// count the store keeps for the language (mapping.Table.FiledCounts).
 func TestTranslationsTotalAfterWrites(t *testing.T) {
 	for _, engine := range testdb.Engines(t) {
 		t.Run(engine, func(t *testing.T) { testTranslationsTotalAfterWrites(t, engine) })
@@ -55,6 +57,27 @@ func testTranslationsTotalAfterWrites(t *testing.T, engine string) {
 	require.Equal(t, http.StatusCreated, status, string(body))
 	require.Equal(t, []int64{ids["a"], ids["b"], ids["d"]}, totalAsListed(t, base.URL, ""))
 	require.Equal(t, []int64{ids["b"]}, totalAsListed(t, base.URL, `text = "Б2"`))
+
+	// a goes, and its translation.
+	status, body = uploadFile(t, base.URL, "/api/v2/projects/1/files", "app.json", `{"b":"B2","c":"C","d":"D"}`, nil)
+	require.Equal(t, http.StatusCreated, status, string(body))
+	require.Equal(t, []int64{ids["b"], ids["d"]}, totalAsListed(t, base.URL, ""))
+
+	// The file goes, with every string and translation.
+	status, body = do(t, http.MethodGet, base.URL+"/api/v2/projects/1/files", nil, nil)
+	require.Equal(t, http.StatusOK, status, string(body))
+	var files struct {
+		Data []struct {
+			Data struct {
+				ID int64 `json:"id"`
+			} `json:"data"`
+		} `json:"data"`
+	}
+	require.NoError(t, json.Unmarshal(body, &files), string(body))
+	require.Len(t, files.Data, 1, string(body))
+	status, body = do(t, http.MethodDelete, base.URL+"/api/v2/projects/1/files/"+strconv.FormatInt(files.Data[0].Data.ID, 10), nil, nil)
+	require.Equal(t, http.StatusNoContent, status, string(body))
+	require.Empty(t, totalAsListed(t, base.URL, ""))
 }
 
 // totalAsListed reads the whole uk translations list of query (its
