@@ -34,15 +34,7 @@ func TestKeyInOnEveryEngine(t *testing.T) {
 		require.NoError(t, err)
 		rows, err := db.SQL.QueryContext(context.Background(), "SELECT "+s.Key+" FROM "+s.From+" WHERE "+s.Where+" ORDER BY 1", s.Args...)
 		require.NoError(t, err)
-		var got []int64
-		for rows.Next() {
-			var id int64
-			require.NoError(t, rows.Scan(&id))
-			got = append(got, id)
-		}
-		require.NoError(t, rows.Err())
-		require.NoError(t, rows.Close())
-		assert.Equal(t, want, got, eng)
+		assert.Equal(t, want, ints(t, rows), eng)
 		if eng == "sqlite" {
 			other, err := compile.KeyIn(db.Dialect, m, c, []int64{1, 2})
 			require.NoError(t, err)

@@ -21,6 +21,7 @@ func kept(t *testing.T, conn *sql.Conn, fn func(*cachingConn)) {
 	}))
 }
 
+// ints reads rows of one integer column to the end and closes them.
 func ints(t *testing.T, rows *sql.Rows) []int64 {
 	t.Helper()
 	var out []int64
