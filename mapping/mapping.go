@@ -418,7 +418,11 @@ func (m *Mapping) addIndexes() {
 	// or a sort (`usageCount > 0` reads n_records_used: segmentCounts).
 	add("TM record", false, "created_by", OwnerFK)
 	add("TM record", false, OwnerFK, "usage_count")
-	add("languages summary element", false, "translation_updated")
+	// Summary elements by their translations' date, with their string:
+	// the total of `count of languages summary where (translation updated
+	// between A and B) > 0` (COUNT(DISTINCT string_id) over the date's
+	// range) reads this index alone, not each element's row.
+	add("languages summary element", false, "translation_updated", OwnerFK)
 	// A string's summary elements by their translations' date: a page of
 	// `count of languages summary where (translation updated between A
 	// and B) > 0` asks each string in key order whether it has one, from

@@ -496,7 +496,8 @@ func (l *Loader) buildIndexes(conn *sql.Conn) error {
 // read); 9 the count of a translation's up votes on its row and the
 // index of a summary element's string and translation date; 10 how many
 // strings each language's translations are filed under
-// (mapping.Table.FiledCounts).
+// (mapping.Table.FiledCounts), and the index of a summary element's
+// translation date with its string.
 const LoadFormat = 10
 
 // mark creates LoadMarker and records the load in it, after the

@@ -2,6 +2,7 @@ package compile_test
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -352,7 +353,7 @@ func TestDDLIndexes(t *testing.T) {
 			"languages_summary_string_id_translation_updated_idx", "tm_records_segment_id_usage_count_idx", "strings_file_id_idx", "strings_branch_id_idx",
 			"string_translations_translation_id_idx", "string_labels_label_id_idx", "strings_identifier_idx",
 			"strings_added_idx", "translations_language_idx", "users_login_idx", "approvals_user_id_idx",
-			"comments_user_id_string_id_idx"} {
+			"comments_user_id_string_id_idx", "languages_summary_translation_updated_string_id_idx"} {
 			assert.Contains(t, ddl, d.Quote(idx), "%s lacks %s", d.Name(), idx)
 		}
 		for _, idx := range []string{"languages_summary_string_id_idx", "tm_records_segment_id_idx"} {
@@ -434,6 +435,27 @@ func TestExplainUsesIndexes(t *testing.T) {
 			require.NoError(t, rows.Close())
 			assert.Regexp(t, c.index, plan.String(), "%s: %s\n%s", name, c.query, plan.String())
 		}
+		// A total counted from the elements' side reads an index alone:
+		// the summary elements' dates with their strings.
+		q := check(t, `count of languages summary where (translation updated between '2024-01-01 00:00:00' and '2024-01-31 23:59:59') > 0`, checkOpts{context: "strings"})
+		s, err := compile.Compile(q, db.Dialect, mapping.Default(schema.New()))
+		require.NoError(t, err)
+		require.NotNil(t, s.Count)
+		var plan strings.Builder
+		rows, err := conn.QueryContext(ctx, prefix+s.Count.SQL, s.Count.Args...)
+		require.NoError(t, err)
+		cols, _ := rows.Columns()
+		for rows.Next() {
+			vals := make([]any, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			require.NoError(t, rows.Scan(ptrs...))
+			plan.WriteString(fmt.Sprint(vals...) + "\n")
+		}
+		require.NoError(t, rows.Close())
+		assert.Regexp(t, `(COVERING INDEX|Index Only Scan using) languages_summary_translation_updated_string_id_idx`, plan.String(), "%s: %s", name, s.Count.SQL)
 		require.NoError(t, conn.Close())
 	}
 }
