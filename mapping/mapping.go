@@ -1235,8 +1235,8 @@ func (m *Mapping) TableNames() []string {
 }
 
 // TablesWithCounts is TableNames, the CountsBy tables and the FiledCounts
-// tables: every table the
-// DDL creates on an engine that keeps counts (not a sharded one).
+// tables: every table the DDL creates on an engine that keeps counts (not
+// a sharded one).
 func (m *Mapping) TablesWithCounts() []string {
 	l, err := m.Layout()
 	if err != nil {

@@ -365,7 +365,7 @@ func (pl *trByString) stringPage(ctx context.Context, tx *sql.Tx, req *listReque
 		return page, 0, err
 	}
 	var total int64
-	if fc := req.res.filedCount; fc != "" && pl.filed != "" && len(pl.totalWhere) == 1 {
+	if fc := req.res.filedCount; fc != "" && len(pl.totalWhere) == 1 {
 		// Nothing but the language selects the translations (the last
 		// condition, trWhere's): the count the store keeps for it.
 		err = tx.QueryRowContext(ctx, fc, req.lang).Scan(&total)

@@ -87,7 +87,7 @@ func RefreshFiledCounts(ctx context.Context, q querier, d compile.Dialect, m *ma
 	}
 	for _, ti := range l.Tables {
 		if ti.Filed == nil || ti.Filed.Counts == nil {
-			continue
+			continue // refreshFiled would skip it too; no parameters to write
 		}
 		ph := make([]string, len(values))
 		for i := range values {
@@ -101,9 +101,9 @@ func RefreshFiledCounts(ctx context.Context, q querier, d compile.Dialect, m *ma
 }
 
 // refreshFiled sets the rows of ti's FiledCounts table (when it has one)
-// of the values in (the inside of an IN list, with args: a query of
-// values or parameters; every value when empty) to the number of
-// distinct Filed keys of ti's rows of each value:
+// of the values in (the parameters of an IN list, args; every value when
+// empty) to the number of distinct Filed keys of ti's rows of each
+// value:
 //
 //	DELETE FROM "filed_language_counts" WHERE "language" IN (in)
 //	INSERT INTO "filed_language_counts" ("language", "n_filed")

@@ -2,7 +2,7 @@ package compile_test
 
 import (
 	"context"
-	"fmt"
+	"database/sql"
 	"regexp"
 	"strings"
 	"testing"
@@ -411,29 +411,8 @@ func TestExplainUsesIndexes(t *testing.T) {
 			q := check(t, c.query, checkOpts{context: c.context})
 			s, err := compile.Compile(q, db.Dialect, mapping.Default(schema.New()))
 			require.NoError(t, err)
-			rows, err := conn.QueryContext(ctx, prefix+s.Select(), s.Args...)
-			require.NoError(t, err)
-			var plan strings.Builder
-			cols, _ := rows.Columns()
-			for rows.Next() {
-				vals := make([]any, len(cols))
-				ptrs := make([]any, len(cols))
-				for i := range vals {
-					ptrs[i] = &vals[i]
-				}
-				require.NoError(t, rows.Scan(ptrs...))
-				for _, v := range vals {
-					switch x := v.(type) {
-					case string:
-						plan.WriteString(x + " ")
-					case []byte:
-						plan.WriteString(string(x) + " ")
-					}
-				}
-				plan.WriteString("\n")
-			}
-			require.NoError(t, rows.Close())
-			assert.Regexp(t, c.index, plan.String(), "%s: %s\n%s", name, c.query, plan.String())
+			plan := explain(t, conn, prefix+s.Select(), s.Args)
+			assert.Regexp(t, c.index, plan, "%s: %s\n%s", name, c.query, plan)
 		}
 		// A total counted from the elements' side reads an index alone:
 		// the summary elements' dates with their strings.
@@ -441,21 +420,39 @@ func TestExplainUsesIndexes(t *testing.T) {
 		s, err := compile.Compile(q, db.Dialect, mapping.Default(schema.New()))
 		require.NoError(t, err)
 		require.NotNil(t, s.Count)
-		var plan strings.Builder
-		rows, err := conn.QueryContext(ctx, prefix+s.Count.SQL, s.Count.Args...)
-		require.NoError(t, err)
-		cols, _ := rows.Columns()
-		for rows.Next() {
-			vals := make([]any, len(cols))
-			ptrs := make([]any, len(cols))
-			for i := range vals {
-				ptrs[i] = &vals[i]
-			}
-			require.NoError(t, rows.Scan(ptrs...))
-			plan.WriteString(fmt.Sprint(vals...) + "\n")
-		}
-		require.NoError(t, rows.Close())
-		assert.Regexp(t, `(COVERING INDEX|Index Only Scan using) languages_summary_translation_updated_string_id_idx`, plan.String(), "%s: %s", name, s.Count.SQL)
+		plan := explain(t, conn, prefix+s.Count.SQL, s.Count.Args)
+		assert.Regexp(t, `(COVERING INDEX|Index Only Scan using) languages_summary_translation_updated_string_id_idx`, plan, "%s: %s\n%s", name, s.Count.SQL, plan)
 		require.NoError(t, conn.Close())
 	}
+}
+
+// explain runs an EXPLAIN statement on conn and returns its rows' text
+// columns, a line per row.
+func explain(t *testing.T, conn *sql.Conn, stmt string, args []any) string {
+	t.Helper()
+	rows, err := conn.QueryContext(context.Background(), stmt, args...)
+	require.NoError(t, err)
+	defer rows.Close()
+	var plan strings.Builder
+	cols, err := rows.Columns()
+	require.NoError(t, err)
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		require.NoError(t, rows.Scan(ptrs...))
+		for _, v := range vals {
+			switch x := v.(type) {
+			case string:
+				plan.WriteString(x + " ")
+			case []byte:
+				plan.WriteString(string(x) + " ")
+			}
+		}
+		plan.WriteString("\n")
+	}
+	require.NoError(t, rows.Err())
+	return plan.String()
 }
