@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -133,4 +134,55 @@ func TestReadTxReadsOneSnapshot(t *testing.T) {
 			require.Equal(t, 2, count(db.SQL), "the row was committed")
 		})
 	}
+}
+
+// TestPostgresBeginSetsTimeout: a TimedTx with a deadline on PostgreSQL
+// begins with its options and the statement timeout in one query
+// (pgConn): inside, the transaction is read-only at REPEATABLE READ (or
+// read-write) and statement_timeout is what is left of the deadline;
+// after it, the same connection has no timeout, so untimed statements
+// of the pool are not stopped.
+func TestPostgresBeginSetsTimeout(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, "postgres", serverDSN(t, "postgres"))
+	require.NoError(t, err)
+	defer func() { assert.NoError(t, db.Close()) }()
+	db.SQL.SetMaxOpenConns(1)
+	conn, err := db.SQL.Conn(ctx)
+	require.NoError(t, err)
+	require.True(t, beginsTimed(conn), "croql's PostgreSQL pools begin timed transactions in one query")
+	require.NoError(t, conn.Close())
+	show := func(q interface {
+		QueryRowContext(context.Context, string, ...any) *sql.Row
+	}, setting string) string {
+		var v string
+		require.NoError(t, q.QueryRowContext(ctx, "SELECT current_setting($1)", setting).Scan(&v))
+		return v
+	}
+	for _, readOnly := range []bool{true, false} {
+		tctx, cancel := context.WithTimeout(ctx, 90*time.Second)
+		err := TimedTx(tctx, db.SQL, db.Dialect, readOnly, func(tx *sql.Tx) error {
+			ms, err := strconv.ParseInt(strings.TrimSuffix(show(tx, "statement_timeout"), "ms"), 10, 64)
+			require.NoError(t, err, "statement_timeout in milliseconds")
+			assert.Greater(t, ms, int64(0))
+			assert.LessOrEqual(t, ms, int64(90_000))
+			if readOnly {
+				assert.Equal(t, "on", show(tx, "transaction_read_only"))
+				assert.Equal(t, "repeatable read", show(tx, "transaction_isolation"))
+			} else {
+				assert.Equal(t, "off", show(tx, "transaction_read_only"))
+			}
+			return nil
+		})
+		cancel()
+		require.NoError(t, err)
+		assert.Equal(t, "0", show(db.SQL, "statement_timeout"), "the timeout ends with the transaction")
+	}
+	// Without a deadline, pgx's own BEGIN: no timeout inside either.
+	err = TimedTx(ctx, db.SQL, db.Dialect, true, func(tx *sql.Tx) error {
+		assert.Equal(t, "0", show(tx, "statement_timeout"))
+		assert.Equal(t, "repeatable read", show(tx, "transaction_isolation"))
+		return nil
+	})
+	require.NoError(t, err)
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
-	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/croql/croql/mapping"
 	"github.com/croql/croql/schema"
@@ -32,7 +31,7 @@ import (
 // own that also overlaps the copies with the reading (see LoadOptions).
 func Copy(ctx context.Context, conn *sql.Conn, table string, cols []string, rows [][]any) error {
 	return conn.Raw(func(dc any) error {
-		c, ok := dc.(*stdlib.Conn)
+		c, ok := dc.(pgxConner)
 		if !ok {
 			return errNotPgx
 		}
@@ -247,7 +246,7 @@ func (c *copier) Copy(ctx context.Context, conn *sql.Conn, table string, cols []
 			return err
 		}
 		err := conn.Raw(func(dc any) error {
-			pc, ok := dc.(*stdlib.Conn)
+			pc, ok := dc.(pgxConner)
 			if !ok {
 				return errNotPgx
 			}
@@ -316,7 +315,7 @@ func (c *copier) run(jobs <-chan copyJob, done chan<- struct{}) {
 	defer close(done)
 	for j := range jobs {
 		err := j.conn.Raw(func(dc any) error {
-			pc, ok := dc.(*stdlib.Conn)
+			pc, ok := dc.(pgxConner)
 			if !ok {
 				return errNotPgx
 			}

@@ -52,7 +52,7 @@ func (postgresBackend) pool(dsn, schema string) (*sql.DB, error) {
 	cfg.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
 		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: time.Second}
 	}
-	db := stdlib.OpenDB(*cfg)
+	db := sql.OpenDB(pgConnector{stdlib.GetConnector(*cfg)})
 	db.SetMaxOpenConns(postgresPool)
 	db.SetMaxIdleConns(postgresPool)
 	return db, nil

@@ -53,7 +53,12 @@ func TimedTx(ctx context.Context, db *sql.DB, d compile.Dialect, readOnly bool, 
 	}
 	defer conn.Close()
 	pid := pgBackendPID(conn)
-	tx, err := conn.BeginTx(ctx, opts)
+	bctx, timedBegin := ctx, false
+	if timed && beginsTimed(conn) {
+		// The BEGIN sets the timeout itself (pgConn).
+		bctx, timedBegin = context.WithValue(ctx, beginTimeoutKey{}, time.Until(dl)), true
+	}
+	tx, err := conn.BeginTx(bctx, opts)
 	if err != nil {
 		return fmt.Errorf("store: begin: %w", err)
 	}
@@ -64,7 +69,7 @@ func TimedTx(ctx context.Context, db *sql.DB, d compile.Dialect, readOnly bool, 
 	}
 	defer stop()
 	var undo string
-	if timed {
+	if timed && !timedBegin {
 		if undo, err = applyTimeout(ctx, tx, d.StatementTimeout(time.Until(dl))); err != nil {
 			_ = tx.Rollback()
 			return err
