@@ -1358,9 +1358,17 @@ func (c *compiler) existsOver(n, coll typecheck.Node, with *typecheck.Filter, st
 	guard := !strict && c.guarded(n, coll, with)
 	if guard {
 		c.guards = true
-		c.w("(EXISTS (SELECT 1")
+		key, onKey := c.parentKey(coll)
+		if onKey {
+			c.w("(", key, " >= (CASE WHEN EXISTS (SELECT 1")
+		} else {
+			c.w("(EXISTS (SELECT 1")
+		}
 		c.elements(coll, with, false)
 		c.endExists()
+		if onKey {
+			c.w(" THEN ", leastInt, " END)")
+		}
 		c.w(" AND ")
 	}
 	c.w("EXISTS (SELECT 1")
@@ -1371,13 +1379,44 @@ func (c *compiler) existsOver(n, coll typecheck.Node, with *typecheck.Filter, st
 	}
 }
 
+// leastInt is the least 64-bit integer, the bound of a guard on a key
+// that holds (see Dialect.GuardOnKey): every key is at least it.
+const leastInt = "-9223372036854775808"
+
+// parentKey is, where the dialect writes guards on the key
+// (Dialect.GuardOnKey), the key column of the row whose collection coll
+// is, qualified by its alias.
+func (c *compiler) parentKey(coll typecheck.Node) (string, bool) {
+	if !c.d.GuardOnKey() {
+		return "", false
+	}
+	x := coll
+	for {
+		f, ok := x.(*typecheck.Filter)
+		if !ok || f.Kind != ast.Where {
+			break
+		}
+		x = f.X
+	}
+	base, ok := x.(*typecheck.Field)
+	if !ok {
+		return "", false
+	}
+	parent := c.scope(base.Scope, base.Obj)
+	if c.err != nil || parent.tab == nil || parent.tab.Key == "" {
+		return "", false
+	}
+	return parent.alias + "." + c.q(parent.tab.Key), true
+}
+
 // guarded reports whether, for a page, n ("some element of coll matches")
 // gets a guard: the same EXISTS without the link to the parent, which
 // holds whenever n holds for some parent. It reads no outer row, so the
-// engines evaluate it once (SQLite before the loop over the rows,
-// PostgreSQL as an InitPlan): where some element matches it stops at the
-// first one, and where none does the whole query is empty at once,
-// instead of testing every row (a page with no match reads every row).
+// engines evaluate it once (PostgreSQL as an InitPlan; SQLite as a range
+// bound on the parent's key, Dialect.GuardOnKey): where some element
+// matches it stops at the first one, and where none does the whole query
+// is empty at once, instead of testing every row (a page with no match
+// reads every row).
 // Only where NULL means false (not strict: no guard under a negation,
 // where a guard that fails makes every row match and buys nothing), only
 // uncorrelated filtered collections, and only the root

@@ -94,6 +94,12 @@ type Dialect interface {
 	// as `key IN (SELECT fk ... WHERE P)` than as a correlated EXISTS, and
 	// "no element matches" as `key NOT IN (...)` than as NOT EXISTS.
 	SemiJoinIn() bool
+	// GuardOnKey reports whether a page's guard (see guarded) is written
+	// as a range on the parent row's key, `key >= (CASE WHEN guard THEN
+	// <least integer> END)`, instead of `guard AND`: an engine that tests
+	// a constant term with a subquery on every row (SQLite) reads a range
+	// bound once, before the loop, and a NULL bound ends the loop at once.
+	GuardOnKey() bool
 }
 
 // BulkLoad is how the loader feeds an engine: what is built when, and the

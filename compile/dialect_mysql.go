@@ -77,6 +77,9 @@ func (MySQL) BulkLoad() BulkLoad { return BulkLoad{} }
 // as the same dependent subquery.
 func (MySQL) SemiJoinIn() bool { return false }
 
+// GuardOnKey implements Dialect.
+func (MySQL) GuardOnKey() bool { return false }
+
 // MaxParams implements Dialect.
 func (MySQL) MaxParams() int { return 65535 }
 

@@ -70,6 +70,11 @@ func (Postgres) BulkLoad() BulkLoad {
 // seed-no-approved-or-voted-in-language over 100,000 strings).
 func (Postgres) SemiJoinIn() bool { return false }
 
+// GuardOnKey implements Dialect: PostgreSQL evaluates an uncorrelated EXISTS
+// once, as an InitPlan, and skips the scan when it is false (a one-time
+// filter).
+func (Postgres) GuardOnKey() bool { return false }
+
 // MaxParams implements Dialect.
 func (Postgres) MaxParams() int { return 65535 }
 

@@ -31,6 +31,13 @@ func (d SQLite) Analyze(table string) string { return "ANALYZE " + d.Quote(table
 // SemiJoinIn implements Dialect: yes (see the compiler's semiJoinIn).
 func (SQLite) SemiJoinIn() bool { return true }
 
+// GuardOnKey implements Dialect: SQLite evaluates a WHERE term that reads
+// no table before its loop only when the term holds no subquery; a
+// guard, an EXISTS, was tested on every row (a page of a query that
+// matches nothing read every row: 11 ms over 100,000 strings). A range
+// bound on the rowid is computed once before the loop.
+func (SQLite) GuardOnKey() bool { return true }
+
 // ReadOnlyTx implements Dialect: the driver refuses the read-only
 // option; SQLite's readers never block each other, which is all it would
 // buy.

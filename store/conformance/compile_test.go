@@ -456,3 +456,33 @@ func explain(t *testing.T, conn *sql.Conn, stmt string, args []any) string {
 	require.NoError(t, rows.Err())
 	return plan.String()
 }
+
+// TestSQLitePageGuardBoundsTheLoop: on SQLite a page's guard (an
+// uncorrelated EXISTS that holds whenever some row matches) is a range
+// bound on the key of the rows it guards (compile.Dialect.GuardOnKey), so
+// that SQLite computes it once before the loop and a guard that fails ends
+// the loop at once: the strings are searched by rowid, and so are the
+// translations of the outer guard (`rowid>?`, or their links by the
+// bound SQLite carries over the join), where a guard in the
+// WHERE was tested on every row and a page nothing matches read every
+// string and every translation. The answers are the evaluator's (the
+// conformance suite runs every case as a page).
+func TestSQLitePageGuardBoundsTheLoop(t *testing.T) {
+	p := demo.Generate(demo.Options{Strings: 3000, Seed: 2})
+	db := openLoaded(t, "sqlite", p)
+	ctx := context.Background()
+	conn, err := db.SQL.Conn(ctx)
+	require.NoError(t, err)
+	defer func() { assert.NoError(t, conn.Close()) }()
+	d := db.Dialect
+	for _, user := range []string{"alice", "nobody"} {
+		q := check(t, `count of translations where (count of approvals where (user = @user:"`+user+`") > 0) > 0`, checkOpts{})
+		s, err := compile.CompileFor(q, d, mapping.Default(schema.New()), compile.Page)
+		require.NoError(t, err)
+		page := "SELECT t0." + d.Quote("id") + " FROM " + d.Quote("strings") + " AS t0 WHERE " + s.Where + " ORDER BY 1 LIMIT 25"
+		plan := explain(t, conn, "EXPLAIN QUERY PLAN "+page, s.Args)
+		assert.Regexp(t, `SEARCH t0 USING INTEGER PRIMARY KEY \(rowid>\?\)`, plan, plan)
+		assert.Regexp(t, `SEARCH t1 USING INTEGER PRIMARY KEY \(rowid>\?\)|SEARCH t2 USING COVERING INDEX \S+ \(translation_id>\?\)`, plan, plan)
+		assert.NotRegexp(t, `\bSCAN\b`, plan, plan)
+	}
+}
