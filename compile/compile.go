@@ -716,9 +716,20 @@ func (c *compiler) orItems(ops []typecheck.Node, strict bool) []func() {
 }
 
 // columnEqConst reports whether n is `column = constant` (either way
-// round) with a column that is a field or a member and a constant of a
-// scalar kind other than bool, and returns both.
+// round) with a column that is a field or a member and a resolved
+// constant of a scalar kind other than bool, and returns both.
 func columnEqConst(n typecheck.Node) (typecheck.Node, *typecheck.Const, bool) {
+	x, k, ok := columnEqValue(n)
+	if !ok || k.Unresolved {
+		return nil, nil, false
+	}
+	return x, k, true
+}
+
+// columnEqValue is columnEqConst with the constant resolved or not (a
+// user named by a login the check had no directory for, which the SQL
+// looks up).
+func columnEqValue(n typecheck.Node) (typecheck.Node, *typecheck.Const, bool) {
 	cmp, ok := n.(*typecheck.Compare)
 	if !ok || cmp.Op != ast.OpEq {
 		return nil, nil, false
@@ -735,9 +746,6 @@ func columnEqConst(n typecheck.Node) (typecheck.Node, *typecheck.Const, bool) {
 		if k, ok = y.(*typecheck.Const); !ok {
 			return nil, nil, false
 		}
-	}
-	if k.Unresolved {
-		return nil, nil, false
 	}
 	switch k.T.Kind {
 	case schema.Int, schema.Float, schema.String, schema.Language, schema.Datetime, schema.User:

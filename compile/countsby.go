@@ -98,7 +98,7 @@ func (c *compiler) byShapeOf(core typecheck.Node) (byShape, bool) {
 		terms = flatten(and)
 	}
 	for i, t := range terms {
-		x, _, ok := columnEqConst(t)
+		x, _, ok := columnEqValue(t)
 		pf, isField := x.(*typecheck.Field)
 		if !ok || !isField || pf.Scope != s.f.Scope || pf.Obj != s.f.Elem {
 			continue

@@ -98,6 +98,31 @@ func TestCountFromCountsBy(t *testing.T) {
 	}
 }
 
+// TestCountFromCreatorCounts: on TM segments, "some record was created
+// by U" (a login the check did not resolve, which the SQL looks up, or an
+// id), and its negation, are counted from the segments' counts of records
+// by creator; another filter beside it is not.
+func TestCountFromCreatorCounts(t *testing.T) {
+	m := mapping.Default(schema.New())
+	for src, want := range map[string]string{
+		`count of records where (createdBy = @user:"alice") > 0`:         `SELECT COUNT(*) FROM "tm_segment_creator_counts" AS t1 WHERE (t1."created_by" = (SELECT t2."id" FROM "users" AS t2 WHERE t2."login" = ?))`,
+		`records with (createdBy = 11)`:                                  `SELECT COUNT(*) FROM "tm_segment_creator_counts" AS t1 WHERE (t1."created_by" = ?)`,
+		`count of records where (createdBy = 11) = 0`:                    `SELECT (SELECT COUNT(*) FROM "tm_segments") - (SELECT COUNT(*) FROM "tm_segment_creator_counts" AS t1 WHERE (t1."created_by" = ?))`,
+		`count of records where (createdBy = 11 and usageCount > 0) > 0`: "",
+	} {
+		s := compileFor(t, croql.TM, nil, src, compile.SQLite{}, m, compile.WholeSet)
+		if want == "" {
+			if assert.NotNil(t, s.Count, src) {
+				assert.NotContains(t, s.Count.SQL, "tm_segment_creator_counts", src)
+			}
+			continue
+		}
+		if assert.NotNil(t, s.Count, src) {
+			assert.Equal(t, want, s.Count.SQL, src)
+		}
+	}
+}
+
 // compileFor checks src in context ctxName (with opts) and compiles it
 // for d, m and purpose, failing the test on an error.
 func compileFor(t *testing.T, ctxName string, opts []croql.Option, src string, d compile.Dialect, m *mapping.Mapping, purpose compile.Purpose) *compile.SQL {

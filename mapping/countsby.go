@@ -28,8 +28,9 @@ type CountsBy struct {
 	Name string
 	// Coll is the collection of the row's object whose elements are
 	// counted; By the field of its elements whose values split them (a
-	// string or language field that is never absent, with a column of
-	// that name in the table).
+	// string, language or user field that is never absent, with a column
+	// of that name in the table; elements whose column is NULL, a user
+	// the data does not name, are in no row).
 	Coll, By string
 	// Counts maps a filter of the elements, "" for every element or
 	// terms joined by ` and ` as after ` where ` in a CountKey, to the
@@ -146,9 +147,9 @@ func (b *layoutBuilder) countsBy(ti *TableLayout, spec CountsBy) (*CountsByTable
 		}
 	}
 	by, _ := f.Type.Obj.Field(spec.By)
-	if by == nil || (by.Type.Kind != schema.String && by.Type.Kind != schema.Language) || by.Nullable ||
+	if by == nil || (by.Type.Kind != schema.String && by.Type.Kind != schema.Language && by.Type.Kind != schema.User) || by.Nullable ||
 		typecheck.DerivedBase(by) != nil || et.Columns[spec.By] == "" {
-		return nil, fmt.Errorf("`%s` is not a stored string field of %s that is never absent", spec.By, f.Type.Obj.Name)
+		return nil, fmt.Errorf("`%s` is not a stored string, language or user field of %s that is never absent", spec.By, f.Type.Obj.Name)
 	}
 	cb.By, cb.ByColumn = by, et.Columns[spec.By]
 	if el := b.l.Of(et); el != nil {

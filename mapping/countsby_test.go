@@ -48,7 +48,7 @@ func TestCountsBy(t *testing.T) {
 		t.Error("Prefixed does not prefix the table alone")
 	}
 	for _, bad := range []mapping.CountsBy{
-		{Name: "c", Coll: "translations", By: "user"},
+		{Name: "c", Coll: "translations", By: "updated"},
 		{Name: "c", Coll: "translations", By: "language", Counts: map[string]string{"count of votes where is up > 0": "n"}},
 		{Name: "strings", Coll: "translations", By: "language"},
 		{Name: "c", Coll: "text", By: "language"},

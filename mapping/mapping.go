@@ -391,6 +391,7 @@ func (m *Mapping) addIndexes() {
 	}
 	if t := m.Tables["TM segment"]; t != nil {
 		t.Counts = segmentCounts()
+		t.CountsBy = []CountsBy{creatorCounts()}
 	}
 	add("user", true, "login")
 	add("source string", false, "identifier")
@@ -878,6 +879,17 @@ func languageCounts() CountsBy {
 		"":                       "n_translations",
 		"count of votes > 0":     "n_with_votes",
 		"count of approvals > 0": "n_with_approvals",
+	}}
+}
+
+// creatorCounts are the counts the reference mapping keeps of a TM
+// segment's records by the user who created them (in a table of their
+// own), so that the total of `count of records where (createdBy = U) >
+// 0` counts the segments from an index of the users instead of
+// COUNT(DISTINCT segment_id) over the user's records.
+func creatorCounts() CountsBy {
+	return CountsBy{Name: "tm_segment_creator_counts", Coll: "records", By: "createdBy", Counts: map[string]string{
+		"": "n_records",
 	}}
 }
 

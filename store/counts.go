@@ -269,9 +269,10 @@ func countsByInsert(d compile.Dialect, cb *mapping.CountsByTable, owners string,
 		}
 		sel = append(sel, "SUM(CASE WHEN "+strings.Join(terms, " AND ")+" THEN 1 ELSE 0 END)")
 	}
-	stmt := "INSERT INTO " + d.Quote(cb.Name) + " (" + strings.Join(cols, ", ") + ") SELECT " + strings.Join(sel, ", ") + " FROM " + from
+	stmt := "INSERT INTO " + d.Quote(cb.Name) + " (" + strings.Join(cols, ", ") + ") SELECT " + strings.Join(sel, ", ") + " FROM " + from +
+		" WHERE " + by + " IS NOT NULL"
 	if owners != "" {
-		stmt += " WHERE " + fk + " IN (" + owners + ")"
+		stmt += " AND " + fk + " IN (" + owners + ")"
 	}
 	return stmt + " GROUP BY " + fk + ", " + by, consts
 }

@@ -497,8 +497,9 @@ func (l *Loader) buildIndexes(conn *sql.Conn) error {
 // index of a summary element's string and translation date; 10 how many
 // strings each language's translations are filed under
 // (mapping.Table.FiledCounts), and the index of a summary element's
-// translation date with its string.
-const LoadFormat = 10
+// translation date with its string; 11 the counts of a TM segment's
+// records by the user who created them (mapping.CountsBy).
+const LoadFormat = 11
 
 // mark creates LoadMarker and records the load in it, after the
 // project's record (the ProjectTable).
