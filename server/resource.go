@@ -74,7 +74,9 @@ type resource struct {
 // strWalk names, quoted, the strings table and its key, and the join
 // table from a string (from) to its translations (to).
 type strWalk struct {
-	strings, key, join, from, to string
+	// typ is the strings' column of their type, which the walk reads
+	// beside the key (the page's rendering needs it).
+	strings, key, typ, join, from, to string
 }
 
 type recordsQuery struct {
@@ -285,7 +287,7 @@ func (b *resBuilder) stringOf(r *resource) string {
 	d := b.d
 	join := d.Quote(ch.Through) + " AS j JOIN " + d.Quote(strTab.Name) + " AS s ON s." + d.Quote(strTab.Key) + " = j." + d.Quote(ch.From)
 	dup := "s." + d.Quote(b.col(st, "IsDuplicate"))
-	r.walk = &strWalk{strings: d.Quote(strTab.Name), key: d.Quote(strTab.Key), join: d.Quote(ch.Through), from: d.Quote(ch.From), to: d.Quote(ch.To)}
+	r.walk = &strWalk{strings: d.Quote(strTab.Name), key: d.Quote(strTab.Key), typ: d.Quote(b.col(st, "Type")), join: d.Quote(ch.Through), from: d.Quote(ch.From), to: d.Quote(ch.To)}
 	if ti := b.layout.Of(b.table(reflect.TypeFor[schema.Translation]())); ti != nil && ti.Filed != nil &&
 		ti.Filed.Owner == strTab && ti.Filed.Child.Through == ch.Through && ti.Filed.Dup == b.col(st, "IsDuplicate") {
 		r.filed = b.q(ti.Filed.Name)

@@ -286,7 +286,7 @@ func (pl *trByString) read(ctx context.Context, s *Server, req *listRequest, fro
 	err := s.cfg.Storage.ReadTx(ctx, req.p, func(tx *sql.Tx) error {
 		if rd.sn == nil {
 			var err error
-			if page, rd.total, err = pl.stringPage(ctx, tx, req); err != nil {
+			if page, rd.total, err = pl.stringPage(ctx, tx, req, rd.types); err != nil {
 				return err
 			}
 		}
@@ -327,12 +327,13 @@ func (pl *trByString) read(ctx context.Context, s *Server, req *listRequest, fro
 // strings' translations in a join table, it walks the strings in id
 // order by their key and asks of each whether a translation the
 // condition keeps is filed under it (walkStrings): a first page reads
-// about as many strings as it needs. Otherwise it finds the distinct
+// about as many strings as it needs, and their types with them (into
+// types: no statement more for them). Otherwise it finds the distinct
 // string of every matching translation. The total counts the distinct
 // strings of the matching translations, by the column that keeps each
 // one's string (pl.filed) where the mapping has it, else as the page
 // walks them.
-func (pl *trByString) stringPage(ctx context.Context, tx *sql.Tx, req *listRequest) ([]int64, int64, error) {
+func (pl *trByString) stringPage(ctx context.Context, tx *sql.Tx, req *listRequest, types map[int64]string) ([]int64, int64, error) {
 	d, params := req.p.Dialect(), req.params
 	dir := ""
 	if pl.desc {
@@ -340,6 +341,7 @@ func (pl *trByString) stringPage(ctx context.Context, tx *sql.Tx, req *listReque
 	}
 	var q string
 	var pa []any
+	typed := false
 	if wk := req.res.walk; wk != nil {
 		var w []string
 		w, pa = pl.walkStrings(req, wk, pl.where, pl.args, true)
@@ -348,7 +350,8 @@ func (pl *trByString) stringPage(ctx context.Context, tx *sql.Tx, req *listReque
 			pa = append(pa, params.afterID)
 			w = append(w, "ps."+wk.key+" > "+d.Param(len(pa), schema.Int))
 		}
-		q = "SELECT ps." + wk.key + " FROM " + wk.strings + " AS ps" + whereClause(w) + " ORDER BY 1" + dir
+		q = "SELECT ps." + wk.key + ", ps." + wk.typ + " FROM " + wk.strings + " AS ps" + whereClause(w) + " ORDER BY 1" + dir
+		typed = true
 	} else {
 		w := append(slices.Clone(pl.where), pl.stringID+" IS NOT NULL")
 		pa = slices.Clone(pl.args)
@@ -360,7 +363,13 @@ func (pl *trByString) stringPage(ctx context.Context, tx *sql.Tx, req *listReque
 	}
 	pa = append(pa, params.limit, params.offset)
 	q += d.Limit(d.Param(len(pa)-1, schema.Int)) + " OFFSET " + d.Param(len(pa), schema.Int)
-	page, err := scanIDs(ctx, tx, q, pa)
+	var page []int64
+	var err error
+	if typed {
+		page, err = scanTypedIDs(ctx, tx, q, pa, types)
+	} else {
+		page, err = scanIDs(ctx, tx, q, pa)
+	}
 	if err != nil || !params.withTotal {
 		return page, 0, err
 	}
@@ -423,6 +432,28 @@ func (pl *trByString) onlyStrings(d compile.Dialect, wk *strWalk, w []string, ar
 	return append(w, "ps."+wk.key+" IN ("+in+")"), args
 }
 
+// scanTypedIDs runs a query of strings' ids and types, and returns the
+// ids, the types set in types.
+func scanTypedIDs(ctx context.Context, tx *sql.Tx, q string, args []any, types map[int64]string) ([]int64, error) {
+	rs, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("server: query: %w", err)
+	}
+	defer rs.Close()
+	var out []int64
+	for rs.Next() {
+		var v any
+		var typ sql.NullString
+		if err := rs.Scan(&v, &typ); err != nil {
+			return nil, fmt.Errorf("server: reading rows: %w", err)
+		}
+		n, _ := toInt(v)
+		out = append(out, n)
+		types[n] = typ.String
+	}
+	return out, rs.Err()
+}
+
 // scanIDs runs a query of one integer column.
 func scanIDs(ctx context.Context, tx *sql.Tx, q string, args []any) ([]int64, error) {
 	rs, err := tx.QueryContext(ctx, q, args...)
@@ -481,7 +512,8 @@ func readTranslations(ctx context.Context, tx *sql.Tx, query string, args []any,
 	return out, rs.Err()
 }
 
-// stringTypes reads the stored type of the strings rows belong to.
+// stringTypes reads the stored type of the strings rows belong to, those
+// types does not hold already.
 func (s *Server) stringTypes(ctx context.Context, tx *sql.Tx, p *Project, rows []trRow, types map[int64]string) error {
 	if len(rows) == 0 {
 		return nil
@@ -493,7 +525,7 @@ func (s *Server) stringTypes(ctx context.Context, tx *sql.Tx, p *Project, rows [
 	typeCol := res.sqlOf("type")
 	var ids []int64
 	for i, r := range rows {
-		if i == 0 || r.stringID != rows[i-1].stringID {
+		if _, known := types[r.stringID]; !known && (i == 0 || r.stringID != rows[i-1].stringID) {
 			ids = append(ids, r.stringID)
 		}
 	}
