@@ -1398,15 +1398,7 @@ func (c *compiler) parentKey(coll typecheck.Node) (string, bool) {
 	if !c.d.GuardOnKey() {
 		return "", false
 	}
-	x := coll
-	for {
-		f, ok := x.(*typecheck.Filter)
-		if !ok || f.Kind != ast.Where {
-			break
-		}
-		x = f.X
-	}
-	base, ok := x.(*typecheck.Field)
+	base, ok := collectionField(coll)
 	if !ok {
 		return "", false
 	}

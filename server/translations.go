@@ -363,13 +363,10 @@ func (pl *trByString) stringPage(ctx context.Context, tx *sql.Tx, req *listReque
 	}
 	pa = append(pa, params.limit, params.offset)
 	q += d.Limit(d.Param(len(pa)-1, schema.Int)) + " OFFSET " + d.Param(len(pa), schema.Int)
-	var page []int64
-	var err error
-	if typed {
-		page, err = scanTypedIDs(ctx, tx, q, pa, types)
-	} else {
-		page, err = scanIDs(ctx, tx, q, pa)
+	if !typed {
+		types = nil
 	}
+	page, err := scanTypedIDs(ctx, tx, q, pa, types)
 	if err != nil || !params.withTotal {
 		return page, 0, err
 	}
@@ -432,8 +429,13 @@ func (pl *trByString) onlyStrings(d compile.Dialect, wk *strWalk, w []string, ar
 	return append(w, "ps."+wk.key+" IN ("+in+")"), args
 }
 
-// scanTypedIDs runs a query of strings' ids and types, and returns the
-// ids, the types set in types.
+// scanIDs runs a query of one integer column.
+func scanIDs(ctx context.Context, tx *sql.Tx, q string, args []any) ([]int64, error) {
+	return scanTypedIDs(ctx, tx, q, args, nil)
+}
+
+// scanTypedIDs runs a query of an integer column, and, when types is not
+// nil, of strings' types beside their ids, which it sets in types.
 func scanTypedIDs(ctx context.Context, tx *sql.Tx, q string, args []any, types map[int64]string) ([]int64, error) {
 	rs, err := tx.QueryContext(ctx, q, args...)
 	if err != nil {
@@ -441,34 +443,21 @@ func scanTypedIDs(ctx context.Context, tx *sql.Tx, q string, args []any, types m
 	}
 	defer rs.Close()
 	var out []int64
+	var v any
+	var typ sql.NullString
+	dest := []any{&v}
+	if types != nil {
+		dest = append(dest, &typ)
+	}
 	for rs.Next() {
-		var v any
-		var typ sql.NullString
-		if err := rs.Scan(&v, &typ); err != nil {
+		if err := rs.Scan(dest...); err != nil {
 			return nil, fmt.Errorf("server: reading rows: %w", err)
 		}
 		n, _ := toInt(v)
 		out = append(out, n)
-		types[n] = typ.String
-	}
-	return out, rs.Err()
-}
-
-// scanIDs runs a query of one integer column.
-func scanIDs(ctx context.Context, tx *sql.Tx, q string, args []any) ([]int64, error) {
-	rs, err := tx.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("server: query: %w", err)
-	}
-	defer rs.Close()
-	var out []int64
-	for rs.Next() {
-		var v any
-		if err := rs.Scan(&v); err != nil {
-			return nil, fmt.Errorf("server: reading rows: %w", err)
+		if types != nil {
+			types[n] = typ.String
 		}
-		n, _ := toInt(v)
-		out = append(out, n)
 	}
 	return out, rs.Err()
 }
