@@ -1,7 +1,10 @@
 package compile
 
 import (
+	"slices"
+
 	"github.com/croql/croql/ast"
+	"github.com/croql/croql/mapping"
 	"github.com/croql/croql/schema"
 	"github.com/croql/croql/typecheck"
 )
@@ -43,6 +46,9 @@ type Stmt struct {
 // nodes, did not meet) leaves it nil: COUNT(*) over the WHERE counts the
 // same rows.
 func total(c *compiler, core typecheck.Node) *Stmt {
+	if s, ok := c.keptTotalOf(core); ok {
+		return s
+	}
 	if s, ok := c.byShapeOf(core); ok {
 		return byTotal(c, s)
 	}
@@ -134,4 +140,52 @@ func (c *compiler) countStmt() *Stmt {
 		return nil
 	}
 	return &Stmt{SQL: text, Args: args}
+}
+
+// keptTotalOf is the count of the rows a whole condition selects when it
+// is one of the counts the root row keeps above zero (countExists: `count
+// of records > 0`, `records with (usageCount > 0)`), or its negation,
+// and the mapping keeps the totals of the root table (mapping.Table.Totals,
+// one row):
+//
+//	SELECT t1."n_records_used" FROM "tm_segment_totals" AS t1
+//	SELECT t1."n_rows" - t1."n_records" FROM "tm_segment_totals" AS t1
+//
+// false on a sharded engine (there is no such table), for a page, and for
+// any other condition.
+func (c *compiler) keptTotalOf(core typecheck.Node) (*Stmt, bool) {
+	if _, sharded := c.d.(Sharding); sharded || c.purpose == Page || len(c.scopes) == 0 || c.scopes[0].tab == nil {
+		return nil, false
+	}
+	n, neg := core, false
+	if not, ok := n.(*typecheck.Not); ok {
+		n, neg = not.X, true
+	}
+	var alias, col string
+	switch x := n.(type) {
+	case *typecheck.Exists:
+		alias, col = c.countOf(x.X)
+	case *typecheck.Filter:
+		alias, col = c.withCount(x)
+	}
+	root := c.scopes[0]
+	if col == "" || alias != root.alias {
+		return nil, false
+	}
+	l, err := c.m.Layout()
+	if err != nil {
+		return nil, false
+	}
+	tt := l.TotalsOf(root.tab)
+	if tt == nil || !slices.ContainsFunc(tt.Columns, func(name string) bool { return c.q(name) == col }) {
+		return nil, false
+	}
+	a := c.alias()
+	c.w("SELECT ")
+	if neg {
+		c.w(a, ".", c.q(mapping.TotalsRows), " - ")
+	}
+	c.w(a, ".", col, " FROM ", c.q(tt.Name), " AS ", a)
+	s := c.countStmt()
+	return s, s != nil
 }

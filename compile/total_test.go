@@ -39,10 +39,21 @@ func TestCountFromElements(t *testing.T) {
 		{croql.Strings, `count of translations where (text = "a") > 0`, compile.SQLite{}, compile.WholeSet, ""},
 		// The predicate reads the root row.
 		{croql.Strings, `count of comments where (text = identifier) > 0`, compile.SQLite{}, compile.WholeSet, ""},
-		// The row keeps the count.
+		// The row keeps the count: COUNT(*) over it, or, where the mapping
+		// keeps the table's totals (TM segments), the kept total.
 		{croql.Strings, `count of translations > 0`, compile.SQLite{}, compile.WholeSet, ""},
-		{croql.TM, `count of records where (usageCount >= 1) > 0`, compile.Postgres{}, compile.WholeSet, ""},
-		{croql.TM, `count of records > 0`, compile.MySQL{}, compile.WholeSet, ""},
+		{croql.TM, `count of records where (usageCount >= 1) > 0`, compile.Postgres{}, compile.WholeSet,
+			`SELECT t1."n_records_used" FROM "tm_segment_totals" AS t1`},
+		{croql.TM, `count of records > 0`, compile.MySQL{}, compile.WholeSet,
+			"SELECT t1.`n_records` FROM `tm_segment_totals` AS t1"},
+		{croql.TM, `count of records = 0`, compile.SQLite{}, compile.WholeSet,
+			`SELECT t1."n_rows" - t1."n_records" FROM "tm_segment_totals" AS t1`},
+		{croql.TM, `records with (usageCount > 0)`, compile.SQLite{}, compile.WholeSet,
+			`SELECT t1."n_records_used" FROM "tm_segment_totals" AS t1`},
+		{croql.TM, `count of records > 0`, compile.SQLite{}, compile.Page, ""},
+		{croql.TM, `count of records > 0 and count of records where (usageCount > 0) = 0`, compile.SQLite{}, compile.WholeSet, ""},
+		{croql.TM, `count of records >= 2`, compile.SQLite{}, compile.WholeSet, ""},
+		{croql.TM, `count of records > 0`, compile.Vitess{}, compile.WholeSet, ""},
 		// A sharded engine.
 		{croql.Strings, `count of comments where (has issue) > 0`, compile.Vitess{}, compile.WholeSet, ""},
 	}

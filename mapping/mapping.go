@@ -126,6 +126,17 @@ type Table struct {
 	// each value of one of their fields, each in a table of its own (see
 	// CountsBy).
 	CountsBy []CountsBy
+	// Totals, for a table with Counts, names a table of one row that keeps
+	// how many rows the table has and, for each Counts column, how many of
+	// them have it above zero (TotalsTable). The loader fills it, and
+	// store.RefreshCounts counts it again, a pass over the table, whenever
+	// it refreshes the table's counts: it is for tables that are rarely
+	// written (croql serve's writes touch none of the reference mapping's
+	// tables that have one). The compiler reads it for the total of a
+	// whole condition that is one of those counts above zero, or its
+	// negation (`count of records > 0`, `count of records where
+	// (usageCount > 0) = 0`). A sharded engine has no such table.
+	Totals string
 	// TextIndexes lists string fields (by name, never absent) whose
 	// columns get an index of their trigrams where the engine has one: on
 	// SQLite an FTS5 table of the trigram tokenizer (TrigramTable, kept
@@ -392,6 +403,8 @@ func (m *Mapping) addIndexes() {
 	if t := m.Tables["TM segment"]; t != nil {
 		t.Counts = segmentCounts()
 		t.CountsBy = []CountsBy{creatorCounts()}
+		// croql serve writes no TM: a recount per write costs nothing.
+		t.Totals = "tm_segment_totals"
 	}
 	add("user", true, "login")
 	add("source string", false, "identifier")
@@ -552,6 +565,8 @@ type TableLayout struct {
 	// Filed is the table's Filed column (not among Columns), nil when it
 	// has none.
 	Filed *FiledColumn
+	// Totals is the table's Totals table, nil when it has none.
+	Totals *TotalsTable
 }
 
 // FiledColumn is a Table.Filed column: Name holds the key of the row of
@@ -623,6 +638,7 @@ func (m *Mapping) Layout() (*Layout, error) {
 	b.counts()
 	b.filed()
 	b.countsByTables()
+	b.totals()
 	b.apiNames()
 	if len(b.errs) > 0 {
 		return nil, errors.Join(b.errs...)
@@ -1246,8 +1262,8 @@ func (m *Mapping) TableNames() []string {
 	return out
 }
 
-// TablesWithCounts is TableNames, the CountsBy tables and the FiledCounts
-// tables: every table the DDL creates on an engine that keeps counts (not
+// TablesWithCounts is TableNames, the CountsBy tables, the FiledCounts
+// tables and the Totals tables: every table the DDL creates on an engine that keeps counts (not
 // a sharded one).
 func (m *Mapping) TablesWithCounts() []string {
 	l, err := m.Layout()
@@ -1261,6 +1277,9 @@ func (m *Mapping) TablesWithCounts() []string {
 	for _, ti := range l.Tables {
 		if ti.Filed != nil && ti.Filed.Counts != nil {
 			out = append(out, ti.Filed.Counts.Name)
+		}
+		if ti.Totals != nil {
+			out = append(out, ti.Totals.Name)
 		}
 	}
 	return out
@@ -1346,6 +1365,14 @@ func (m *Mapping) Prefixed(prefix string) *Mapping {
 			c.CountsBy = slices.Clone(t.CountsBy)
 			for i := range c.CountsBy {
 				c.CountsBy[i].Name = prefix + c.CountsBy[i].Name
+			}
+			if t.FiledCounts != nil {
+				fc := *t.FiledCounts
+				fc.Name = prefix + fc.Name
+				c.FiledCounts = &fc
+			}
+			if t.Totals != "" {
+				c.Totals = prefix + t.Totals
 			}
 			done[t] = c
 		}

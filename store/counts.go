@@ -134,6 +134,29 @@ func refreshFiled(ctx context.Context, q querier, d compile.Dialect, ti *mapping
 	return nil
 }
 
+// refreshTotals counts the rows of tt's table again, and those of them
+// whose kept counts are above zero, into tt's one row:
+//
+//	DELETE FROM "tm_segment_totals"
+//	INSERT INTO "tm_segment_totals" ("n_rows", "n_records", ...)
+//	  SELECT COUNT(*), COALESCE(SUM(CASE WHEN "n_records" > 0 THEN 1 ELSE 0 END), 0), ... FROM "tm_segments"
+func refreshTotals(ctx context.Context, q querier, d compile.Dialect, tt *mapping.TotalsTable) error {
+	cols := []string{d.Quote(mapping.TotalsRows)}
+	sel := []string{"COUNT(*)"}
+	for _, c := range tt.Columns {
+		cols = append(cols, d.Quote(c))
+		sel = append(sel, "COALESCE(SUM(CASE WHEN "+d.Quote(c)+" > 0 THEN 1 ELSE 0 END), 0)")
+	}
+	if _, err := q.ExecContext(ctx, "DELETE FROM "+d.Quote(tt.Name)); err != nil {
+		return fmt.Errorf("store: refreshing the totals of %s: %w", tt.Owner.Name, err)
+	}
+	ins := "INSERT INTO " + d.Quote(tt.Name) + " (" + strings.Join(cols, ", ") + ") SELECT " + strings.Join(sel, ", ") + " FROM " + d.Quote(tt.Owner.Name)
+	if _, err := q.ExecContext(ctx, ins); err != nil {
+		return fmt.Errorf("store: refreshing the totals of %s: %w", tt.Owner.Name, err)
+	}
+	return nil
+}
+
 // rows are the rows of a table whose counts are refreshed: those where
 // where holds (every row when it is empty), or, when keys is set, those
 // whose column col is among the values k of the query keys.
@@ -150,7 +173,7 @@ func (r rows) cond(d compile.Dialect) string {
 // refreshRows sets the Counts columns of ti's rows r, and those of the
 // rows of its elements when r is not every row (every row of every table
 // is refreshed on its own then).
-func refreshRows(ctx context.Context, q querier, d compile.Dialect, m *mapping.Mapping, l *mapping.Layout, ti *mapping.TableLayout, r rows, args []any, depth int) error {
+func refreshRows(ctx context.Context, q querier, d compile.Dialect, m *mapping.Mapping, l *mapping.Layout, ti *mapping.TableLayout, r rows, args []any, depth int) (err error) {
 	if r.cond(d) != "" && depth < 4 && ti.Object != nil && ti.Table.Key != "" {
 		for _, name := range slices.Sorted(maps.Keys(ti.Table.Children)) {
 			f, _ := ti.Object.Field(name)
@@ -177,6 +200,13 @@ func refreshRows(ctx context.Context, q querier, d compile.Dialect, m *mapping.M
 	}
 	if len(ti.Counts) == 0 && ti.Filed == nil {
 		return nil
+	}
+	if ti.Totals != nil {
+		defer func() {
+			if err == nil {
+				err = refreshTotals(ctx, q, d, ti.Totals)
+			}
+		}()
 	}
 	t := d.Quote(ti.Table.Name)
 	sets, consts := countsSQL(d, ti, len(args))

@@ -261,3 +261,45 @@ func TestFiledCountsAgreeWithRows(t *testing.T) {
 		require.Equal(t, now, kept(), eng)
 	}
 }
+
+// TestTotalsAgreeWithRows: a TM's totals (mapping.Table.Totals) are, as
+// loaded, the segments' count and how many have records and used
+// records; after the records of some segments go, RefreshCounts of those
+// segments counts the totals again.
+func TestTotalsAgreeWithRows(t *testing.T) {
+	m := mapping.Default(schema.New())
+	p := demo.Generate(demo.Options{Strings: 200, Seed: 5})
+	ctx := context.Background()
+	for _, eng := range testdb.Engines(t) {
+		db := openRead(t, eng, m, p)
+		d := db.Dialect
+		q := func(stmt string) string { return strings.ReplaceAll(stmt, `"`, d.Quote("x")[:1]) }
+		row := func(stmt string) [3]int64 {
+			var r [3]int64
+			require.NoError(t, db.SQL.QueryRow(q(stmt)).Scan(&r[0], &r[1], &r[2]))
+			return r
+		}
+		kept := func() [3]int64 {
+			return row(`SELECT "n_rows", "n_records", "n_records_used" FROM "tm_segment_totals"`)
+		}
+		fromRows := func() [3]int64 {
+			return row(`SELECT COUNT(DISTINCT s."id"), COUNT(DISTINCT r."segment_id"), COUNT(DISTINCT CASE WHEN r."usage_count" > 0 THEN r."segment_id" END) FROM "tm_segments" AS s LEFT JOIN "tm_records" AS r ON r."segment_id" = s."id"`)
+		}
+		want := fromRows()
+		require.Greater(t, want[0], want[1], "%s: some segment has no record", eng)
+		require.Greater(t, want[1], want[2], "%s: some segment has no used record", eng)
+		require.Greater(t, want[2], int64(0), eng)
+		require.Equal(t, want, kept(), "%s: as loaded", eng)
+
+		// The used records of the segments with the lowest ids go.
+		var lo int64
+		require.NoError(t, db.SQL.QueryRow(q(`SELECT MIN("segment_id") FROM "tm_records" WHERE "usage_count" > 0`)).Scan(&lo))
+		_, err := db.SQL.Exec(q(`DELETE FROM "tm_records" WHERE "segment_id" <= `+d.Placeholder(1)+` + 50`), lo)
+		require.NoError(t, err)
+		require.Equal(t, want, kept(), "%s: not refreshed yet", eng)
+		require.NoError(t, RefreshCounts(ctx, db.SQL, d, m, "tm_segments", d.Quote("id")+" <= "+d.Placeholder(1)+" + 50", lo))
+		now := fromRows()
+		require.Less(t, now[1], want[1], "%s: segments lost their records", eng)
+		require.Equal(t, now, kept(), "%s: refreshed", eng)
+	}
+}

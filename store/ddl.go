@@ -96,6 +96,9 @@ func ddl(d compile.Dialect, m *mapping.Mapping, keysAfter bool) []ddlStmt {
 			if ti.Filed != nil && ti.Filed.Counts != nil {
 				w.filedCounts(ti.Filed.Counts)
 			}
+			if ti.Totals != nil {
+				w.totals(ti.Totals)
+			}
 		}
 	}
 	w.out = append(w.out, w.keys...)
@@ -342,6 +345,15 @@ func (w *ddlWriter) filedCounts(fc *mapping.FiledCountsTable) {
 		defs = append(defs, pk)
 	}
 	w.out = append(w.out, ddlStmt{table: fc.Name, create: true, sql: "CREATE TABLE " + w.d.Quote(fc.Name) + " (\n  " + strings.Join(defs, ",\n  ") + "\n)" + w.d.TableOptions()})
+}
+
+// totals adds the statement of a Totals table: one row of counts.
+func (w *ddlWriter) totals(tt *mapping.TotalsTable) {
+	defs := []string{w.d.Quote(mapping.TotalsRows) + " " + w.d.ColumnType(schema.Int) + " NOT NULL DEFAULT 0"}
+	for _, c := range tt.Columns {
+		defs = append(defs, w.d.Quote(c)+" "+w.d.ColumnType(schema.Int)+" NOT NULL DEFAULT 0")
+	}
+	w.out = append(w.out, ddlStmt{table: tt.Name, create: true, sql: "CREATE TABLE " + w.d.Quote(tt.Name) + " (\n  " + strings.Join(defs, ",\n  ") + "\n)" + w.d.TableOptions()})
 }
 
 // join adds the statements of a join table.

@@ -390,9 +390,10 @@ func (l *Loader) Finish() error {
 	return errors.Join(err, l.restoreSettings())
 }
 
-// fillCountsBy fills the CountsBy tables (mapping.CountsByTable) from the
-// loaded rows, on conn, before their indexes are built. On a sharded
-// engine it does nothing, as RefreshCounts: there are no such tables.
+// fillCountsBy fills the CountsBy tables (mapping.CountsByTable) and the
+// Totals tables (mapping.TotalsTable) from the loaded rows, on conn,
+// before their indexes are built. On a sharded engine it does nothing, as
+// RefreshCounts: there are no such tables.
 func (l *Loader) fillCountsBy(conn *sql.Conn) error {
 	if _, sharded := l.d.(compile.Sharding); sharded {
 		return nil
@@ -400,6 +401,13 @@ func (l *Loader) fillCountsBy(conn *sql.Conn) error {
 	for _, cb := range l.ld.l.CountsByTables() {
 		if err := refreshBy(l.ctx, conn, l.d, cb, rows{}, nil); err != nil {
 			return err
+		}
+	}
+	for _, ti := range l.ld.l.Tables {
+		if ti.Totals != nil {
+			if err := refreshTotals(l.ctx, conn, l.d, ti.Totals); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -498,8 +506,9 @@ func (l *Loader) buildIndexes(conn *sql.Conn) error {
 // strings each language's translations are filed under
 // (mapping.Table.FiledCounts), and the index of a summary element's
 // translation date with its string; 11 the counts of a TM segment's
-// records by the user who created them (mapping.CountsBy).
-const LoadFormat = 11
+// records by the user who created them (mapping.CountsBy); 12 the TM
+// segments' totals (mapping.Table.Totals).
+const LoadFormat = 12
 
 // mark creates LoadMarker and records the load in it, after the
 // project's record (the ProjectTable).
