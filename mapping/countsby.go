@@ -99,13 +99,7 @@ func (l *Layout) CountsByTables() []*CountsByTable { return l.countsBy }
 
 // countsByTables checks and resolves the CountsBy tables of every table.
 func (b *layoutBuilder) countsByTables() {
-	names := map[string]bool{}
-	for _, ti := range b.l.Tables {
-		names[ti.Table.Name] = true
-	}
-	for _, j := range b.l.Joins {
-		names[j.Name] = true
-	}
+	names := b.tableNames()
 	for _, ti := range b.l.Tables {
 		for _, spec := range ti.Table.CountsBy {
 			cb, err := b.countsBy(ti, spec)
@@ -120,6 +114,25 @@ func (b *layoutBuilder) countsByTables() {
 			b.l.countsBy = append(b.l.countsBy, cb)
 		}
 	}
+}
+
+// tableNames are the names of the layout's tables so far: the mapping's,
+// the join tables, and the tables of kept counts resolved already.
+func (b *layoutBuilder) tableNames() map[string]bool {
+	names := map[string]bool{}
+	for _, ti := range b.l.Tables {
+		names[ti.Table.Name] = true
+		if ti.Filed != nil && ti.Filed.Counts != nil {
+			names[ti.Filed.Counts.Name] = true
+		}
+	}
+	for _, j := range b.l.Joins {
+		names[j.Name] = true
+	}
+	for _, cb := range b.l.countsBy {
+		names[cb.Name] = true
+	}
+	return names
 }
 
 // countsBy resolves spec, a CountsBy table of ti's rows.

@@ -34,13 +34,7 @@ func (l *Layout) TotalsOf(t *Table) *TotalsTable {
 // totals checks and resolves the Totals table of every table that has
 // one (after counts, whose columns it keeps totals of).
 func (b *layoutBuilder) totals() {
-	names := map[string]bool{}
-	for _, ti := range b.l.Tables {
-		names[ti.Table.Name] = true
-	}
-	for _, j := range b.l.Joins {
-		names[j.Name] = true
-	}
+	names := b.tableNames()
 	for _, ti := range b.l.Tables {
 		name := ti.Table.Totals
 		if name == "" {
