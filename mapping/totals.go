@@ -10,8 +10,13 @@ import (
 // its table has.
 const TotalsRows = "n_rows"
 
+// TotalsKey is the primary key of a Totals table's one row, 1 (every
+// table has a primary key: a publication of the tables replicates
+// updates).
+const TotalsKey = "id"
+
 // TotalsTable is a Table.Totals table as the Layout resolves it: one row,
-// with TotalsRows and, for each Counts column of Owner (Columns, in the
+// TotalsKey 1, with TotalsRows and, for each Counts column of Owner (Columns, in the
 // layout's order), a column of the same name holding how many of Owner's
 // rows have that count above zero.
 type TotalsTable struct {

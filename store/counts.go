@@ -138,11 +138,11 @@ func refreshFiled(ctx context.Context, q querier, d compile.Dialect, ti *mapping
 // whose kept counts are above zero, into tt's one row:
 //
 //	DELETE FROM "tm_segment_totals"
-//	INSERT INTO "tm_segment_totals" ("n_rows", "n_records", ...)
-//	  SELECT COUNT(*), COALESCE(SUM(CASE WHEN "n_records" > 0 THEN 1 ELSE 0 END), 0), ... FROM "tm_segments"
+//	INSERT INTO "tm_segment_totals" ("id", "n_rows", "n_records", ...)
+//	  SELECT 1, COUNT(*), COALESCE(SUM(CASE WHEN "n_records" > 0 THEN 1 ELSE 0 END), 0), ... FROM "tm_segments"
 func refreshTotals(ctx context.Context, q querier, d compile.Dialect, tt *mapping.TotalsTable) error {
-	cols := []string{d.Quote(mapping.TotalsRows)}
-	sel := []string{"COUNT(*)"}
+	cols := []string{d.Quote(mapping.TotalsKey), d.Quote(mapping.TotalsRows)}
+	sel := []string{"1", "COUNT(*)"}
 	for _, c := range tt.Columns {
 		cols = append(cols, d.Quote(c))
 		sel = append(sel, "COALESCE(SUM(CASE WHEN "+d.Quote(c)+" > 0 THEN 1 ELSE 0 END), 0)")

@@ -347,11 +347,18 @@ func (w *ddlWriter) filedCounts(fc *mapping.FiledCountsTable) {
 	w.out = append(w.out, ddlStmt{table: fc.Name, create: true, sql: "CREATE TABLE " + w.d.Quote(fc.Name) + " (\n  " + strings.Join(defs, ",\n  ") + "\n)" + w.d.TableOptions()})
 }
 
-// totals adds the statement of a Totals table: one row of counts.
+// totals adds the statements of a Totals table: one row of counts, its
+// key 1.
 func (w *ddlWriter) totals(tt *mapping.TotalsTable) {
-	defs := []string{w.d.Quote(mapping.TotalsRows) + " " + w.d.ColumnType(schema.Int) + " NOT NULL DEFAULT 0"}
+	defs := []string{
+		w.d.Quote(mapping.TotalsKey) + " " + w.d.ColumnType(schema.Int) + " NOT NULL",
+		w.d.Quote(mapping.TotalsRows) + " " + w.d.ColumnType(schema.Int) + " NOT NULL DEFAULT 0",
+	}
 	for _, c := range tt.Columns {
 		defs = append(defs, w.d.Quote(c)+" "+w.d.ColumnType(schema.Int)+" NOT NULL DEFAULT 0")
+	}
+	if pk := w.primaryKeyOf(tt.Name, []string{w.d.IndexColumn(mapping.TotalsKey, schema.Int)}); pk != "" {
+		defs = append(defs, pk)
 	}
 	w.out = append(w.out, ddlStmt{table: tt.Name, create: true, sql: "CREATE TABLE " + w.d.Quote(tt.Name) + " (\n  " + strings.Join(defs, ",\n  ") + "\n)" + w.d.TableOptions()})
 }
