@@ -518,25 +518,51 @@ func (m meter) interval(fn func() error) (time.Duration, error) {
 
 // measure runs fn once to warm up, then as often as fits in about 50 ms
 // of CPU (at least 5 times, at most 25), and returns the median CPU of a
-// run; a first run over 500 ms is the figure itself.
+// run; a first run over 500 ms is the figure itself. Where that median
+// is 0 (a run too short for the CPU clock, whose reading moves in steps),
+// runs are measured in batches of 16 or more that take at least a
+// millisecond, each batch's CPU divided by its runs.
 func measure(m meter, fn func() error) (time.Duration, error) {
 	one, err := m.interval(fn)
 	if err != nil {
 		return 0, err
 	}
-	n := 25
-	switch {
-	case one > 500*time.Millisecond:
+	if one > 500*time.Millisecond {
 		// A slow one: its first run is the figure.
 		return one, nil
-	case one > 0:
+	}
+	med, err := medianRun(m, fn, 1, one)
+	for k := 16; med == 0 && err == nil && k <= 1<<16; k *= 16 {
+		b := func() error {
+			for range k {
+				if err := fn(); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		if one, err = m.interval(b); err == nil && one >= time.Millisecond {
+			med, err = medianRun(m, b, k, one)
+		}
+	}
+	return med, err
+}
+
+// medianRun is the median CPU of a run of fn, which runs k runs and took
+// one for a first run: run as often as fits in about 50 ms of CPU (at
+// least 5 times, at most 25), each reading divided by k.
+func medianRun(m meter, fn func() error, k int, one time.Duration) (time.Duration, error) {
+	n := 25
+	if one > 0 {
 		n = int(min(25, max(5, int64(50*time.Millisecond/one))))
 	}
 	runs := make([]time.Duration, n)
 	for i := range runs {
-		if runs[i], err = m.interval(fn); err != nil {
+		d, err := m.interval(fn)
+		if err != nil {
 			return 0, err
 		}
+		runs[i] = d / time.Duration(k)
 	}
 	slices.Sort(runs)
 	return runs[n/2], nil
