@@ -3,7 +3,6 @@ package mapping
 import (
 	"errors"
 	"fmt"
-	"slices"
 )
 
 // TotalsRows is the column of a Totals table that holds how many rows
@@ -24,9 +23,6 @@ type TotalsTable struct {
 	Owner   *Table
 	Columns []string
 }
-
-// Has reports whether tt keeps the total of the count column col.
-func (tt *TotalsTable) Has(col string) bool { return slices.Contains(tt.Columns, col) }
 
 // TotalsOf is the Totals table of t, nil when it has none.
 func (l *Layout) TotalsOf(t *Table) *TotalsTable {

@@ -167,6 +167,12 @@ func indexName(table string, cols []string) string {
 	return fmt.Sprintf("%s_%08x_idx", name[:50], h.Sum32())
 }
 
+// createTable adds the CREATE TABLE of table with the column definitions
+// defs (its primary key among them, unless it comes after the rows).
+func (w *ddlWriter) createTable(table string, defs []string) {
+	w.out = append(w.out, ddlStmt{table: table, create: true, sql: "CREATE TABLE " + w.d.Quote(table) + " (\n  " + strings.Join(defs, ",\n  ") + "\n)" + w.d.TableOptions()})
+}
+
 // create adds the CREATE TABLE of table with the column definitions defs
 // and its primary key pkey, and its placement on a sharded engine.
 func (w *ddlWriter) create(table string, defs []string, pkey []string, shard string) {
@@ -175,7 +181,7 @@ func (w *ddlWriter) create(table string, defs []string, pkey []string, shard str
 			defs = append(defs, pk)
 		}
 	}
-	w.out = append(w.out, ddlStmt{table: table, create: true, sql: "CREATE TABLE " + w.d.Quote(table) + " (\n  " + strings.Join(defs, ",\n  ") + "\n)" + w.d.TableOptions()})
+	w.createTable(table, defs)
 	w.out = append(w.out, shardDDL(w.d, table, shard)...)
 }
 
@@ -330,7 +336,7 @@ func (w *ddlWriter) countsBy(cb *mapping.CountsByTable) {
 	if pk := w.primaryKeyOf(cb.Name, []string{w.d.IndexColumn(cb.Key, schema.Int), w.d.IndexColumn(cb.ByColumn, cb.ByKind)}); pk != "" {
 		defs = append(defs, pk)
 	}
-	w.out = append(w.out, ddlStmt{table: cb.Name, create: true, sql: "CREATE TABLE " + w.d.Quote(cb.Name) + " (\n  " + strings.Join(defs, ",\n  ") + "\n)" + w.d.TableOptions()})
+	w.createTable(cb.Name, defs)
 	w.index(cb.Name, false, idx, kinds)
 }
 
@@ -344,7 +350,7 @@ func (w *ddlWriter) filedCounts(fc *mapping.FiledCountsTable) {
 	if pk := w.primaryKeyOf(fc.Name, []string{w.d.IndexColumn(fc.ByColumn, fc.ByKind)}); pk != "" {
 		defs = append(defs, pk)
 	}
-	w.out = append(w.out, ddlStmt{table: fc.Name, create: true, sql: "CREATE TABLE " + w.d.Quote(fc.Name) + " (\n  " + strings.Join(defs, ",\n  ") + "\n)" + w.d.TableOptions()})
+	w.createTable(fc.Name, defs)
 }
 
 // totals adds the statements of a Totals table: one row of counts, its
@@ -360,7 +366,7 @@ func (w *ddlWriter) totals(tt *mapping.TotalsTable) {
 	if pk := w.primaryKeyOf(tt.Name, []string{w.d.IndexColumn(mapping.TotalsKey, schema.Int)}); pk != "" {
 		defs = append(defs, pk)
 	}
-	w.out = append(w.out, ddlStmt{table: tt.Name, create: true, sql: "CREATE TABLE " + w.d.Quote(tt.Name) + " (\n  " + strings.Join(defs, ",\n  ") + "\n)" + w.d.TableOptions()})
+	w.createTable(tt.Name, defs)
 }
 
 // join adds the statements of a join table.

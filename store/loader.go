@@ -341,7 +341,7 @@ func (l *Loader) Finish() error {
 		return err
 	}
 	if l.bulk.TransactionalDDL {
-		err := l.fillCountsBy(l.conn)
+		err := l.fillKeptTables(l.conn)
 		if err == nil {
 			err = l.buildIndexes(l.conn)
 		}
@@ -367,7 +367,7 @@ func (l *Loader) Finish() error {
 		_ = l.restoreSettings()
 		return fmt.Errorf("store: loading: %w", err)
 	}
-	err = l.fillCountsBy(l.conn)
+	err = l.fillKeptTables(l.conn)
 	switch {
 	case err != nil:
 	case l.bulk.ParallelIndexes:
@@ -390,11 +390,11 @@ func (l *Loader) Finish() error {
 	return errors.Join(err, l.restoreSettings())
 }
 
-// fillCountsBy fills the CountsBy tables (mapping.CountsByTable) and the
+// fillKeptTables fills the CountsBy tables (mapping.CountsByTable) and the
 // Totals tables (mapping.TotalsTable) from the loaded rows, on conn,
 // before their indexes are built. On a sharded engine it does nothing, as
 // RefreshCounts: there are no such tables.
-func (l *Loader) fillCountsBy(conn *sql.Conn) error {
+func (l *Loader) fillKeptTables(conn *sql.Conn) error {
 	if _, sharded := l.d.(compile.Sharding); sharded {
 		return nil
 	}
